@@ -1,0 +1,177 @@
+//! Accounts repository and use cases (the application's admin side).
+
+use crate::domain::account::{Account, AccountId, Issuer, Plan};
+use crate::ports::Ports;
+use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, UpdateOp, Value, Write};
+use crate::tax::nif::Nif;
+
+const INDEX_PK: &str = "ACCOUNTS";
+
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    #[error("no account {0}")]
+    NotFound(AccountId),
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error("stored account {0} is unreadable: {1}")]
+    Corrupt(AccountId, String),
+}
+
+pub fn key(id: &AccountId) -> Key {
+    Key::new(format!("ACCOUNT#{id}"), "PROFILE")
+}
+
+fn issuer_value(issuer: &Issuer) -> Value {
+    let json = serde_json::to_string(issuer).expect("issuer serialises");
+    Value::S(json)
+}
+
+fn decode(id: AccountId, item: &Item) -> Result<Account, AccountError> {
+    let corrupt = |what: &str| AccountError::Corrupt(id.clone(), what.to_string());
+    let plan = item
+        .s("plan")
+        .ok_or_else(|| corrupt("plan missing"))?
+        .parse()
+        .map_err(|e: String| corrupt(&e))?;
+    let issuer = match item.s("issuer") {
+        Some(json) => serde_json::from_str(json).map_err(|e| corrupt(&e.to_string()))?,
+        None => Issuer::default(),
+    };
+    Ok(Account {
+        name: item.s("name").unwrap_or_default().to_string(),
+        plan,
+        issuer,
+        id,
+    })
+}
+
+pub async fn create(
+    ports: &Ports,
+    name: &str,
+    plan: Plan,
+    nif: Option<Nif>,
+) -> Result<Account, AccountError> {
+    let id = AccountId::generate();
+    let issuer = Issuer {
+        nif,
+        ..Issuer::default()
+    };
+    let now = ports.clock.now().to_rfc3339();
+    let profile = Item::new(key(&id))
+        .with("name", name)
+        .with("plan", plan.as_str())
+        .with("issuer", issuer_value(&issuer))
+        .with("created_at", now.clone());
+    let index = Item::new(Key::new(INDEX_PK, id.as_str())).with("created_at", now);
+    ports
+        .table
+        .transact(vec![
+            Write::Put {
+                item: profile,
+                condition: Some(Condition::Absent),
+            },
+            Write::Put {
+                item: index,
+                condition: Some(Condition::Absent),
+            },
+        ])
+        .await?;
+    Ok(Account {
+        id,
+        name: name.to_string(),
+        plan,
+        issuer,
+    })
+}
+
+pub async fn get(ports: &Ports, id: &AccountId) -> Result<Account, AccountError> {
+    let item = ports
+        .table
+        .get(&key(id))
+        .await?
+        .ok_or_else(|| AccountError::NotFound(id.clone()))?;
+    decode(id.clone(), &item)
+}
+
+fn not_found_on_condition(id: &AccountId) -> impl FnOnce(TableError) -> AccountError + '_ {
+    move |e| match e {
+        TableError::ConditionFailed { .. } => AccountError::NotFound(id.clone()),
+        other => AccountError::Table(other),
+    }
+}
+
+pub async fn set_plan(ports: &Ports, id: &AccountId, plan: Plan) -> Result<(), AccountError> {
+    ports
+        .table
+        .update(
+            &key(id),
+            vec![UpdateOp::set("plan", plan.as_str())],
+            Some(Condition::Present),
+        )
+        .await
+        .map_err(not_found_on_condition(id))?;
+    Ok(())
+}
+
+pub async fn set_issuer(ports: &Ports, id: &AccountId, issuer: &Issuer) -> Result<(), AccountError> {
+    ports
+        .table
+        .update(
+            &key(id),
+            vec![UpdateOp::Set("issuer".into(), issuer_value(issuer))],
+            Some(Condition::Present),
+        )
+        .await
+        .map_err(not_found_on_condition(id))?;
+    Ok(())
+}
+
+/// Whether any account exists (an empty data directory has none).
+pub async fn any(ports: &Ports) -> Result<bool, AccountError> {
+    let page = ports
+        .table
+        .query(&Query::new(INDEX_PK, SortKey::All).limit(1))
+        .await?;
+    Ok(!page.items.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::test_ports;
+
+    #[tokio::test]
+    async fn accounts_are_created_read_and_updated() {
+        let (ports, _dir) = test_ports();
+        assert!(!any(&ports).await.unwrap());
+        let nif = Nif::parse("B64717838").unwrap();
+        let account = create(&ports, "Taller Ana", Plan::Pro, Some(nif.clone())).await.unwrap();
+        assert!(any(&ports).await.unwrap());
+        let read = get(&ports, &account.id).await.unwrap();
+        assert_eq!(read, account);
+        assert_eq!(read.issuer.nif, Some(nif));
+
+        set_plan(&ports, &account.id, Plan::Mini).await.unwrap();
+        let issuer = Issuer {
+            name: Some("Taller Ana SL".into()),
+            city: Some("Cáceres".into()),
+            ..Issuer::default()
+        };
+        set_issuer(&ports, &account.id, &issuer).await.unwrap();
+        let read = get(&ports, &account.id).await.unwrap();
+        assert_eq!(read.plan, Plan::Mini);
+        assert_eq!(read.issuer, issuer);
+    }
+
+    #[tokio::test]
+    async fn unknown_accounts_are_reported() {
+        let (ports, _dir) = test_ports();
+        let id = AccountId::generate();
+        assert!(matches!(get(&ports, &id).await, Err(AccountError::NotFound(_))));
+        assert!(matches!(set_plan(&ports, &id, Plan::Max).await, Err(AccountError::NotFound(_))));
+        assert!(matches!(
+            set_issuer(&ports, &id, &Issuer::default()).await,
+            Err(AccountError::NotFound(_))
+        ));
+    }
+}

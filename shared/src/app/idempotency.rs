@@ -1,0 +1,216 @@
+//! Idempotency records. A record is begun (claimed with a lease) before the
+//! request runs, and completed in the SAME table transaction that commits the
+//! request's effects, so an effect never exists without its stored response:
+//! a crash before that commit leaves no effect and a lease that expires, after
+//! which a retry with the same key runs the request afresh.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as B64;
+use chrono::Duration;
+
+use crate::domain::account::{AccountId, Mode};
+use crate::domain::idempotency_key::IdempotencyKey;
+use crate::ports::Ports;
+use crate::ports::table::{Condition, Item, Key, TableError, Value, Write};
+
+/// How long a key is kept after its first use.
+pub const RETENTION: Duration = Duration::hours(24);
+/// How long a running request holds its key before a retry may take it over.
+pub const LEASE: Duration = Duration::seconds(120);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// The claim on a key held by the request that is running it.
+#[derive(Clone, Debug)]
+pub struct Lease {
+    key: Key,
+    token: String,
+    fingerprint: String,
+    expires: i64,
+}
+
+#[derive(Debug)]
+pub enum Begin {
+    Started(Lease),
+    Replay(StoredResponse),
+    /// The key was first used with another method, path or body.
+    Mismatch,
+    /// The key's first request is still running.
+    InFlight,
+}
+
+fn record_key(account: &AccountId, mode: Mode, key: &IdempotencyKey) -> Key {
+    Key::new(format!("IDEM#{account}#{}", mode.as_str()), key.as_str())
+}
+
+fn decode(item: &Item) -> Option<StoredResponse> {
+    let status = u16::try_from(item.n("status")?).ok()?;
+    let body = B64.decode(item.s("body")?).ok()?;
+    let headers = match item.attrs.get("headers") {
+        Some(Value::L(list)) => list
+            .iter()
+            .filter_map(|pair| match pair {
+                Value::L(kv) => match kv.as_slice() {
+                    [Value::S(k), Value::S(v)] => Some((k.clone(), v.clone())),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Some(StoredResponse { status, headers, body })
+}
+
+/// Claims `key` for a request with this fingerprint, or says why it cannot run.
+pub async fn begin(
+    ports: &Ports,
+    account: &AccountId,
+    mode: Mode,
+    key: &IdempotencyKey,
+    fingerprint: &str,
+) -> Result<Begin, TableError> {
+    let record = record_key(account, mode, key);
+    loop {
+        let now = ports.clock.now();
+        let lease = Lease {
+            key: record.clone(),
+            token: crate::ids::random_token(12),
+            fingerprint: fingerprint.to_string(),
+            expires: (now + RETENTION).timestamp(),
+        };
+        let item = Item::new(record.clone())
+            .with("fingerprint", fingerprint)
+            .with("state", "running")
+            .with("lease", lease.token.clone())
+            .with("lease_until", (now + LEASE).timestamp())
+            .with("ttl", lease.expires);
+        let existing = match ports.table.put(item.clone(), Some(Condition::Absent)).await {
+            Ok(()) => return Ok(Begin::Started(lease)),
+            Err(TableError::ConditionFailed { .. }) => match ports.table.get(&record).await? {
+                Some(existing) => existing,
+                None => continue,
+            },
+            Err(e) => return Err(e),
+        };
+        if existing.s("fingerprint") != Some(fingerprint) {
+            return Ok(Begin::Mismatch);
+        }
+        if existing.s("state") == Some("done") {
+            return Ok(match decode(&existing) {
+                Some(stored) => Begin::Replay(stored),
+                None => Begin::Mismatch,
+            });
+        }
+        if existing.n("lease_until").unwrap_or(i64::MAX) > now.timestamp() {
+            return Ok(Begin::InFlight);
+        }
+        let held_by = Condition::equals("lease", existing.s("lease").unwrap_or_default());
+        match ports.table.put(item, Some(held_by)).await {
+            Ok(()) => return Ok(Begin::Started(lease)),
+            Err(TableError::ConditionFailed { .. }) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The write that stores the response; it holds only while the lease is ours.
+pub fn complete(lease: &Lease, response: &StoredResponse) -> Write {
+    let headers = response
+        .headers
+        .iter()
+        .map(|(k, v)| Value::L(vec![Value::S(k.clone()), Value::S(v.clone())]))
+        .collect();
+    let item = Item::new(lease.key.clone())
+        .with("fingerprint", lease.fingerprint.clone())
+        .with("state", "done")
+        .with("status", i64::from(response.status))
+        .with("headers", Value::L(headers))
+        .with("body", B64.encode(&response.body))
+        .with("ttl", lease.expires);
+    Write::Put {
+        item,
+        condition: Some(Condition::equals("lease", lease.token.clone())),
+    }
+}
+
+/// Gives the key back after a request that had no effect, so it can be retried.
+pub async fn release(ports: &Ports, lease: &Lease) -> Result<(), TableError> {
+    let ours = Condition::equals("lease", lease.token.clone());
+    match ports.table.delete(&lease.key, Some(ours)).await {
+        Ok(()) | Err(TableError::ConditionFailed { .. }) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::test_ports_at;
+
+    fn response() -> StoredResponse {
+        StoredResponse {
+            status: 201,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: br#"{"ok":true}"#.to_vec(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_key_runs_once_then_replays() {
+        let (ports, clock, _dir) = test_ports_at("2026-11-21T10:00:00Z");
+        let account: AccountId = "acct_01".parse().unwrap();
+        let key: IdempotencyKey = "k1".parse().unwrap();
+        let Begin::Started(lease) = begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap() else {
+            panic!("expected a fresh start")
+        };
+        assert!(matches!(begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap(), Begin::InFlight));
+        assert!(matches!(begin(&ports, &account, Mode::Live, &key, "other").await.unwrap(), Begin::Mismatch));
+        assert!(
+            matches!(begin(&ports, &account, Mode::Test, &key, "fp").await.unwrap(), Begin::Started(_)),
+            "test and live keys live in separate spaces"
+        );
+        ports.table.transact(vec![complete(&lease, &response())]).await.unwrap();
+        match begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap() {
+            Begin::Replay(stored) => assert_eq!(stored, response()),
+            other => panic!("expected a replay, got {other:?}"),
+        }
+        clock.advance(RETENTION);
+        assert!(matches!(begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap(), Begin::Started(_)));
+    }
+
+    #[tokio::test]
+    async fn an_abandoned_lease_is_taken_over_and_the_old_holder_cannot_complete() {
+        let (ports, clock, _dir) = test_ports_at("2026-11-21T10:00:00Z");
+        let account: AccountId = "acct_02".parse().unwrap();
+        let key: IdempotencyKey = "k2".parse().unwrap();
+        let Begin::Started(old) = begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap() else {
+            panic!()
+        };
+        clock.advance(LEASE + Duration::seconds(1));
+        let Begin::Started(new) = begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap() else {
+            panic!("expected a takeover")
+        };
+        let err = ports.table.transact(vec![complete(&old, &response())]).await.unwrap_err();
+        assert!(matches!(err, TableError::ConditionFailed { index: Some(0), .. }));
+        release(&ports, &old).await.unwrap();
+        ports.table.transact(vec![complete(&new, &response())]).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_released_key_can_run_again() {
+        let (ports, _clock, _dir) = test_ports_at("2026-11-21T10:00:00Z");
+        let account: AccountId = "acct_03".parse().unwrap();
+        let key: IdempotencyKey = "k3".parse().unwrap();
+        let Begin::Started(lease) = begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap() else {
+            panic!()
+        };
+        release(&ports, &lease).await.unwrap();
+        assert!(matches!(begin(&ports, &account, Mode::Live, &key, "fp2").await.unwrap(), Begin::Started(_)));
+    }
+}

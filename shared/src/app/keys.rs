@@ -1,0 +1,245 @@
+//! API keys: creation, revocation and authentication of a request's key.
+
+use chrono::Duration;
+
+use crate::app::accounts::{self, AccountError};
+use crate::domain::account::{AccountId, Mode, Plan};
+use crate::domain::api_key::ApiKey;
+use crate::ports::Ports;
+use crate::ports::table::{Condition, Item, Key, TableError, UpdateOp, Write};
+
+/// How stale `last_used_at` may get before a request refreshes it (saves a write per request).
+const LAST_USED_RESOLUTION: Duration = Duration::seconds(60);
+
+/// Who is calling: established by the key, trusted by everything after auth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    pub account_id: AccountId,
+    pub plan: Plan,
+    pub mode: Mode,
+    pub key_id: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("no API key was sent")]
+    Missing,
+    #[error("the API key is malformed")]
+    Malformed,
+    #[error("the API key is not known")]
+    Unknown,
+    #[error("the API key was revoked")]
+    Revoked,
+    #[error("live keys need the Pro or Max plan")]
+    PlanRequired,
+    #[error(transparent)]
+    Storage(#[from] AccountError),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    #[error(transparent)]
+    Account(#[from] AccountError),
+    #[error("no API key {0}")]
+    NotFound(String),
+}
+
+fn key_by_hash(hash: &str) -> Key {
+    Key::new(format!("APIKEY#{hash}"), "KEY")
+}
+
+fn key_by_id(key_id: &str) -> Key {
+    Key::new(format!("APIKEYID#{key_id}"), "KEY")
+}
+
+fn table_error(e: TableError) -> AccountError {
+    AccountError::Table(e)
+}
+
+/// Creates a key for an existing account. The returned key is shown once.
+pub async fn create(ports: &Ports, account: &AccountId, mode: Mode) -> Result<(String, ApiKey), KeyError> {
+    let key = ApiKey::generate(mode);
+    let key_id = crate::ids::new_id("key");
+    let hash = key.hash();
+    let now = ports.clock.now().to_rfc3339();
+    let writes = vec![
+        Write::Check {
+            key: accounts::key(account),
+            condition: Condition::Present,
+        },
+        Write::Put {
+            item: Item::new(key_by_hash(&hash))
+                .with("key_id", key_id.clone())
+                .with("account_id", account.as_str())
+                .with("mode", mode.as_str())
+                .with("created_at", now),
+            condition: Some(Condition::Absent),
+        },
+        Write::Put {
+            item: Item::new(key_by_id(&key_id)).with("hash", hash),
+            condition: Some(Condition::Absent),
+        },
+    ];
+    match ports.table.transact(writes).await {
+        Ok(()) => Ok((key_id, key)),
+        Err(TableError::ConditionFailed { index: Some(0), .. }) => {
+            Err(AccountError::NotFound(account.clone()).into())
+        }
+        Err(e) => Err(AccountError::Table(e).into()),
+    }
+}
+
+pub async fn revoke(ports: &Ports, key_id: &str) -> Result<(), KeyError> {
+    let pointer = ports
+        .table
+        .get(&key_by_id(key_id))
+        .await
+        .map_err(table_error)?
+        .ok_or_else(|| KeyError::NotFound(key_id.to_string()))?;
+    let hash = pointer
+        .s("hash")
+        .ok_or_else(|| KeyError::NotFound(key_id.to_string()))?;
+    let now = ports.clock.now().to_rfc3339();
+    ports
+        .table
+        .update(
+            &key_by_hash(hash),
+            vec![UpdateOp::set("revoked_at", now)],
+            Some(Condition::Present),
+        )
+        .await
+        .map_err(|e| match e {
+            TableError::ConditionFailed { .. } => KeyError::NotFound(key_id.to_string()),
+            other => table_error(other).into(),
+        })?;
+    Ok(())
+}
+
+/// Resolves the `Authorization` header value to the caller it identifies.
+pub async fn authenticate(ports: &Ports, authorization: Option<&str>) -> Result<Caller, AuthError> {
+    let header = authorization.ok_or(AuthError::Missing)?;
+    let raw = header
+        .strip_prefix("Bearer ")
+        .or_else(|| header.strip_prefix("bearer "))
+        .ok_or(AuthError::Malformed)?;
+    let key: ApiKey = raw.trim().parse().map_err(|()| AuthError::Malformed)?;
+    let stored = ports
+        .table
+        .get(&key_by_hash(&key.hash()))
+        .await
+        .map_err(table_error)?
+        .ok_or(AuthError::Unknown)?;
+    if stored.s("revoked_at").is_some() {
+        return Err(AuthError::Revoked);
+    }
+    let account_id: AccountId = stored
+        .s("account_id")
+        .and_then(|s| s.parse().ok())
+        .ok_or(AuthError::Unknown)?;
+    let account = accounts::get(ports, &account_id).await.map_err(|e| match e {
+        AccountError::NotFound(_) => AuthError::Unknown,
+        other => AuthError::Storage(other),
+    })?;
+    if key.mode().is_live() && !account.plan.allows_live_keys() {
+        return Err(AuthError::PlanRequired);
+    }
+    touch(ports, &key, &stored).await?;
+    Ok(Caller {
+        account_id,
+        plan: account.plan,
+        mode: key.mode(),
+        key_id: stored.s("key_id").unwrap_or_default().to_string(),
+    })
+}
+
+async fn touch(ports: &Ports, key: &ApiKey, stored: &Item) -> Result<(), AuthError> {
+    let now = ports.clock.now();
+    let fresh = stored
+        .s("last_used_at")
+        .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+        .is_some_and(|t| now.signed_duration_since(t) < LAST_USED_RESOLUTION);
+    if !fresh {
+        ports
+            .table
+            .update(
+                &key_by_hash(&key.hash()),
+                vec![UpdateOp::set("last_used_at", now.to_rfc3339())],
+                Some(Condition::Present),
+            )
+            .await
+            .map_err(table_error)?;
+    }
+    Ok(())
+}
+
+/// When the key was last used, for the admin side.
+pub async fn last_used_at(ports: &Ports, key_id: &str) -> Result<Option<String>, KeyError> {
+    let pointer = ports
+        .table
+        .get(&key_by_id(key_id))
+        .await
+        .map_err(table_error)?
+        .ok_or_else(|| KeyError::NotFound(key_id.to_string()))?;
+    let hash = pointer.s("hash").unwrap_or_default();
+    let stored = ports.table.get(&key_by_hash(hash)).await.map_err(table_error)?;
+    Ok(stored.and_then(|i| i.s("last_used_at").map(str::to_string)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::test_ports;
+
+    async fn setup(plan: Plan) -> (Ports, tempfile::TempDir, AccountId) {
+        let (ports, dir) = test_ports();
+        let account = accounts::create(&ports, "A", plan, None).await.unwrap();
+        (ports, dir, account.id)
+    }
+
+    fn bearer(key: &ApiKey) -> String {
+        format!("Bearer {}", key.reveal())
+    }
+
+    #[tokio::test]
+    async fn a_created_key_authenticates_and_records_its_use() {
+        let (ports, _dir, account) = setup(Plan::Pro).await;
+        let (key_id, key) = create(&ports, &account, Mode::Live).await.unwrap();
+        assert_eq!(last_used_at(&ports, &key_id).await.unwrap(), None);
+        let caller = authenticate(&ports, Some(&bearer(&key))).await.unwrap();
+        assert_eq!(caller.account_id, account);
+        assert_eq!(caller.mode, Mode::Live);
+        assert_eq!(caller.key_id, key_id);
+        assert!(last_used_at(&ports, &key_id).await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn each_failure_has_its_own_error() {
+        let (ports, _dir, account) = setup(Plan::Mini).await;
+        let (key_id, live) = create(&ports, &account, Mode::Live).await.unwrap();
+        let (_, test) = create(&ports, &account, Mode::Test).await.unwrap();
+        let auth = |h: Option<String>| {
+            let ports = ports.clone();
+            async move { authenticate(&ports, h.as_deref()).await }
+        };
+        assert!(matches!(auth(None).await, Err(AuthError::Missing)));
+        assert!(matches!(auth(Some("Basic abc".into())).await, Err(AuthError::Malformed)));
+        assert!(matches!(auth(Some("Bearer svc_live_123".into())).await, Err(AuthError::Malformed)));
+        let stranger = ApiKey::generate(Mode::Live);
+        assert!(matches!(auth(Some(bearer(&stranger))).await, Err(AuthError::Unknown)));
+        assert!(matches!(auth(Some(bearer(&live))).await, Err(AuthError::PlanRequired)));
+        assert!(auth(Some(bearer(&test))).await.is_ok());
+
+        accounts::set_plan(&ports, &account, Plan::Pro).await.unwrap();
+        assert!(auth(Some(bearer(&live))).await.is_ok());
+        revoke(&ports, &key_id).await.unwrap();
+        assert!(matches!(auth(Some(bearer(&live))).await, Err(AuthError::Revoked)));
+        assert!(matches!(revoke(&ports, "key_nope").await, Err(KeyError::NotFound(_))));
+    }
+
+    #[tokio::test]
+    async fn keys_need_an_existing_account() {
+        let (ports, _dir) = test_ports();
+        let err = create(&ports, &AccountId::generate(), Mode::Test).await.unwrap_err();
+        assert!(matches!(err, KeyError::Account(AccountError::NotFound(_))));
+    }
+}

@@ -1,0 +1,30 @@
+//! Use cases: one function per operation, taking the ports explicitly.
+
+pub mod accounts;
+pub mod idempotency;
+pub mod keys;
+pub mod outbox;
+pub mod quota;
+pub mod rate_limit;
+pub mod usage;
+
+#[cfg(test)]
+pub(crate) fn test_ports_at(
+    at: &str,
+) -> (crate::ports::Ports, std::sync::Arc<crate::ports::clock::ManualClock>, tempfile::TempDir) {
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let clock = Arc::new(crate::ports::clock::ManualClock::new(at.parse().expect("instant")));
+    let table = crate::embedded::SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).expect("table");
+    let ports = crate::ports::Ports {
+        table: Arc::new(table),
+        clock: clock.clone(),
+    };
+    (ports, clock, dir)
+}
+
+#[cfg(test)]
+pub(crate) fn test_ports() -> (crate::ports::Ports, tempfile::TempDir) {
+    let (ports, _clock, dir) = test_ports_at("2026-11-21T10:00:00Z");
+    (ports, dir)
+}

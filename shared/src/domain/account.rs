@@ -1,0 +1,183 @@
+//! Accounts, plans and modes.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::tax::nif::Nif;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Plan {
+    Mini,
+    Pro,
+    Max,
+}
+
+impl Plan {
+    pub const ALL: [Plan; 3] = [Plan::Mini, Plan::Pro, Plan::Max];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Plan::Mini => "mini",
+            Plan::Pro => "pro",
+            Plan::Max => "max",
+        }
+    }
+
+    /// Live keys work on Pro and Max; test keys on every plan.
+    pub fn allows_live_keys(self) -> bool {
+        self != Plan::Mini
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Plan {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Plan::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| format!("unknown plan {s:?}; valid plans: mini, pro, max"))
+    }
+}
+
+/// Live or test: which space a key acts in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Live,
+    Test,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Live => "live",
+            Mode::Test => "test",
+        }
+    }
+
+    pub fn is_live(self) -> bool {
+        self == Mode::Live
+    }
+}
+
+impl FromStr for Mode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "live" => Ok(Mode::Live),
+            "test" => Ok(Mode::Test),
+            _ => Err(format!("unknown mode {s:?}; valid modes: live, test")),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AccountId(String);
+
+impl AccountId {
+    pub fn generate() -> Self {
+        AccountId(crate::ids::new_id("acct"))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FromStr for AccountId {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let token = s
+            .strip_prefix("acct_")
+            .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_hexdigit()))
+            .ok_or_else(|| format!("{s:?} is not an account id (acct_…)"))?;
+        Ok(AccountId(format!("acct_{token}")))
+    }
+}
+
+impl fmt::Display for AccountId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The details printed on the account's invoices as issuer. Each part stays
+/// empty until set in the application (`svc issuer set`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Issuer {
+    pub name: Option<String>,
+    pub nif: Option<Nif>,
+    pub address: Option<String>,
+    pub postal_code: Option<String>,
+    pub city: Option<String>,
+    pub province: Option<String>,
+    pub country: Option<String>,
+}
+
+impl Issuer {
+    /// The required parts that are still missing, by field name.
+    pub fn missing_fields(&self) -> Vec<&'static str> {
+        [
+            ("name", self.name.is_none()),
+            ("nif", self.nif.is_none()),
+            ("address", self.address.is_none()),
+            ("postal_code", self.postal_code.is_none()),
+            ("city", self.city.is_none()),
+        ]
+        .into_iter()
+        .filter_map(|(name, missing)| missing.then_some(name))
+        .collect()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Account {
+    pub id: AccountId,
+    pub name: String,
+    pub plan: Plan,
+    pub issuer: Issuer,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_parse_and_gate_live_keys() {
+        assert_eq!("pro".parse::<Plan>(), Ok(Plan::Pro));
+        assert!("gold".parse::<Plan>().is_err());
+        assert!(!Plan::Mini.allows_live_keys());
+        assert!(Plan::Max.allows_live_keys());
+    }
+
+    #[test]
+    fn account_ids_parse_only_their_shape() {
+        assert!("acct_0a1b".parse::<AccountId>().is_ok());
+        assert!("acct_".parse::<AccountId>().is_err());
+        assert!("cus_0a1b".parse::<AccountId>().is_err());
+        assert!("acct_zz".parse::<AccountId>().is_err());
+    }
+
+    #[test]
+    fn issuer_reports_missing_required_fields() {
+        let issuer = Issuer {
+            name: Some("Ana".into()),
+            city: Some("Madrid".into()),
+            ..Issuer::default()
+        };
+        assert_eq!(issuer.missing_fields(), ["nif", "address", "postal_code"]);
+    }
+}

@@ -1,0 +1,5 @@
+//! Embedded adapters: everything in one process and local files.
+
+pub mod sqlite_table;
+
+pub use sqlite_table::SqliteTable;

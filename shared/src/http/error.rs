@@ -1,0 +1,175 @@
+//! The one error shape of the API:
+//! `{"error": {"type", "code", "message", "param"?, "request_id"}}`.
+//! Handlers and layers return `ApiError`; the observe layer adds the request id.
+
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::json;
+use utoipa::ToSchema;
+
+use crate::app::accounts::AccountError;
+use crate::app::keys::AuthError;
+use crate::ports::table::TableError;
+
+#[derive(Clone, Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub kind: &'static str,
+    pub code: String,
+    pub message: String,
+    pub param: Option<String>,
+    pub headers: Vec<(HeaderName, String)>,
+}
+
+/// The error body as documented in OpenAPI.
+#[derive(Serialize, ToSchema)]
+#[schema(example = json!({"error": {"type": "invalid_request_error", "code": "parameter_invalid",
+    "message": "invalid type: string \"abc\", expected a number", "param": "amount",
+    "request_id": "req_5f2a9c0e41b7d3a8e6c1f0b2"}}))]
+pub struct ErrorBody {
+    pub error: ErrorObject,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorObject {
+    /// `invalid_request_error`, `authentication_error`, `rate_limit_error`, `idempotency_error` or `api_error`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// A stable, machine-readable code such as `api_key_missing` or `quota_exceeded`.
+    pub code: String,
+    /// A human-readable explanation.
+    pub message: String,
+    /// The request field, query parameter or header at fault, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub param: Option<String>,
+    /// The `Request-Id` of the response.
+    pub request_id: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, kind: &'static str, code: &str, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            kind,
+            code: code.to_string(),
+            message: message.into(),
+            param: None,
+            headers: Vec::new(),
+        }
+    }
+
+    pub fn invalid(code: &str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "invalid_request_error", code, message)
+    }
+
+    pub fn authentication(code: &str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "authentication_error", code, message)
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "invalid_request_error", "resource_missing", message)
+    }
+
+    pub fn conflict(code: &str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, "invalid_request_error", code, message)
+    }
+
+    pub fn idempotency(status: StatusCode, code: &str, message: impl Into<String>) -> Self {
+        Self::new(status, "idempotency_error", code, message)
+    }
+
+    pub fn too_many(code: &str, message: impl Into<String>, retry_after: i64) -> Self {
+        Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", code, message)
+            .header(axum::http::header::RETRY_AFTER, retry_after.max(1).to_string())
+    }
+
+    pub fn status(status: StatusCode, code: &str, message: impl Into<String>) -> Self {
+        Self::new(status, "invalid_request_error", code, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "api_error", "internal_error", message)
+    }
+
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, "api_error", "service_unavailable", message)
+    }
+
+    pub fn param(mut self, param: impl Into<String>) -> Self {
+        self.param = Some(param.into());
+        self
+    }
+
+    pub fn header(mut self, name: HeaderName, value: String) -> Self {
+        self.headers.push((name, value));
+        self
+    }
+
+    pub fn body(&self, request_id: &str) -> String {
+        let mut error = json!({
+            "type": self.kind,
+            "code": self.code,
+            "message": self.message,
+            "request_id": request_id,
+        });
+        if let Some(param) = &self.param {
+            error["param"] = json!(param);
+        }
+        json!({ "error": error }).to_string()
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (
+            self.status,
+            [(axum::http::header::CONTENT_TYPE, "application/json")],
+            self.body(""),
+        )
+            .into_response();
+        for (name, value) in &self.headers {
+            if let Ok(value) = HeaderValue::from_str(value) {
+                response.headers_mut().insert(name.clone(), value);
+            }
+        }
+        response.extensions_mut().insert(self);
+        response
+    }
+}
+
+impl From<TableError> for ApiError {
+    fn from(e: TableError) -> Self {
+        tracing::error!(error = %e, "table error");
+        match e {
+            TableError::Unavailable(_) | TableError::Conflict => {
+                ApiError::unavailable("storage is temporarily unavailable; retry the request")
+            }
+            _ => ApiError::internal("an internal error occurred"),
+        }
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(e: AuthError) -> Self {
+        let message = e.to_string();
+        match e {
+            AuthError::Missing => ApiError::authentication(
+                "api_key_missing",
+                "no API key was sent; send it as `Authorization: Bearer <key>`",
+            ),
+            AuthError::Malformed => ApiError::authentication(
+                "api_key_malformed",
+                "the Authorization header must be `Bearer svc_live_…` or `Bearer svc_test_…`",
+            ),
+            AuthError::Unknown => ApiError::authentication("api_key_unknown", message),
+            AuthError::Revoked => ApiError::authentication("api_key_revoked", message),
+            AuthError::PlanRequired => ApiError::authentication(
+                "api_plan_required",
+                "live keys work on the Pro and Max plans; upgrade the plan or use a test key",
+            ),
+            AuthError::Storage(AccountError::Table(t)) => t.into(),
+            AuthError::Storage(other) => ApiError::internal(other.to_string()),
+        }
+    }
+}

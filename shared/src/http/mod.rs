@@ -1,0 +1,85 @@
+//! HTTP: one axum router per endpoint group, and the request pipeline they all
+//! share. A Lambda serves one group; `svc serve` serves them all.
+
+pub mod auth;
+pub mod error;
+pub mod json;
+pub mod observe;
+pub mod openapi;
+pub mod quota;
+pub mod rate_limit;
+pub mod state;
+pub mod unit_of_work;
+pub mod usage;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{Method, StatusCode, Uri};
+use axum::middleware::{from_fn, from_fn_with_state};
+use tower_http::catch_panic::CatchPanicLayer;
+use utoipa_axum::router::OpenApiRouter;
+
+use error::ApiError;
+pub use state::AppState;
+
+/// The endpoint groups of the API; each is one Lambda function in AWS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    Usage,
+    OpenApi,
+}
+
+impl Group {
+    pub const ALL: [Group; 2] = [Group::Usage, Group::OpenApi];
+
+    pub fn routes(self) -> OpenApiRouter<AppState> {
+        match self {
+            Group::Usage => usage::routes(),
+            Group::OpenApi => openapi::routes(),
+        }
+    }
+}
+
+/// One group behind the pipeline: what a Lambda function serves.
+pub fn group_router(group: Group, state: AppState) -> Router {
+    with_pipeline(Router::from(group.routes()), state)
+}
+
+/// Every group behind the pipeline: what `svc serve` serves.
+pub fn service_router(state: AppState) -> Router {
+    let all = Group::ALL
+        .into_iter()
+        .fold(Router::new(), |router, group| router.merge(Router::from(group.routes())));
+    with_pipeline(all, state)
+}
+
+async fn route_not_found(uri: Uri) -> ApiError {
+    ApiError::status(
+        StatusCode::NOT_FOUND,
+        "route_not_found",
+        format!("no endpoint at {}; see /api/v1/openapi.json", uri.path()),
+    )
+}
+
+async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
+    ApiError::status(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{method} is not allowed on {}", uri.path()),
+    )
+}
+
+/// The request pipeline, outermost first: request id and logs, panic guard,
+/// body limit, authentication, rate limit, and the unit of work of POSTs.
+pub fn with_pipeline(router: Router<AppState>, state: AppState) -> Router {
+    router
+        .fallback(route_not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(from_fn_with_state(state.clone(), unit_of_work::unit_of_work))
+        .layer(from_fn_with_state(state.clone(), rate_limit::limit))
+        .layer(from_fn_with_state(state.clone(), auth::authenticate))
+        .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
+        .layer(CatchPanicLayer::custom(observe::panic_response))
+        .layer(from_fn(observe::observe))
+        .with_state(state)
+}

@@ -1,0 +1,72 @@
+//! The outermost layer: a `Request-Id` on every response, the request id in
+//! every error body, and one structured log line per request (never a secret).
+
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{MatchedPath, Request};
+use axum::http::HeaderValue;
+use axum::middleware::Next;
+use axum::response::Response;
+
+use super::error::ApiError;
+
+/// The account a response was served to, left by the auth layer for the log.
+#[derive(Clone)]
+pub struct ServedAccount(pub String);
+
+pub async fn observe(req: Request, next: Next) -> Response {
+    let request_id = crate::ids::new_id("req");
+    let method = req.method().to_string();
+    let path = req.uri().path().to_string();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_default();
+    let started = Instant::now();
+
+    let mut response = next.run(req).await;
+
+    if let Some(error) = response.extensions_mut().remove::<ApiError>() {
+        *response.body_mut() = Body::from(error.body(&request_id));
+        response.headers_mut().remove(axum::http::header::CONTENT_LENGTH);
+    }
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert("request-id", value);
+    }
+    let account_id = response
+        .extensions()
+        .get::<ServedAccount>()
+        .map(|a| a.0.as_str())
+        .unwrap_or("");
+    tracing::info!(
+        request_id,
+        account_id,
+        method,
+        path,
+        route,
+        status = response.status().as_u16(),
+        latency_ms = started.elapsed().as_secs_f64() * 1000.0,
+        "request"
+    );
+    response
+}
+
+pub fn panic_response(_: Box<dyn std::any::Any + Send>) -> Response {
+    tracing::error!("handler panicked");
+    axum::response::IntoResponse::into_response(ApiError::internal("an internal error occurred"))
+}
+
+/// JSON log lines on stderr, filtered by `RUST_LOG` (default `info`).
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .json()
+        .flatten_event(true)
+        .with_current_span(false)
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

@@ -1,0 +1,144 @@
+//! The OpenAPI 3.1 document, generated from the routers (utoipa-axum), so every
+//! route that exists is in it; and the `GET /api/v1/openapi.json` group.
+
+use axum::Json;
+use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{Content, HeaderBuilder, OpenApi as Document, Ref, RefOr};
+use utoipa::{OpenApi, PartialSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::error::ErrorBody;
+use super::state::AppState;
+
+const DESCRIPTION: &str = r#"Invoicing, analysis and tax tools for Spanish freelancers and small companies.
+
+**Authentication.** Every endpoint needs `Authorization: Bearer <key>`. Live keys (`svc_live_…`) work on the Pro and Max plans; test keys (`svc_test_…`) on every plan. Test keys act in a separate test space: they validate exactly like live keys but never touch the live ledger, numbering or VERI*FACTU chain, and use no quota. Failures are 401 with the codes `api_key_missing`, `api_key_malformed`, `api_key_unknown`, `api_key_revoked` and `api_plan_required` (a live key of a Mini account; it works again after an upgrade).
+
+**Errors.** Every failure has the body `{"error": {"type", "code", "message", "param"?, "request_id"}}`. `param` names the body field (dotted path, e.g. `lines[0].quantity`), query parameter or header at fault. Unknown body fields are rejected with 400 `parameter_unknown` (typos never pass silently); missing ones give `parameter_missing`, wrong types `parameter_invalid`, malformed JSON `json_invalid` with its line and column. A body over the size limit (6 MiB by default) is 413 `body_too_large`; a body that is not `application/json` is 415 `unsupported_media_type`; an unknown path is 404 `route_not_found` and a wrong method 405 `method_not_allowed` (after authentication). Every response carries `Request-Id`.
+
+**Rate limit.** 30 requests per minute per key (a fixed window per clock minute, counted across all instances). Every authenticated response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix time, in seconds, when the window ends). Over the limit: 429 `rate_limited` with `Retry-After` in seconds.
+
+**Quota.** Analysis and extraction requests with a live key use 1 unit of the daily quota: Mini 10, Pro 100, Max 500 units per day by default. Days run from midnight to midnight in Europe/Madrid. When the units are used up: 429 `quota_exceeded` with `Retry-After` up to the next Madrid midnight. A unit is charged only when the request succeeds, and once per idempotency key. Reaching 80 % and 100 % of the quota emits one `quota.threshold` event each per day.
+
+**Idempotency.** Every POST accepts an `Idempotency-Key` header (1–255 printable ASCII characters, e.g. a UUID); issuing and rectifying invoices require it (400 `idempotency_key_required`). Keys are scoped to the account and mode and kept 24 hours. Repeating a request with the same key, method, path and byte-identical body returns the first response with `Idempotent-Replayed: true` and does nothing again; the same key with another request is 422 `idempotency_key_reused`; while the first request is still running it is 409 `idempotency_key_in_use`. Only successful (2xx) responses are kept: a request that failed had no effect, and its key can be used again. The stored response is committed in the same storage transaction as the request's effects, so neither can exist without the other.
+
+**Conventions.** Timestamps are UTC (RFC 3339); calendar days ("today", quota days, tax dates) are Europe/Madrid."#;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Invoicing, analysis and tax-tools API",
+        version = "1.0.0",
+        description = "See the conventions below.",
+    ),
+    servers((url = "/", description = "This server")),
+    components(schemas(ErrorBody)),
+    tags(
+        (name = "usage", description = "The daily quota"),
+        (name = "openapi", description = "This document"),
+    )
+)]
+struct ApiDoc;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(get_openapi))
+}
+
+/// This OpenAPI document
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "openapi", operation_id = "get_openapi",
+    responses((status = 200, description = "The OpenAPI 3.1 document of the API", content_type = "application/json")))]
+async fn get_openapi() -> Json<Document> {
+    Json(document())
+}
+
+fn error_response(description: &str, headers: &[(&str, &str)]) -> Response {
+    let mut builder = ResponseBuilder::new()
+        .description(description)
+        .content("application/json", Content::new(Some(Ref::from_schema_name("ErrorBody"))));
+    for (name, text) in headers {
+        builder = builder.header(
+            *name,
+            HeaderBuilder::new()
+                .schema(Some(i64::schema()))
+                .description(Some(*text))
+                .build(),
+        );
+    }
+    builder.build()
+}
+
+const RATE_HEADERS: [(&str, &str); 3] = [
+    ("X-RateLimit-Limit", "Requests allowed per minute with this key"),
+    ("X-RateLimit-Remaining", "Requests left in the current window"),
+    ("X-RateLimit-Reset", "Unix time (seconds) when the window ends"),
+];
+
+/// The whole API: every endpoint group, the error responses every operation
+/// can give, and the bearer security scheme.
+pub fn document() -> Document {
+    let mut doc = ApiDoc::openapi();
+    doc.info.description = Some(DESCRIPTION.to_string());
+    for group in super::Group::ALL {
+        let (_, api) = group.routes().split_for_parts();
+        doc.merge(api);
+    }
+    let components = doc.components.get_or_insert_with(Default::default);
+    components.add_security_scheme(
+        "bearer",
+        SecurityScheme::Http(
+            HttpBuilder::new()
+                .scheme(HttpAuthScheme::Bearer)
+                .bearer_format("svc_live_… or svc_test_…")
+                .build(),
+        ),
+    );
+    let shared = [
+        ("400", "BadRequest", error_response("Malformed request: see `code` and `param`", &[])),
+        ("401", "Unauthorized", error_response("Missing, malformed, unknown or revoked key, or a live key on the Mini plan", &[])),
+        ("404", "NotFound", error_response("Unknown route or object (objects of another account are unknown too)", &[])),
+        ("405", "MethodNotAllowed", error_response("The path exists but not with this method", &[])),
+        ("429", "TooManyRequests", error_response(
+            "Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) reached",
+            &[("Retry-After", "Seconds to wait before retrying")],
+        )),
+        ("500", "InternalError", error_response("Unexpected failure; safe to retry with the same Idempotency-Key", &[])),
+    ];
+    for (_, name, response) in &shared {
+        components.responses.insert(name.to_string(), RefOr::T(response.clone()));
+    }
+    let post_only = [
+        ("409", "Conflict", error_response("The Idempotency-Key is in use by a running request, or a state conflict", &[])),
+        ("413", "PayloadTooLarge", error_response("The body is larger than the limit", &[])),
+        ("415", "UnsupportedMediaType", error_response("The body is not JSON", &[])),
+        ("422", "IdempotencyKeyReused", error_response("The Idempotency-Key was used with another request", &[])),
+    ];
+    for (_, name, response) in &post_only {
+        components.responses.insert(name.to_string(), RefOr::T(response.clone()));
+    }
+    for item in doc.paths.paths.values_mut() {
+        let operations = [&mut item.get, &mut item.post, &mut item.put, &mut item.delete, &mut item.patch];
+        for (op, is_post) in operations.into_iter().zip([false, true, false, false, false]) {
+            let Some(op) = op.as_mut() else { continue };
+            op.security = Some(vec![SecurityRequirement::new("bearer", Vec::<String>::new())]);
+            let extra: &[_] = if is_post { &post_only } else { &[] };
+            for (status, name, _) in shared.iter().chain(extra) {
+                op.responses
+                    .responses
+                    .entry(status.to_string())
+                    .or_insert_with(|| RefOr::Ref(Ref::new(format!("#/components/responses/{name}"))));
+            }
+            for response in op.responses.responses.values_mut() {
+                if let RefOr::T(r) = response {
+                    for (name, text) in RATE_HEADERS {
+                        r.headers.entry(name.to_string()).or_insert_with(|| {
+                            RefOr::T(HeaderBuilder::new().schema(Some(i64::schema())).description(Some(text)).build())
+                        });
+                    }
+                }
+            }
+        }
+    }
+    doc
+}

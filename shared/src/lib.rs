@@ -1,0 +1,11 @@
+//! The core of the service: domain, use cases, HTTP routers and the embedded
+//! adapters, host-agnostic. See DESIGN.md beside the project for the map.
+
+pub mod app;
+pub mod config;
+pub mod domain;
+pub mod embedded;
+pub mod http;
+pub mod ids;
+pub mod ports;
+pub mod tax;

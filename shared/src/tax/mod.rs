@@ -1,0 +1,3 @@
+//! Spanish tax rules: pure, one file per concern.
+
+pub mod nif;
