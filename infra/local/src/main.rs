@@ -1,1 +1,67 @@
-fn main() {}
+//! `svc`: the service on the embedded engine (or a DynamoDB table), plus the
+//! admin commands of the application side. Output is plain: ids and keys alone
+//! on stdout, errors on stderr with a non-zero exit.
+
+mod admin;
+mod cli;
+mod serve;
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+use shared::embedded::SqliteTable;
+use shared::ports::clock::SystemClock;
+use shared::ports::{Clock, Ports};
+
+use cli::{Cli, Command, TableCommand};
+
+async fn ports(data: &Path, table: Option<&str>) -> Result<Ports, String> {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let table: Arc<dyn shared::ports::Table> = match table {
+        Some(name) => Arc::new(infra_aws::DynamoTable::from_env(name, clock.clone()).await),
+        None => {
+            let path = data.join("svc.db");
+            Arc::new(SqliteTable::open(&path, clock.clone()).map_err(|e| format!("{}: {e}", path.display()))?)
+        }
+    };
+    Ok(Ports { table, clock })
+}
+
+async fn run(cli: Cli) -> Result<String, String> {
+    let Cli { data, table, command } = cli;
+    let table = table.as_deref();
+    match command {
+        Command::Openapi => {
+            serde_json::to_string_pretty(&shared::http::openapi::document()).map_err(|e| e.to_string())
+        }
+        Command::Table(TableCommand::Create) => {
+            let name = table.ok_or("`svc table create` needs --table NAME")?;
+            let dynamo = infra_aws::DynamoTable::from_env(name, Arc::new(SystemClock)).await;
+            dynamo.create_table().await.map_err(|e| e.to_string())?;
+            Ok(String::new())
+        }
+        Command::Serve { addr } => serve::serve(ports(&data, table).await?, &addr).await.map(|()| String::new()),
+        Command::Accounts(c) => admin::accounts(&ports(&data, table).await?, c).await,
+        Command::Keys(c) => admin::keys(&ports(&data, table).await?, c).await,
+        Command::Issuer(c) => admin::issuer(&ports(&data, table).await?, c).await,
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    shared::http::observe::init_logging();
+    match run(Cli::parse()).await {
+        Ok(out) => {
+            if !out.is_empty() {
+                println!("{out}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("svc: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -179,7 +179,7 @@ mod tests {
         assert!(events.iter().all(|e| e.kind == "quota.threshold" && e.livemode));
 
         assert!(charge(&ports, &caller(Mode::Test), &limits).await.unwrap().is_empty());
-        clock.advance(Duration::minutes(29));
+        clock.set("2026-11-21T23:00:00Z".parse().unwrap());
         let fresh = status(&ports, &live.account_id, Plan::Pro, &limits).await.unwrap();
         assert_eq!(fresh.used, 0, "a new Madrid day starts at 23:00 UTC in winter");
     }

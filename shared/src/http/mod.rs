@@ -45,12 +45,16 @@ pub fn group_router(group: Group, state: AppState) -> Router {
     with_pipeline(Router::from(group.routes()), state)
 }
 
+/// The routes of every group, before the pipeline.
+pub fn all_groups() -> Router<AppState> {
+    Group::ALL
+        .into_iter()
+        .fold(Router::new(), |router, group| router.merge(Router::from(group.routes())))
+}
+
 /// Every group behind the pipeline: what `svc serve` serves.
 pub fn service_router(state: AppState) -> Router {
-    let all = Group::ALL
-        .into_iter()
-        .fold(Router::new(), |router, group| router.merge(Router::from(group.routes())));
-    with_pipeline(all, state)
+    with_pipeline(all_groups(), state)
 }
 
 async fn route_not_found(uri: Uri) -> ApiError {

@@ -1,0 +1,108 @@
+//! The command line of `svc`: the server and the admin commands.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "svc", version, about = "Invoicing, analysis and tax-tools API: server and admin commands")]
+pub struct Cli {
+    /// Directory of the embedded engine's database (svc.db).
+    #[arg(long, global = true, env = "SVC_DATA_DIR", default_value = "./data")]
+    pub data: PathBuf,
+    /// Use this DynamoDB table instead of the embedded engine (endpoint and
+    /// credentials from the AWS SDK's standard environment variables).
+    #[arg(long, global = true, env = "SVC_TABLE")]
+    pub table: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Serve every endpoint group on one address.
+    Serve {
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: String,
+    },
+    /// Accounts and their plans.
+    #[command(subcommand)]
+    Accounts(AccountsCommand),
+    /// API keys.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+    /// The issuer details printed on an account's invoices.
+    #[command(subcommand)]
+    Issuer(IssuerCommand),
+    /// The DynamoDB table (with --table).
+    #[command(subcommand)]
+    Table(TableCommand),
+    /// Print the OpenAPI document.
+    Openapi,
+}
+
+#[derive(Subcommand)]
+pub enum AccountsCommand {
+    /// Create an account; prints its id.
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long, value_parser = ["mini", "pro", "max"])]
+        plan: String,
+        /// The issuer's tax id (NIF/NIE/CIF).
+        #[arg(long)]
+        nif: Option<String>,
+    },
+    /// Change an account's plan.
+    SetPlan {
+        account_id: String,
+        #[arg(value_parser = ["mini", "pro", "max"])]
+        plan: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum KeysCommand {
+    /// Create a key; prints the key, which is shown only this once.
+    Create {
+        #[arg(long)]
+        account: String,
+        #[arg(long, value_parser = ["live", "test"])]
+        mode: String,
+    },
+    /// Revoke a key by its id (key_…).
+    Revoke { key_id: String },
+}
+
+#[derive(Subcommand)]
+pub enum IssuerCommand {
+    /// Set the issuer details of an account.
+    Set(IssuerArgs),
+}
+
+#[derive(Args)]
+pub struct IssuerArgs {
+    #[arg(long)]
+    pub account: String,
+    #[arg(long)]
+    pub name: String,
+    #[arg(long)]
+    pub nif: String,
+    #[arg(long)]
+    pub address: String,
+    #[arg(long)]
+    pub postal_code: String,
+    #[arg(long)]
+    pub city: String,
+    #[arg(long)]
+    pub province: Option<String>,
+    /// ISO 3166-1 alpha-2 country code.
+    #[arg(long, default_value = "ES")]
+    pub country: String,
+}
+
+#[derive(Subcommand)]
+pub enum TableCommand {
+    /// Create the DynamoDB table (as template.yaml declares it) if absent.
+    Create,
+}

@@ -1,0 +1,66 @@
+//! `svc serve`: every endpoint group in one process.
+
+use shared::app::{accounts, keys};
+use shared::config::Config;
+use shared::domain::account::{Mode, Plan};
+use shared::http::{AppState, service_router};
+use shared::ports::Ports;
+
+use crate::admin::demo_issuer;
+
+/// On an empty store, creates a demo account with one live and one test key
+/// and prints them, so a first run gives a working API at once.
+async fn seed_demo(ports: &Ports) -> Result<(), String> {
+    if accounts::any(ports).await.map_err(|e| e.to_string())? {
+        return Ok(());
+    }
+    let account = accounts::create(ports, "Demo", Plan::Pro, None)
+        .await
+        .map_err(|e| e.to_string())?;
+    accounts::set_issuer(ports, &account.id, &demo_issuer())
+        .await
+        .map_err(|e| e.to_string())?;
+    let (_, live) = keys::create(ports, &account.id, Mode::Live).await.map_err(|e| e.to_string())?;
+    let (_, test) = keys::create(ports, &account.id, Mode::Test).await.map_err(|e| e.to_string())?;
+    println!("Created demo account {} (plan pro). Its keys, shown only this once:", account.id);
+    println!("  live key: {}", live.reveal());
+    println!("  test key: {}", test.reveal());
+    Ok(())
+}
+
+pub async fn serve(ports: Ports, addr: &str) -> Result<(), String> {
+    let config = Config::from_env()?;
+    seed_demo(&ports).await?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    println!("svc listening on http://{local}");
+    println!("  try: curl -H \"Authorization: Bearer <key>\" http://{local}/api/v1/usage");
+    let app = service_router(AppState::new(ports, config));
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown())
+        .await
+        .map_err(|e| e.to_string())
+}
+
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}
