@@ -75,6 +75,9 @@ mod tests {
         assert_eq!(c.rate_limit_per_minute, 1000);
         assert_eq!(c.quotas.pro, 7);
         assert!(Config::from_lookup(&|_| Some("lots".into())).is_err());
-        assert!(Config::from_lookup(&|n| (n == "SVC_RATE_LIMIT_PER_MINUTE").then(|| "0".into())).is_err());
+        assert!(
+            Config::from_lookup(&|n| (n == "SVC_RATE_LIMIT_PER_MINUTE").then(|| "0".into()))
+                .is_err()
+        );
     }
 }

@@ -59,13 +59,20 @@ async fn create_widget(
     }
     let id = shared::ids::new_id("wid");
     uow.add(Write::Put {
-        item: Item::new(Key::new(widgets_pk(&caller.account_id, caller.mode), id.clone())).with("name", body.name.clone()),
+        item: Item::new(Key::new(
+            widgets_pk(&caller.account_id, caller.mode),
+            id.clone(),
+        ))
+        .with("name", body.name.clone()),
         condition: Some(Condition::Absent),
     });
     if body.name.is_empty() {
         return Err(ApiError::invalid("parameter_invalid", "name must not be empty").param("name"));
     }
-    Ok((StatusCode::CREATED, axum::Json(json!({"id": id, "name": body.name}))))
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({"id": id, "name": body.name})),
+    ))
 }
 
 async fn analyse(_unit: QuotaUnit, caller: Caller) -> axum::Json<Json> {
@@ -148,7 +155,10 @@ impl Reply {
     }
 
     fn header(&self, name: &str) -> &str {
-        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
     }
 }
 
@@ -176,7 +186,11 @@ async fn send(app: &Router, req: Request<Body>) -> Reply {
     let headers = response.headers().clone();
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
     let json = serde_json::from_slice(&bytes).unwrap_or(Json::Null);
-    Reply { status, headers, json }
+    Reply {
+        status,
+        headers,
+        json,
+    }
 }
 
 async fn widget_count(h: &Harness, mode: Mode) -> usize {
@@ -198,32 +212,67 @@ fn assert_error_shape(r: &Reply, status: StatusCode, kind: &str, code: &str) {
 async fn each_key_failure_has_its_own_401() {
     let h = harness().await;
     let r = send(&h.app, get("/api/v1/usage", None)).await;
-    assert_error_shape(&r, StatusCode::UNAUTHORIZED, "authentication_error", "api_key_missing");
+    assert_error_shape(
+        &r,
+        StatusCode::UNAUTHORIZED,
+        "authentication_error",
+        "api_key_missing",
+    );
     let r = send(&h.app, get("/api/v1/usage", Some("not-a-key"))).await;
-    assert_error_shape(&r, StatusCode::UNAUTHORIZED, "authentication_error", "api_key_malformed");
-    let basic = Request::get("/api/v1/usage").header("authorization", "Basic abc").body(Body::empty()).unwrap();
+    assert_error_shape(
+        &r,
+        StatusCode::UNAUTHORIZED,
+        "authentication_error",
+        "api_key_malformed",
+    );
+    let basic = Request::get("/api/v1/usage")
+        .header("authorization", "Basic abc")
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(send(&h.app, basic).await.code(), "api_key_malformed");
     let stranger = format!("svc_live_{}", "0".repeat(48));
     let r = send(&h.app, get("/api/v1/usage", Some(&stranger))).await;
-    assert_error_shape(&r, StatusCode::UNAUTHORIZED, "authentication_error", "api_key_unknown");
+    assert_error_shape(
+        &r,
+        StatusCode::UNAUTHORIZED,
+        "authentication_error",
+        "api_key_unknown",
+    );
 
-    assert_eq!(send(&h.app, get("/api/v1/usage", Some(&h.live))).await.status, StatusCode::OK);
+    assert_eq!(
+        send(&h.app, get("/api/v1/usage", Some(&h.live)))
+            .await
+            .status,
+        StatusCode::OK
+    );
     keys::revoke(&h.ports, &h.live_key_id).await.unwrap();
     let r = send(&h.app, get("/api/v1/usage", Some(&h.live))).await;
-    assert_error_shape(&r, StatusCode::UNAUTHORIZED, "authentication_error", "api_key_revoked");
+    assert_error_shape(
+        &r,
+        StatusCode::UNAUTHORIZED,
+        "authentication_error",
+        "api_key_revoked",
+    );
 }
 
 #[tokio::test]
 async fn mini_plan_refuses_live_keys_but_keeps_them_and_test_keys_work() {
     let h = harness_with(Config::default(), Plan::Mini).await;
     let r = send(&h.app, get("/api/v1/usage", Some(&h.live))).await;
-    assert_error_shape(&r, StatusCode::UNAUTHORIZED, "authentication_error", "api_plan_required");
+    assert_error_shape(
+        &r,
+        StatusCode::UNAUTHORIZED,
+        "authentication_error",
+        "api_plan_required",
+    );
     let r = send(&h.app, get("/api/v1/usage", Some(&h.test))).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.json["livemode"], false);
     assert_eq!(r.json["plan"], "mini");
 
-    accounts::set_plan(&h.ports, &h.account, Plan::Pro).await.unwrap();
+    accounts::set_plan(&h.ports, &h.account, Plan::Pro)
+        .await
+        .unwrap();
     let r = send(&h.app, get("/api/v1/usage", Some(&h.live))).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.json["livemode"], true);
@@ -258,7 +307,12 @@ async fn the_rate_limit_holds_per_key_and_minute_with_headers_on_every_response(
         assert_eq!(r.header("x-ratelimit-reset"), "1795255260");
     }
     let r = send(&h.app, get("/api/v1/usage", Some(&h.live))).await;
-    assert_error_shape(&r, StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", "rate_limited");
+    assert_error_shape(
+        &r,
+        StatusCode::TOO_MANY_REQUESTS,
+        "rate_limit_error",
+        "rate_limited",
+    );
     assert_eq!(r.header("retry-after"), "45");
     assert_eq!(r.header("x-ratelimit-remaining"), "0");
     let other = send(&h.app, get("/api/v1/usage", Some(&h.test))).await;
@@ -279,20 +333,40 @@ async fn the_quota_is_charged_per_live_request_and_resets_at_madrid_midnight() {
     config.quotas.pro = 5;
     let h = harness_with(config, Plan::Pro).await;
     for _ in 0..5 {
-        let r = send(&h.app, post_json("/api/v1/test/analyses", &h.live, None, "{}")).await;
+        let r = send(
+            &h.app,
+            post_json("/api/v1/test/analyses", &h.live, None, "{}"),
+        )
+        .await;
         assert_eq!(r.status, StatusCode::OK, "{}", r.json);
         h.clock.advance(Duration::seconds(1));
     }
-    let r = send(&h.app, post_json("/api/v1/test/analyses", &h.live, None, "{}")).await;
-    assert_error_shape(&r, StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", "quota_exceeded");
+    let r = send(
+        &h.app,
+        post_json("/api/v1/test/analyses", &h.live, None, "{}"),
+    )
+    .await;
+    assert_error_shape(
+        &r,
+        StatusCode::TOO_MANY_REQUESTS,
+        "rate_limit_error",
+        "quota_exceeded",
+    );
     let midnight: chrono::DateTime<chrono::Utc> = "2026-11-21T23:00:00Z".parse().unwrap();
     let expected_wait = (midnight - h.clock.now()).num_seconds().to_string();
     assert_eq!(r.header("retry-after"), expected_wait);
 
-    let r = send(&h.app, post_json("/api/v1/test/analyses", &h.test, None, "{}")).await;
+    let r = send(
+        &h.app,
+        post_json("/api/v1/test/analyses", &h.test, None, "{}"),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK, "test keys use no quota");
     let usage = send(&h.app, get("/api/v1/usage", Some(&h.live))).await;
-    assert_eq!((usage.json["used"].clone(), usage.json["remaining"].clone()), (json!(5), json!(0)));
+    assert_eq!(
+        (usage.json["used"].clone(), usage.json["remaining"].clone()),
+        (json!(5), json!(0))
+    );
 
     let events = outbox::pending(&h.ports, 100).await.unwrap();
     let thresholds: Vec<_> = events
@@ -302,19 +376,34 @@ async fn the_quota_is_charged_per_live_request_and_resets_at_madrid_midnight() {
         .collect();
     assert_eq!(
         thresholds,
-        [(json!(80), h.account.to_string()), (json!(100), h.account.to_string())]
+        [
+            (json!(80), h.account.to_string()),
+            (json!(100), h.account.to_string())
+        ]
     );
 
     h.clock.set(midnight);
-    let r = send(&h.app, post_json("/api/v1/test/analyses", &h.live, None, "{}")).await;
-    assert_eq!(r.status, StatusCode::OK, "a new Madrid day has a fresh quota");
+    let r = send(
+        &h.app,
+        post_json("/api/v1/test/analyses", &h.live, None, "{}"),
+    )
+    .await;
+    assert_eq!(
+        r.status,
+        StatusCode::OK,
+        "a new Madrid day has a fresh quota"
+    );
 }
 
 #[tokio::test]
 async fn a_replayed_quota_request_is_charged_once() {
     let h = harness().await;
     for _ in 0..3 {
-        let r = send(&h.app, post_json("/api/v1/test/analyses", &h.live, Some("charge-once"), "{}")).await;
+        let r = send(
+            &h.app,
+            post_json("/api/v1/test/analyses", &h.live, Some("charge-once"), "{}"),
+        )
+        .await;
         assert_eq!(r.status, StatusCode::OK);
     }
     let usage = send(&h.app, get("/api/v1/usage", Some(&h.live))).await;
@@ -325,42 +414,112 @@ async fn a_replayed_quota_request_is_charged_once() {
 async fn the_same_idempotency_key_replays_the_first_response() {
     let h = harness().await;
     let body = r#"{"name": "gear"}"#;
-    let first = send(&h.app, post_json("/api/v1/test/widgets", &h.live, Some("key-1"), body)).await;
+    let first = send(
+        &h.app,
+        post_json("/api/v1/test/widgets", &h.live, Some("key-1"), body),
+    )
+    .await;
     assert_eq!(first.status, StatusCode::CREATED);
     assert_eq!(first.header("idempotent-replayed"), "");
-    let again = send(&h.app, post_json("/api/v1/test/widgets", &h.live, Some("key-1"), body)).await;
+    let again = send(
+        &h.app,
+        post_json("/api/v1/test/widgets", &h.live, Some("key-1"), body),
+    )
+    .await;
     assert_eq!(again.status, StatusCode::CREATED);
     assert_eq!(again.json, first.json);
     assert_eq!(again.header("idempotent-replayed"), "true");
     assert_eq!(again.header("content-type"), "application/json");
     assert_eq!(widget_count(&h, Mode::Live).await, 1);
 
-    let other = send(&h.app, post_json("/api/v1/test/widgets", &h.live, Some("key-1"), r#"{"name": "cog"}"#)).await;
-    assert_error_shape(&other, StatusCode::UNPROCESSABLE_ENTITY, "idempotency_error", "idempotency_key_reused");
+    let other = send(
+        &h.app,
+        post_json(
+            "/api/v1/test/widgets",
+            &h.live,
+            Some("key-1"),
+            r#"{"name": "cog"}"#,
+        ),
+    )
+    .await;
+    assert_error_shape(
+        &other,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "idempotency_error",
+        "idempotency_key_reused",
+    );
     assert_eq!(other.json["error"]["param"], "Idempotency-Key");
 
-    let test_space = send(&h.app, post_json("/api/v1/test/widgets", &h.test, Some("key-1"), body)).await;
+    let test_space = send(
+        &h.app,
+        post_json("/api/v1/test/widgets", &h.test, Some("key-1"), body),
+    )
+    .await;
     assert_eq!(test_space.status, StatusCode::CREATED);
-    assert_eq!(test_space.header("idempotent-replayed"), "", "test keys have their own key space");
+    assert_eq!(
+        test_space.header("idempotent-replayed"),
+        "",
+        "test keys have their own key space"
+    );
     assert_eq!(widget_count(&h, Mode::Test).await, 1);
 
-    let without = send(&h.app, post_json("/api/v1/test/widgets", &h.live, None, body)).await;
+    let without = send(
+        &h.app,
+        post_json("/api/v1/test/widgets", &h.live, None, body),
+    )
+    .await;
     assert_eq!(without.status, StatusCode::CREATED);
     assert_eq!(widget_count(&h, Mode::Live).await, 2);
 
     h.clock.advance(Duration::hours(24));
-    let later = send(&h.app, post_json("/api/v1/test/widgets", &h.live, Some("key-1"), r#"{"name": "cog"}"#)).await;
+    let later = send(
+        &h.app,
+        post_json(
+            "/api/v1/test/widgets",
+            &h.live,
+            Some("key-1"),
+            r#"{"name": "cog"}"#,
+        ),
+    )
+    .await;
     assert_eq!(later.status, StatusCode::CREATED, "keys are kept 24 hours");
 }
 
 #[tokio::test]
 async fn a_failed_request_has_no_effect_and_frees_its_key() {
     let h = harness().await;
-    let bad = send(&h.app, post_json("/api/v1/test/widgets", &h.live, Some("key-2"), r#"{"name": ""}"#)).await;
-    assert_error_shape(&bad, StatusCode::BAD_REQUEST, "invalid_request_error", "parameter_invalid");
+    let bad = send(
+        &h.app,
+        post_json(
+            "/api/v1/test/widgets",
+            &h.live,
+            Some("key-2"),
+            r#"{"name": ""}"#,
+        ),
+    )
+    .await;
+    assert_error_shape(
+        &bad,
+        StatusCode::BAD_REQUEST,
+        "invalid_request_error",
+        "parameter_invalid",
+    );
     assert_eq!(bad.json["error"]["param"], "name");
-    assert_eq!(widget_count(&h, Mode::Live).await, 0, "a failed handler's writes are not committed");
-    let fixed = send(&h.app, post_json("/api/v1/test/widgets", &h.live, Some("key-2"), r#"{"name": "ok"}"#)).await;
+    assert_eq!(
+        widget_count(&h, Mode::Live).await,
+        0,
+        "a failed handler's writes are not committed"
+    );
+    let fixed = send(
+        &h.app,
+        post_json(
+            "/api/v1/test/widgets",
+            &h.live,
+            Some("key-2"),
+            r#"{"name": "ok"}"#,
+        ),
+    )
+    .await;
     assert_eq!(fixed.status, StatusCode::CREATED);
 }
 
@@ -370,11 +529,34 @@ async fn a_key_whose_first_request_still_runs_is_409() {
     let app = h.app.clone();
     let live = h.live.clone();
     let first = tokio::spawn(async move {
-        send(&app, post_json("/api/v1/test/widgets", &live, Some("key-3"), r#"{"name": "slow", "wait": true}"#)).await
+        send(
+            &app,
+            post_json(
+                "/api/v1/test/widgets",
+                &live,
+                Some("key-3"),
+                r#"{"name": "slow", "wait": true}"#,
+            ),
+        )
+        .await
     });
     h.gate.entered.notified().await;
-    let second = send(&h.app, post_json("/api/v1/test/widgets", &h.live, Some("key-3"), r#"{"name": "slow", "wait": true}"#)).await;
-    assert_error_shape(&second, StatusCode::CONFLICT, "idempotency_error", "idempotency_key_in_use");
+    let second = send(
+        &h.app,
+        post_json(
+            "/api/v1/test/widgets",
+            &h.live,
+            Some("key-3"),
+            r#"{"name": "slow", "wait": true}"#,
+        ),
+    )
+    .await;
+    assert_error_shape(
+        &second,
+        StatusCode::CONFLICT,
+        "idempotency_error",
+        "idempotency_key_in_use",
+    );
     h.gate.release.notify_one();
     assert_eq!(first.await.unwrap().status, StatusCode::CREATED);
     assert_eq!(widget_count(&h, Mode::Live).await, 1);
@@ -388,7 +570,16 @@ async fn concurrent_requests_with_one_key_have_one_effect() {
             let app = h.app.clone();
             let live = h.live.clone();
             tokio::spawn(async move {
-                send(&app, post_json("/api/v1/test/widgets", &live, Some("key-race"), r#"{"name": "one"}"#)).await
+                send(
+                    &app,
+                    post_json(
+                        "/api/v1/test/widgets",
+                        &live,
+                        Some("key-race"),
+                        r#"{"name": "one"}"#,
+                    ),
+                )
+                .await
             })
         })
         .collect();
@@ -411,12 +602,44 @@ async fn concurrent_requests_with_one_key_have_one_effect() {
 async fn idempotency_keys_are_validated_and_required_where_needed() {
     let h = harness().await;
     let long = "k".repeat(256);
-    let r = send(&h.app, post_json("/api/v1/test/widgets", &h.live, Some(&long), r#"{"name": "x"}"#)).await;
-    assert_error_shape(&r, StatusCode::BAD_REQUEST, "invalid_request_error", "idempotency_key_invalid");
+    let r = send(
+        &h.app,
+        post_json(
+            "/api/v1/test/widgets",
+            &h.live,
+            Some(&long),
+            r#"{"name": "x"}"#,
+        ),
+    )
+    .await;
+    assert_error_shape(
+        &r,
+        StatusCode::BAD_REQUEST,
+        "invalid_request_error",
+        "idempotency_key_invalid",
+    );
     assert_eq!(r.json["error"]["param"], "Idempotency-Key");
-    let r = send(&h.app, post_json("/api/v1/test/invoices", &h.live, None, r#"{"name": "x"}"#)).await;
-    assert_error_shape(&r, StatusCode::BAD_REQUEST, "invalid_request_error", "idempotency_key_required");
-    let r = send(&h.app, post_json("/api/v1/test/invoices", &h.live, Some("inv-1"), r#"{"name": "x"}"#)).await;
+    let r = send(
+        &h.app,
+        post_json("/api/v1/test/invoices", &h.live, None, r#"{"name": "x"}"#),
+    )
+    .await;
+    assert_error_shape(
+        &r,
+        StatusCode::BAD_REQUEST,
+        "invalid_request_error",
+        "idempotency_key_required",
+    );
+    let r = send(
+        &h.app,
+        post_json(
+            "/api/v1/test/invoices",
+            &h.live,
+            Some("inv-1"),
+            r#"{"name": "x"}"#,
+        ),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::CREATED);
 }
 
@@ -428,15 +651,57 @@ async fn malformed_bodies_get_precise_400s_415_and_413() {
         ..Config::default()
     };
     let h = harness_with(config, Plan::Pro).await;
-    let r = send(&h.app, post_json("/api/v1/test/widgets", &h.live, None, "{\"name\": \"a\",,}")).await;
-    assert_error_shape(&r, StatusCode::BAD_REQUEST, "invalid_request_error", "json_invalid");
-    assert!(r.json["error"]["message"].as_str().unwrap().contains("line 1 column 14"), "{}", r.json);
-    let r = send(&h.app, post_json("/api/v1/test/widgets", &h.live, None, r#"{"name": 5}"#)).await;
-    assert_eq!((r.code(), &r.json["error"]["param"]), ("parameter_invalid", &json!("name")));
-    let r = send(&h.app, post_json("/api/v1/test/widgets", &h.live, None, r#"{"name": "a", "colour": 1}"#)).await;
-    assert_eq!((r.code(), &r.json["error"]["param"]), ("parameter_unknown", &json!("colour")));
-    let r = send(&h.app, post_json("/api/v1/test/widgets", &h.live, None, "{}")).await;
-    assert_eq!((r.code(), &r.json["error"]["param"]), ("parameter_missing", &json!("name")));
+    let r = send(
+        &h.app,
+        post_json("/api/v1/test/widgets", &h.live, None, "{\"name\": \"a\",,}"),
+    )
+    .await;
+    assert_error_shape(
+        &r,
+        StatusCode::BAD_REQUEST,
+        "invalid_request_error",
+        "json_invalid",
+    );
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("line 1 column 14"),
+        "{}",
+        r.json
+    );
+    let r = send(
+        &h.app,
+        post_json("/api/v1/test/widgets", &h.live, None, r#"{"name": 5}"#),
+    )
+    .await;
+    assert_eq!(
+        (r.code(), &r.json["error"]["param"]),
+        ("parameter_invalid", &json!("name"))
+    );
+    let r = send(
+        &h.app,
+        post_json(
+            "/api/v1/test/widgets",
+            &h.live,
+            None,
+            r#"{"name": "a", "colour": 1}"#,
+        ),
+    )
+    .await;
+    assert_eq!(
+        (r.code(), &r.json["error"]["param"]),
+        ("parameter_unknown", &json!("colour"))
+    );
+    let r = send(
+        &h.app,
+        post_json("/api/v1/test/widgets", &h.live, None, "{}"),
+    )
+    .await;
+    assert_eq!(
+        (r.code(), &r.json["error"]["param"]),
+        ("parameter_missing", &json!("name"))
+    );
 
     let text = Request::post("/api/v1/test/widgets")
         .header("authorization", format!("Bearer {}", h.live))
@@ -444,11 +709,25 @@ async fn malformed_bodies_get_precise_400s_415_and_413() {
         .body(Body::from("name=a"))
         .unwrap();
     let r = send(&h.app, text).await;
-    assert_error_shape(&r, StatusCode::UNSUPPORTED_MEDIA_TYPE, "invalid_request_error", "unsupported_media_type");
+    assert_error_shape(
+        &r,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "invalid_request_error",
+        "unsupported_media_type",
+    );
 
     let big = format!(r#"{{"name": "{}"}}"#, "x".repeat(2000));
-    let r = send(&h.app, post_json("/api/v1/test/widgets", &h.live, Some("big"), &big)).await;
-    assert_error_shape(&r, StatusCode::PAYLOAD_TOO_LARGE, "invalid_request_error", "body_too_large");
+    let r = send(
+        &h.app,
+        post_json("/api/v1/test/widgets", &h.live, Some("big"), &big),
+    )
+    .await;
+    assert_error_shape(
+        &r,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "invalid_request_error",
+        "body_too_large",
+    );
     assert_eq!(widget_count(&h, Mode::Live).await, 0);
 }
 
@@ -456,9 +735,19 @@ async fn malformed_bodies_get_precise_400s_415_and_413() {
 async fn unknown_routes_and_methods_are_404_and_405() {
     let h = harness().await;
     let r = send(&h.app, get("/api/v1/nothing-here", Some(&h.live))).await;
-    assert_error_shape(&r, StatusCode::NOT_FOUND, "invalid_request_error", "route_not_found");
+    assert_error_shape(
+        &r,
+        StatusCode::NOT_FOUND,
+        "invalid_request_error",
+        "route_not_found",
+    );
     let r = send(&h.app, post_json("/api/v1/usage", &h.live, None, "{}")).await;
-    assert_error_shape(&r, StatusCode::METHOD_NOT_ALLOWED, "invalid_request_error", "method_not_allowed");
+    assert_error_shape(
+        &r,
+        StatusCode::METHOD_NOT_ALLOWED,
+        "invalid_request_error",
+        "method_not_allowed",
+    );
     let r = send(&h.app, get("/api/v1/nothing-here", None)).await;
     assert_eq!(r.code(), "api_key_missing", "authentication comes first");
 }
@@ -467,7 +756,12 @@ async fn unknown_routes_and_methods_are_404_and_405() {
 async fn a_panicking_handler_is_a_500_in_the_error_shape() {
     let h = harness().await;
     let r = send(&h.app, post_json("/api/v1/test/panic", &h.live, None, "{}")).await;
-    assert_error_shape(&r, StatusCode::INTERNAL_SERVER_ERROR, "api_error", "internal_error");
+    assert_error_shape(
+        &r,
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "api_error",
+        "internal_error",
+    );
 }
 
 #[tokio::test]
@@ -476,7 +770,12 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
     let r = send(&h.app, get("/api/v1/openapi.json", Some(&h.test))).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.json["openapi"], "3.1.0");
-    let paths: Vec<_> = r.json["paths"].as_object().unwrap().keys().cloned().collect();
+    let paths: Vec<_> = r.json["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
     assert_eq!(paths, ["/api/v1/openapi.json", "/api/v1/usage"]);
     let usage = &r.json["paths"]["/api/v1/usage"]["get"];
     assert_eq!(usage["security"], json!([{"bearer": []}]));
@@ -484,5 +783,9 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
         assert!(usage["responses"].get(status).is_some(), "missing {status}");
     }
     assert!(r.json["components"]["schemas"].get("ErrorBody").is_some());
-    assert!(r.json["components"]["schemas"]["UsageResponse"].get("example").is_some());
+    assert!(
+        r.json["components"]["schemas"]["UsageResponse"]
+            .get("example")
+            .is_some()
+    );
 }

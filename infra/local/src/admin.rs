@@ -25,7 +25,11 @@ fn non_empty(flag: &str, value: &str) -> Result<String, String> {
 
 pub async fn accounts(ports: &Ports, command: AccountsCommand) -> Result<String, String> {
     match command {
-        AccountsCommand::Create { name, plan, nif: raw } => {
+        AccountsCommand::Create {
+            name,
+            plan,
+            nif: raw,
+        } => {
             let plan: Plan = plan.parse()?;
             let nif = raw.as_deref().map(nif).transpose()?;
             let account = accounts::create(ports, &non_empty("--name", &name)?, plan, nif)
@@ -33,7 +37,10 @@ pub async fn accounts(ports: &Ports, command: AccountsCommand) -> Result<String,
                 .map_err(|e| e.to_string())?;
             Ok(account.id.to_string())
         }
-        AccountsCommand::SetPlan { account_id: id, plan } => {
+        AccountsCommand::SetPlan {
+            account_id: id,
+            plan,
+        } => {
             let id = account_id(&id)?;
             accounts::set_plan(ports, &id, plan.parse()?)
                 .await
@@ -53,7 +60,9 @@ pub async fn keys(ports: &Ports, command: KeysCommand) -> Result<String, String>
             Ok(key.reveal())
         }
         KeysCommand::Revoke { key_id } => {
-            keys::revoke(ports, &key_id).await.map_err(|e| e.to_string())?;
+            keys::revoke(ports, &key_id)
+                .await
+                .map_err(|e| e.to_string())?;
             Ok(String::new())
         }
     }
@@ -71,7 +80,10 @@ pub async fn issuer(ports: &Ports, command: IssuerCommand) -> Result<String, Str
 fn issuer_details(args: IssuerArgs) -> Result<Issuer, String> {
     let country = args.country.trim().to_ascii_uppercase();
     if country.len() != 2 || !country.bytes().all(|b| b.is_ascii_uppercase()) {
-        return Err(format!("--country {:?}: use a two-letter ISO code such as ES", args.country));
+        return Err(format!(
+            "--country {:?}: use a two-letter ISO code such as ES",
+            args.country
+        ));
     }
     Ok(Issuer {
         name: Some(non_empty("--name", &args.name)?),
@@ -79,7 +91,10 @@ fn issuer_details(args: IssuerArgs) -> Result<Issuer, String> {
         address: Some(non_empty("--address", &args.address)?),
         postal_code: Some(non_empty("--postal-code", &args.postal_code)?),
         city: Some(non_empty("--city", &args.city)?),
-        province: args.province.map(|p| non_empty("--province", &p)).transpose()?,
+        province: args
+            .province
+            .map(|p| non_empty("--province", &p))
+            .transpose()?,
         country: Some(country),
     })
 }

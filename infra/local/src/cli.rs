@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "svc", version, about = "Invoicing, analysis and tax-tools API: server and admin commands")]
+#[command(
+    name = "svc",
+    version,
+    about = "Invoicing, analysis and tax-tools API: server and admin commands"
+)]
 pub struct Cli {
     /// Directory of the embedded engine's database (svc.db).
     #[arg(long, global = true, env = "SVC_DATA_DIR", default_value = "./data")]

@@ -23,26 +23,34 @@ async fn ports(data: &Path, table: Option<&str>) -> Result<Ports, String> {
         Some(name) => Arc::new(infra_aws::DynamoTable::from_env(name, clock.clone()).await),
         None => {
             let path = data.join("svc.db");
-            Arc::new(SqliteTable::open(&path, clock.clone()).map_err(|e| format!("{}: {e}", path.display()))?)
+            Arc::new(
+                SqliteTable::open(&path, clock.clone())
+                    .map_err(|e| format!("{}: {e}", path.display()))?,
+            )
         }
     };
     Ok(Ports { table, clock })
 }
 
 async fn run(cli: Cli) -> Result<String, String> {
-    let Cli { data, table, command } = cli;
+    let Cli {
+        data,
+        table,
+        command,
+    } = cli;
     let table = table.as_deref();
     match command {
-        Command::Openapi => {
-            serde_json::to_string_pretty(&shared::http::openapi::document()).map_err(|e| e.to_string())
-        }
+        Command::Openapi => serde_json::to_string_pretty(&shared::http::openapi::document())
+            .map_err(|e| e.to_string()),
         Command::Table(TableCommand::Create) => {
             let name = table.ok_or("`svc table create` needs --table NAME")?;
             let dynamo = infra_aws::DynamoTable::from_env(name, Arc::new(SystemClock)).await;
             dynamo.create_table().await.map_err(|e| e.to_string())?;
             Ok(String::new())
         }
-        Command::Serve { addr } => serve::serve(ports(&data, table).await?, &addr).await.map(|()| String::new()),
+        Command::Serve { addr } => serve::serve(ports(&data, table).await?, &addr)
+            .await
+            .map(|()| String::new()),
         Command::Accounts(c) => admin::accounts(&ports(&data, table).await?, c).await,
         Command::Keys(c) => admin::keys(&ports(&data, table).await?, c).await,
         Command::Issuer(c) => admin::issuer(&ports(&data, table).await?, c).await,

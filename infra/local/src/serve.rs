@@ -20,9 +20,16 @@ async fn seed_demo(ports: &Ports) -> Result<(), String> {
     accounts::set_issuer(ports, &account.id, &demo_issuer())
         .await
         .map_err(|e| e.to_string())?;
-    let (_, live) = keys::create(ports, &account.id, Mode::Live).await.map_err(|e| e.to_string())?;
-    let (_, test) = keys::create(ports, &account.id, Mode::Test).await.map_err(|e| e.to_string())?;
-    println!("Created demo account {} (plan pro). Its keys, shown only this once:", account.id);
+    let (_, live) = keys::create(ports, &account.id, Mode::Live)
+        .await
+        .map_err(|e| e.to_string())?;
+    let (_, test) = keys::create(ports, &account.id, Mode::Test)
+        .await
+        .map_err(|e| e.to_string())?;
+    println!(
+        "Created demo account {} (plan pro). Its keys, shown only this once:",
+        account.id
+    );
     println!("  live key: {}", live.reveal());
     println!("  test key: {}", test.reveal());
     Ok(())

@@ -2,7 +2,9 @@
 
 use crate::domain::account::{Account, AccountId, Issuer, Plan};
 use crate::ports::Ports;
-use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, UpdateOp, Value, Write};
+use crate::ports::table::{
+    Condition, Item, Key, Query, SortKey, TableError, UpdateOp, Value, Write,
+};
 use crate::tax::nif::Nif;
 
 const INDEX_PK: &str = "ACCOUNTS";
@@ -113,7 +115,11 @@ pub async fn set_plan(ports: &Ports, id: &AccountId, plan: Plan) -> Result<(), A
     Ok(())
 }
 
-pub async fn set_issuer(ports: &Ports, id: &AccountId, issuer: &Issuer) -> Result<(), AccountError> {
+pub async fn set_issuer(
+    ports: &Ports,
+    id: &AccountId,
+    issuer: &Issuer,
+) -> Result<(), AccountError> {
     ports
         .table
         .update(
@@ -145,7 +151,9 @@ mod tests {
         let (ports, _dir) = test_ports();
         assert!(!any(&ports).await.unwrap());
         let nif = Nif::parse("B64717838").unwrap();
-        let account = create(&ports, "Taller Ana", Plan::Pro, Some(nif.clone())).await.unwrap();
+        let account = create(&ports, "Taller Ana", Plan::Pro, Some(nif.clone()))
+            .await
+            .unwrap();
         assert!(any(&ports).await.unwrap());
         let read = get(&ports, &account.id).await.unwrap();
         assert_eq!(read, account);
@@ -167,8 +175,14 @@ mod tests {
     async fn unknown_accounts_are_reported() {
         let (ports, _dir) = test_ports();
         let id = AccountId::generate();
-        assert!(matches!(get(&ports, &id).await, Err(AccountError::NotFound(_))));
-        assert!(matches!(set_plan(&ports, &id, Plan::Max).await, Err(AccountError::NotFound(_))));
+        assert!(matches!(
+            get(&ports, &id).await,
+            Err(AccountError::NotFound(_))
+        ));
+        assert!(matches!(
+            set_plan(&ports, &id, Plan::Max).await,
+            Err(AccountError::NotFound(_))
+        ));
         assert!(matches!(
             set_issuer(&ports, &id, &Issuer::default()).await,
             Err(AccountError::NotFound(_))

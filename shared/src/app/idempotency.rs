@@ -64,7 +64,11 @@ fn decode(item: &Item) -> Option<StoredResponse> {
             .collect(),
         _ => Vec::new(),
     };
-    Some(StoredResponse { status, headers, body })
+    Some(StoredResponse {
+        status,
+        headers,
+        body,
+    })
 }
 
 /// Claims `key` for a request with this fingerprint, or says why it cannot run.
@@ -166,22 +170,52 @@ mod tests {
         let (ports, clock, _dir) = test_ports_at("2026-11-21T10:00:00Z");
         let account: AccountId = "acct_01".parse().unwrap();
         let key: IdempotencyKey = "k1".parse().unwrap();
-        let Begin::Started(lease) = begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap() else {
+        let Begin::Started(lease) = begin(&ports, &account, Mode::Live, &key, "fp")
+            .await
+            .unwrap()
+        else {
             panic!("expected a fresh start")
         };
-        assert!(matches!(begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap(), Begin::InFlight));
-        assert!(matches!(begin(&ports, &account, Mode::Live, &key, "other").await.unwrap(), Begin::Mismatch));
+        assert!(matches!(
+            begin(&ports, &account, Mode::Live, &key, "fp")
+                .await
+                .unwrap(),
+            Begin::InFlight
+        ));
+        assert!(matches!(
+            begin(&ports, &account, Mode::Live, &key, "other")
+                .await
+                .unwrap(),
+            Begin::Mismatch
+        ));
         assert!(
-            matches!(begin(&ports, &account, Mode::Test, &key, "fp").await.unwrap(), Begin::Started(_)),
+            matches!(
+                begin(&ports, &account, Mode::Test, &key, "fp")
+                    .await
+                    .unwrap(),
+                Begin::Started(_)
+            ),
             "test and live keys live in separate spaces"
         );
-        ports.table.transact(vec![complete(&lease, &response())]).await.unwrap();
-        match begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap() {
+        ports
+            .table
+            .transact(vec![complete(&lease, &response())])
+            .await
+            .unwrap();
+        match begin(&ports, &account, Mode::Live, &key, "fp")
+            .await
+            .unwrap()
+        {
             Begin::Replay(stored) => assert_eq!(stored, response()),
             other => panic!("expected a replay, got {other:?}"),
         }
         clock.advance(RETENTION);
-        assert!(matches!(begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap(), Begin::Started(_)));
+        assert!(matches!(
+            begin(&ports, &account, Mode::Live, &key, "fp")
+                .await
+                .unwrap(),
+            Begin::Started(_)
+        ));
     }
 
     #[tokio::test]
@@ -189,17 +223,34 @@ mod tests {
         let (ports, clock, _dir) = test_ports_at("2026-11-21T10:00:00Z");
         let account: AccountId = "acct_02".parse().unwrap();
         let key: IdempotencyKey = "k2".parse().unwrap();
-        let Begin::Started(old) = begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap() else {
+        let Begin::Started(old) = begin(&ports, &account, Mode::Live, &key, "fp")
+            .await
+            .unwrap()
+        else {
             panic!()
         };
         clock.advance(LEASE + Duration::seconds(1));
-        let Begin::Started(new) = begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap() else {
+        let Begin::Started(new) = begin(&ports, &account, Mode::Live, &key, "fp")
+            .await
+            .unwrap()
+        else {
             panic!("expected a takeover")
         };
-        let err = ports.table.transact(vec![complete(&old, &response())]).await.unwrap_err();
-        assert!(matches!(err, TableError::ConditionFailed { index: Some(0), .. }));
+        let err = ports
+            .table
+            .transact(vec![complete(&old, &response())])
+            .await
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            TableError::ConditionFailed { index: Some(0), .. }
+        ));
         release(&ports, &old).await.unwrap();
-        ports.table.transact(vec![complete(&new, &response())]).await.unwrap();
+        ports
+            .table
+            .transact(vec![complete(&new, &response())])
+            .await
+            .unwrap();
     }
 
     #[tokio::test]
@@ -207,10 +258,18 @@ mod tests {
         let (ports, _clock, _dir) = test_ports_at("2026-11-21T10:00:00Z");
         let account: AccountId = "acct_03".parse().unwrap();
         let key: IdempotencyKey = "k3".parse().unwrap();
-        let Begin::Started(lease) = begin(&ports, &account, Mode::Live, &key, "fp").await.unwrap() else {
+        let Begin::Started(lease) = begin(&ports, &account, Mode::Live, &key, "fp")
+            .await
+            .unwrap()
+        else {
             panic!()
         };
         release(&ports, &lease).await.unwrap();
-        assert!(matches!(begin(&ports, &account, Mode::Live, &key, "fp2").await.unwrap(), Begin::Started(_)));
+        assert!(matches!(
+            begin(&ports, &account, Mode::Live, &key, "fp2")
+                .await
+                .unwrap(),
+            Begin::Started(_)
+        ));
     }
 }

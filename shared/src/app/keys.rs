@@ -57,7 +57,11 @@ fn table_error(e: TableError) -> AccountError {
 }
 
 /// Creates a key for an existing account. The returned key is shown once.
-pub async fn create(ports: &Ports, account: &AccountId, mode: Mode) -> Result<(String, ApiKey), KeyError> {
+pub async fn create(
+    ports: &Ports,
+    account: &AccountId,
+    mode: Mode,
+) -> Result<(String, ApiKey), KeyError> {
     let key = ApiKey::generate(mode);
     let key_id = crate::ids::new_id("key");
     let hash = key.hash();
@@ -136,10 +140,12 @@ pub async fn authenticate(ports: &Ports, authorization: Option<&str>) -> Result<
         .s("account_id")
         .and_then(|s| s.parse().ok())
         .ok_or(AuthError::Unknown)?;
-    let account = accounts::get(ports, &account_id).await.map_err(|e| match e {
-        AccountError::NotFound(_) => AuthError::Unknown,
-        other => AuthError::Storage(other),
-    })?;
+    let account = accounts::get(ports, &account_id)
+        .await
+        .map_err(|e| match e {
+            AccountError::NotFound(_) => AuthError::Unknown,
+            other => AuthError::Storage(other),
+        })?;
     if key.mode().is_live() && !account.plan.allows_live_keys() {
         return Err(AuthError::PlanRequired);
     }
@@ -181,7 +187,11 @@ pub async fn last_used_at(ports: &Ports, key_id: &str) -> Result<Option<String>,
         .map_err(table_error)?
         .ok_or_else(|| KeyError::NotFound(key_id.to_string()))?;
     let hash = pointer.s("hash").unwrap_or_default();
-    let stored = ports.table.get(&key_by_hash(hash)).await.map_err(table_error)?;
+    let stored = ports
+        .table
+        .get(&key_by_hash(hash))
+        .await
+        .map_err(table_error)?;
     Ok(stored.and_then(|i| i.s("last_used_at").map(str::to_string)))
 }
 
@@ -222,24 +232,46 @@ mod tests {
             async move { authenticate(&ports, h.as_deref()).await }
         };
         assert!(matches!(auth(None).await, Err(AuthError::Missing)));
-        assert!(matches!(auth(Some("Basic abc".into())).await, Err(AuthError::Malformed)));
-        assert!(matches!(auth(Some("Bearer svc_live_123".into())).await, Err(AuthError::Malformed)));
+        assert!(matches!(
+            auth(Some("Basic abc".into())).await,
+            Err(AuthError::Malformed)
+        ));
+        assert!(matches!(
+            auth(Some("Bearer svc_live_123".into())).await,
+            Err(AuthError::Malformed)
+        ));
         let stranger = ApiKey::generate(Mode::Live);
-        assert!(matches!(auth(Some(bearer(&stranger))).await, Err(AuthError::Unknown)));
-        assert!(matches!(auth(Some(bearer(&live))).await, Err(AuthError::PlanRequired)));
+        assert!(matches!(
+            auth(Some(bearer(&stranger))).await,
+            Err(AuthError::Unknown)
+        ));
+        assert!(matches!(
+            auth(Some(bearer(&live))).await,
+            Err(AuthError::PlanRequired)
+        ));
         assert!(auth(Some(bearer(&test))).await.is_ok());
 
-        accounts::set_plan(&ports, &account, Plan::Pro).await.unwrap();
+        accounts::set_plan(&ports, &account, Plan::Pro)
+            .await
+            .unwrap();
         assert!(auth(Some(bearer(&live))).await.is_ok());
         revoke(&ports, &key_id).await.unwrap();
-        assert!(matches!(auth(Some(bearer(&live))).await, Err(AuthError::Revoked)));
-        assert!(matches!(revoke(&ports, "key_nope").await, Err(KeyError::NotFound(_))));
+        assert!(matches!(
+            auth(Some(bearer(&live))).await,
+            Err(AuthError::Revoked)
+        ));
+        assert!(matches!(
+            revoke(&ports, "key_nope").await,
+            Err(KeyError::NotFound(_))
+        ));
     }
 
     #[tokio::test]
     async fn keys_need_an_existing_account() {
         let (ports, _dir) = test_ports();
-        let err = create(&ports, &AccountId::generate(), Mode::Test).await.unwrap_err();
+        let err = create(&ports, &AccountId::generate(), Mode::Test)
+            .await
+            .unwrap_err();
         assert!(matches!(err, KeyError::Account(AccountError::NotFound(_))));
     }
 }

@@ -11,11 +11,18 @@ pub mod usage;
 #[cfg(test)]
 pub(crate) fn test_ports_at(
     at: &str,
-) -> (crate::ports::Ports, std::sync::Arc<crate::ports::clock::ManualClock>, tempfile::TempDir) {
+) -> (
+    crate::ports::Ports,
+    std::sync::Arc<crate::ports::clock::ManualClock>,
+    tempfile::TempDir,
+) {
     use std::sync::Arc;
     let dir = tempfile::tempdir().expect("temp dir");
-    let clock = Arc::new(crate::ports::clock::ManualClock::new(at.parse().expect("instant")));
-    let table = crate::embedded::SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).expect("table");
+    let clock = Arc::new(crate::ports::clock::ManualClock::new(
+        at.parse().expect("instant"),
+    ));
+    let table = crate::embedded::SqliteTable::open(&dir.path().join("svc.db"), clock.clone())
+        .expect("table");
     let ports = crate::ports::Ports {
         table: Arc::new(table),
         clock: clock.clone(),

@@ -51,8 +51,14 @@ pub async fn pending(ports: &Ports, limit: usize) -> Result<Vec<Event>, TableErr
             account_id: i.s("account_id").unwrap_or_default().into(),
             kind: i.s("type").unwrap_or_default().into(),
             created_at: i.s("created_at").unwrap_or_default().into(),
-            livemode: matches!(i.attrs.get("livemode"), Some(crate::ports::table::Value::Bool(true))),
-            data: i.s("data").and_then(|d| serde_json::from_str(d).ok()).unwrap_or(Json::Null),
+            livemode: matches!(
+                i.attrs.get("livemode"),
+                Some(crate::ports::table::Value::Bool(true))
+            ),
+            data: i
+                .s("data")
+                .and_then(|d| serde_json::from_str(d).ok())
+                .unwrap_or(Json::Null),
         })
         .collect())
 }

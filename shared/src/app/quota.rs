@@ -97,7 +97,11 @@ fn crossed(old: u32, new: u32, limit: u32, percent: u32) -> bool {
 /// They hold only if nobody else charged meanwhile; the caller retries on a
 /// failed condition. Crossing 80 % and 100 % records a `quota.threshold` event
 /// in the same writes, so each is recorded exactly once per day.
-pub async fn charge(ports: &Ports, caller: &Caller, limits: &QuotaLimits) -> Result<Vec<Write>, QuotaError> {
+pub async fn charge(
+    ports: &Ports,
+    caller: &Caller,
+    limits: &QuotaLimits,
+) -> Result<Vec<Write>, QuotaError> {
     if !caller.mode.is_live() {
         return Ok(Vec::new());
     }
@@ -116,7 +120,10 @@ pub async fn charge(ports: &Ports, caller: &Caller, limits: &QuotaLimits) -> Res
     let expires = (status.resets_at + Duration::days(2)).timestamp();
     let mut writes = vec![Write::Update {
         key: counter_key(&caller.account_id, &day),
-        ops: vec![UpdateOp::set("used", i64::from(used)), UpdateOp::set("ttl", expires)],
+        ops: vec![
+            UpdateOp::set("used", i64::from(used)),
+            UpdateOp::set("ttl", expires),
+        ],
         condition: Some(condition),
     }];
     for percent in [80, 100] {
@@ -128,7 +135,13 @@ pub async fn charge(ports: &Ports, caller: &Caller, limits: &QuotaLimits) -> Res
                 "day": day,
                 "resets_at": status.resets_at.to_rfc3339(),
             });
-            writes.push(outbox::record(&caller.account_id, caller.mode, "quota.threshold", data, now));
+            writes.push(outbox::record(
+                &caller.account_id,
+                caller.mode,
+                "quota.threshold",
+                data,
+                now,
+            ));
         }
     }
     Ok(writes)
@@ -161,7 +174,11 @@ mod tests {
     #[tokio::test]
     async fn charges_count_up_to_the_limit_and_emit_thresholds_once() {
         let (ports, clock, _dir) = test_ports_at("2026-11-21T22:30:00Z");
-        let limits = QuotaLimits { mini: 1, pro: 5, max: 9 };
+        let limits = QuotaLimits {
+            mini: 1,
+            pro: 5,
+            max: 9,
+        };
         let live = caller(Mode::Live);
         for expected_events in [0, 0, 0, 1, 1] {
             let writes = charge(&ports, &live, &limits).await.unwrap();
@@ -170,18 +187,34 @@ mod tests {
             clock.advance(Duration::seconds(1));
         }
         let err = charge(&ports, &live, &limits).await.unwrap_err();
-        let QuotaError::Exceeded(exceeded) = err else { panic!("expected exceeded") };
+        let QuotaError::Exceeded(exceeded) = err else {
+            panic!("expected exceeded")
+        };
         assert_eq!(exceeded.used, 5);
         assert_eq!(exceeded.resets_at.to_rfc3339(), "2026-11-21T23:00:00+00:00");
         let events = outbox::pending(&ports, 10).await.unwrap();
         let percents: Vec<_> = events.iter().map(|e| e.data["percent"].clone()).collect();
         assert_eq!(percents, [json!(80), json!(100)]);
-        assert!(events.iter().all(|e| e.kind == "quota.threshold" && e.livemode));
+        assert!(
+            events
+                .iter()
+                .all(|e| e.kind == "quota.threshold" && e.livemode)
+        );
 
-        assert!(charge(&ports, &caller(Mode::Test), &limits).await.unwrap().is_empty());
+        assert!(
+            charge(&ports, &caller(Mode::Test), &limits)
+                .await
+                .unwrap()
+                .is_empty()
+        );
         clock.set("2026-11-21T23:00:00Z".parse().unwrap());
-        let fresh = status(&ports, &live.account_id, Plan::Pro, &limits).await.unwrap();
-        assert_eq!(fresh.used, 0, "a new Madrid day starts at 23:00 UTC in winter");
+        let fresh = status(&ports, &live.account_id, Plan::Pro, &limits)
+            .await
+            .unwrap();
+        assert_eq!(
+            fresh.used, 0,
+            "a new Madrid day starts at 23:00 UTC in winter"
+        );
     }
 
     #[tokio::test]
@@ -193,6 +226,9 @@ mod tests {
         let second = charge(&ports, &live, &limits).await.unwrap();
         ports.table.transact(first).await.unwrap();
         let err = ports.table.transact(second).await.unwrap_err();
-        assert!(matches!(err, TableError::ConditionFailed { index: Some(0), .. }));
+        assert!(matches!(
+            err,
+            TableError::ConditionFailed { index: Some(0), .. }
+        ));
     }
 }

@@ -56,7 +56,10 @@ mod tests {
         let over = hit(&ports, "key_a", 3).await.unwrap();
         assert!(!over.allowed);
         assert_eq!(over.remaining, 0);
-        assert!(hit(&ports, "key_b", 3).await.unwrap().allowed, "limits are per key");
+        assert!(
+            hit(&ports, "key_b", 3).await.unwrap().allowed,
+            "limits are per key"
+        );
         clock.advance(Duration::seconds(30));
         let next = hit(&ports, "key_a", 3).await.unwrap();
         assert!(next.allowed);

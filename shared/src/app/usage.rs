@@ -19,7 +19,11 @@ pub struct Usage {
 
 /// Today's quota of the caller's account. Test keys use no quota, so for them
 /// this reports the account's live use, with `livemode: false`.
-pub async fn today(ports: &Ports, caller: &Caller, limits: &QuotaLimits) -> Result<Usage, TableError> {
+pub async fn today(
+    ports: &Ports,
+    caller: &Caller,
+    limits: &QuotaLimits,
+) -> Result<Usage, TableError> {
     let status = quota::status(ports, &caller.account_id, caller.plan, limits).await?;
     Ok(Usage {
         plan: caller.plan,

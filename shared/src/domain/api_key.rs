@@ -59,7 +59,9 @@ impl FromStr for ApiKey {
             return Err(());
         };
         let well_formed = secret.len() == SECRET_HEX_LEN
-            && secret.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+            && secret
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
         if !well_formed {
             return Err(());
         }

@@ -37,11 +37,26 @@ mod tests {
 
     #[test]
     fn next_midnight_handles_winter_summer_and_changeover_days() {
-        assert_eq!(next_midnight(utc("2026-11-21T10:00:00Z")), utc("2026-11-21T23:00:00Z"));
-        assert_eq!(next_midnight(utc("2026-07-01T10:00:00Z")), utc("2026-07-01T22:00:00Z"));
+        assert_eq!(
+            next_midnight(utc("2026-11-21T10:00:00Z")),
+            utc("2026-11-21T23:00:00Z")
+        );
+        assert_eq!(
+            next_midnight(utc("2026-07-01T10:00:00Z")),
+            utc("2026-07-01T22:00:00Z")
+        );
         // 2026-03-29 has 23 hours in Madrid; 2026-10-25 has 25.
-        assert_eq!(next_midnight(utc("2026-03-29T12:00:00Z")), utc("2026-03-29T22:00:00Z"));
-        assert_eq!(next_midnight(utc("2026-10-25T12:00:00Z")), utc("2026-10-25T23:00:00Z"));
-        assert_eq!(next_midnight(utc("2026-11-21T23:00:00Z")), utc("2026-11-22T23:00:00Z"));
+        assert_eq!(
+            next_midnight(utc("2026-03-29T12:00:00Z")),
+            utc("2026-03-29T22:00:00Z")
+        );
+        assert_eq!(
+            next_midnight(utc("2026-10-25T12:00:00Z")),
+            utc("2026-10-25T23:00:00Z")
+        );
+        assert_eq!(
+            next_midnight(utc("2026-11-21T23:00:00Z")),
+            utc("2026-11-22T23:00:00Z")
+        );
     }
 }

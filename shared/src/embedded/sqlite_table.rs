@@ -217,9 +217,8 @@ fn sort_key_clause(sk: &SortKey, args: &mut Vec<rusqlite::types::Value>) -> Stri
 fn run_query(conn: &Connection, q: &Query, now: i64) -> Result<Page, TableError> {
     use rusqlite::types::Value as V;
     let mut args: Vec<V> = vec![V::Text(q.pk.clone()), V::Integer(now)];
-    let mut sql = String::from(
-        "SELECT sk, attrs FROM items WHERE pk = ?1 AND (ttl IS NULL OR ttl > ?2)",
-    );
+    let mut sql =
+        String::from("SELECT sk, attrs FROM items WHERE pk = ?1 AND (ttl IS NULL OR ttl > ?2)");
     sql.push_str(&sort_key_clause(&q.sk, &mut args));
     if let Some(cursor) = &q.cursor {
         args.push(V::Text(cursor.0.clone()));

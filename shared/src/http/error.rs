@@ -60,15 +60,30 @@ impl ApiError {
     }
 
     pub fn invalid(code: &str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "invalid_request_error", code, message)
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            code,
+            message,
+        )
     }
 
     pub fn authentication(code: &str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, "authentication_error", code, message)
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "authentication_error",
+            code,
+            message,
+        )
     }
 
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "invalid_request_error", "resource_missing", message)
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "invalid_request_error",
+            "resource_missing",
+            message,
+        )
     }
 
     pub fn conflict(code: &str, message: impl Into<String>) -> Self {
@@ -80,8 +95,16 @@ impl ApiError {
     }
 
     pub fn too_many(code: &str, message: impl Into<String>, retry_after: i64) -> Self {
-        Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", code, message)
-            .header(axum::http::header::RETRY_AFTER, retry_after.max(1).to_string())
+        Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limit_error",
+            code,
+            message,
+        )
+        .header(
+            axum::http::header::RETRY_AFTER,
+            retry_after.max(1).to_string(),
+        )
     }
 
     pub fn status(status: StatusCode, code: &str, message: impl Into<String>) -> Self {
@@ -89,11 +112,21 @@ impl ApiError {
     }
 
     pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "api_error", "internal_error", message)
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "api_error",
+            "internal_error",
+            message,
+        )
     }
 
     pub fn unavailable(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::SERVICE_UNAVAILABLE, "api_error", "service_unavailable", message)
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "api_error",
+            "service_unavailable",
+            message,
+        )
     }
 
     pub fn param(mut self, param: impl Into<String>) -> Self {

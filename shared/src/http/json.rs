@@ -12,7 +12,12 @@ use super::error::ApiError;
 pub struct ApiJson<T>(pub T);
 
 fn is_json(content_type: &str) -> bool {
-    let mime = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let mime = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
@@ -43,15 +48,17 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         let inner = err.into_inner();
         let message = inner.to_string();
         match inner.classify() {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => ApiError::invalid(
-                "json_invalid",
-                format!(
-                    "the body is not valid JSON: {} at line {} column {}",
-                    message.split(" at line").next().unwrap_or(&message),
-                    inner.line(),
-                    inner.column()
-                ),
-            ),
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                ApiError::invalid(
+                    "json_invalid",
+                    format!(
+                        "the body is not valid JSON: {} at line {} column {}",
+                        message.split(" at line").next().unwrap_or(&message),
+                        inner.line(),
+                        inner.column()
+                    ),
+                )
+            }
             _ if message.starts_with("unknown field") => {
                 let name = quoted_name(&message).unwrap_or_default();
                 ApiError::invalid("parameter_unknown", format!("unknown parameter `{name}`"))
@@ -59,13 +66,24 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             }
             _ if message.starts_with("missing field") => {
                 let name = quoted_name(&message).unwrap_or_default();
-                ApiError::invalid("parameter_missing", format!("missing required parameter `{name}`"))
-                    .param(join(&path, name))
+                ApiError::invalid(
+                    "parameter_missing",
+                    format!("missing required parameter `{name}`"),
+                )
+                .param(join(&path, name))
             }
             _ => {
-                let text = message.split(" at line").next().unwrap_or(&message).to_string();
+                let text = message
+                    .split(" at line")
+                    .next()
+                    .unwrap_or(&message)
+                    .to_string();
                 let error = ApiError::invalid("parameter_invalid", text);
-                if path.is_empty() || path == "." { error } else { error.param(path) }
+                if path.is_empty() || path == "." {
+                    error
+                } else {
+                    error.param(path)
+                }
             }
         }
     })
@@ -90,7 +108,11 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
         }
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::status(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "the request body is too large")
+                ApiError::status(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "body_too_large",
+                    "the request body is too large",
+                )
             } else {
                 ApiError::invalid("body_unreadable", rejection.body_text())
             }
@@ -126,13 +148,22 @@ mod tests {
     #[test]
     fn errors_name_the_parameter() {
         let e = err(r#"{"amount": "x", "lines": []}"#);
-        assert_eq!((e.code.as_str(), e.param.as_deref()), ("parameter_invalid", Some("amount")));
+        assert_eq!(
+            (e.code.as_str(), e.param.as_deref()),
+            ("parameter_invalid", Some("amount"))
+        );
         let e = err(r#"{"amount": 1, "lines": [{"quantity": -1}]}"#);
         assert_eq!(e.param.as_deref(), Some("lines[0].quantity"));
         let e = err(r#"{"amount": 1}"#);
-        assert_eq!((e.code.as_str(), e.param.as_deref()), ("parameter_missing", Some("lines")));
+        assert_eq!(
+            (e.code.as_str(), e.param.as_deref()),
+            ("parameter_missing", Some("lines"))
+        );
         let e = err(r#"{"amount": 1, "lines": [{"quantity": 1, "qty": 2}]}"#);
-        assert_eq!((e.code.as_str(), e.param.as_deref()), ("parameter_unknown", Some("lines[0].qty")));
+        assert_eq!(
+            (e.code.as_str(), e.param.as_deref()),
+            ("parameter_unknown", Some("lines[0].qty"))
+        );
     }
 
     #[test]

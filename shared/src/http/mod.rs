@@ -47,9 +47,9 @@ pub fn group_router(group: Group, state: AppState) -> Router {
 
 /// The routes of every group, before the pipeline.
 pub fn all_groups() -> Router<AppState> {
-    Group::ALL
-        .into_iter()
-        .fold(Router::new(), |router, group| router.merge(Router::from(group.routes())))
+    Group::ALL.into_iter().fold(Router::new(), |router, group| {
+        router.merge(Router::from(group.routes()))
+    })
 }
 
 /// Every group behind the pipeline: what `svc serve` serves.
@@ -79,7 +79,10 @@ pub fn with_pipeline(router: Router<AppState>, state: AppState) -> Router {
     router
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(from_fn_with_state(state.clone(), unit_of_work::unit_of_work))
+        .layer(from_fn_with_state(
+            state.clone(),
+            unit_of_work::unit_of_work,
+        ))
         .layer(from_fn_with_state(state.clone(), rate_limit::limit))
         .layer(from_fn_with_state(state.clone(), auth::authenticate))
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes))

@@ -30,7 +30,9 @@ pub async fn observe(req: Request, next: Next) -> Response {
 
     if let Some(error) = response.extensions_mut().remove::<ApiError>() {
         *response.body_mut() = Body::from(error.body(&request_id));
-        response.headers_mut().remove(axum::http::header::CONTENT_LENGTH);
+        response
+            .headers_mut()
+            .remove(axum::http::header::CONTENT_LENGTH);
     }
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert("request-id", value);

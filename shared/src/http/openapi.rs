@@ -54,9 +54,10 @@ async fn get_openapi() -> Json<Document> {
 }
 
 fn error_response(description: &str, headers: &[(&str, &str)]) -> Response {
-    let mut builder = ResponseBuilder::new()
-        .description(description)
-        .content("application/json", Content::new(Some(Ref::from_schema_name("ErrorBody"))));
+    let mut builder = ResponseBuilder::new().description(description).content(
+        "application/json",
+        Content::new(Some(Ref::from_schema_name("ErrorBody"))),
+    );
     for (name, text) in headers {
         builder = builder.header(
             *name,
@@ -70,9 +71,18 @@ fn error_response(description: &str, headers: &[(&str, &str)]) -> Response {
 }
 
 const RATE_HEADERS: [(&str, &str); 3] = [
-    ("X-RateLimit-Limit", "Requests allowed per minute with this key"),
-    ("X-RateLimit-Remaining", "Requests left in the current window"),
-    ("X-RateLimit-Reset", "Unix time (seconds) when the window ends"),
+    (
+        "X-RateLimit-Limit",
+        "Requests allowed per minute with this key",
+    ),
+    (
+        "X-RateLimit-Remaining",
+        "Requests left in the current window",
+    ),
+    (
+        "X-RateLimit-Reset",
+        "Unix time (seconds) when the window ends",
+    ),
 ];
 
 /// The whole API: every endpoint group, the error responses every operation
@@ -95,45 +105,120 @@ pub fn document() -> Document {
         ),
     );
     let shared = [
-        ("400", "BadRequest", error_response("Malformed request: see `code` and `param`", &[])),
-        ("401", "Unauthorized", error_response("Missing, malformed, unknown or revoked key, or a live key on the Mini plan", &[])),
-        ("404", "NotFound", error_response("Unknown route or object (objects of another account are unknown too)", &[])),
-        ("405", "MethodNotAllowed", error_response("The path exists but not with this method", &[])),
-        ("429", "TooManyRequests", error_response(
-            "Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) reached",
-            &[("Retry-After", "Seconds to wait before retrying")],
-        )),
-        ("500", "InternalError", error_response("Unexpected failure; safe to retry with the same Idempotency-Key", &[])),
+        (
+            "400",
+            "BadRequest",
+            error_response("Malformed request: see `code` and `param`", &[]),
+        ),
+        (
+            "401",
+            "Unauthorized",
+            error_response(
+                "Missing, malformed, unknown or revoked key, or a live key on the Mini plan",
+                &[],
+            ),
+        ),
+        (
+            "404",
+            "NotFound",
+            error_response(
+                "Unknown route or object (objects of another account are unknown too)",
+                &[],
+            ),
+        ),
+        (
+            "405",
+            "MethodNotAllowed",
+            error_response("The path exists but not with this method", &[]),
+        ),
+        (
+            "429",
+            "TooManyRequests",
+            error_response(
+                "Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) reached",
+                &[("Retry-After", "Seconds to wait before retrying")],
+            ),
+        ),
+        (
+            "500",
+            "InternalError",
+            error_response(
+                "Unexpected failure; safe to retry with the same Idempotency-Key",
+                &[],
+            ),
+        ),
     ];
     for (_, name, response) in &shared {
-        components.responses.insert(name.to_string(), RefOr::T(response.clone()));
+        components
+            .responses
+            .insert(name.to_string(), RefOr::T(response.clone()));
     }
     let post_only = [
-        ("409", "Conflict", error_response("The Idempotency-Key is in use by a running request, or a state conflict", &[])),
-        ("413", "PayloadTooLarge", error_response("The body is larger than the limit", &[])),
-        ("415", "UnsupportedMediaType", error_response("The body is not JSON", &[])),
-        ("422", "IdempotencyKeyReused", error_response("The Idempotency-Key was used with another request", &[])),
+        (
+            "409",
+            "Conflict",
+            error_response(
+                "The Idempotency-Key is in use by a running request, or a state conflict",
+                &[],
+            ),
+        ),
+        (
+            "413",
+            "PayloadTooLarge",
+            error_response("The body is larger than the limit", &[]),
+        ),
+        (
+            "415",
+            "UnsupportedMediaType",
+            error_response("The body is not JSON", &[]),
+        ),
+        (
+            "422",
+            "IdempotencyKeyReused",
+            error_response("The Idempotency-Key was used with another request", &[]),
+        ),
     ];
     for (_, name, response) in &post_only {
-        components.responses.insert(name.to_string(), RefOr::T(response.clone()));
+        components
+            .responses
+            .insert(name.to_string(), RefOr::T(response.clone()));
     }
     for item in doc.paths.paths.values_mut() {
-        let operations = [&mut item.get, &mut item.post, &mut item.put, &mut item.delete, &mut item.patch];
-        for (op, is_post) in operations.into_iter().zip([false, true, false, false, false]) {
+        let operations = [
+            &mut item.get,
+            &mut item.post,
+            &mut item.put,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for (op, is_post) in operations
+            .into_iter()
+            .zip([false, true, false, false, false])
+        {
             let Some(op) = op.as_mut() else { continue };
-            op.security = Some(vec![SecurityRequirement::new("bearer", Vec::<String>::new())]);
+            op.security = Some(vec![SecurityRequirement::new(
+                "bearer",
+                Vec::<String>::new(),
+            )]);
             let extra: &[_] = if is_post { &post_only } else { &[] };
             for (status, name, _) in shared.iter().chain(extra) {
                 op.responses
                     .responses
                     .entry(status.to_string())
-                    .or_insert_with(|| RefOr::Ref(Ref::new(format!("#/components/responses/{name}"))));
+                    .or_insert_with(|| {
+                        RefOr::Ref(Ref::new(format!("#/components/responses/{name}")))
+                    });
             }
             for response in op.responses.responses.values_mut() {
                 if let RefOr::T(r) = response {
                     for (name, text) in RATE_HEADERS {
                         r.headers.entry(name.to_string()).or_insert_with(|| {
-                            RefOr::T(HeaderBuilder::new().schema(Some(i64::schema())).description(Some(text)).build())
+                            RefOr::T(
+                                HeaderBuilder::new()
+                                    .schema(Some(i64::schema()))
+                                    .description(Some(text))
+                                    .build(),
+                            )
                         });
                     }
                 }

@@ -18,7 +18,10 @@ pub struct QuotaUnit;
 impl FromRequestParts<AppState> for QuotaUnit {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
         let caller = Caller::from_request_parts(parts, state).await?;
         let uow = UnitOfWork::from_request_parts(parts, state).await?;
         match quota::charge(&state.ports, &caller, &state.config.quotas).await {

@@ -47,7 +47,10 @@ impl UnitOfWork {
     }
 
     pub fn extend(&self, writes: impl IntoIterator<Item = Write>) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).extend(writes);
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(writes);
     }
 
     fn take(&self) -> Vec<Write> {
@@ -99,7 +102,9 @@ fn parse_key(parts: &Parts) -> Result<Option<IdempotencyKey>, ApiError> {
         .map_err(|_| "Idempotency-Key may only contain printable ASCII characters")
         .and_then(str::parse)
         .map(Some)
-        .map_err(|message| ApiError::invalid("idempotency_key_invalid", message).param("Idempotency-Key"))
+        .map_err(|message| {
+            ApiError::invalid("idempotency_key_invalid", message).param("Idempotency-Key")
+        })
 }
 
 async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {
@@ -110,7 +115,10 @@ async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {
             "body_too_large",
             format!("the request body is larger than {limit} bytes"),
         )),
-        Err(e) => Err(ApiError::invalid("body_unreadable", format!("the request body could not be read: {e}"))),
+        Err(e) => Err(ApiError::invalid(
+            "body_unreadable",
+            format!("the request body could not be read: {e}"),
+        )),
     }
 }
 
@@ -118,7 +126,10 @@ fn replay(stored: StoredResponse) -> Response {
     let mut response = Response::new(Body::from(stored.body));
     *response.status_mut() = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
     for (name, value) in stored.headers {
-        if let (Ok(name), Ok(value)) = (header::HeaderName::try_from(name), HeaderValue::try_from(value)) {
+        if let (Ok(name), Ok(value)) = (
+            header::HeaderName::try_from(name),
+            HeaderValue::try_from(value),
+        ) {
             response.headers_mut().insert(name, value);
         }
     }
@@ -151,7 +162,15 @@ async fn run(state: &AppState, req: Request, next: Next) -> Result<Response, Api
         None => None,
         Some(key) => {
             let fingerprint = fingerprint(&parts.method, &parts.uri, &body);
-            match idempotency::begin(&state.ports, &caller.account_id, caller.mode, &key, &fingerprint).await? {
+            match idempotency::begin(
+                &state.ports,
+                &caller.account_id,
+                caller.mode,
+                &key,
+                &fingerprint,
+            )
+            .await?
+            {
                 Begin::Started(lease) => Some(lease),
                 Begin::Replay(stored) => return Ok(replay(stored)),
                 Begin::Mismatch => {
@@ -167,10 +186,10 @@ async fn run(state: &AppState, req: Request, next: Next) -> Result<Response, Api
         }
     };
     let outcome = commit_loop(state, &parts, &body, &next, lease.as_ref()).await;
-    if let (Some(lease), Ok((_, false)) | Err(_)) = (&lease, &outcome) {
-        if let Err(e) = idempotency::release(&state.ports, lease).await {
-            tracing::warn!(error = %e, "could not release an idempotency key; it frees itself when its lease ends");
-        }
+    if let (Some(lease), Ok((_, false)) | Err(_)) = (&lease, &outcome)
+        && let Err(e) = idempotency::release(&state.ports, lease).await
+    {
+        tracing::warn!(error = %e, "could not release an idempotency key; it frees itself when its lease ends");
     }
     outcome.map(|(response, _)| response)
 }
@@ -228,12 +247,15 @@ async fn commit_loop(
         let record_index = writes.len() - 1;
         match state.ports.table.transact(writes).await {
             Ok(()) => return Ok((response, true)),
-            Err(TableError::ConditionFailed { index: Some(i), .. }) if lease.is_some() && i == record_index => {
+            Err(TableError::ConditionFailed { index: Some(i), .. })
+                if lease.is_some() && i == record_index =>
+            {
                 return Err(in_use());
             }
             Err(TableError::ConditionFailed { .. } | TableError::Conflict) => {
                 let jitter = u64::from(crate::ids::random_token(1).as_bytes()[0] % 16);
-                tokio::time::sleep(Duration::from_millis(5 * u64::from(attempt + 1) + jitter)).await;
+                tokio::time::sleep(Duration::from_millis(5 * u64::from(attempt + 1) + jitter))
+                    .await;
             }
             Err(e) => return Err(e.into()),
         }

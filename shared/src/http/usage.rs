@@ -44,7 +44,10 @@ pub struct UsageResponse {
 /// see the account's live figures with `livemode: false`.
 #[utoipa::path(get, path = "/api/v1/usage", tag = "usage", operation_id = "get_usage",
     responses((status = 200, description = "The quota of today", body = UsageResponse)))]
-async fn get_usage(State(state): State<AppState>, caller: Caller) -> Result<Json<UsageResponse>, ApiError> {
+async fn get_usage(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Json<UsageResponse>, ApiError> {
     let u = usage::today(&state.ports, &caller, &state.config.quotas).await?;
     Ok(Json(UsageResponse {
         object: "usage",

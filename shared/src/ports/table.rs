@@ -37,7 +37,12 @@ impl Value {
             Value::N(_) => 21,
             Value::Bool(_) | Value::Null => 1,
             Value::L(items) => 3 + items.iter().map(|v| 1 + v.size()).sum::<usize>(),
-            Value::M(map) => 3 + map.iter().map(|(k, v)| 1 + k.len() + v.size()).sum::<usize>(),
+            Value::M(map) => {
+                3 + map
+                    .iter()
+                    .map(|(k, v)| 1 + k.len() + v.size())
+                    .sum::<usize>()
+            }
         }
     }
 }
@@ -164,7 +169,9 @@ impl Condition {
         match self {
             Condition::Absent => live.is_none(),
             Condition::Present => live.is_some(),
-            Condition::Equals(name, value) => live.is_some_and(|i| i.attrs.get(name) == Some(value)),
+            Condition::Equals(name, value) => {
+                live.is_some_and(|i| i.attrs.get(name) == Some(value))
+            }
             Condition::And(all) => all.iter().all(|c| c.holds(live)),
         }
     }
@@ -502,9 +509,19 @@ mod tests {
     #[test]
     fn update_adds_sets_and_removes() {
         let key = Key::new("p", "s");
-        let new = apply_update(None, &key, &[UpdateOp::add("n", 2), UpdateOp::set("a", "b")]).unwrap();
+        let new = apply_update(
+            None,
+            &key,
+            &[UpdateOp::add("n", 2), UpdateOp::set("a", "b")],
+        )
+        .unwrap();
         assert_eq!(new.n("n"), Some(2));
-        let next = apply_update(Some(new), &key, &[UpdateOp::add("n", 3), UpdateOp::Remove("a".into())]).unwrap();
+        let next = apply_update(
+            Some(new),
+            &key,
+            &[UpdateOp::add("n", 3), UpdateOp::Remove("a".into())],
+        )
+        .unwrap();
         assert_eq!(next.n("n"), Some(5));
         assert_eq!(next.s("a"), None);
         let err = apply_update(Some(item()), &key, &[UpdateOp::add("s", 1)]).unwrap_err();

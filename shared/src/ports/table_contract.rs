@@ -50,7 +50,10 @@ async fn round_trip(t: &dyn Table, pk: &str) {
         .with("s", "ñandú € 🧾")
         .with("n", i64::MAX)
         .with("b", true)
-        .with("l", Value::L(vec![Value::S("x".into()), Value::N(1), Value::Null]))
+        .with(
+            "l",
+            Value::L(vec![Value::S("x".into()), Value::N(1), Value::Null]),
+        )
         .with("m", Value::M(map))
         .with("z", Value::Null);
     t.put(item.clone(), None).await.unwrap();
@@ -100,7 +103,11 @@ async fn conditional_put(t: &dyn Table, pk: &str) {
 async fn updates(t: &dyn Table, pk: &str) {
     let k = key(pk, "counter");
     let created = t
-        .update(&k, vec![UpdateOp::add("n", 1), UpdateOp::set("s", "a")], None)
+        .update(
+            &k,
+            vec![UpdateOp::add("n", 1), UpdateOp::set("s", "a")],
+            None,
+        )
         .await
         .unwrap();
     assert_eq!(created.n("n"), Some(1));
@@ -118,7 +125,11 @@ async fn updates(t: &dyn Table, pk: &str) {
     assert_eq!(t.get(&k).await.unwrap(), Some(next));
 
     let err = t
-        .update(&k, vec![UpdateOp::add("n", 1)], Some(Condition::equals("n", 1)))
+        .update(
+            &k,
+            vec![UpdateOp::add("n", 1)],
+            Some(Condition::equals("n", 1)),
+        )
         .await
         .unwrap_err();
     failed_at(err, None, &k);
@@ -129,7 +140,11 @@ async fn updates(t: &dyn Table, pk: &str) {
     failed_at(err, None, &k);
     let missing = key(pk, "missing");
     let err = t
-        .update(&missing, vec![UpdateOp::add("n", 1)], Some(Condition::Present))
+        .update(
+            &missing,
+            vec![UpdateOp::add("n", 1)],
+            Some(Condition::Present),
+        )
         .await
         .unwrap_err();
     failed_at(err, None, &missing);
@@ -139,7 +154,9 @@ async fn updates(t: &dyn Table, pk: &str) {
 
 async fn deletes(t: &dyn Table, pk: &str) {
     let k = key(pk, "d");
-    t.put(Item::new(k.clone()).with("v", 1), None).await.unwrap();
+    t.put(Item::new(k.clone()).with("v", 1), None)
+        .await
+        .unwrap();
     let err = t
         .delete(&k, Some(Condition::equals("v", 2)))
         .await
@@ -179,7 +196,11 @@ async fn queries(t: &dyn Table, pk: &str) {
     assert_eq!(a, ["a#1", "a#2", "a#3"]);
     let back = collect(t, Query::new(pk, SortKey::Prefix("a#".into())).backward()).await;
     assert_eq!(back, ["a#3", "a#2", "a#1"]);
-    let range = collect(t, Query::new(pk, SortKey::Between("a#2".into(), "b#1".into()))).await;
+    let range = collect(
+        t,
+        Query::new(pk, SortKey::Between("a#2".into(), "b#1".into())),
+    )
+    .await;
     assert_eq!(range, ["a#2", "a#3", "b#1"]);
     let none = collect(t, Query::new(pk, SortKey::Prefix("z".into()))).await;
     assert!(none.is_empty());
@@ -191,7 +212,11 @@ async fn queries(t: &dyn Table, pk: &str) {
     assert_eq!(first.items.len(), 2);
     let cursor = first.next.expect("more pages");
     let second = t
-        .query(&Query::new(pk, SortKey::All).limit(2).after(Some(Cursor::from_token(cursor.as_str()))))
+        .query(
+            &Query::new(pk, SortKey::All)
+                .limit(2)
+                .after(Some(Cursor::from_token(cursor.as_str()))),
+        )
         .await
         .unwrap();
     assert_eq!(second.items[0].key.sk, "a#3");
@@ -215,7 +240,13 @@ async fn paging(t: &dyn Table, pk: &str) {
     assert_eq!(forward, expected);
     let mut reversed = expected.clone();
     reversed.reverse();
-    let backward = collect(t, Query::new(pk, SortKey::Prefix("item#".into())).limit(77).backward()).await;
+    let backward = collect(
+        t,
+        Query::new(pk, SortKey::Prefix("item#".into()))
+            .limit(77)
+            .backward(),
+    )
+    .await;
     assert_eq!(backward, reversed);
 }
 
@@ -313,7 +344,10 @@ async fn transaction_limits(t: &dyn Table, pk: &str) {
     };
     t.transact(puts(100)).await.unwrap();
     assert_eq!(collect(t, Query::new(pk, SortKey::All)).await.len(), 100);
-    assert!(matches!(t.transact(puts(101)).await, Err(TableError::Invalid(_))));
+    assert!(matches!(
+        t.transact(puts(101)).await,
+        Err(TableError::Invalid(_))
+    ));
     let mut dup = puts(2);
     dup.push(dup[0].clone());
     assert!(matches!(t.transact(dup).await, Err(TableError::Invalid(_))));
@@ -322,9 +356,12 @@ async fn transaction_limits(t: &dyn Table, pk: &str) {
 async fn expiry(t: &dyn Table, clock: &ManualClock, pk: &str) {
     let now = clock.now().timestamp();
     let k = key(pk, "session");
-    t.put(Item::new(k.clone()).with("ttl", now + 10).with("n", 5), None)
-        .await
-        .unwrap();
+    t.put(
+        Item::new(k.clone()).with("ttl", now + 10).with("n", 5),
+        None,
+    )
+    .await
+    .unwrap();
     t.put(Item::new(key(pk, "forever")), None).await.unwrap();
     assert!(t.get(&k).await.unwrap().is_some());
     assert_eq!(collect(t, Query::new(pk, SortKey::All)).await.len(), 2);
@@ -338,13 +375,20 @@ async fn expiry(t: &dyn Table, clock: &ManualClock, pk: &str) {
         .update(&k, vec![UpdateOp::add("n", 1)], Some(Condition::Absent))
         .await
         .unwrap();
-    assert_eq!(fresh.n("n"), Some(1), "an expired item must not leak into an update");
+    assert_eq!(
+        fresh.n("n"),
+        Some(1),
+        "an expired item must not leak into an update"
+    );
     assert_eq!(fresh.ttl(), None);
 
     let k2 = key(pk, "lease");
-    t.put(Item::new(k2.clone()).with("ttl", clock.now().timestamp() + 5), None)
-        .await
-        .unwrap();
+    t.put(
+        Item::new(k2.clone()).with("ttl", clock.now().timestamp() + 5),
+        None,
+    )
+    .await
+    .unwrap();
     let err = t
         .transact(vec![Write::Put {
             item: Item::new(k2.clone()),
@@ -365,7 +409,9 @@ async fn expiry(t: &dyn Table, clock: &ManualClock, pk: &str) {
 
 async fn concurrent_increments(t: Arc<dyn Table>, pk: &str) {
     let k = key(pk, "counter");
-    t.put(Item::new(k.clone()).with("n", 0), None).await.unwrap();
+    t.put(Item::new(k.clone()).with("n", 0), None)
+        .await
+        .unwrap();
     let tasks: Vec<_> = (0..50)
         .map(|_| {
             let t = t.clone();
@@ -374,7 +420,11 @@ async fn concurrent_increments(t: Arc<dyn Table>, pk: &str) {
                 loop {
                     let n = t.get(&k).await.unwrap().unwrap().n("n").unwrap();
                     match t
-                        .update(&k, vec![UpdateOp::set("n", n + 1)], Some(Condition::equals("n", n)))
+                        .update(
+                            &k,
+                            vec![UpdateOp::set("n", n + 1)],
+                            Some(Condition::equals("n", n)),
+                        )
                         .await
                     {
                         Ok(_) => return,

@@ -66,7 +66,11 @@ fn entity_control(digits: &[u8]) -> u8 {
         .enumerate()
         .map(|(i, d)| {
             let d = u32::from(d - b'0');
-            if i % 2 == 0 { (2 * d) / 10 + (2 * d) % 10 } else { d }
+            if i % 2 == 0 {
+                (2 * d) / 10 + (2 * d) % 10
+            } else {
+                d
+            }
         })
         .sum();
     ((10 - sum % 10) % 10) as u8
@@ -180,7 +184,11 @@ mod tests {
             ("B6471783H", "B6471783H"),
             ("00000000T", "00000000T"),
         ] {
-            assert_eq!(Nif::parse(input).map(|n| n.0), Ok(normalized.to_string()), "{input}");
+            assert_eq!(
+                Nif::parse(input).map(|n| n.0),
+                Ok(normalized.to_string()),
+                "{input}"
+            );
         }
     }
 
