@@ -1,0 +1,6 @@
+//! The AWS adapters of the service's ports.
+
+pub mod dynamodb_table;
+pub mod environment;
+
+pub use dynamodb_table::DynamoTable;

@@ -8,6 +8,12 @@ use shared::ports::Ports;
 
 use crate::admin::demo_issuer;
 
+/// Prints a line for the person running the server; a closed stdout must not stop it.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
 /// On an empty store, creates a demo account with one live and one test key
 /// and prints them, so a first run gives a working API at once.
 async fn seed_demo(ports: &Ports) -> Result<(), String> {
@@ -26,12 +32,12 @@ async fn seed_demo(ports: &Ports) -> Result<(), String> {
     let (_, test) = keys::create(ports, &account.id, Mode::Test)
         .await
         .map_err(|e| e.to_string())?;
-    println!(
+    say(&format!(
         "Created demo account {} (plan pro). Its keys, shown only this once:",
         account.id
-    );
-    println!("  live key: {}", live.reveal());
-    println!("  test key: {}", test.reveal());
+    ));
+    say(&format!("  live key: {}", live.reveal()));
+    say(&format!("  test key: {}", test.reveal()));
     Ok(())
 }
 
@@ -42,8 +48,8 @@ pub async fn serve(ports: Ports, addr: &str) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
-    println!("svc listening on http://{local}");
-    println!("  try: curl -H \"Authorization: Bearer <key>\" http://{local}/api/v1/usage");
+    say(&format!("svc listening on http://{local}"));
+    say(&format!("  try: curl -H \"Authorization: Bearer <key>\" http://{local}/api/v1/usage"));
     let app = service_router(AppState::new(ports, config));
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown())

@@ -133,6 +133,7 @@ fn serve(data: &Path) -> (Server, Vec<String>, String) {
         let line = line.unwrap();
         if let Some(addr) = line.strip_prefix("svc listening on ") {
             let base = addr.to_string();
+            std::thread::spawn(move || lines.for_each(drop));
             return (Server(child), printed, base);
         }
         printed.push(line);
