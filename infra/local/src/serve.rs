@@ -49,7 +49,9 @@ pub async fn serve(ports: Ports, addr: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
     say(&format!("svc listening on http://{local}"));
-    say(&format!("  try: curl -H \"Authorization: Bearer <key>\" http://{local}/api/v1/usage"));
+    say(&format!(
+        "  try: curl -H \"Authorization: Bearer <key>\" http://{local}/api/v1/usage"
+    ));
     let app = service_router(AppState::new(ports, config));
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown())

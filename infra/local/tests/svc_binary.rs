@@ -118,7 +118,7 @@ impl Drop for Server {
 /// Starts `svc serve` on a free port; returns it with the lines it printed
 /// before listening and its base address.
 fn serve(data: &Path) -> (Server, Vec<String>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
+    let child = Command::new(env!("CARGO_BIN_EXE_svc"))
         .arg("--data")
         .arg(data)
         .args(["serve", "--addr", "127.0.0.1:0"])
@@ -127,14 +127,15 @@ fn serve(data: &Path) -> (Server, Vec<String>, String) {
         .stdout(Stdio::piped())
         .spawn()
         .expect("svc serve starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut server = Server(child);
+    let mut lines = BufReader::new(server.0.stdout.take().unwrap()).lines();
     let mut printed = Vec::new();
     for line in lines.by_ref() {
         let line = line.unwrap();
         if let Some(addr) = line.strip_prefix("svc listening on ") {
             let base = addr.to_string();
             std::thread::spawn(move || lines.for_each(drop));
-            return (Server(child), printed, base);
+            return (server, printed, base);
         }
         printed.push(line);
     }
