@@ -2,9 +2,11 @@
 //! route that exists is in it; and the `GET /api/v1/openapi.json` group.
 
 use axum::Json;
+use utoipa::openapi::header::Header;
+use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
-use utoipa::openapi::{Content, HeaderBuilder, OpenApi as Document, Ref, RefOr};
+use utoipa::openapi::{Content, HeaderBuilder, OpenApi as Document, Ref, RefOr, Required};
 use utoipa::{OpenApi, PartialSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -53,11 +55,36 @@ async fn get_openapi() -> Json<Document> {
     Json(document())
 }
 
+fn request_id_header() -> Header {
+    HeaderBuilder::new()
+        .schema(Some(String::schema()))
+        .description(Some(
+            "Identifier of this request, also in error bodies; quote it to support",
+        ))
+        .build()
+}
+
+fn idempotency_key_parameter() -> Parameter {
+    ParameterBuilder::new()
+        .name("Idempotency-Key")
+        .parameter_in(ParameterIn::Header)
+        .required(Required::False)
+        .schema(Some(String::schema()))
+        .description(Some(
+            "1–255 printable ASCII characters (e.g. a UUID). Repeating the request with the same key \
+             replays the first successful response instead of running it again (kept 24 h).",
+        ))
+        .build()
+}
+
 fn error_response(description: &str, headers: &[(&str, &str)]) -> Response {
-    let mut builder = ResponseBuilder::new().description(description).content(
-        "application/json",
-        Content::new(Some(Ref::from_schema_name("ErrorBody"))),
-    );
+    let mut builder = ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            Content::new(Some(Ref::from_schema_name("ErrorBody"))),
+        )
+        .header("Request-Id", request_id_header());
     for (name, text) in headers {
         builder = builder.header(
             *name,
@@ -196,6 +223,15 @@ pub fn document() -> Document {
             .zip([false, true, false, false, false])
         {
             let Some(op) = op.as_mut() else { continue };
+            if is_post {
+                let params = op.parameters.get_or_insert_with(Vec::new);
+                if !params
+                    .iter()
+                    .any(|p| matches!(p, RefOr::T(p) if p.name == "Idempotency-Key"))
+                {
+                    params.push(RefOr::T(idempotency_key_parameter()));
+                }
+            }
             op.security = Some(vec![SecurityRequirement::new(
                 "bearer",
                 Vec::<String>::new(),
@@ -211,6 +247,9 @@ pub fn document() -> Document {
             }
             for response in op.responses.responses.values_mut() {
                 if let RefOr::T(r) = response {
+                    r.headers
+                        .entry("Request-Id".to_string())
+                        .or_insert_with(|| RefOr::T(request_id_header()));
                     for (name, text) in RATE_HEADERS {
                         r.headers.entry(name.to_string()).or_insert_with(|| {
                             RefOr::T(

@@ -1,0 +1,102 @@
+//! Runs the `svc` binary for the tests: admin commands and a background server.
+
+// Each test binary compiles this module and uses only part of it.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+/// `svc` with its storage options (`--data DIR` or `--table NAME`).
+pub struct Svc {
+    pub storage: Vec<String>,
+}
+
+pub struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Svc {
+    fn command(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_svc"));
+        command
+            .args(&self.storage)
+            .env_remove("SVC_TABLE")
+            .env_remove("SVC_DATA_DIR");
+        command
+    }
+
+    /// Runs a command; returns success, trimmed stdout and stderr.
+    pub fn run(&self, args: &[&str]) -> (bool, String, String) {
+        let out = self.command().args(args).output().expect("svc runs");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).trim().to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    }
+
+    /// Runs a command that must succeed; returns its stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let (success, stdout, stderr) = self.run(args);
+        assert!(success, "svc {args:?} failed: {stderr}");
+        stdout
+    }
+
+    /// Starts `svc serve` on a free port; returns it, the lines it printed
+    /// before listening, and its base address.
+    pub fn serve(&self) -> (Server, Vec<String>, String) {
+        let child = self
+            .command()
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("svc serve starts");
+        let mut server = Server(child);
+        let mut lines = BufReader::new(server.0.stdout.take().unwrap()).lines();
+        let mut printed = Vec::new();
+        for line in lines.by_ref() {
+            let line = line.unwrap();
+            if let Some(addr) = line.strip_prefix("svc listening on ") {
+                let base = addr.to_string();
+                std::thread::spawn(move || lines.for_each(drop));
+                return (server, printed, base);
+            }
+            printed.push(line);
+        }
+        panic!("svc serve exited early: {printed:?}");
+    }
+}
+
+/// The value after `prefix` on the first printed line that has it.
+pub fn printed_value(printed: &[String], prefix: &str) -> String {
+    printed
+        .iter()
+        .find_map(|l| l.trim().strip_prefix(prefix).map(str::to_string))
+        .unwrap_or_else(|| panic!("no {prefix:?} in {printed:?}"))
+}
+
+/// `GET /api/v1/usage` with a key: status and JSON body.
+pub fn usage(base: &str, key: &str) -> (u16, Value) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let response = reqwest::Client::new()
+            .get(format!("{base}/api/v1/usage"))
+            .bearer_auth(key)
+            .send()
+            .await
+            .expect("request");
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    })
+}
