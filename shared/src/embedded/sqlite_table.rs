@@ -32,6 +32,10 @@ pub struct SqliteTable {
 struct Inner {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
+    /// This process's writers queue here instead of in SQLite's busy handler,
+    /// whose sleeps give long tail latencies; other processes still meet them
+    /// at SQLite's own lock.
+    writer: Mutex<()>,
     clock: Arc<dyn Clock>,
 }
 
@@ -62,13 +66,15 @@ impl SqliteTable {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
                 idle: Mutex::new(vec![conn]),
+                writer: Mutex::new(()),
                 clock,
             }),
         })
     }
 
-    /// Runs `f` on a pooled connection on the blocking thread pool.
-    async fn run<T, F>(&self, f: F) -> Result<T, TableError>
+    /// Runs `f` on a pooled connection on the blocking thread pool; `writes`
+    /// takes this process's writer lock first.
+    async fn run<T, F>(&self, writes: bool, f: F) -> Result<T, TableError>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
@@ -80,8 +86,12 @@ impl SqliteTable {
                 Some(c) => c,
                 None => open_connection(&inner.path)?,
             };
-            let now = inner.clock.now().timestamp();
-            let result = f(&mut conn, now);
+            let result = {
+                let _writer =
+                    writes.then(|| inner.writer.lock().unwrap_or_else(|e| e.into_inner()));
+                let now = inner.clock.now().timestamp();
+                f(&mut conn, now)
+            };
             inner
                 .idle
                 .lock()
@@ -251,21 +261,24 @@ fn run_query(conn: &Connection, q: &Query, now: i64) -> Result<Page, TableError>
 impl Table for SqliteTable {
     async fn get(&self, key: &Key) -> Result<Option<Item>, TableError> {
         let key = key.clone();
-        self.run(move |conn, now| read_live(conn, &key, now)).await
+        self.run(false, move |conn, now| read_live(conn, &key, now))
+            .await
     }
 
     async fn query(&self, query: &Query) -> Result<Page, TableError> {
         validate_query(query)?;
         let query = query.clone();
-        self.run(move |conn, now| run_query(conn, &query, now))
+        self.run(false, move |conn, now| run_query(conn, &query, now))
             .await
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), TableError> {
         validate_item(&item)?;
         let writes = [Write::Put { item, condition }];
-        self.run(move |conn, now| write_all(conn, &writes, false, now).map(|_| ()))
-            .await
+        self.run(true, move |conn, now| {
+            write_all(conn, &writes, false, now).map(|_| ())
+        })
+        .await
     }
 
     async fn update(
@@ -280,7 +293,7 @@ impl Table for SqliteTable {
             ops,
             condition,
         }];
-        self.run(move |conn, now| {
+        self.run(true, move |conn, now| {
             write_all(conn, &writes, false, now)?
                 .ok_or_else(|| TableError::Unavailable("update stored no item".into()))
         })
@@ -292,14 +305,18 @@ impl Table for SqliteTable {
             key: key.clone(),
             condition,
         }];
-        self.run(move |conn, now| write_all(conn, &writes, false, now).map(|_| ()))
-            .await
+        self.run(true, move |conn, now| {
+            write_all(conn, &writes, false, now).map(|_| ())
+        })
+        .await
     }
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
         validate_transaction(&writes)?;
-        self.run(move |conn, now| write_all(conn, &writes, true, now).map(|_| ()))
-            .await
+        self.run(true, move |conn, now| {
+            write_all(conn, &writes, true, now).map(|_| ())
+        })
+        .await
     }
 }
 

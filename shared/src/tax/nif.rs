@@ -41,17 +41,29 @@ impl fmt::Display for NifError {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Nif(String);
 
-/// Upper case, without spaces, hyphens and dots, without an `ES` prefix.
+/// Characters that python-stdnum maps to a hyphen before removing hyphens.
+const DASHES: &[char] = &[
+    '\u{058A}', '\u{05BE}', '\u{2010}', '\u{2011}', '\u{2012}', '\u{2013}', '\u{2014}', '\u{2015}',
+    '\u{FE63}', '\u{FF0D}', '\u{2212}', '\u{207B}', '\u{208B}', '\u{00AF}', '\u{203E}', '\u{02D7}',
+];
+/// Characters that python-stdnum maps to a space before removing spaces.
+const SPACES: &[char] = &[
+    '\u{00A0}', '\u{2000}', '\u{2001}', '\u{2002}', '\u{2003}', '\u{2004}', '\u{2005}', '\u{2006}',
+    '\u{2007}', '\u{2008}', '\u{2009}', '\u{200A}', '\u{202F}', '\u{205F}', '\u{3000}', '\u{1680}',
+];
+
+/// The normal form of a NIF as python-stdnum computes it (`stdnum.es.nif.compact`):
+/// without spaces and hyphens, upper case, trimmed, without an `ES` prefix. Dots
+/// are removed too, unlike stdnum, because Spanish NIFs are commonly printed
+/// with them (`12.345.678-Z`).
 pub fn normalize(input: &str) -> String {
     let cleaned: String = input
         .chars()
-        .filter(|c| !matches!(c, ' ' | '-' | '.') && !c.is_whitespace())
+        .filter(|c| !matches!(c, ' ' | '-' | '.') && !DASHES.contains(c) && !SPACES.contains(c))
         .flat_map(char::to_uppercase)
         .collect();
-    match cleaned.strip_prefix("ES") {
-        Some(rest) => rest.to_string(),
-        None => cleaned,
-    }
+    let trimmed = cleaned.trim();
+    trimmed.strip_prefix("ES").unwrap_or(trimmed).to_string()
 }
 
 fn dni_letter(digits: &str) -> u8 {
@@ -77,47 +89,172 @@ fn entity_control(digits: &[u8]) -> u8 {
 }
 
 impl Nif {
+    /// Parses and validates as python-stdnum's `stdnum.es.nif.validate` does.
     pub fn parse(input: &str) -> Result<Nif, NifError> {
         let value = normalize(input);
-        let bytes = value.as_bytes();
-        if !value.is_ascii() {
+        let chars: Vec<char> = value.chars().collect();
+        if chars.len() < 3 || !chars[1..chars.len() - 1].iter().all(char::is_ascii_digit) {
             return Err(NifError::BadFormat);
         }
-        if bytes.len() >= 2 && !bytes[1..bytes.len() - 1].iter().all(u8::is_ascii_digit) {
-            return Err(NifError::BadFormat);
-        }
-        if bytes.len() != 9 {
+        if chars.len() != 9 {
             return Err(NifError::BadLength);
         }
-        let (first, middle, last) = (bytes[0], &value[1..8], bytes[8]);
+        let (first, last) = (chars[0], chars[8]);
+        let middle = &value[first.len_utf8()..first.len_utf8() + 7];
         let ok = match first {
-            b'K' | b'L' | b'M' => dni_letter(middle) == last,
-            b'0'..=b'9' => {
-                if !last.is_ascii_uppercase() && !last.is_ascii_digit() {
-                    return Err(NifError::BadFormat);
-                }
-                dni_letter(&value[..8]) == last
+            'K' | 'L' | 'M' => char::from(dni_letter(middle)) == last,
+            '0'..='9' => char::from(dni_letter(&value[..8])) == last,
+            'X' | 'Y' | 'Z' => {
+                let digits = format!("{}{middle}", first as u8 - b'X');
+                char::from(dni_letter(&digits)) == last
             }
-            b'X' | b'Y' | b'Z' => {
-                let digits = format!("{}{middle}", first - b'X');
-                dni_letter(&digits) == last
-            }
-            c if ENTITY_LETTERS.as_bytes().contains(&c) => {
+            c if ENTITY_LETTERS.contains(c) => {
                 let control = entity_control(middle.as_bytes());
-                last == b'0' + control || last == ENTITY_CONTROL_LETTERS[control as usize]
+                last == char::from(b'0' + control) || last == char::from(ENTITY_CONTROL_LETTERS[control as usize])
             }
             _ => return Err(NifError::BadFormat),
         };
-        if ok {
-            Ok(Nif(value))
-        } else {
-            Err(NifError::BadCheckDigit)
-        }
+        if ok { Ok(Nif(value)) } else { Err(NifError::BadCheckDigit) }
     }
 
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    pub fn kind(&self) -> NifKind {
+        let first = self.0.as_bytes()[0];
+        match first {
+            b'0'..=b'9' => NifKind::Dni,
+            b'X' | b'Y' | b'Z' => NifKind::Nie,
+            b'K' | b'L' | b'M' => NifKind::Special(char::from(first)),
+            _ => NifKind::Entity(char::from(first)),
+        }
+    }
+
+    /// Facts a valid NIF still deserves a word about.
+    pub fn warnings(&self) -> Vec<NifWarning> {
+        let mut warnings = Vec::new();
+        if let NifKind::Entity(letter) = self.kind() {
+            let last_is_letter = self.0.as_bytes()[8].is_ascii_uppercase();
+            let form_contradicts = match entity_control_form(letter) {
+                ControlForm::Letter => !last_is_letter,
+                ControlForm::Digit => last_is_letter,
+            };
+            if form_contradicts {
+                warnings.push(NifWarning::ControlFormUnusual);
+            }
+        }
+        if self.kind() == NifKind::Dni && self.0.starts_with("00000000") {
+            warnings.push(NifWarning::PlaceholderNumber);
+        }
+        warnings
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NifKind {
+    /// DNI-based NIF of a Spanish citizen.
+    Dni,
+    /// NIE of a foreign person.
+    Nie,
+    /// K, L or M personal NIF.
+    Special(char),
+    /// Legal entity or entity without legal personality, by its first letter.
+    Entity(char),
+}
+
+impl NifKind {
+    pub fn code(self) -> &'static str {
+        match self {
+            NifKind::Dni => "dni",
+            NifKind::Nie => "nie",
+            NifKind::Special(_) => "special",
+            NifKind::Entity(_) => "entity",
+        }
+    }
+
+    /// What the first letter says about the holder (Orden EHA/451/2008).
+    pub fn description(self) -> &'static str {
+        match self {
+            NifKind::Dni => "Spanish citizen (DNI)",
+            NifKind::Nie => "foreign person (NIE)",
+            NifKind::Special('K') => "Spaniard under 14 without DNI",
+            NifKind::Special('L') => "Spaniard resident abroad without DNI",
+            NifKind::Special(_) => "foreigner without NIE",
+            NifKind::Entity(letter) => entity_type(letter),
+        }
+    }
+}
+
+fn entity_type(letter: char) -> &'static str {
+    match letter {
+        'A' => "sociedad anónima (SA)",
+        'B' => "sociedad de responsabilidad limitada (SL)",
+        'C' => "sociedad colectiva",
+        'D' => "sociedad comanditaria",
+        'E' => "comunidad de bienes, herencia yacente or other entity without legal personality",
+        'F' => "sociedad cooperativa",
+        'G' => "asociación",
+        'H' => "comunidad de propietarios",
+        'J' => "sociedad civil",
+        'N' => "foreign entity",
+        'P' => "corporación local",
+        'Q' => "organismo público",
+        'R' => "congregación or institución religiosa",
+        'S' => "órgano de la Administración del Estado or de una comunidad autónoma",
+        'U' => "unión temporal de empresas (UTE)",
+        'V' => "other type of entity",
+        _ => "permanent establishment of a non-resident entity",
+    }
+}
+
+enum ControlForm {
+    Letter,
+    Digit,
+}
+
+/// The strict reading: public bodies, religious and foreign entities use a
+/// letter, the others a digit (no official text states it; stdnum accepts both).
+fn entity_control_form(letter: char) -> ControlForm {
+    if matches!(letter, 'P' | 'Q' | 'R' | 'S' | 'N' | 'W') {
+        ControlForm::Letter
+    } else {
+        ControlForm::Digit
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NifWarning {
+    /// An entity's control character is a letter where a digit is usual, or the reverse.
+    ControlFormUnusual,
+    /// `00000000T`: a valid check letter on the number 0, used as a placeholder.
+    PlaceholderNumber,
+}
+
+impl NifWarning {
+    pub fn code(self) -> &'static str {
+        match self {
+            NifWarning::ControlFormUnusual => "control_character_form",
+            NifWarning::PlaceholderNumber => "placeholder_number",
+        }
+    }
+
+    pub fn message(self) -> &'static str {
+        match self {
+            NifWarning::ControlFormUnusual => {
+                "the control character is valid, but entities of this type usually use the other form \
+                 (a letter for P, Q, R, S, N and W; a digit for the rest)"
+            }
+            NifWarning::PlaceholderNumber => "DNI number 0 is a placeholder, not a real person's NIF",
+        }
+    }
+}
+
+/// For a DNI written with 7 digits (old cards): the padded NIF, when valid.
+pub fn padded_suggestion(input: &str) -> Option<Nif> {
+    let value = normalize(input);
+    let looks_short_dni = value.len() == 8 && value.as_bytes()[..7].iter().all(u8::is_ascii_digit);
+    looks_short_dni.then(|| Nif::parse(&format!("0{value}")).ok()).flatten()
 }
 
 impl FromStr for Nif {
@@ -214,10 +351,46 @@ mod tests {
             ("12345678", BadLength),
             ("ESB6471783", BadLength),
             ("FR40303265045", BadFormat),
-            ("", BadLength),
+            ("", BadFormat),
+            ("Ñ1234567L", BadFormat),
         ] {
             assert_eq!(Nif::parse(input), Err(err), "{input}");
         }
+    }
+
+    #[test]
+    fn kinds_and_warnings() {
+        let b = Nif::parse("B64717838").unwrap();
+        assert_eq!((b.kind(), b.kind().code()), (NifKind::Entity('B'), "entity"));
+        assert!(b.kind().description().contains("(SL)"));
+        assert!(b.warnings().is_empty());
+        assert_eq!(Nif::parse("B6471783H").unwrap().warnings(), [NifWarning::ControlFormUnusual]);
+        assert_eq!(Nif::parse("A1234567D").unwrap().warnings(), [NifWarning::ControlFormUnusual]);
+        for letter_expected in ["P12345674", "Q28160034", "W12345674", "N00123455"] {
+            assert_eq!(Nif::parse(letter_expected).unwrap().warnings(), [NifWarning::ControlFormUnusual]);
+        }
+        assert!(Nif::parse("P1234567D").unwrap().warnings().is_empty());
+        assert_eq!(Nif::parse("00000000T").unwrap().warnings(), [NifWarning::PlaceholderNumber]);
+        assert_eq!(Nif::parse("X1234567L").unwrap().kind(), NifKind::Nie);
+        assert_eq!(Nif::parse("12345678Z").unwrap().kind(), NifKind::Dni);
+        assert_eq!(Nif::parse("K1234567L").unwrap().kind(), NifKind::Special('K'));
+    }
+
+    #[test]
+    fn normalisation_follows_stdnum_and_also_drops_dots() {
+        assert_eq!(normalize(" es b-64717838 "), "B64717838");
+        assert_eq!(normalize("12.345.678-z"), "12345678Z");
+        assert_eq!(normalize("X\u{2013}2482300\u{00A0}W"), "X2482300W");
+        assert_eq!(normalize("\tB64717838\n"), "B64717838");
+        assert!(Nif::parse("B6471\t7838").is_err(), "inner tabs are not separators");
+    }
+
+    #[test]
+    fn a_seven_digit_dni_gets_a_padded_suggestion() {
+        assert_eq!(Nif::parse("1234567L"), Err(NifError::BadLength));
+        assert_eq!(padded_suggestion("1234567L").map(|n| n.0), Some("01234567L".into()));
+        assert_eq!(padded_suggestion("1234567A"), None);
+        assert_eq!(padded_suggestion("B6471783"), None);
     }
 
     #[test]
