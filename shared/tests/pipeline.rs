@@ -12,25 +12,23 @@ use axum::middleware::from_fn;
 use axum::response::IntoResponse;
 use axum::routing::post;
 use chrono::Duration;
-use http_body_util::BodyExt;
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
 use tokio::sync::Notify;
-use tower::ServiceExt;
+
+mod support;
 
 use shared::app::keys::Caller;
 use shared::app::{accounts, keys, outbox};
 use shared::config::Config;
 use shared::domain::account::{AccountId, Mode, Plan};
-use shared::embedded::SqliteTable;
 use shared::http::error::ApiError;
 use shared::http::json::ApiJson;
 use shared::http::quota::QuotaUnit;
 use shared::http::unit_of_work::{UnitOfWork, require_idempotency_key};
-use shared::http::{AppState, all_groups, with_pipeline};
-use shared::ports::Ports;
-use shared::ports::clock::{Clock, ManualClock};
+use shared::ports::clock::Clock;
 use shared::ports::table::{Condition, Item, Key, Query, SortKey, Write};
+use support::{Harness, assert_error_shape, get, post_json, send};
 
 #[derive(Default)]
 struct Gate {
@@ -87,31 +85,21 @@ fn widgets_pk(account: &AccountId, mode: Mode) -> String {
     format!("WIDGET#{account}#{}", mode.as_str())
 }
 
-struct Harness {
-    app: Router,
-    ports: Ports,
-    clock: Arc<ManualClock>,
+struct PipelineHarness {
+    h: Harness,
     gate: Arc<Gate>,
-    account: AccountId,
-    live: String,
-    test: String,
-    live_key_id: String,
-    _dir: tempfile::TempDir,
 }
 
-async fn harness_with(config: Config, plan: Plan) -> Harness {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
-    let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-    let ports = Ports {
-        table: Arc::new(table),
-        clock: clock.clone(),
-    };
-    let account = accounts::create(&ports, "Test", plan, None).await.unwrap();
-    let (live_key_id, live) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
-    let (_, test) = keys::create(&ports, &account.id, Mode::Test).await.unwrap();
+impl std::ops::Deref for PipelineHarness {
+    type Target = Harness;
+
+    fn deref(&self) -> &Harness {
+        &self.h
+    }
+}
+
+async fn harness_with(config: Config, plan: Plan) -> PipelineHarness {
     let gate = Arc::new(Gate::default());
-    let state = AppState::new(ports.clone(), config);
     let test_routes = Router::new()
         .route("/api/v1/test/widgets", post(create_widget))
         .route(
@@ -121,91 +109,19 @@ async fn harness_with(config: Config, plan: Plan) -> Harness {
         .route("/api/v1/test/analyses", post(analyse))
         .route("/api/v1/test/panic", post(explode))
         .layer(Extension(gate.clone()));
-    let app = with_pipeline(all_groups().merge(test_routes), state);
-    Harness {
-        app,
-        ports,
-        clock,
+    PipelineHarness {
+        h: support::start(config, plan, test_routes).await,
         gate,
-        account: account.id,
-        live: live.reveal(),
-        test: test.reveal(),
-        live_key_id,
-        _dir: dir,
     }
 }
 
-async fn harness() -> Harness {
-    let config = Config {
-        rate_limit_per_minute: 1000,
-        ..Config::default()
-    };
-    harness_with(config, Plan::Pro).await
+async fn harness() -> PipelineHarness {
+    harness_with(support::relaxed(), Plan::Pro).await
 }
 
-struct Reply {
-    status: StatusCode,
-    headers: axum::http::HeaderMap,
-    json: Json,
-}
-
-impl Reply {
-    fn code(&self) -> &str {
-        self.json["error"]["code"].as_str().unwrap_or("")
-    }
-
-    fn header(&self, name: &str) -> &str {
-        self.headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-    }
-}
-
-fn get(path: &str, key: Option<&str>) -> Request<Body> {
-    let mut req = Request::get(path);
-    if let Some(key) = key {
-        req = req.header("authorization", format!("Bearer {key}"));
-    }
-    req.body(Body::empty()).unwrap()
-}
-
-fn post_json(path: &str, key: &str, idempotency: Option<&str>, body: &str) -> Request<Body> {
-    let mut req = Request::post(path)
-        .header("authorization", format!("Bearer {key}"))
-        .header("content-type", "application/json");
-    if let Some(k) = idempotency {
-        req = req.header("idempotency-key", k);
-    }
-    req.body(Body::from(body.to_string())).unwrap()
-}
-
-async fn send(app: &Router, req: Request<Body>) -> Reply {
-    let response = app.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let headers = response.headers().clone();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    let json = serde_json::from_slice(&bytes).unwrap_or(Json::Null);
-    Reply {
-        status,
-        headers,
-        json,
-    }
-}
-
-async fn widget_count(h: &Harness, mode: Mode) -> usize {
+async fn widget_count(h: &PipelineHarness, mode: Mode) -> usize {
     let q = Query::new(widgets_pk(&h.account, mode), SortKey::All);
     h.ports.table.query(&q).await.unwrap().items.len()
-}
-
-fn assert_error_shape(r: &Reply, status: StatusCode, kind: &str, code: &str) {
-    assert_eq!(r.status, status, "{}", r.json);
-    assert_eq!(r.json["error"]["type"], kind, "{}", r.json);
-    assert_eq!(r.code(), code, "{}", r.json);
-    assert!(!r.json["error"]["message"].as_str().unwrap_or("").is_empty());
-    let request_id = r.header("request-id");
-    assert!(request_id.starts_with("req_"));
-    assert_eq!(r.json["error"]["request_id"], request_id);
 }
 
 #[tokio::test]
@@ -776,7 +692,28 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
         .keys()
         .cloned()
         .collect();
-    assert_eq!(paths, ["/api/v1/openapi.json", "/api/v1/usage"]);
+    assert_eq!(
+        paths,
+        [
+            "/api/v1/openapi.json",
+            "/api/v1/tax/calendar",
+            "/api/v1/tax/model-130",
+            "/api/v1/tax/nif",
+            "/api/v1/tax/quarter",
+            "/api/v1/tax/vat",
+            "/api/v1/tax/withholding",
+            "/api/v1/usage"
+        ]
+    );
+    let vat = &r.json["paths"]["/api/v1/tax/vat"]["post"];
+    assert!(
+        vat["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "Idempotency-Key")
+    );
+    assert!(vat["responses"].get("422").is_some());
     let usage = &r.json["paths"]["/api/v1/usage"]["get"];
     assert_eq!(usage["security"], json!([{"bearer": []}]));
     for status in ["200", "401", "429"] {

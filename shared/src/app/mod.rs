@@ -3,9 +3,11 @@
 pub mod accounts;
 pub mod idempotency;
 pub mod keys;
+pub mod ledger;
 pub mod outbox;
 pub mod quota;
 pub mod rate_limit;
+pub mod tax_tools;
 pub mod usage;
 
 #[cfg(test)]

@@ -40,6 +40,31 @@ fn join(path: &str, name: &str) -> String {
     }
 }
 
+/// The error for a field that is unknown, missing or of the wrong type,
+/// from serde's message and the path to the field.
+pub fn field_error(path: &str, message: &str) -> ApiError {
+    let text = message.split(" at line").next().unwrap_or(message);
+    if text.starts_with("unknown field") {
+        let name = quoted_name(text).unwrap_or_default();
+        return ApiError::invalid("parameter_unknown", format!("unknown parameter `{name}`"))
+            .param(join(path, name));
+    }
+    if text.starts_with("missing field") {
+        let name = quoted_name(text).unwrap_or_default();
+        return ApiError::invalid(
+            "parameter_missing",
+            format!("missing required parameter `{name}`"),
+        )
+        .param(join(path, name));
+    }
+    let error = ApiError::invalid("parameter_invalid", text.to_string());
+    if path.is_empty() || path == "." {
+        error
+    } else {
+        error.param(path)
+    }
+}
+
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     let result: Result<T, _> = serde_path_to_error::deserialize(de);
@@ -59,32 +84,7 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
                     ),
                 )
             }
-            _ if message.starts_with("unknown field") => {
-                let name = quoted_name(&message).unwrap_or_default();
-                ApiError::invalid("parameter_unknown", format!("unknown parameter `{name}`"))
-                    .param(join(&path, name))
-            }
-            _ if message.starts_with("missing field") => {
-                let name = quoted_name(&message).unwrap_or_default();
-                ApiError::invalid(
-                    "parameter_missing",
-                    format!("missing required parameter `{name}`"),
-                )
-                .param(join(&path, name))
-            }
-            _ => {
-                let text = message
-                    .split(" at line")
-                    .next()
-                    .unwrap_or(&message)
-                    .to_string();
-                let error = ApiError::invalid("parameter_invalid", text);
-                if path.is_empty() || path == "." {
-                    error
-                } else {
-                    error.param(path)
-                }
-            }
+            _ => field_error(&path, &message),
         }
     })
 }

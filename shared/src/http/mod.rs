@@ -6,9 +6,11 @@ pub mod error;
 pub mod json;
 pub mod observe;
 pub mod openapi;
+pub mod query;
 pub mod quota;
 pub mod rate_limit;
 pub mod state;
+pub mod tax;
 pub mod unit_of_work;
 pub mod usage;
 
@@ -26,15 +28,17 @@ pub use state::AppState;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Group {
     Usage,
+    Tax,
     OpenApi,
 }
 
 impl Group {
-    pub const ALL: [Group; 2] = [Group::Usage, Group::OpenApi];
+    pub const ALL: [Group; 3] = [Group::Usage, Group::Tax, Group::OpenApi];
 
     pub fn routes(self) -> OpenApiRouter<AppState> {
         match self {
             Group::Usage => usage::routes(),
+            Group::Tax => tax::routes(),
             Group::OpenApi => openapi::routes(),
         }
     }

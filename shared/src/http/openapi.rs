@@ -39,6 +39,7 @@ const DESCRIPTION: &str = r#"Invoicing, analysis and tax tools for Spanish freel
     components(schemas(ErrorBody)),
     tags(
         (name = "usage", description = "The daily quota"),
+        (name = "tax", description = "Spanish tax tools, computed by rules (estimates for the general regime; no quota)"),
         (name = "openapi", description = "This document"),
     )
 )]

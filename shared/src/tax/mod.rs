@@ -1,3 +1,10 @@
 //! Spanish tax rules: pure, one file per concern.
 
+pub mod calendar;
+pub mod ledger_entry;
+pub mod model130;
+pub mod money;
 pub mod nif;
+pub mod quarter;
+pub mod vat;
+pub mod withholding;

@@ -110,11 +110,16 @@ impl Nif {
             }
             c if ENTITY_LETTERS.contains(c) => {
                 let control = entity_control(middle.as_bytes());
-                last == char::from(b'0' + control) || last == char::from(ENTITY_CONTROL_LETTERS[control as usize])
+                last == char::from(b'0' + control)
+                    || last == char::from(ENTITY_CONTROL_LETTERS[control as usize])
             }
             _ => return Err(NifError::BadFormat),
         };
-        if ok { Ok(Nif(value)) } else { Err(NifError::BadCheckDigit) }
+        if ok {
+            Ok(Nif(value))
+        } else {
+            Err(NifError::BadCheckDigit)
+        }
     }
 
     pub fn as_str(&self) -> &str {
@@ -245,7 +250,9 @@ impl NifWarning {
                 "the control character is valid, but entities of this type usually use the other form \
                  (a letter for P, Q, R, S, N and W; a digit for the rest)"
             }
-            NifWarning::PlaceholderNumber => "DNI number 0 is a placeholder, not a real person's NIF",
+            NifWarning::PlaceholderNumber => {
+                "DNI number 0 is a placeholder, not a real person's NIF"
+            }
         }
     }
 }
@@ -254,7 +261,9 @@ impl NifWarning {
 pub fn padded_suggestion(input: &str) -> Option<Nif> {
     let value = normalize(input);
     let looks_short_dni = value.len() == 8 && value.as_bytes()[..7].iter().all(u8::is_ascii_digit);
-    looks_short_dni.then(|| Nif::parse(&format!("0{value}")).ok()).flatten()
+    looks_short_dni
+        .then(|| Nif::parse(&format!("0{value}")).ok())
+        .flatten()
 }
 
 impl FromStr for Nif {
@@ -361,19 +370,37 @@ mod tests {
     #[test]
     fn kinds_and_warnings() {
         let b = Nif::parse("B64717838").unwrap();
-        assert_eq!((b.kind(), b.kind().code()), (NifKind::Entity('B'), "entity"));
+        assert_eq!(
+            (b.kind(), b.kind().code()),
+            (NifKind::Entity('B'), "entity")
+        );
         assert!(b.kind().description().contains("(SL)"));
         assert!(b.warnings().is_empty());
-        assert_eq!(Nif::parse("B6471783H").unwrap().warnings(), [NifWarning::ControlFormUnusual]);
-        assert_eq!(Nif::parse("A1234567D").unwrap().warnings(), [NifWarning::ControlFormUnusual]);
+        assert_eq!(
+            Nif::parse("B6471783H").unwrap().warnings(),
+            [NifWarning::ControlFormUnusual]
+        );
+        assert_eq!(
+            Nif::parse("A1234567D").unwrap().warnings(),
+            [NifWarning::ControlFormUnusual]
+        );
         for letter_expected in ["P12345674", "Q28160034", "W12345674", "N00123455"] {
-            assert_eq!(Nif::parse(letter_expected).unwrap().warnings(), [NifWarning::ControlFormUnusual]);
+            assert_eq!(
+                Nif::parse(letter_expected).unwrap().warnings(),
+                [NifWarning::ControlFormUnusual]
+            );
         }
         assert!(Nif::parse("P1234567D").unwrap().warnings().is_empty());
-        assert_eq!(Nif::parse("00000000T").unwrap().warnings(), [NifWarning::PlaceholderNumber]);
+        assert_eq!(
+            Nif::parse("00000000T").unwrap().warnings(),
+            [NifWarning::PlaceholderNumber]
+        );
         assert_eq!(Nif::parse("X1234567L").unwrap().kind(), NifKind::Nie);
         assert_eq!(Nif::parse("12345678Z").unwrap().kind(), NifKind::Dni);
-        assert_eq!(Nif::parse("K1234567L").unwrap().kind(), NifKind::Special('K'));
+        assert_eq!(
+            Nif::parse("K1234567L").unwrap().kind(),
+            NifKind::Special('K')
+        );
     }
 
     #[test]
@@ -382,13 +409,19 @@ mod tests {
         assert_eq!(normalize("12.345.678-z"), "12345678Z");
         assert_eq!(normalize("X\u{2013}2482300\u{00A0}W"), "X2482300W");
         assert_eq!(normalize("\tB64717838\n"), "B64717838");
-        assert!(Nif::parse("B6471\t7838").is_err(), "inner tabs are not separators");
+        assert!(
+            Nif::parse("B6471\t7838").is_err(),
+            "inner tabs are not separators"
+        );
     }
 
     #[test]
     fn a_seven_digit_dni_gets_a_padded_suggestion() {
         assert_eq!(Nif::parse("1234567L"), Err(NifError::BadLength));
-        assert_eq!(padded_suggestion("1234567L").map(|n| n.0), Some("01234567L".into()));
+        assert_eq!(
+            padded_suggestion("1234567L").map(|n| n.0),
+            Some("01234567L".into())
+        );
         assert_eq!(padded_suggestion("1234567A"), None);
         assert_eq!(padded_suggestion("B6471783"), None);
     }

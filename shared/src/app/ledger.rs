@@ -1,0 +1,108 @@
+//! The account's ledger of live issued invoices, ordered by issue date. Invoice
+//! issuing adds an entry in its transaction; the tax tools read it. Test-mode
+//! invoices never reach it.
+
+use chrono::NaiveDate;
+
+use crate::domain::account::AccountId;
+use crate::ports::Ports;
+use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, Write};
+use crate::tax::ledger_entry::LedgerEntry;
+
+fn partition(account: &AccountId) -> String {
+    format!("LEDGER#{account}")
+}
+
+/// The write that records an entry, for the issuing transaction.
+pub fn record(account: &AccountId, entry: &LedgerEntry) -> Write {
+    let sk = format!("{}#{}", entry.issue_date, entry.number);
+    let json = serde_json::to_string(entry).expect("ledger entries serialise");
+    Write::Put {
+        item: Item::new(Key::new(partition(account), sk)).with("entry", json),
+        condition: Some(Condition::Absent),
+    }
+}
+
+/// The entries issued from `from` to `to`, both inclusive, oldest first.
+pub async fn between(
+    ports: &Ports,
+    account: &AccountId,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<Vec<LedgerEntry>, TableError> {
+    let range = SortKey::Between(format!("{from}#"), format!("{to}#\u{10FFFF}"));
+    let mut query = Query::new(partition(account), range).limit(500);
+    let mut entries = Vec::new();
+    loop {
+        let page = ports.table.query(&query).await?;
+        for item in &page.items {
+            let json = item.s("entry").unwrap_or_default();
+            let entry = serde_json::from_str(json).map_err(|e| {
+                TableError::Unavailable(format!("unreadable ledger entry {}: {e}", item.key))
+            })?;
+            entries.push(entry);
+        }
+        match page.next {
+            Some(next) => query.cursor = Some(next),
+            None => return Ok(entries),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::test_ports;
+    use crate::tax::ledger_entry::RateGroup;
+    use rust_decimal::dec;
+
+    fn entry(number: &str, date: &str) -> LedgerEntry {
+        LedgerEntry {
+            invoice_id: format!("inv_{number}"),
+            number: number.into(),
+            kind: "F1".into(),
+            issue_date: date.parse().unwrap(),
+            groups: vec![RateGroup {
+                vat_rate: dec!(21),
+                base: dec!(100.00),
+                vat_amount: dec!(21.00),
+                surcharge_rate: dec!(0),
+                surcharge_amount: dec!(0),
+            }],
+            irpf_rate: dec!(15),
+            irpf_amount: dec!(15.00),
+            total: dec!(106.00),
+        }
+    }
+
+    #[tokio::test]
+    async fn entries_are_read_back_by_date_range_per_account() {
+        let (ports, _dir) = test_ports();
+        let account: AccountId = "acct_01".parse().unwrap();
+        let other: AccountId = "acct_02".parse().unwrap();
+        let writes = vec![
+            record(&account, &entry("F2026-1", "2026-03-31")),
+            record(&account, &entry("F2026-2", "2026-04-01")),
+            record(&account, &entry("F2026-3", "2026-06-30")),
+            record(&account, &entry("F2026-4", "2026-07-01")),
+            record(&other, &entry("F2026-1", "2026-05-05")),
+        ];
+        ports.table.transact(writes).await.unwrap();
+        let q2 = between(
+            &ports,
+            &account,
+            "2026-04-01".parse().unwrap(),
+            "2026-06-30".parse().unwrap(),
+        )
+        .await
+        .unwrap();
+        let numbers: Vec<_> = q2.iter().map(|e| e.number.as_str()).collect();
+        assert_eq!(numbers, ["F2026-2", "F2026-3"]);
+        assert_eq!(q2[0], entry("F2026-2", "2026-04-01"));
+        let err = ports
+            .table
+            .transact(vec![record(&account, &entry("F2026-2", "2026-04-01"))])
+            .await;
+        assert!(err.is_err(), "an entry is written once");
+    }
+}

@@ -1,0 +1,106 @@
+//! `fiscal_calendar`: tax deadlines in a date range.
+
+use chrono::{Days, NaiveDate};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::ToolError;
+use crate::tax::calendar::{Form, Lang, deadlines};
+
+/// The longest range one request may cover.
+pub const MAX_RANGE_DAYS: u64 = 3 * 366;
+/// The range when none is given: the next 90 days.
+pub const DEFAULT_RANGE_DAYS: u64 = 90;
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct DeadlineItem {
+    /// The form (modelo): `303`, `130`, …
+    pub form: &'static str,
+    /// `2026-1T` (quarter), `2025` (year), `2026-P1` (Modelo 202 instalment).
+    pub period: String,
+    /// First day of the filing window.
+    pub start: NaiveDate,
+    /// Last day, moved past weekends and national holidays.
+    pub end: NaiveDate,
+    /// Last day to file with direct debit of the payment, for forms with a payment.
+    pub domiciliation_end: Option<NaiveDate>,
+    pub description: String,
+}
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct CalendarResponse {
+    pub object: &'static str,
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub lang: &'static str,
+    pub data: Vec<DeadlineItem>,
+}
+
+/// Parses a comma-separated list of forms; empty or absent means all.
+pub fn parse_forms(raw: Option<&str>) -> Result<Vec<Form>, ToolError> {
+    match raw.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(Form::ALL.to_vec()),
+        Some(list) => list
+            .split(',')
+            .map(|f| {
+                f.parse()
+                    .map_err(|e: String| ToolError::invalid("forms", e))
+            })
+            .collect(),
+    }
+}
+
+pub fn parse_lang(raw: Option<&str>) -> Result<Lang, ToolError> {
+    raw.map_or(Ok(Lang::Es), |l| {
+        l.parse().map_err(|e: String| ToolError::invalid("lang", e))
+    })
+}
+
+pub fn fiscal_calendar(
+    from: Option<NaiveDate>,
+    to: Option<NaiveDate>,
+    forms: &[Form],
+    lang: Lang,
+    today: NaiveDate,
+) -> Result<CalendarResponse, ToolError> {
+    let from = from.unwrap_or(today);
+    let to = match to {
+        Some(to) => to,
+        None => from
+            .checked_add_days(Days::new(DEFAULT_RANGE_DAYS))
+            .ok_or_else(|| ToolError::invalid("from", "date out of range"))?,
+    };
+    if to < from {
+        return Err(ToolError::invalid(
+            "to",
+            format!("to ({to}) is before from ({from})"),
+        ));
+    }
+    if (to - from).num_days() as u64 > MAX_RANGE_DAYS {
+        return Err(ToolError::invalid(
+            "to",
+            format!("the range may span at most {MAX_RANGE_DAYS} days"),
+        ));
+    }
+    let data = deadlines(from, to, forms)
+        .into_iter()
+        .map(|d| DeadlineItem {
+            form: d.form.code(),
+            description: d.description(lang).to_string(),
+            period: d.period,
+            start: d.start,
+            end: d.end,
+            domiciliation_end: d.domiciliation_end,
+        })
+        .collect();
+    Ok(CalendarResponse {
+        object: "list",
+        from,
+        to,
+        lang: match lang {
+            Lang::Es => "es",
+            Lang::En => "en",
+        },
+        data,
+    })
+}

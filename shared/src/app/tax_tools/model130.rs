@@ -1,0 +1,252 @@
+//! `estimate_model_130`: the quarterly IRPF instalment, box by box. Income and
+//! withholdings the request leaves out come from the account's ledger.
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year, quarter_dates};
+use crate::app::keys::Caller;
+use crate::app::ledger;
+use crate::ports::Ports;
+use crate::tax::model130::{EarlierQuarters, Model130Input, YearToDate, compute};
+use crate::tax::money::{Amount, MAX_INTEGER_DIGITS, as_number, decimal_from_json};
+
+/// Year-to-date figures at the end of an earlier quarter.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuarterFigures {
+    #[schema(value_type = f64)]
+    pub income: Amount,
+    #[schema(value_type = f64)]
+    pub expenses: Amount,
+    #[serde(default = "zero")]
+    #[schema(value_type = f64)]
+    pub withholdings: Amount,
+}
+
+fn zero() -> Amount {
+    Amount::new(Decimal::ZERO).expect("zero is an amount")
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"year": 2026, "quarter": 2, "income": 20000, "expenses": 7000, "withholdings": 1200,
+    "previous_quarters": [{"income": 12000, "expenses": 3000, "withholdings": 720}],
+    "previous_year_net_income": 15000}))]
+pub struct Model130Request {
+    pub year: i32,
+    /// 1 to 4.
+    pub quarter: u8,
+    /// Computable income from 1 January to the end of the quarter (box 01); default: the ledger's invoice bases.
+    #[schema(value_type = Option<f64>)]
+    pub income: Option<Amount>,
+    /// Deductible expenses, year to date (box 02); default 0 (expenses are not in the ledger).
+    #[schema(value_type = Option<f64>)]
+    pub expenses: Option<Amount>,
+    /// Withholdings borne, year to date (box 06); default: the IRPF withheld on the ledger's invoices.
+    #[schema(value_type = Option<f64>)]
+    pub withholdings: Option<Amount>,
+    /// The year-to-date figures of each earlier quarter of the year (quarter − 1 entries), from which
+    /// boxes 05 and 15 are computed. Alternative to `previous_payments` / `negative_results_pending`.
+    pub previous_quarters: Option<Vec<QuarterFigures>>,
+    /// Box 05 directly: the instalments of earlier quarters.
+    #[schema(value_type = Option<f64>)]
+    pub previous_payments: Option<Amount>,
+    /// Negative results (box 19) of earlier quarters not yet used, as a positive amount (box 15 source).
+    #[schema(value_type = Option<f64>)]
+    pub negative_results_pending: Option<Amount>,
+    /// Net income from activities of the previous year, for the box 13 reduction (may be negative).
+    #[serde(default, deserialize_with = "signed_amount")]
+    #[schema(value_type = Option<f64>)]
+    pub previous_year_net_income: Option<Decimal>,
+    /// The taxpayer keeps the transitional main-home loan deduction (box 16).
+    #[serde(default)]
+    pub housing_loan: bool,
+    /// Box 18: paid in an earlier return for the same quarter (complementary returns).
+    #[schema(value_type = Option<f64>)]
+    pub paid_in_earlier_return: Option<Amount>,
+}
+
+fn signed_amount<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
+    let value = decimal_from_json(d)?;
+    let limit = Decimal::from(10i64.pow(MAX_INTEGER_DIGITS));
+    if value.abs() >= limit {
+        return Err(serde::de::Error::custom(format!(
+            "{value} has more than {MAX_INTEGER_DIGITS} integer digits"
+        )));
+    }
+    Ok(Some(value))
+}
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct ReturnBoxValue {
+    /// Box number, two digits.
+    #[serde(rename = "box")]
+    pub number: String,
+    pub label: &'static str,
+    pub label_en: &'static str,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub value: Decimal,
+}
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct Model130Response {
+    pub year: i32,
+    pub quarter: u8,
+    /// Boxes 01 to 19 (08–11, agriculture, are 0).
+    pub boxes: Vec<ReturnBoxValue>,
+    /// Box 19.
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub result: Decimal,
+    /// `pay`, `to_deduct` (negative in Q1–Q3, carried to later quarters), `negative` (Q4) or `zero`.
+    pub outcome: &'static str,
+    pub meaning: &'static str,
+    /// Where income and withholdings came from: `request` or `ledger`.
+    pub income_source: &'static str,
+    pub withholdings_source: &'static str,
+    pub notes: Vec<String>,
+    pub estimate: &'static str,
+}
+
+fn ytd(f: &QuarterFigures) -> YearToDate {
+    YearToDate {
+        income: f.income.value(),
+        expenses: f.expenses.value(),
+        withholdings: f.withholdings.value(),
+    }
+}
+
+fn earlier_quarters(
+    req: &Model130Request,
+    notes: &mut Vec<String>,
+) -> Result<EarlierQuarters, ToolError> {
+    let direct = req.previous_payments.is_some() || req.negative_results_pending.is_some();
+    match &req.previous_quarters {
+        Some(_) if direct => Err(ToolError::invalid(
+            "previous_quarters",
+            "send either previous_quarters or previous_payments / negative_results_pending, not both",
+        )),
+        Some(figures) if figures.len() != usize::from(req.quarter - 1) => Err(ToolError::invalid(
+            "previous_quarters",
+            format!(
+                "quarter {} needs {} earlier quarters, got {}",
+                req.quarter,
+                req.quarter - 1,
+                figures.len()
+            ),
+        )),
+        Some(figures) => Ok(EarlierQuarters::Figures(figures.iter().map(ytd).collect())),
+        None => {
+            if req.quarter > 1 && !direct {
+                notes.push("No earlier quarters given: boxes 05 and 15 are taken as 0.".into());
+            }
+            Ok(EarlierQuarters::Boxes {
+                previous_payments: req.previous_payments.map(Amount::value).unwrap_or_default(),
+                negative_pending: req
+                    .negative_results_pending
+                    .map(Amount::value)
+                    .unwrap_or_default(),
+            })
+        }
+    }
+}
+
+pub async fn estimate_model_130(
+    ports: &Ports,
+    caller: &Caller,
+    req: &Model130Request,
+) -> Result<Model130Response, ToolError> {
+    let year = check_year(req.year)?;
+    let quarter = check_quarter(req.quarter)?;
+    let mut notes = Vec::new();
+    let earlier = earlier_quarters(req, &mut notes)?;
+    let needs_ledger = req.income.is_none() || req.withholdings.is_none();
+    let (ledger_income, ledger_withholdings) = if needs_ledger {
+        ledger_year_to_date(ports, caller, year, quarter, &mut notes).await?
+    } else {
+        (Decimal::ZERO, Decimal::ZERO)
+    };
+    if req.expenses.is_none() {
+        notes.push("No expenses given: box 02 is 0 (expenses are not in the ledger).".into());
+    }
+    let input = Model130Input {
+        year,
+        quarter,
+        current: YearToDate {
+            income: req.income.map(Amount::value).unwrap_or(ledger_income),
+            expenses: req.expenses.map(Amount::value).unwrap_or_default(),
+            withholdings: req
+                .withholdings
+                .map(Amount::value)
+                .unwrap_or(ledger_withholdings),
+        },
+        earlier,
+        previous_year_net_income: req.previous_year_net_income,
+        housing_loan: req.housing_loan,
+        paid_in_earlier_return: req
+            .paid_in_earlier_return
+            .map(Amount::value)
+            .unwrap_or_default(),
+    };
+    let result = compute(&input);
+    Ok(Model130Response {
+        year,
+        quarter,
+        boxes: result
+            .boxes
+            .iter()
+            .map(|b| ReturnBoxValue {
+                number: format!("{:02}", b.number),
+                label: b.label_es,
+                label_en: b.label_en,
+                value: b.value,
+            })
+            .collect(),
+        result: result.result,
+        outcome: result.outcome.code(),
+        meaning: result.outcome.meaning_en(),
+        income_source: if req.income.is_some() {
+            "request"
+        } else {
+            "ledger"
+        },
+        withholdings_source: if req.withholdings.is_some() {
+            "request"
+        } else {
+            "ledger"
+        },
+        notes,
+        estimate: ESTIMATE_NOTICE,
+    })
+}
+
+/// Σ bases and Σ IRPF withheld of the live ledger from 1 January to the quarter's end.
+async fn ledger_year_to_date(
+    ports: &Ports,
+    caller: &Caller,
+    year: i32,
+    quarter: u8,
+    notes: &mut Vec<String>,
+) -> Result<(Decimal, Decimal), ToolError> {
+    if !caller.mode.is_live() {
+        notes.push("Test keys have no ledger: figures not given are taken as 0.".into());
+        return Ok((Decimal::ZERO, Decimal::ZERO));
+    }
+    let start = NaiveDate::from_ymd_opt(year, 1, 1).expect("valid year");
+    let (_, end) = quarter_dates(year, quarter);
+    let entries = ledger::between(ports, &caller.account_id, start, end)
+        .await
+        .map_err(ToolError::storage)?;
+    if entries.is_empty() {
+        notes.push(format!(
+            "The ledger has no invoices from {start} to {end}: ledger figures are 0."
+        ));
+    }
+    let income = entries.iter().map(|e| e.base()).sum();
+    let withheld = entries.iter().map(|e| e.irpf_amount).sum();
+    Ok((income, withheld))
+}

@@ -1,0 +1,168 @@
+//! `quarter_summary`: a quarter of the live ledger, with the Modelo 303 boxes
+//! and the Modelo 130 inputs it gives.
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year, quarter_dates};
+use crate::app::keys::Caller;
+use crate::app::ledger;
+use crate::ports::Ports;
+use crate::tax::money::as_number;
+use crate::tax::quarter::{model_303_boxes, summarize};
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct RateLine {
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub rate: Decimal,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub base: Decimal,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub amount: Decimal,
+}
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct Box303 {
+    #[serde(rename = "box")]
+    pub number: &'static str,
+    pub label: String,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub value: Decimal,
+}
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct Totals {
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub base: Decimal,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub vat: Decimal,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub surcharge: Decimal,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub irpf_withheld: Decimal,
+    /// base + VAT + surcharge − IRPF.
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub total: Decimal,
+}
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct Model130Inputs {
+    /// Σ invoice bases from 1 January to the quarter's end (box 01).
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub income_year_to_date: Decimal,
+    /// Σ IRPF withheld by clients in the same span (box 06).
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub withholdings_year_to_date: Decimal,
+}
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct QuarterResponse {
+    pub year: i32,
+    pub quarter: u8,
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub livemode: bool,
+    /// Ordinary invoices (F1, F2) issued in the quarter.
+    pub invoice_count: usize,
+    /// Rectifying invoices (R1–R5), which go to the modification boxes 14/15 and 25/26.
+    pub rectification_count: usize,
+    /// Output VAT of ordinary invoices per rate: base and quota.
+    pub vat: Vec<RateLine>,
+    /// Equivalence surcharge per rate.
+    pub surcharge: Vec<RateLine>,
+    pub totals: Totals,
+    /// Modelo 303 output boxes (01–09 per rate, 14/15, surcharge rows, 25/26, 27 total).
+    pub model_303: Vec<Box303>,
+    pub model_130: Model130Inputs,
+    pub notes: Vec<String>,
+    pub estimate: &'static str,
+}
+
+fn lines(
+    map: &std::collections::BTreeMap<Decimal, crate::tax::quarter::RateTotals>,
+) -> Vec<RateLine> {
+    map.iter()
+        .rev()
+        .map(|(rate, t)| RateLine {
+            rate: *rate,
+            base: t.base,
+            amount: t.amount,
+        })
+        .collect()
+}
+
+pub async fn quarter_summary(
+    ports: &Ports,
+    caller: &Caller,
+    year: i32,
+    quarter: u8,
+) -> Result<QuarterResponse, ToolError> {
+    let year = check_year(year)?;
+    let quarter = check_quarter(quarter)?;
+    let (from, to) = quarter_dates(year, quarter);
+    let mut notes = Vec::new();
+    let (entries, year_entries) = if caller.mode.is_live() {
+        let january = NaiveDate::from_ymd_opt(year, 1, 1).expect("valid year");
+        let year_entries = ledger::between(ports, &caller.account_id, january, to)
+            .await
+            .map_err(ToolError::storage)?;
+        let entries = year_entries
+            .iter()
+            .filter(|e| e.issue_date >= from)
+            .cloned()
+            .collect();
+        (entries, year_entries)
+    } else {
+        notes.push("Test keys have no ledger: test invoices never reach it.".into());
+        (Vec::new(), Vec::new())
+    };
+    let s = summarize(&entries);
+    if entries.is_empty() && caller.mode.is_live() {
+        notes.push("The ledger has no invoices in this quarter.".into());
+    }
+    Ok(QuarterResponse {
+        year,
+        quarter,
+        from,
+        to,
+        livemode: caller.mode.is_live(),
+        invoice_count: s.invoice_count,
+        rectification_count: s.rectification_count,
+        vat: lines(&s.vat),
+        surcharge: lines(&s.surcharge),
+        totals: Totals {
+            base: s.base,
+            vat: s.vat_amount,
+            surcharge: s.surcharge_amount,
+            irpf_withheld: s.irpf_withheld,
+            total: s.total,
+        },
+        model_303: model_303_boxes(&s, year, quarter)
+            .into_iter()
+            .map(|b| Box303 {
+                number: b.number,
+                label: b.label,
+                value: b.value,
+            })
+            .collect(),
+        model_130: Model130Inputs {
+            income_year_to_date: year_entries.iter().map(|e| e.base()).sum(),
+            withholdings_year_to_date: year_entries.iter().map(|e| e.irpf_amount).sum(),
+        },
+        notes,
+        estimate: ESTIMATE_NOTICE,
+    })
+}

@@ -1,0 +1,106 @@
+//! `calculate_withholding`: the IRPF withholding of an invoice and its total.
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use rust_decimal::dec;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::vat::vat_rate;
+use super::{ESTIMATE_NOTICE, ToolError};
+use crate::tax::money::{Amount, as_number, decimal_from_json};
+use crate::tax::withholding::{WithholdingType, compute};
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"base": 1000, "type": "professional"}))]
+pub struct WithholdingRequest {
+    /// The invoice's tax base (without VAT).
+    #[schema(value_type = f64)]
+    pub base: Amount,
+    /// `professional` (15), `professional_new` (7), `professional_reduced` (7), `artistic_reduced` (7),
+    /// `rental` (19), `courses_lectures` (15), `intellectual_property` (15), `image_rights` (24),
+    /// `agricultural` (2), `livestock_pig_poultry` (1), `modules` (1), `board_member` (35),
+    /// `board_member_small` (19) or `none` (0).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// VAT percent of the invoice; default 21.
+    #[serde(default, deserialize_with = "optional_decimal")]
+    #[schema(value_type = Option<f64>)]
+    pub vat_rate: Option<Decimal>,
+    #[serde(default)]
+    pub equivalence_surcharge: bool,
+    /// Date of the operation, for the VAT rates of that day; default today (Europe/Madrid).
+    pub date: Option<NaiveDate>,
+}
+
+fn optional_decimal<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
+    decimal_from_json(d).map(Some)
+}
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+#[schema(example = json!({"base": 1000.0, "type": "professional", "withholding_rate": 15.0, "withholding_amount": 150.0,
+    "vat_rate": 21.0, "vat_amount": 210.0, "surcharge_rate": 0.0, "surcharge_amount": 0.0, "total_invoice": 1060.0,
+    "rule": "Professional activities (IAE section 2): 15 %",
+    "estimate": "Estimate for the general regime, computed from the rules in force; not tax advice."}))]
+pub struct WithholdingResponse {
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub base: Decimal,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub withholding_rate: Decimal,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub withholding_amount: Decimal,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub vat_rate: Decimal,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub vat_amount: Decimal,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub surcharge_rate: Decimal,
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub surcharge_amount: Decimal,
+    /// base + VAT + surcharge − withholding: what the customer pays.
+    #[serde(serialize_with = "as_number")]
+    #[schema(value_type = f64)]
+    pub total_invoice: Decimal,
+    /// The rule applied.
+    pub rule: &'static str,
+    pub estimate: &'static str,
+}
+
+pub fn calculate_withholding(
+    req: &WithholdingRequest,
+    today: NaiveDate,
+) -> Result<WithholdingResponse, ToolError> {
+    let kind: WithholdingType = req
+        .kind
+        .parse()
+        .map_err(|e: String| ToolError::invalid("type", e))?;
+    let vat = vat_rate(
+        req.vat_rate.unwrap_or(dec!(21)),
+        req.date.unwrap_or(today),
+        "vat_rate",
+    )?;
+    let w = compute(req.base.value(), kind, vat, req.equivalence_surcharge);
+    Ok(WithholdingResponse {
+        base: w.vat.base,
+        kind: kind.code(),
+        withholding_rate: w.rate,
+        withholding_amount: w.amount,
+        vat_rate: w.vat.vat_rate,
+        vat_amount: w.vat.vat_amount,
+        surcharge_rate: w.vat.surcharge_rate,
+        surcharge_amount: w.vat.surcharge_amount,
+        total_invoice: w.total_invoice,
+        rule: kind.rule(),
+        estimate: ESTIMATE_NOTICE,
+    })
+}

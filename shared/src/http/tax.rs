@@ -1,0 +1,198 @@
+//! The tax group: NIF validation, VAT, withholding, Modelo 130, the quarter
+//! summary and the tax calendar. Computed by rules; no quota.
+
+use axum::Json;
+use axum::extract::State;
+use chrono::NaiveDate;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::error::ApiError;
+use super::json::ApiJson;
+use super::query::ApiQuery;
+use super::state::AppState;
+use crate::app::keys::Caller;
+use crate::app::tax_tools::ToolError;
+use crate::app::tax_tools::calendar::{CalendarResponse, fiscal_calendar, parse_forms, parse_lang};
+use crate::app::tax_tools::model130::{Model130Request, Model130Response, estimate_model_130};
+use crate::app::tax_tools::nif::{NifCheck, validate_tax_id};
+use crate::app::tax_tools::quarter::{QuarterResponse, quarter_summary};
+use crate::app::tax_tools::vat::{VatRequest, VatResponse, calculate_vat};
+use crate::app::tax_tools::withholding::{
+    WithholdingRequest, WithholdingResponse, calculate_withholding,
+};
+use crate::domain::madrid;
+
+/// Longest value `GET /tax/nif` accepts.
+const MAX_NIF_INPUT: usize = 64;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get_nif))
+        .routes(routes!(post_vat))
+        .routes(routes!(post_withholding))
+        .routes(routes!(post_model_130))
+        .routes(routes!(get_quarter))
+        .routes(routes!(get_calendar))
+}
+
+impl From<ToolError> for ApiError {
+    fn from(e: ToolError) -> Self {
+        if e.code == "storage" {
+            tracing::error!(error = %e.message, "tax tool storage error");
+            return ApiError::unavailable("storage is temporarily unavailable; retry the request");
+        }
+        let error = ApiError::invalid(e.code, e.message);
+        match e.param {
+            Some(param) => error.param(param),
+            None => error,
+        }
+    }
+}
+
+fn today(state: &AppState) -> NaiveDate {
+    madrid::date(state.ports.clock.now())
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+struct NifQuery {
+    /// The identifier: DNI-NIF, NIE, entity NIF (CIF) or K/L/M; spaces, dots, hyphens,
+    /// lower case and an `ES` prefix are accepted.
+    value: String,
+}
+
+/// Validate a NIF, NIE or CIF
+///
+/// Checks format and control character with the official algorithms; validity
+/// agrees with python-stdnum's `stdnum.es.nif` (which also accepts both control
+/// forms for entities: an unusual one gives a warning). Invalid values are a
+/// 200 with `valid: false` and the `reason`.
+#[utoipa::path(get, path = "/api/v1/tax/nif", tag = "tax", operation_id = "validate_tax_id", params(NifQuery),
+    responses((status = 200, description = "The validation result", body = NifCheck)))]
+async fn get_nif(
+    _caller: Caller,
+    ApiQuery(q): ApiQuery<NifQuery>,
+) -> Result<Json<NifCheck>, ApiError> {
+    if q.value.chars().count() > MAX_NIF_INPUT {
+        return Err(ApiError::invalid(
+            "parameter_invalid",
+            format!("value is longer than {MAX_NIF_INPUT} characters"),
+        )
+        .param("value"));
+    }
+    Ok(Json(validate_tax_id(&q.value)))
+}
+
+/// Calculate VAT and equivalence surcharge
+///
+/// Forward from a base, or back from a VAT-included amount so that base + VAT
+/// (+ surcharge) equals the amount to the cent. Rounding: half away from zero,
+/// to cents.
+#[utoipa::path(post, path = "/api/v1/tax/vat", tag = "tax", operation_id = "calculate_vat", request_body = VatRequest,
+    responses((status = 200, description = "Base, VAT, surcharge and total", body = VatResponse)))]
+async fn post_vat(
+    State(state): State<AppState>,
+    _caller: Caller,
+    ApiJson(req): ApiJson<VatRequest>,
+) -> Result<Json<VatResponse>, ApiError> {
+    Ok(Json(calculate_vat(&req, today(&state))?))
+}
+
+/// Calculate IRPF withholding
+///
+/// The withholding of an invoice by type of income, with its VAT and total
+/// (`total_invoice = base + VAT + surcharge − withholding`).
+#[utoipa::path(post, path = "/api/v1/tax/withholding", tag = "tax", operation_id = "calculate_withholding",
+    request_body = WithholdingRequest,
+    responses((status = 200, description = "Withholding, VAT and invoice total", body = WithholdingResponse)))]
+async fn post_withholding(
+    State(state): State<AppState>,
+    _caller: Caller,
+    ApiJson(req): ApiJson<WithholdingRequest>,
+) -> Result<Json<WithholdingResponse>, ApiError> {
+    Ok(Json(calculate_withholding(&req, today(&state))?))
+}
+
+/// Estimate Modelo 130
+///
+/// Every box (01–19) of the quarterly IRPF instalment, computed year to date.
+/// Income and withholdings left out come from the account's ledger (live keys).
+#[utoipa::path(post, path = "/api/v1/tax/model-130", tag = "tax", operation_id = "estimate_model_130",
+    request_body = Model130Request,
+    responses((status = 200, description = "The boxes and the result", body = Model130Response)))]
+async fn post_model_130(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(req): ApiJson<Model130Request>,
+) -> Result<Json<Model130Response>, ApiError> {
+    Ok(Json(estimate_model_130(&state.ports, &caller, &req).await?))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+struct QuarterQuery {
+    /// 2000–2100.
+    year: i32,
+    /// 1–4.
+    quarter: u8,
+}
+
+/// Quarter summary from the ledger
+///
+/// Output VAT and surcharge per rate, IRPF withheld by clients, totals, and the
+/// Modelo 303 boxes and Modelo 130 inputs they give. Live keys only see the
+/// live ledger; test keys get an empty quarter.
+#[utoipa::path(get, path = "/api/v1/tax/quarter", tag = "tax", operation_id = "quarter_summary", params(QuarterQuery),
+    responses((status = 200, description = "The quarter", body = QuarterResponse)))]
+async fn get_quarter(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<QuarterQuery>,
+) -> Result<Json<QuarterResponse>, ApiError> {
+    Ok(Json(
+        quarter_summary(&state.ports, &caller, q.year, q.quarter).await?,
+    ))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+struct CalendarQuery {
+    /// First day (YYYY-MM-DD); default today (Europe/Madrid).
+    from: Option<NaiveDate>,
+    /// Last day; default 90 days after `from`. At most 3 years after `from`.
+    to: Option<NaiveDate>,
+    /// Comma-separated forms: 303, 130, 131, 111, 115, 349, 390, 190, 180, 184, 347, 100, 200, 202; default all.
+    forms: Option<String>,
+    /// `es` (default) or `en`.
+    lang: Option<String>,
+}
+
+/// Tax calendar
+///
+/// Filing deadlines whose last day falls in the range, computed by rule: the
+/// legal day, moved past weekends and national holidays, with the direct-debit
+/// cut-off (3 business days before) for forms with a payment.
+#[utoipa::path(get, path = "/api/v1/tax/calendar", tag = "tax", operation_id = "fiscal_calendar",
+    params(CalendarQuery),
+    responses((status = 200, description = "The deadlines, soonest first", body = CalendarResponse)))]
+async fn get_calendar(
+    State(state): State<AppState>,
+    _caller: Caller,
+    ApiQuery(q): ApiQuery<CalendarQuery>,
+) -> Result<Json<CalendarResponse>, ApiError> {
+    let forms = parse_forms(q.forms.as_deref())?;
+    let lang = parse_lang(q.lang.as_deref())?;
+    Ok(Json(fiscal_calendar(
+        q.from,
+        q.to,
+        &forms,
+        lang,
+        today(&state),
+    )?))
+}

@@ -1,0 +1,38 @@
+//! What the ledger holds per issued live invoice: the figures the tax returns
+//! need, per VAT rate group, signed (rectifying invoices may be negative).
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RateGroup {
+    pub vat_rate: Decimal,
+    pub base: Decimal,
+    pub vat_amount: Decimal,
+    pub surcharge_rate: Decimal,
+    pub surcharge_amount: Decimal,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerEntry {
+    pub invoice_id: String,
+    pub number: String,
+    /// `F1`, `F2`, or `R1`–`R5` for rectifying invoices.
+    pub kind: String,
+    pub issue_date: NaiveDate,
+    pub groups: Vec<RateGroup>,
+    pub irpf_rate: Decimal,
+    pub irpf_amount: Decimal,
+    pub total: Decimal,
+}
+
+impl LedgerEntry {
+    pub fn is_rectification(&self) -> bool {
+        self.kind.starts_with('R')
+    }
+
+    pub fn base(&self) -> Decimal {
+        self.groups.iter().map(|g| g.base).sum()
+    }
+}

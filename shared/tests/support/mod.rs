@@ -1,0 +1,130 @@
+//! The in-process test harness: the real pipeline and routers on a fresh
+//! embedded engine with a manual clock, one account with a live and a test key.
+
+// Each test binary compiles this module and uses only part of it.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::Value as Json;
+use tower::ServiceExt;
+
+use shared::app::{accounts, keys};
+use shared::config::Config;
+use shared::domain::account::{AccountId, Mode, Plan};
+use shared::embedded::SqliteTable;
+use shared::http::{AppState, all_groups, with_pipeline};
+use shared::ports::Ports;
+use shared::ports::clock::ManualClock;
+
+pub struct Harness {
+    pub app: Router,
+    pub ports: Ports,
+    pub clock: Arc<ManualClock>,
+    pub account: AccountId,
+    pub live: String,
+    pub test: String,
+    pub live_key_id: String,
+    _dir: tempfile::TempDir,
+}
+
+/// Every endpoint group plus `extra` routes behind the pipeline, at 2026-11-21T10:00:00Z.
+pub async fn start(config: Config, plan: Plan, extra: Router<AppState>) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
+    let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
+    let ports = Ports {
+        table: Arc::new(table),
+        clock: clock.clone(),
+    };
+    let account = accounts::create(&ports, "Test", plan, None).await.unwrap();
+    let (live_key_id, live) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
+    let (_, test) = keys::create(&ports, &account.id, Mode::Test).await.unwrap();
+    let state = AppState::new(ports.clone(), config);
+    Harness {
+        app: with_pipeline(all_groups().merge(extra), state),
+        ports,
+        clock,
+        account: account.id,
+        live: live.reveal(),
+        test: test.reveal(),
+        live_key_id,
+        _dir: dir,
+    }
+}
+
+/// The default configuration with the rate limit out of the way.
+pub fn relaxed() -> Config {
+    Config {
+        rate_limit_per_minute: 100_000,
+        ..Config::default()
+    }
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub json: Json,
+}
+
+impl Reply {
+    pub fn code(&self) -> &str {
+        self.json["error"]["code"].as_str().unwrap_or("")
+    }
+
+    pub fn param(&self) -> &str {
+        self.json["error"]["param"].as_str().unwrap_or("")
+    }
+
+    pub fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+}
+
+pub fn get(path: &str, key: Option<&str>) -> Request<Body> {
+    let mut req = Request::get(path);
+    if let Some(key) = key {
+        req = req.header("authorization", format!("Bearer {key}"));
+    }
+    req.body(Body::empty()).unwrap()
+}
+
+pub fn post_json(path: &str, key: &str, idempotency: Option<&str>, body: &str) -> Request<Body> {
+    let mut req = Request::post(path)
+        .header("authorization", format!("Bearer {key}"))
+        .header("content-type", "application/json");
+    if let Some(k) = idempotency {
+        req = req.header("idempotency-key", k);
+    }
+    req.body(Body::from(body.to_string())).unwrap()
+}
+
+pub async fn send(app: &Router, req: Request<Body>) -> Reply {
+    let response = app.clone().oneshot(req).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let json = serde_json::from_slice(&bytes).unwrap_or(Json::Null);
+    Reply {
+        status,
+        headers,
+        json,
+    }
+}
+
+pub fn assert_error_shape(r: &Reply, status: StatusCode, kind: &str, code: &str) {
+    assert_eq!(r.status, status, "{}", r.json);
+    assert_eq!(r.json["error"]["type"], kind, "{}", r.json);
+    assert_eq!(r.code(), code, "{}", r.json);
+    assert!(!r.json["error"]["message"].as_str().unwrap_or("").is_empty());
+    let request_id = r.header("request-id");
+    assert!(request_id.starts_with("req_"));
+    assert_eq!(r.json["error"]["request_id"], request_id);
+}
