@@ -4,6 +4,8 @@
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+pub mod nif_corpus;
+
 use std::sync::Arc;
 
 use axum::Router;
