@@ -28,6 +28,11 @@ pub struct DeadlineItem {
 }
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
+#[schema(example = json!({"object": "list", "from": "2026-01-01", "to": "2026-01-31", "lang": "es", "data": [
+    {"form": "111", "period": "2025-4T", "start": "2026-01-01", "end": "2026-01-20", "domiciliation_end": "2026-01-15",
+     "description": "Modelo 111: retenciones de trabajo y actividades profesionales (4T 2025)"},
+    {"form": "303", "period": "2025-4T", "start": "2026-01-01", "end": "2026-01-30", "domiciliation_end": "2026-01-27",
+     "description": "Modelo 303: IVA, autoliquidación trimestral (4T 2025)"}]}))]
 pub struct CalendarResponse {
     pub object: &'static str,
     pub from: NaiveDate,

@@ -93,6 +93,16 @@ pub struct ReturnBoxValue {
 }
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
+#[schema(example = json!({"year": 2026, "quarter": 1, "boxes": [
+    {"box": "01", "label": "Ingresos computables", "label_en": "Computable income", "value": 12000.0},
+    {"box": "02", "label": "Gastos fiscalmente deducibles", "label_en": "Deductible expenses", "value": 3000.0},
+    {"box": "03", "label": "Rendimiento neto", "label_en": "Net income", "value": 9000.0},
+    {"box": "04", "label": "20 % del importe de la casilla 03", "label_en": "20% of box 03", "value": 1800.0},
+    {"box": "06", "label": "Retenciones e ingresos a cuenta", "label_en": "Withholdings and payments on account", "value": 720.0},
+    {"box": "19", "label": "Resultado de la autoliquidación", "label_en": "Result of the return", "value": 1080.0}],
+    "result": 1080.0, "outcome": "pay", "meaning": "To pay", "income_source": "request",
+    "withholdings_source": "request", "notes": [],
+    "estimate": "Estimate for the general regime, computed from the rules in force; not tax advice."}))]
 pub struct Model130Response {
     pub year: i32,
     pub quarter: u8,

@@ -69,6 +69,17 @@ pub struct Model130Inputs {
 }
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
+#[schema(example = json!({"year": 2026, "quarter": 2, "from": "2026-04-01", "to": "2026-06-30", "livemode": true,
+    "invoice_count": 2, "rectification_count": 0,
+    "vat": [{"rate": 21.0, "base": 1000.0, "amount": 210.0}, {"rate": 10.0, "base": 200.0, "amount": 20.0}],
+    "surcharge": [], "totals": {"base": 1200.0, "vat": 230.0, "surcharge": 0.0, "irpf_withheld": 180.0, "total": 1250.0},
+    "model_303": [{"box": "04", "label": "Output VAT 10 %: base", "value": 200.0},
+        {"box": "06", "label": "Output VAT 10 %: quota", "value": 20.0},
+        {"box": "07", "label": "Output VAT 21 %: base", "value": 1000.0},
+        {"box": "09", "label": "Output VAT 21 %: quota", "value": 210.0},
+        {"box": "27", "label": "Total output VAT and surcharge", "value": 230.0}],
+    "model_130": {"income_year_to_date": 1200.0, "withholdings_year_to_date": 180.0}, "notes": [],
+    "estimate": "Estimate for the general regime, computed from the rules in force; not tax advice."}))]
 pub struct QuarterResponse {
     pub year: i32,
     pub quarter: u8,
