@@ -1,7 +1,7 @@
 //! Benchmark: NIF validations per second in-process, and python-stdnum's
 //! `stdnum.es.nif.is_valid` on the same 100,000 inputs in the same run.
 //!
-//! Run: `cargo bench -p shared --bench nif` (python from `SVC_STDNUM_PYTHON`,
+//! Run: `cargo bench -p shared --bench nif` (python from `SVC_PYTHON`,
 //! default `~/.cache/svc/venv/bin/python`, which `bash .ci/run` prepares).
 
 #[path = "../tests/support/nif_corpus.rs"]
@@ -30,7 +30,7 @@ print(best, valid)
 "#;
 
 fn stdnum_seconds(inputs: &[String]) -> Option<(f64, usize)> {
-    let python = std::env::var_os("SVC_STDNUM_PYTHON")
+    let python = std::env::var_os("SVC_PYTHON")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
             std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default())
@@ -83,6 +83,6 @@ fn main() {
             );
             println!("ratio: {:.1}x", ours / theirs);
         }
-        None => println!("python-stdnum not available: set SVC_STDNUM_PYTHON"),
+        None => println!("python-stdnum not available: set SVC_PYTHON"),
     }
 }

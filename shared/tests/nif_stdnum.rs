@@ -2,7 +2,7 @@
 //! on 12,000 generated inputs. stdnum does not treat dots as separators and we
 //! do (Spanish NIFs are printed as `12.345.678-Z`), so stdnum judges each input
 //! with its dots removed. Run by `bash .ci/run`, which installs python-stdnum
-//! and sets `SVC_STDNUM_PYTHON`.
+//! and sets `SVC_PYTHON`.
 
 mod support;
 
@@ -24,14 +24,14 @@ for line in sys.stdin:
 
 #[test]
 fn validity_agrees_with_python_stdnum() {
-    let Some(python) = std::env::var_os("SVC_STDNUM_PYTHON") else {
+    let Some(python) = std::env::var_os("SVC_PYTHON") else {
         assert!(
-            std::env::var("SVC_REQUIRE_STDNUM").as_deref() != Ok("1"),
-            "SVC_REQUIRE_STDNUM=1 but SVC_STDNUM_PYTHON is not set"
+            std::env::var("SVC_REQUIRE_PYTHON").as_deref() != Ok("1"),
+            "SVC_REQUIRE_PYTHON=1 but SVC_PYTHON is not set"
         );
         let _ = writeln!(
             std::io::stderr(),
-            "\nNIF differential test NOT RUN: set SVC_STDNUM_PYTHON (bash .ci/run does)\n"
+            "\nNIF differential test NOT RUN: set SVC_PYTHON (bash .ci/run does)\n"
         );
         return;
     };
