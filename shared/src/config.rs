@@ -1,6 +1,7 @@
 //! Service configuration, read once from the environment by each host.
 
 use crate::app::quota::QuotaLimits;
+use crate::verifactu::SystemInfo;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -10,6 +11,35 @@ pub struct Config {
     pub quotas: QuotaLimits,
     /// Largest accepted request body (`SVC_MAX_BODY_BYTES`, default 6 MiB, Lambda's payload limit).
     pub max_body_bytes: usize,
+    /// The invoicing software named in every VERI*FACTU record (`SVC_VERIFACTU_*`).
+    pub verifactu: SystemInfo,
+}
+
+fn default_system() -> SystemInfo {
+    SystemInfo {
+        producer_name: "Svc Facturación".into(),
+        producer_nif: "B64717838".into(),
+        system_name: "svc".into(),
+        system_id: "SV".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        installation_number: "1".into(),
+        only_verifactu: true,
+        multi_ot: true,
+        multiple_ot: true,
+    }
+}
+
+fn text(
+    get: &dyn Fn(&str) -> Option<String>,
+    name: &str,
+    default: String,
+    max: usize,
+) -> Result<String, String> {
+    let value = get(name).map(|v| v.trim().to_string()).unwrap_or(default);
+    if value.is_empty() || value.chars().count() > max {
+        return Err(format!("{name} must have 1 to {max} characters"));
+    }
+    Ok(value)
 }
 
 impl Default for Config {
@@ -18,6 +48,7 @@ impl Default for Config {
             rate_limit_per_minute: 30,
             quotas: QuotaLimits::default(),
             max_body_bytes: 6 * 1024 * 1024,
+            verifactu: default_system(),
         }
     }
 }
@@ -55,6 +86,40 @@ impl Config {
                 max: var(get, "SVC_QUOTA_MAX", d.quotas.max)?,
             },
             max_body_bytes: var(get, "SVC_MAX_BODY_BYTES", d.max_body_bytes)?,
+            verifactu: SystemInfo {
+                producer_name: text(
+                    get,
+                    "SVC_VERIFACTU_PRODUCER_NAME",
+                    d.verifactu.producer_name,
+                    120,
+                )?,
+                producer_nif: {
+                    let nif = text(
+                        get,
+                        "SVC_VERIFACTU_PRODUCER_NIF",
+                        d.verifactu.producer_nif,
+                        20,
+                    )?;
+                    crate::tax::nif::Nif::parse(&nif)
+                        .map_err(|e| format!("SVC_VERIFACTU_PRODUCER_NIF={nif:?}: {e}"))?
+                        .to_string()
+                },
+                system_name: text(
+                    get,
+                    "SVC_VERIFACTU_SYSTEM_NAME",
+                    d.verifactu.system_name,
+                    30,
+                )?,
+                system_id: text(get, "SVC_VERIFACTU_SYSTEM_ID", d.verifactu.system_id, 2)?,
+                version: text(get, "SVC_VERIFACTU_VERSION", d.verifactu.version, 50)?,
+                installation_number: text(
+                    get,
+                    "SVC_VERIFACTU_INSTALLATION",
+                    d.verifactu.installation_number,
+                    100,
+                )?,
+                ..d.verifactu
+            },
         })
     }
 }

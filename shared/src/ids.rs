@@ -12,6 +12,12 @@ pub fn new_id(prefix: &str) -> String {
     format!("{prefix}_{}", random_token(12))
 }
 
+/// A new identifier that sorts by creation time (milliseconds), then randomly.
+pub fn new_ordered_id(prefix: &str, now: chrono::DateTime<chrono::Utc>) -> String {
+    let millis = now.timestamp_millis().max(0) as u64;
+    format!("{prefix}_{millis:012x}{}", random_token(8))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -22,5 +28,13 @@ mod tests {
         assert!(a.starts_with("acct_"));
         assert_eq!(a.len(), 5 + 24);
         assert_ne!(a, new_id("acct"));
+    }
+
+    #[test]
+    fn ordered_ids_sort_by_time() {
+        let early = new_ordered_id("cus", "2026-01-01T00:00:00Z".parse().unwrap());
+        let late = new_ordered_id("cus", "2026-01-01T00:00:00.001Z".parse().unwrap());
+        assert!(early < late);
+        assert_eq!(early.len(), 4 + 12 + 16);
     }
 }

@@ -7,5 +7,7 @@ pub mod domain;
 pub mod embedded;
 pub mod http;
 pub mod ids;
+pub mod invoice;
 pub mod ports;
 pub mod tax;
+pub mod verifactu;

@@ -1,7 +1,9 @@
 //! Use cases: one function per operation, taking the ports explicitly.
 
 pub mod accounts;
+pub mod customers;
 pub mod idempotency;
+pub mod invoices;
 pub mod keys;
 pub mod ledger;
 pub mod outbox;

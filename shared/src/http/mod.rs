@@ -2,10 +2,13 @@
 //! share. A Lambda serves one group; `svc serve` serves them all.
 
 pub mod auth;
+pub mod customers;
 pub mod error;
+pub mod invoices;
 pub mod json;
 pub mod observe;
 pub mod openapi;
+pub mod pagination;
 pub mod query;
 pub mod quota;
 pub mod rate_limit;
@@ -29,16 +32,26 @@ pub use state::AppState;
 pub enum Group {
     Usage,
     Tax,
+    Customers,
+    Invoices,
     OpenApi,
 }
 
 impl Group {
-    pub const ALL: [Group; 3] = [Group::Usage, Group::Tax, Group::OpenApi];
+    pub const ALL: [Group; 5] = [
+        Group::Usage,
+        Group::Tax,
+        Group::Customers,
+        Group::Invoices,
+        Group::OpenApi,
+    ];
 
     pub fn routes(self) -> OpenApiRouter<AppState> {
         match self {
             Group::Usage => usage::routes(),
             Group::Tax => tax::routes(),
+            Group::Customers => customers::routes(),
+            Group::Invoices => invoices::routes(),
             Group::OpenApi => openapi::routes(),
         }
     }

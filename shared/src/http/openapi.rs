@@ -40,6 +40,8 @@ const DESCRIPTION: &str = r#"Invoicing, analysis and tax tools for Spanish freel
     tags(
         (name = "usage", description = "The daily quota"),
         (name = "tax", description = "Spanish tax tools, computed by rules (estimates for the general regime; no quota)"),
+        (name = "customers", description = "The customer address book"),
+        (name = "invoices", description = "Issued invoices, their lifecycle and VERI*FACTU records"),
         (name = "openapi", description = "This document"),
     )
 )]

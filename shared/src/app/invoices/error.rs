@@ -1,0 +1,36 @@
+//! What can go wrong with an invoice operation.
+
+use crate::ports::table::TableError;
+
+#[derive(Debug)]
+pub enum InvoiceError {
+    /// 400: a request field is wrong.
+    Invalid {
+        code: &'static str,
+        param: String,
+        message: String,
+    },
+    /// 409: the account's issuer details lack these fields.
+    IssuerIncomplete(Vec<&'static str>),
+    /// 404.
+    NotFound(String),
+    /// 409: the invoice is not in a state that allows this.
+    InvalidState(String),
+    Storage(TableError),
+}
+
+impl InvoiceError {
+    pub fn invalid(code: &'static str, param: String, message: impl Into<String>) -> Self {
+        InvoiceError::Invalid {
+            code,
+            param,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<TableError> for InvoiceError {
+    fn from(e: TableError) -> Self {
+        InvoiceError::Storage(e)
+    }
+}

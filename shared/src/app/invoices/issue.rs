@@ -1,0 +1,419 @@
+//! Issuing: an ordinary invoice from a request, and the common last step that
+//! numbers any invoice (ordinary or rectifying), builds its VERI*FACTU record
+//! and produces the writes of its ONE transaction: ID counter, series counter,
+//! invoice, chain head and record, ledger entry (live only) and outbox event.
+
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use rust_decimal::Decimal;
+use serde_json::json;
+
+use super::error::InvoiceError;
+use super::model::{
+    GroupView, HistoryEvent, Invoice, IssuerView, LineView, Payment, Rectifies, VerifactuView,
+};
+use super::record::{RecordInput, registration, total_text};
+use super::request::{self, IssueRequest, MAX_GROUPS};
+use super::store::{self, ChainHead};
+use crate::app::keys::Caller;
+use crate::app::{accounts, customers, ledger, outbox};
+use crate::domain::account::Account;
+use crate::domain::madrid;
+use crate::invoice::line::Line;
+use crate::invoice::number::{self, Series};
+use crate::invoice::party::{Party, PartyInput};
+use crate::invoice::status::Status;
+use crate::invoice::totals::{self, Totals, line_base};
+use crate::ports::Ports;
+use crate::ports::table::Write;
+use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
+use crate::tax::money::MAX_INTEGER_DIGITS;
+use crate::verifactu::{Rectification, SystemInfo, qr_url};
+
+/// The simplified-invoice limit without an identified customer (RD 1619/2012 art. 4).
+pub const SIMPLIFIED_LIMIT: Decimal = Decimal::from_parts(400, 0, 0, false, 0);
+
+/// Everything an invoice is made of before it is numbered.
+pub struct Draft {
+    pub kind: String,
+    pub series: Series,
+    pub issue_date: NaiveDate,
+    pub operation_date: Option<NaiveDate>,
+    pub due_date: Option<NaiveDate>,
+    pub customer: Option<Party>,
+    pub customer_id: Option<String>,
+    pub lines: Vec<Line>,
+    pub totals: Totals,
+    pub notes: Option<String>,
+    pub payment: Option<Payment>,
+    pub rectifies: Option<Rectifies>,
+    pub rectification: Option<Rectification>,
+    /// Signed per-group amounts the ledger records (for a substitution: the difference).
+    pub ledger_groups: Vec<RateGroup>,
+    pub ledger_irpf: Decimal,
+}
+
+pub fn today(ports: &Ports) -> NaiveDate {
+    madrid::date(ports.clock.now())
+}
+
+pub fn check_totals(totals: &Totals) -> Result<(), InvoiceError> {
+    if totals.groups.len() > MAX_GROUPS {
+        return Err(InvoiceError::invalid(
+            "parameter_invalid",
+            "lines".into(),
+            format!("at most {MAX_GROUPS} distinct VAT rate / exemption groups per invoice"),
+        ));
+    }
+    if totals.gross().abs() >= Decimal::from(10i64.pow(MAX_INTEGER_DIGITS)) {
+        return Err(InvoiceError::invalid(
+            "amount_too_large",
+            "lines".into(),
+            format!("the invoice total has more than {MAX_INTEGER_DIGITS} integer digits"),
+        ));
+    }
+    Ok(())
+}
+
+pub fn ledger_groups(totals: &Totals) -> Vec<RateGroup> {
+    totals
+        .groups
+        .iter()
+        .map(|g| RateGroup {
+            vat_rate: g.vat_rate,
+            base: g.base,
+            vat_amount: g.vat_amount,
+            surcharge_rate: g.surcharge_rate,
+            surcharge_amount: g.surcharge_amount,
+        })
+        .collect()
+}
+
+async fn customer(
+    ports: &Ports,
+    caller: &Caller,
+    req: &mut IssueRequest,
+) -> Result<(Option<Party>, Option<String>), InvoiceError> {
+    match (req.customer.take(), req.customer_id.take()) {
+        (Some(_), Some(_)) => Err(InvoiceError::invalid(
+            "parameter_invalid",
+            "customer_id".into(),
+            "send either customer or customer_id, not both",
+        )),
+        (None, Some(id)) => match customers::get(ports, caller, &id).await {
+            Ok(c) => Ok((Some(c.party()), Some(id))),
+            Err(customers::CustomerError::NotFound(_)) => Err(InvoiceError::invalid(
+                "parameter_invalid",
+                "customer_id".into(),
+                format!("no customer {id}"),
+            )),
+            Err(customers::CustomerError::Storage(e)) => Err(e.into()),
+            Err(other) => Err(InvoiceError::invalid(
+                "parameter_invalid",
+                "customer_id".into(),
+                format!("{other:?}"),
+            )),
+        },
+        (Some(fields), None) => {
+            let input: PartyInput = fields.into_input();
+            Party::parse(input).map(|p| (Some(p), None)).map_err(|e| {
+                InvoiceError::invalid(
+                    "parameter_invalid",
+                    format!("customer.{}", e.field),
+                    e.message,
+                )
+            })
+        }
+        (None, None) => Ok((None, None)),
+    }
+}
+
+/// Validates an issue request into a draft.
+pub async fn draft(
+    ports: &Ports,
+    caller: &Caller,
+    mut req: IssueRequest,
+) -> Result<Draft, InvoiceError> {
+    let today = today(ports);
+    let issue_date = req.issue_date.unwrap_or(today);
+    if issue_date > today {
+        return Err(InvoiceError::invalid(
+            "parameter_invalid",
+            "issue_date".into(),
+            format!("{issue_date} is in the future (today is {today} in Madrid)"),
+        ));
+    }
+    let irpf_rate = request::irpf(req.irpf_rate)?;
+    let (customer, customer_id) = customer(ports, caller, &mut req).await?;
+    let tax_date = req.operation_date.unwrap_or(issue_date);
+    let lines = request::lines(&req.lines, tax_date, req.equivalence_surcharge, false)?;
+    let totals = totals::compute(&lines, irpf_rate);
+    check_totals(&totals)?;
+    let identified = customer.as_ref().is_some_and(|c| c.tax_id.is_some());
+    if !identified && (totals.gross() > SIMPLIFIED_LIMIT || !irpf_rate.is_zero()) {
+        let why = if irpf_rate.is_zero() {
+            format!(
+                "the total {} is over 400 €: a full invoice needs the customer's tax id",
+                totals.gross()
+            )
+        } else {
+            "a withholding needs an identified business customer (tax id)".to_string()
+        };
+        return Err(InvoiceError::invalid(
+            "customer_required",
+            "customer.tax_id".into(),
+            why,
+        ));
+    }
+    if let Some(due) = req.due_date
+        && due < issue_date
+    {
+        return Err(InvoiceError::invalid(
+            "parameter_invalid",
+            "due_date".into(),
+            "due_date is before issue_date",
+        ));
+    }
+    let notes = req
+        .notes
+        .as_deref()
+        .map(|n| request::text(n, 1000, "notes", false))
+        .transpose()?
+        .flatten();
+    Ok(Draft {
+        kind: if identified { "F1" } else { "F2" }.into(),
+        series: Series::Ordinary,
+        issue_date,
+        operation_date: req.operation_date,
+        due_date: req.due_date,
+        payment: request::payment(req.payment)?,
+        customer,
+        customer_id,
+        ledger_groups: ledger_groups(&totals),
+        ledger_irpf: totals.irpf_amount,
+        lines,
+        totals,
+        notes,
+        rectifies: None,
+        rectification: None,
+    })
+}
+
+fn issuer_view(account: &Account) -> Result<IssuerView, InvoiceError> {
+    let issuer = &account.issuer;
+    let missing = issuer.missing_fields();
+    if !missing.is_empty() {
+        return Err(InvoiceError::IssuerIncomplete(missing));
+    }
+    Ok(IssuerView {
+        name: issuer.name.clone().unwrap_or_default(),
+        tax_id: issuer
+            .nif
+            .as_ref()
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
+        address: issuer.address.clone().unwrap_or_default(),
+        postal_code: issuer.postal_code.clone().unwrap_or_default(),
+        city: issuer.city.clone().unwrap_or_default(),
+        province: issuer.province.clone(),
+        country: issuer.country.clone().unwrap_or_else(|| "ES".into()),
+    })
+}
+
+fn line_views(lines: &[Line]) -> Vec<LineView> {
+    lines
+        .iter()
+        .map(|l| LineView {
+            description: l.description.clone(),
+            quantity: l.quantity,
+            unit_price: l.unit_price,
+            discount_percent: l.discount_percent,
+            vat_rate: l.vat_rate,
+            surcharge_rate: l.surcharge_rate,
+            exemption: l
+                .treatment
+                .wording()
+                .map(|_| l.treatment.code().to_string()),
+            base: line_base(l),
+        })
+        .collect()
+}
+
+fn group_views(totals: &Totals) -> Vec<GroupView> {
+    totals
+        .groups
+        .iter()
+        .map(|g| GroupView {
+            vat_rate: g.vat_rate,
+            base: g.base,
+            vat_amount: g.vat_amount,
+            surcharge_rate: g.surcharge_rate,
+            surcharge_amount: g.surcharge_amount,
+            exemption: g
+                .treatment
+                .wording()
+                .map(|_| g.treatment.code().to_string()),
+        })
+        .collect()
+}
+
+/// A compact view of an invoice for event payloads.
+pub fn event_data(invoice: &Invoice) -> serde_json::Value {
+    json!({
+        "id": invoice.id,
+        "number": invoice.number,
+        "kind": invoice.kind,
+        "status": invoice.status,
+        "issue_date": invoice.issue_date,
+        "total": invoice.total,
+        "customer_id": invoice.customer_id,
+        "livemode": invoice.livemode,
+    })
+}
+
+/// Numbers the draft and returns the invoice with the writes of its transaction.
+pub async fn finalize(
+    ports: &Ports,
+    caller: &Caller,
+    system: &SystemInfo,
+    draft: Draft,
+) -> Result<(Invoice, Vec<Write>), InvoiceError> {
+    let account = accounts::get(ports, &caller.account_id)
+        .await
+        .map_err(|e| match e {
+            accounts::AccountError::Table(t) => InvoiceError::Storage(t),
+            other => InvoiceError::NotFound(other.to_string()),
+        })?;
+    let issuer = issuer_view(&account)?;
+    let year = draft.issue_date.year();
+    let ids = store::counter(ports, caller, "ID").await?;
+    let series = store::counter(ports, caller, &number::counter_name(draft.series, year)).await?;
+    if let Some(last) = series.last_date
+        && draft.issue_date < last
+    {
+        return Err(InvoiceError::invalid(
+            "parameter_invalid",
+            "issue_date".into(),
+            format!(
+                "{} is before the last invoice of the series ({last})",
+                draft.issue_date
+            ),
+        ));
+    }
+    let chain = store::chain_pk(caller, &issuer.tax_id);
+    let head = store::chain_head(ports, &chain).await?;
+    let number = number::format(draft.series, year, series.next(), caller.mode);
+    let now: DateTime<Utc> = ports.clock.now();
+    let descriptions: Vec<&str> = draft.lines.iter().map(|l| l.description.as_str()).collect();
+    let built = registration(RecordInput {
+        issuer_nif: &issuer.tax_id,
+        issuer_name: &issuer.name,
+        number: &number,
+        issue_date: draft.issue_date,
+        operation_date: draft.operation_date,
+        kind: &draft.kind,
+        customer: draft.customer.as_ref(),
+        descriptions,
+        totals: &draft.totals,
+        rectification: draft.rectification.clone(),
+        previous: head.as_ref(),
+        system,
+        now,
+    })
+    .build();
+    let qr = qr_url(
+        &issuer.tax_id,
+        &number,
+        draft.issue_date,
+        &total_text(&built.json),
+        caller.mode.is_live(),
+    );
+    let invoice = Invoice {
+        id: ids.next(),
+        object: "invoice".into(),
+        number: number.clone(),
+        kind: draft.kind.clone(),
+        status: Status::Issued,
+        livemode: caller.mode.is_live(),
+        issue_date: draft.issue_date,
+        operation_date: draft.operation_date,
+        due_date: draft.due_date,
+        issuer,
+        lines: line_views(&draft.lines),
+        breakdown: group_views(&draft.totals),
+        base: draft.totals.base,
+        vat_amount: draft.totals.vat_amount,
+        surcharge_amount: draft.totals.surcharge_amount,
+        irpf_rate: draft.totals.irpf_rate,
+        irpf_amount: draft.totals.irpf_amount,
+        total: draft.totals.total,
+        currency: "EUR".into(),
+        notes: draft.notes,
+        payment: draft.payment,
+        customer: draft.customer,
+        customer_id: draft.customer_id,
+        rectifies: draft.rectifies,
+        rectified_by: Vec::new(),
+        events: vec![HistoryEvent {
+            kind: "issued".into(),
+            at: now,
+            detail: None,
+        }],
+        verifactu: VerifactuView {
+            status: "pending".into(),
+            hash: built.hash.clone(),
+            previous_hash: head.as_ref().map(|h| h.hash.clone()),
+            qr_url: qr,
+            record: built.json.clone(),
+            cancellation: None,
+        },
+        created_at: now,
+    };
+    let next_head = ChainHead {
+        seq: head.as_ref().map_or(1, |h| h.seq + 1),
+        hash: built.hash.clone(),
+        number,
+        issue_date: draft.issue_date,
+    };
+    let mut writes = vec![
+        ids.advance(None),
+        series.advance(Some(draft.issue_date)),
+        store::insert(caller, &invoice),
+    ];
+    writes.extend(store::append(
+        &chain,
+        head.as_ref(),
+        &next_head,
+        &built.json,
+        invoice.id,
+    ));
+    if caller.mode.is_live() {
+        let entry = LedgerEntry {
+            invoice_id: invoice.id.to_string(),
+            number: invoice.number.clone(),
+            kind: invoice.kind.clone(),
+            issue_date: invoice.issue_date,
+            groups: draft.ledger_groups,
+            irpf_rate: invoice.irpf_rate,
+            irpf_amount: draft.ledger_irpf,
+            total: Decimal::ZERO,
+        };
+        let total = entry
+            .groups
+            .iter()
+            .map(|g| g.base + g.vat_amount + g.surcharge_amount)
+            .sum::<Decimal>()
+            - entry.irpf_amount;
+        writes.push(ledger::record(
+            &caller.account_id,
+            &LedgerEntry { total, ..entry },
+        ));
+    }
+    writes.push(outbox::record(
+        &caller.account_id,
+        caller.mode,
+        "invoice.issued",
+        event_data(&invoice),
+        now,
+    ));
+    Ok((invoice, writes))
+}

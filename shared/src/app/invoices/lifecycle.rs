@@ -1,0 +1,233 @@
+//! After issuing: list, cancel and status changes. Each change is a new
+//! version of the invoice (conditional on the version read), an entry in its
+//! history and an event in the outbox, in one transaction.
+
+use chrono::NaiveDate;
+
+use super::error::InvoiceError;
+use super::issue::event_data;
+use super::model::{HistoryEvent, Invoice};
+use super::record::madrid_time;
+use super::store::{self, ChainHead};
+use crate::app::keys::Caller;
+use crate::app::{ledger, outbox};
+use crate::invoice::status::Status;
+use crate::ports::Ports;
+use crate::ports::table::Write;
+use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
+use crate::verifactu::{Cancellation, InvoiceRef, PreviousRecord, SystemInfo};
+
+/// List filters.
+#[derive(Debug, Default)]
+pub struct Filters {
+    pub status: Option<Status>,
+    pub customer_id: Option<String>,
+    pub kind: Option<String>,
+    pub from: Option<NaiveDate>,
+    pub to: Option<NaiveDate>,
+}
+
+impl Filters {
+    fn keep(&self, i: &Invoice) -> bool {
+        self.status.is_none_or(|s| i.status == s)
+            && self
+                .customer_id
+                .as_ref()
+                .is_none_or(|c| i.customer_id.as_ref() == Some(c))
+            && self.kind.as_ref().is_none_or(|k| &i.kind == k)
+            && self.from.is_none_or(|d| i.issue_date >= d)
+            && self.to.is_none_or(|d| i.issue_date <= d)
+    }
+}
+
+/// Invoices matching the filters, newest first, after the invoice `starting_after`.
+pub async fn list(
+    ports: &Ports,
+    caller: &Caller,
+    filters: &Filters,
+    limit: usize,
+    starting_after: Option<u64>,
+) -> Result<(Vec<Invoice>, bool), InvoiceError> {
+    let mut cursor = starting_after.map(store::invoice_sk);
+    let mut found = Vec::new();
+    loop {
+        let (page, next) = store::page(ports, caller, cursor, 100).await?;
+        for invoice in page {
+            if filters.keep(&invoice) {
+                if found.len() == limit {
+                    return Ok((found, true));
+                }
+                found.push(invoice);
+            }
+        }
+        match next {
+            Some(next) => cursor = Some(next),
+            None => return Ok((found, false)),
+        }
+    }
+}
+
+fn history(
+    invoice: &mut Invoice,
+    kind: &str,
+    at: chrono::DateTime<chrono::Utc>,
+    detail: Option<String>,
+) {
+    invoice.events.push(HistoryEvent {
+        kind: kind.into(),
+        at,
+        detail,
+    });
+}
+
+/// Sets a payment or acceptance status, following the transition table.
+pub async fn set_status(
+    ports: &Ports,
+    caller: &Caller,
+    id: u64,
+    to: Status,
+) -> Result<(Invoice, Vec<Write>), InvoiceError> {
+    let (mut invoice, version) = store::get(ports, caller, id).await?;
+    if invoice.status == to {
+        return Ok((invoice, Vec::new()));
+    }
+    if !invoice.status.can_become(to) {
+        let allowed: Vec<&str> = invoice.status.next().iter().map(|s| s.code()).collect();
+        return Err(InvoiceError::InvalidState(format!(
+            "an invoice in state {} cannot become {}; allowed: {}",
+            invoice.status.code(),
+            to.code(),
+            if allowed.is_empty() {
+                "none".to_string()
+            } else {
+                allowed.join(", ")
+            }
+        )));
+    }
+    let now = ports.clock.now();
+    invoice.status = to;
+    history(&mut invoice, to.code(), now, None);
+    let event = format!("invoice.{}", to.code());
+    let writes = vec![
+        store::replace(caller, &invoice, version),
+        outbox::record(
+            &caller.account_id,
+            caller.mode,
+            &event,
+            event_data(&invoice),
+            now,
+        ),
+    ];
+    Ok((invoice, writes))
+}
+
+fn negated(groups: &[RateGroup]) -> Vec<RateGroup> {
+    groups
+        .iter()
+        .map(|g| RateGroup {
+            vat_rate: g.vat_rate,
+            base: -g.base,
+            vat_amount: -g.vat_amount,
+            surcharge_rate: g.surcharge_rate,
+            surcharge_amount: -g.surcharge_amount,
+        })
+        .collect()
+}
+
+/// The invoice's own figures as ledger groups.
+pub fn invoice_groups(invoice: &Invoice) -> Vec<RateGroup> {
+    invoice
+        .breakdown
+        .iter()
+        .map(|g| RateGroup {
+            vat_rate: g.vat_rate,
+            base: g.base,
+            vat_amount: g.vat_amount,
+            surcharge_rate: g.surcharge_rate,
+            surcharge_amount: g.surcharge_amount,
+        })
+        .collect()
+}
+
+/// Cancels an invoice issued by mistake: final state, a reversing ledger entry,
+/// a RegistroAnulacion in the chain and `invoice.cancelled`.
+pub async fn cancel(
+    ports: &Ports,
+    caller: &Caller,
+    system: &SystemInfo,
+    id: u64,
+    reason: Option<String>,
+) -> Result<(Invoice, Vec<Write>), InvoiceError> {
+    let (mut invoice, version) = store::get(ports, caller, id).await?;
+    if invoice.status == Status::Cancelled {
+        return Err(InvoiceError::InvalidState(
+            "the invoice is already cancelled".into(),
+        ));
+    }
+    if !invoice.rectified_by.is_empty() {
+        return Err(InvoiceError::InvalidState(
+            "the invoice has been rectified; rectify it again instead of cancelling".into(),
+        ));
+    }
+    let now = ports.clock.now();
+    let nif = invoice.issuer.tax_id.clone();
+    let chain = store::chain_pk(caller, &nif);
+    let head = store::chain_head(ports, &chain).await?;
+    let built = Cancellation {
+        invoice: InvoiceRef {
+            issuer_nif: nif.clone(),
+            number: invoice.number.clone(),
+            issue_date: invoice.issue_date,
+        },
+        previous: head.as_ref().map(|h| PreviousRecord {
+            invoice: InvoiceRef {
+                issuer_nif: nif.clone(),
+                number: h.number.clone(),
+                issue_date: h.issue_date,
+            },
+            hash: h.hash.clone(),
+        }),
+        system: system.clone(),
+        generated_at: madrid_time(now),
+    }
+    .build();
+    let next_head = ChainHead {
+        seq: head.as_ref().map_or(1, |h| h.seq + 1),
+        hash: built.hash.clone(),
+        number: invoice.number.clone(),
+        issue_date: invoice.issue_date,
+    };
+    invoice.status = Status::Cancelled;
+    invoice.verifactu.cancellation = Some(built.json.clone());
+    history(&mut invoice, "cancelled", now, reason);
+    let mut writes = vec![store::replace(caller, &invoice, version)];
+    writes.extend(store::append(
+        &chain,
+        head.as_ref(),
+        &next_head,
+        &built.json,
+        invoice.id,
+    ));
+    if caller.mode.is_live() {
+        let groups = negated(&invoice_groups(&invoice));
+        let entry = LedgerEntry {
+            invoice_id: invoice.id.to_string(),
+            number: format!("{}-ANULADA", invoice.number),
+            kind: invoice.kind.clone(),
+            issue_date: invoice.issue_date,
+            total: -invoice.total,
+            groups,
+            irpf_rate: invoice.irpf_rate,
+            irpf_amount: -invoice.irpf_amount,
+        };
+        writes.push(ledger::record(&caller.account_id, &entry));
+    }
+    writes.push(outbox::record(
+        &caller.account_id,
+        caller.mode,
+        "invoice.cancelled",
+        event_data(&invoice),
+        now,
+    ));
+    Ok((invoice, writes))
+}

@@ -1,0 +1,11 @@
+//! Invoices: issue, read, list, cancel, rectify and status changes, each a use
+//! case that returns the invoice and the writes of its one transaction.
+
+pub mod error;
+pub mod issue;
+pub mod lifecycle;
+pub mod model;
+pub mod record;
+pub mod rectify;
+pub mod request;
+pub mod store;

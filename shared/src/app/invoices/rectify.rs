@@ -1,0 +1,236 @@
+//! Rectifying invoices (art. 15 RD 1619/2012): a new invoice in the R series
+//! that references the original, by substitution (the correct full amounts,
+//! with the rectified amounts reported) or by differences (the signed
+//! difference). The ledger gets the difference either way.
+
+use rust_decimal::Decimal;
+
+use super::error::InvoiceError;
+use super::issue::{Draft, check_totals, finalize, ledger_groups, today};
+use super::lifecycle::invoice_groups;
+use super::model::{HistoryEvent, Invoice, LineView, RectifiedBy, Rectifies};
+use super::request::{self, LineRequest, RectifyRequest};
+use super::store;
+use crate::app::keys::Caller;
+use crate::invoice::line::{Line, Treatment};
+use crate::invoice::number::Series;
+use crate::invoice::status::Status;
+use crate::invoice::totals;
+use crate::ports::Ports;
+use crate::ports::table::Write;
+use crate::tax::ledger_entry::RateGroup;
+use crate::verifactu::{
+    InvoiceRef, Rectification, RectificationMethod, RectifiedAmounts, SystemInfo,
+};
+
+fn bad(param: &str, message: impl Into<String>) -> InvoiceError {
+    InvoiceError::invalid("parameter_invalid", param.into(), message)
+}
+
+/// The original's lines, negated: a credit for the whole invoice.
+fn credit_lines(original: &[LineView]) -> Vec<Line> {
+    original
+        .iter()
+        .map(|l| Line {
+            description: l.description.clone(),
+            quantity: -l.quantity,
+            unit_price: l.unit_price,
+            discount_percent: l.discount_percent,
+            vat_rate: l.vat_rate,
+            surcharge_rate: l.surcharge_rate,
+            treatment: l
+                .exemption
+                .as_deref()
+                .and_then(Treatment::parse_exemption)
+                .unwrap_or(Treatment::Taxed),
+        })
+        .collect()
+}
+
+/// new − old per (rate, surcharge) group.
+fn difference(new: &[RateGroup], old: &[RateGroup]) -> Vec<RateGroup> {
+    let mut out: Vec<RateGroup> = new.to_vec();
+    for o in old {
+        match out
+            .iter_mut()
+            .find(|g| g.vat_rate == o.vat_rate && g.surcharge_rate == o.surcharge_rate)
+        {
+            Some(g) => {
+                g.base -= o.base;
+                g.vat_amount -= o.vat_amount;
+                g.surcharge_amount -= o.surcharge_amount;
+            }
+            None => out.push(RateGroup {
+                vat_rate: o.vat_rate,
+                base: -o.base,
+                vat_amount: -o.vat_amount,
+                surcharge_rate: o.surcharge_rate,
+                surcharge_amount: -o.surcharge_amount,
+            }),
+        }
+    }
+    out
+}
+
+fn lines_for(
+    requests: &[LineRequest],
+    original: &Invoice,
+    signed: bool,
+) -> Result<Vec<Line>, InvoiceError> {
+    let surcharge = original.surcharge_amount != Decimal::ZERO;
+    request::lines(
+        requests,
+        original.operation_date.unwrap_or(original.issue_date),
+        surcharge,
+        signed,
+    )
+}
+
+/// Issues the rectifying invoice; returns it, the updated original, and the writes.
+pub async fn rectify(
+    ports: &Ports,
+    caller: &Caller,
+    system: &SystemInfo,
+    id: u64,
+    req: RectifyRequest,
+) -> Result<(Invoice, Vec<Write>), InvoiceError> {
+    let (mut original, version) = store::get(ports, caller, id).await?;
+    if original.status == Status::Cancelled || original.kind.starts_with('R') {
+        return Err(InvoiceError::InvalidState(format!(
+            "invoice {} is {}; only issued ordinary invoices can be rectified",
+            original.number,
+            if original.status == Status::Cancelled {
+                "cancelled"
+            } else {
+                "itself rectifying"
+            }
+        )));
+    }
+    let simplified = original.kind == "F2";
+    let valid_codes: &[&str] = if simplified {
+        &["R5"]
+    } else {
+        &["R1", "R2", "R3", "R4"]
+    };
+    if !valid_codes.contains(&req.reason_code.as_str()) {
+        return Err(bad(
+            "reason_code",
+            format!(
+                "a {} invoice is rectified with {}",
+                original.kind,
+                valid_codes.join(", ")
+            ),
+        ));
+    }
+    let description =
+        request::text(&req.description, 500, "description", true)?.unwrap_or_default();
+    let (method, lines) = match (req.method.as_str(), &req.lines) {
+        ("substitution", Some(l)) => {
+            if original
+                .rectified_by
+                .iter()
+                .any(|r| r.method == "substitution")
+            {
+                return Err(InvoiceError::InvalidState(
+                    "the invoice was already substituted".into(),
+                ));
+            }
+            (
+                RectificationMethod::Substitution,
+                lines_for(l, &original, false)?,
+            )
+        }
+        ("substitution", None) => {
+            return Err(InvoiceError::invalid(
+                "parameter_missing",
+                "lines".into(),
+                "a substitution needs the correct lines",
+            ));
+        }
+        ("differences", Some(l)) => (
+            RectificationMethod::Differences,
+            lines_for(l, &original, true)?,
+        ),
+        ("differences", None) => (
+            RectificationMethod::Differences,
+            credit_lines(&original.lines),
+        ),
+        (other, _) => {
+            return Err(bad(
+                "method",
+                format!("{other:?} is not substitution or differences"),
+            ));
+        }
+    };
+    let totals = totals::compute(&lines, original.irpf_rate);
+    check_totals(&totals)?;
+    let original_groups = invoice_groups(&original);
+    let (ledger, ledger_irpf, amounts) = match method {
+        RectificationMethod::Substitution => (
+            difference(&ledger_groups(&totals), &original_groups),
+            totals.irpf_amount - original.irpf_amount,
+            Some(RectifiedAmounts {
+                base: original.base,
+                vat: original.vat_amount,
+                surcharge: (!original.surcharge_amount.is_zero())
+                    .then_some(original.surcharge_amount),
+            }),
+        ),
+        RectificationMethod::Differences => (ledger_groups(&totals), totals.irpf_amount, None),
+    };
+    let method_name = match method {
+        RectificationMethod::Substitution => "substitution",
+        RectificationMethod::Differences => "differences",
+    };
+    let draft = Draft {
+        kind: req.reason_code.clone(),
+        series: Series::Rectifying,
+        issue_date: today(ports),
+        operation_date: None,
+        due_date: None,
+        customer: original.customer.clone(),
+        customer_id: original.customer_id.clone(),
+        lines,
+        totals,
+        notes: Some(description.clone()),
+        payment: original.payment.clone(),
+        rectifies: Some(Rectifies {
+            id: original.id,
+            number: original.number.clone(),
+            issue_date: original.issue_date,
+            reason_code: req.reason_code,
+            method: method_name.into(),
+            description,
+            rectified_base: original.base,
+            rectified_vat: original.vat_amount,
+            rectified_surcharge: original.surcharge_amount,
+        }),
+        rectification: Some(Rectification {
+            method,
+            rectified: vec![InvoiceRef {
+                issuer_nif: original.issuer.tax_id.clone(),
+                number: original.number.clone(),
+                issue_date: original.issue_date,
+            }],
+            rectified_amounts: amounts,
+        }),
+        ledger_groups: ledger,
+        ledger_irpf,
+    };
+    let (rectifying, mut writes) = finalize(ports, caller, system, draft).await?;
+    original.rectified_by.push(RectifiedBy {
+        id: rectifying.id,
+        number: rectifying.number.clone(),
+        method: method_name.into(),
+    });
+    original.events.push(HistoryEvent {
+        kind: "rectified".into(),
+        at: rectifying.created_at,
+        detail: Some(format!(
+            "{} by {} ({method_name})",
+            original.number, rectifying.number
+        )),
+    });
+    writes.push(store::replace(caller, &original, version));
+    Ok((rectifying, writes))
+}

@@ -1,0 +1,323 @@
+//! The issue and rectify request bodies, and their validation into a draft.
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use rust_decimal::dec;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::error::InvoiceError;
+use super::model::Payment;
+use crate::app::customers::CustomerFields;
+use crate::invoice::iban;
+use crate::invoice::line::{Line, Treatment};
+use crate::tax::money::{MAX_INTEGER_DIGITS, decimal_from_json};
+use crate::tax::vat::rate_on;
+
+/// IRPF rates an invoice may carry (the withholding types' rates).
+pub const IRPF_RATES: [Decimal; 8] = [
+    dec!(0),
+    dec!(1),
+    dec!(2),
+    dec!(7),
+    dec!(15),
+    dec!(19),
+    dec!(24),
+    dec!(35),
+];
+pub const MAX_LINES: usize = 500;
+/// VERI*FACTU allows 12 breakdown lines: distinct (rate, surcharge, treatment) groups.
+pub const MAX_GROUPS: usize = 12;
+const QUANTITY_DECIMALS: u32 = 4;
+const PRICE_DECIMALS: u32 = 6;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LineRequest {
+    /// 1–500 characters.
+    pub description: String,
+    /// Up to 4 decimals; more than 0 (negative only in a rectification by differences).
+    #[serde(deserialize_with = "decimal_from_json")]
+    #[schema(value_type = f64)]
+    pub quantity: Decimal,
+    /// Without VAT; up to 6 decimals, 0 or more.
+    #[serde(deserialize_with = "decimal_from_json")]
+    #[schema(value_type = f64)]
+    pub unit_price: Decimal,
+    /// Percent: 21, 10, 4 or 0 (0 needs an `exemption`).
+    #[serde(deserialize_with = "decimal_from_json")]
+    #[schema(value_type = f64)]
+    pub vat_rate: Decimal,
+    /// Percent, 0–100, up to 2 decimals.
+    #[serde(default, deserialize_with = "optional_decimal")]
+    #[schema(value_type = Option<f64>)]
+    pub discount_percent: Option<Decimal>,
+    /// For 0 % lines: E1–E6 (exempt), N1/N2 (not subject) or S2 (reverse charge).
+    pub exemption: Option<String>,
+}
+
+pub fn optional_decimal<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Decimal>, D::Error> {
+    decimal_from_json(d).map(Some)
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PaymentRequest {
+    /// `transfer`, `direct_debit`, `card`, `cash` or `other`.
+    pub method: String,
+    /// Checked (ISO 13616); required for `transfer` and `direct_debit`.
+    pub iban: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4",
+    "postal_code": "10003", "city": "Cáceres"}, "irpf_rate": 15,
+    "lines": [{"description": "Diseño de logotipo", "quantity": 1, "unit_price": 1000, "vat_rate": 21}]}))]
+pub struct IssueRequest {
+    /// The customer inline (name, tax_id, address, postal_code, city; optional country, email).
+    pub customer: Option<CustomerFields>,
+    /// Or a customer of the address book (its details are copied into the invoice).
+    pub customer_id: Option<String>,
+    pub lines: Vec<LineRequest>,
+    /// IRPF withholding percent: 0, 1, 2, 7, 15, 19, 24 or 35; default 0.
+    #[serde(default, deserialize_with = "optional_decimal")]
+    #[schema(value_type = Option<f64>)]
+    pub irpf_rate: Option<Decimal>,
+    /// The customer is under the equivalence surcharge regime.
+    #[serde(default)]
+    pub equivalence_surcharge: bool,
+    /// Default today (Europe/Madrid); never in the future, never before the series' last invoice.
+    pub issue_date: Option<NaiveDate>,
+    pub operation_date: Option<NaiveDate>,
+    pub due_date: Option<NaiveDate>,
+    /// Up to 1,000 characters, printed on the invoice.
+    pub notes: Option<String>,
+    pub payment: Option<PaymentRequest>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"reason_code": "R1", "method": "differences", "description": "Devolución de 1 unidad",
+    "lines": [{"description": "Devolución", "quantity": -1, "unit_price": 100, "vat_rate": 21}]}))]
+pub struct RectifyRequest {
+    /// R1–R4 for full invoices, R5 for simplified (F2) ones.
+    pub reason_code: String,
+    /// `substitution` (the new invoice carries the correct full amounts) or
+    /// `differences` (only the signed difference).
+    pub method: String,
+    /// Why the invoice is rectified (1–500 characters).
+    pub description: String,
+    /// Substitution: the correct lines (required). Differences: the signed
+    /// difference lines; absent means the whole invoice is credited.
+    pub lines: Option<Vec<LineRequest>>,
+}
+
+fn invalid(param: String, message: impl Into<String>) -> InvoiceError {
+    InvoiceError::invalid("parameter_invalid", param, message)
+}
+
+fn bounded(
+    value: Decimal,
+    decimals: u32,
+    param: &str,
+    what: &str,
+) -> Result<Decimal, InvoiceError> {
+    if value.normalize().scale() > decimals {
+        return Err(invalid(
+            param.into(),
+            format!("{what} has more than {decimals} decimals"),
+        ));
+    }
+    if value.abs() >= Decimal::from(10i64.pow(MAX_INTEGER_DIGITS)) {
+        return Err(invalid(
+            param.into(),
+            format!("{what} has more than {MAX_INTEGER_DIGITS} integer digits"),
+        ));
+    }
+    Ok(value.normalize())
+}
+
+pub fn text(
+    value: &str,
+    max: usize,
+    param: &str,
+    required: bool,
+) -> Result<Option<String>, InvoiceError> {
+    let trimmed = value.trim();
+    if trimmed.is_empty() {
+        return if required {
+            Err(invalid(param.into(), format!("{param} must not be empty")))
+        } else {
+            Ok(None)
+        };
+    }
+    if trimmed.chars().count() > max {
+        return Err(invalid(
+            param.into(),
+            format!("{param} is longer than {max} characters"),
+        ));
+    }
+    Ok(Some(trimmed.to_string()))
+}
+
+/// Validates lines against the rates in force on `date`; `signed` allows
+/// negative quantities (rectification by differences).
+pub fn lines(
+    requests: &[LineRequest],
+    date: NaiveDate,
+    surcharge: bool,
+    signed: bool,
+) -> Result<Vec<Line>, InvoiceError> {
+    if requests.is_empty() {
+        return Err(InvoiceError::invalid(
+            "parameter_missing",
+            "lines".into(),
+            "an invoice needs at least one line",
+        ));
+    }
+    if requests.len() > MAX_LINES {
+        return Err(invalid(
+            "lines".into(),
+            format!("at most {MAX_LINES} lines"),
+        ));
+    }
+    requests
+        .iter()
+        .enumerate()
+        .map(|(i, r)| line(r, i, date, surcharge, signed))
+        .collect()
+}
+
+fn line(
+    r: &LineRequest,
+    i: usize,
+    date: NaiveDate,
+    surcharge: bool,
+    signed: bool,
+) -> Result<Line, InvoiceError> {
+    let p = |field: &str| format!("lines[{i}].{field}");
+    let description = text(&r.description, 500, &p("description"), true)?.unwrap_or_default();
+    let quantity = bounded(r.quantity, QUANTITY_DECIMALS, &p("quantity"), "quantity")?;
+    if quantity.is_zero() || (quantity.is_sign_negative() && !signed) {
+        let rule = if signed {
+            "must not be 0"
+        } else {
+            "must be more than 0"
+        };
+        return Err(invalid(p("quantity"), format!("quantity {rule}")));
+    }
+    let unit_price = bounded(r.unit_price, PRICE_DECIMALS, &p("unit_price"), "unit_price")?;
+    if unit_price.is_sign_negative() && !unit_price.is_zero() {
+        return Err(invalid(
+            p("unit_price"),
+            "unit_price must be 0 or more (use a rectifying invoice to credit)",
+        ));
+    }
+    let discount_percent = bounded(
+        r.discount_percent.unwrap_or_default(),
+        2,
+        &p("discount_percent"),
+        "discount_percent",
+    )?;
+    if discount_percent < Decimal::ZERO || discount_percent > Decimal::ONE_HUNDRED {
+        return Err(invalid(
+            p("discount_percent"),
+            "discount_percent must be between 0 and 100",
+        ));
+    }
+    let rate = rate_on(r.vat_rate, date).map_err(|valid| {
+        let list: Vec<String> = valid.iter().map(|v| v.to_string()).collect();
+        invalid(
+            p("vat_rate"),
+            format!(
+                "{} % is not a VAT rate on {date}; valid rates: {}",
+                r.vat_rate,
+                list.join(", ")
+            ),
+        )
+    })?;
+    let treatment = match (&r.exemption, rate.rate.is_zero()) {
+        (None, false) => Treatment::Taxed,
+        (Some(code), true) => Treatment::parse_exemption(code).ok_or_else(|| {
+            invalid(
+                p("exemption"),
+                format!("{code:?} is not one of E1, E2, E3, E4, E5, E6, N1, N2, S2"),
+            )
+        })?,
+        (None, true) => {
+            return Err(InvoiceError::invalid(
+                "exemption_required",
+                p("exemption"),
+                "a 0 % line must say why: exemption E1–E6, not subject N1/N2 or reverse charge S2",
+            ));
+        }
+        (Some(_), false) => return Err(invalid(p("exemption"), "an exemption needs vat_rate 0")),
+    };
+    let surcharge_rate = match (surcharge, treatment) {
+        (false, _) => Decimal::ZERO,
+        (true, Treatment::Taxed) => rate.surcharge,
+        (true, _) => {
+            return Err(InvoiceError::invalid(
+                "surcharge_not_applicable",
+                p("vat_rate"),
+                "the equivalence surcharge applies only to taxed lines; this line has no VAT rate",
+            ));
+        }
+    };
+    Ok(Line {
+        description,
+        quantity,
+        unit_price,
+        discount_percent,
+        vat_rate: rate.rate,
+        surcharge_rate,
+        treatment,
+    })
+}
+
+pub fn irpf(rate: Option<Decimal>) -> Result<Decimal, InvoiceError> {
+    let rate = rate.unwrap_or_default().normalize();
+    if IRPF_RATES.contains(&rate) {
+        Ok(rate)
+    } else {
+        let list: Vec<String> = IRPF_RATES.iter().map(|r| r.to_string()).collect();
+        Err(invalid(
+            "irpf_rate".into(),
+            format!(
+                "{rate} % is not an IRPF rate; valid rates: {}",
+                list.join(", ")
+            ),
+        ))
+    }
+}
+
+pub fn payment(request: Option<PaymentRequest>) -> Result<Option<Payment>, InvoiceError> {
+    let Some(r) = request else { return Ok(None) };
+    const METHODS: [&str; 5] = ["transfer", "direct_debit", "card", "cash", "other"];
+    if !METHODS.contains(&r.method.as_str()) {
+        return Err(invalid(
+            "payment.method".into(),
+            format!("{:?} is not one of {}", r.method, METHODS.join(", ")),
+        ));
+    }
+    let iban = r
+        .iban
+        .as_deref()
+        .map(iban::parse)
+        .transpose()
+        .map_err(|e| invalid("payment.iban".into(), e))?;
+    if iban.is_none() && matches!(r.method.as_str(), "transfer" | "direct_debit") {
+        return Err(InvoiceError::invalid(
+            "parameter_missing",
+            "payment.iban".into(),
+            "a transfer or direct debit needs an iban",
+        ));
+    }
+    Ok(Some(Payment {
+        method: r.method,
+        iban,
+    }))
+}

@@ -1,0 +1,231 @@
+//! Where invoices, their counters and the VERI*FACTU chain live in the table.
+//! Every write here is conditional on what was read, so a concurrent writer
+//! makes the whole transaction fail instead of skipping or reusing a number.
+
+use chrono::NaiveDate;
+
+use super::error::InvoiceError;
+use super::model::Invoice;
+use crate::app::keys::Caller;
+use crate::ports::Ports;
+use crate::ports::table::{
+    Condition, Cursor, Item, Key, Query, SortKey, TableError, UpdateOp, Value, Write,
+};
+
+fn space(caller: &Caller) -> String {
+    format!("{}#{}", caller.account_id, caller.mode.as_str())
+}
+
+pub fn invoices_pk(caller: &Caller) -> String {
+    format!("INVOICES#{}", space(caller))
+}
+
+pub fn invoice_sk(id: u64) -> String {
+    format!("{id:012}")
+}
+
+fn invoice_key(caller: &Caller, id: u64) -> Key {
+    Key::new(invoices_pk(caller), invoice_sk(id))
+}
+
+fn invoice_item(caller: &Caller, invoice: &Invoice, version: i64) -> Item {
+    let doc = serde_json::to_string(invoice).expect("invoices serialise");
+    Item::new(invoice_key(caller, invoice.id))
+        .with("doc", doc)
+        .with("version", version)
+}
+
+/// A new invoice (its id must be unused).
+pub fn insert(caller: &Caller, invoice: &Invoice) -> Write {
+    Write::Put {
+        item: invoice_item(caller, invoice, 1),
+        condition: Some(Condition::Absent),
+    }
+}
+
+/// The next version of an invoice read at `version`.
+pub fn replace(caller: &Caller, invoice: &Invoice, version: i64) -> Write {
+    Write::Put {
+        item: invoice_item(caller, invoice, version + 1),
+        condition: Some(Condition::equals("version", version)),
+    }
+}
+
+fn decode(item: &Item) -> Result<(Invoice, i64), InvoiceError> {
+    let invoice = serde_json::from_str(item.s("doc").unwrap_or_default())
+        .map_err(|e| TableError::Unavailable(format!("unreadable invoice {}: {e}", item.key)))?;
+    Ok((invoice, item.n("version").unwrap_or(1)))
+}
+
+/// The invoice and its version.
+pub async fn get(ports: &Ports, caller: &Caller, id: u64) -> Result<(Invoice, i64), InvoiceError> {
+    let item = ports
+        .table
+        .get(&invoice_key(caller, id))
+        .await?
+        .ok_or_else(|| InvoiceError::NotFound(format!("no invoice {id}")))?;
+    decode(&item)
+}
+
+/// A page of invoices, newest first, after the invoice `after`.
+pub async fn page(
+    ports: &Ports,
+    caller: &Caller,
+    after: Option<String>,
+    limit: usize,
+) -> Result<(Vec<Invoice>, Option<String>), InvoiceError> {
+    let query = Query::new(invoices_pk(caller), SortKey::All)
+        .backward()
+        .limit(limit)
+        .after(after.as_deref().map(Cursor::from_token));
+    let page = ports.table.query(&query).await?;
+    let invoices = page
+        .items
+        .iter()
+        .map(|i| decode(i).map(|(inv, _)| inv))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((invoices, page.next.map(|c| c.as_str().to_string())))
+}
+
+/// A named counter (`ID`, `F2026`, `R2026`) of the caller's space: its value
+/// and the last issue date it numbered.
+#[derive(Clone, Debug)]
+pub struct Counter {
+    key: Key,
+    pub value: u64,
+    pub last_date: Option<NaiveDate>,
+}
+
+pub async fn counter(ports: &Ports, caller: &Caller, name: &str) -> Result<Counter, InvoiceError> {
+    let key = Key::new(format!("COUNTERS#{}", space(caller)), name);
+    let item = ports.table.get(&key).await?;
+    Ok(Counter {
+        value: item.as_ref().and_then(|i| i.n("n")).unwrap_or(0).max(0) as u64,
+        last_date: item
+            .as_ref()
+            .and_then(|i| i.s("last_date"))
+            .and_then(|d| d.parse().ok()),
+        key,
+    })
+}
+
+impl Counter {
+    pub fn next(&self) -> u64 {
+        self.value + 1
+    }
+
+    /// Advances by one, on condition that nobody advanced it since it was read.
+    pub fn advance(&self, date: Option<NaiveDate>) -> Write {
+        let mut ops = vec![UpdateOp::set("n", self.next() as i64)];
+        if let Some(d) = date {
+            ops.push(UpdateOp::set("last_date", d.to_string()));
+        }
+        let condition = if self.value == 0 {
+            Condition::Absent
+        } else {
+            Condition::equals("n", self.value as i64)
+        };
+        Write::Update {
+            key: self.key.clone(),
+            ops,
+            condition: Some(condition),
+        }
+    }
+}
+
+/// The chain of one issuer NIF: one across all series and accounts for live
+/// records; test records chain separately per account.
+pub fn chain_pk(caller: &Caller, nif: &str) -> String {
+    if caller.mode.is_live() {
+        format!("CHAIN#live#{nif}")
+    } else {
+        format!("CHAIN#test#{}#{nif}", caller.account_id)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainHead {
+    pub seq: u64,
+    pub hash: String,
+    pub number: String,
+    pub issue_date: NaiveDate,
+}
+
+pub async fn chain_head(ports: &Ports, chain: &str) -> Result<Option<ChainHead>, InvoiceError> {
+    let Some(item) = ports.table.get(&Key::new(chain, "HEAD")).await? else {
+        return Ok(None);
+    };
+    let head = ChainHead {
+        seq: item.n("seq").unwrap_or(0).max(0) as u64,
+        hash: item.s("hash").unwrap_or_default().to_string(),
+        number: item.s("number").unwrap_or_default().to_string(),
+        issue_date: item
+            .s("issue_date")
+            .and_then(|d| d.parse().ok())
+            .ok_or_else(|| TableError::Unavailable(format!("unreadable chain head of {chain}")))?,
+    };
+    Ok(Some(head))
+}
+
+/// Moves the head to the new record and stores the record, on condition that
+/// the head is still the one read (so two records never share a predecessor).
+pub fn append(
+    chain: &str,
+    previous: Option<&ChainHead>,
+    next: &ChainHead,
+    record: &serde_json::Value,
+    invoice_id: u64,
+) -> [Write; 2] {
+    let condition = match previous {
+        None => Condition::Absent,
+        Some(p) => Condition::equals("hash", p.hash.clone()),
+    };
+    let head = Item::new(Key::new(chain, "HEAD"))
+        .with("seq", next.seq as i64)
+        .with("hash", next.hash.clone())
+        .with("number", next.number.clone())
+        .with("issue_date", next.issue_date.to_string());
+    let stored = Item::new(Key::new(
+        format!("{chain}#RECORDS"),
+        format!("{:012}", next.seq),
+    ))
+    .with("record", record.to_string())
+    .with("hash", next.hash.clone())
+    .with("invoice_id", invoice_id as i64)
+    .with("status", "pending");
+    [
+        Write::Put {
+            item: head,
+            condition: Some(condition),
+        },
+        Write::Put {
+            item: stored,
+            condition: Some(Condition::Absent),
+        },
+    ]
+}
+
+/// Every record of a chain, oldest first.
+pub async fn chain_records(
+    ports: &Ports,
+    chain: &str,
+) -> Result<Vec<serde_json::Value>, InvoiceError> {
+    let mut query = Query::new(format!("{chain}#RECORDS"), SortKey::All).limit(500);
+    let mut records = Vec::new();
+    loop {
+        let page = ports.table.query(&query).await?;
+        for item in &page.items {
+            let record = match item.attrs.get("record") {
+                Some(Value::S(s)) => {
+                    serde_json::from_str(s).map_err(|e| TableError::Unavailable(e.to_string()))?
+                }
+                _ => serde_json::Value::Null,
+            };
+            records.push(record);
+        }
+        match page.next {
+            Some(next) => query.cursor = Some(next),
+            None => return Ok(records),
+        }
+    }
+}

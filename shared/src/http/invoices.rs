@@ -1,0 +1,371 @@
+//! The invoices group: issue, read, list, cancel, rectify, status; and the
+//! VERI*FACTU chain verifier.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::from_fn;
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
+use utoipa_axum::routes;
+
+use super::error::ApiError;
+use super::json::ApiJson;
+use super::pagination::{List, limit};
+use super::query::ApiQuery;
+use super::state::AppState;
+use super::unit_of_work::{UnitOfWork, require_idempotency_key};
+use crate::app::invoices::error::InvoiceError;
+use crate::app::invoices::lifecycle::{self, Filters};
+use crate::app::invoices::model::Invoice;
+use crate::app::invoices::request::{IssueRequest, RectifyRequest};
+use crate::app::invoices::{issue, rectify, store};
+use crate::app::keys::Caller;
+use crate::invoice::status::Status;
+use crate::verifactu::{ChainCheck, verify_chain};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(requiring_key(routes!(issue_invoice)))
+        .routes(routes!(list_invoices))
+        .routes(routes!(get_invoice))
+        .routes(routes!(cancel_invoice))
+        .routes(requiring_key(routes!(rectify_invoice)))
+        .routes(routes!(set_invoice_status))
+        .routes(routes!(verify_invoice_chain))
+}
+
+/// Marks a route whose requests must carry an `Idempotency-Key`.
+fn requiring_key(route: UtoipaMethodRouter<AppState>) -> UtoipaMethodRouter<AppState> {
+    let (schemas, paths, method_router) = route;
+    (
+        schemas,
+        paths,
+        method_router.route_layer(from_fn(require_idempotency_key)),
+    )
+}
+
+impl From<InvoiceError> for ApiError {
+    fn from(e: InvoiceError) -> Self {
+        match e {
+            InvoiceError::Invalid {
+                code,
+                param,
+                message,
+            } => ApiError::invalid(code, message).param(param),
+            InvoiceError::IssuerIncomplete(missing) => ApiError::conflict(
+                "issuer_incomplete",
+                format!(
+                    "the account's issuer details lack: {} (set them in the application)",
+                    missing.join(", ")
+                ),
+            ),
+            InvoiceError::NotFound(message) => ApiError::not_found(message),
+            InvoiceError::InvalidState(message) => ApiError::conflict("invalid_state", message),
+            InvoiceError::Storage(t) => t.into(),
+        }
+    }
+}
+
+/// Invoice ids are numbers; anything else names no invoice.
+fn invoice_id(raw: &str) -> Result<u64, ApiError> {
+    raw.parse()
+        .map_err(|_| ApiError::not_found(format!("no invoice {raw}")))
+}
+
+fn created(invoice: Invoice) -> (StatusCode, [(header::HeaderName, String); 1], Json<Invoice>) {
+    let location = format!("/api/v1/invoices/{}", invoice.id);
+    (
+        StatusCode::CREATED,
+        [(header::LOCATION, location)],
+        Json(invoice),
+    )
+}
+
+/// Issue an invoice
+///
+/// Numbers it gap-free (`F<year>-<000001>`; test keys: `TEST-F…` from their own
+/// counters), computes its totals (line base = quantity × unit price − discount,
+/// rounded to cents; VAT and surcharge per rate group, half away from zero;
+/// `total = base + vat_amount + surcharge_amount − irpf_amount`), builds its
+/// VERI*FACTU record and writes invoice, ledger entry, chain head, idempotency
+/// record and `invoice.issued` in one transaction. Kind F1 with a customer tax
+/// id; F2 (simplified) without one up to 400 €. Needs an `Idempotency-Key`.
+#[utoipa::path(post, path = "/api/v1/invoices", tag = "invoices", operation_id = "issue_invoice",
+    params(("Idempotency-Key" = String, Header, description = "Required: 1–255 printable ASCII characters")),
+    request_body = IssueRequest, responses((status = 201, description = "The issued invoice", body = Invoice)))]
+async fn issue_invoice(
+    State(state): State<AppState>,
+    caller: Caller,
+    uow: UnitOfWork,
+    ApiJson(req): ApiJson<IssueRequest>,
+) -> Result<impl axum::response::IntoResponse, ApiError> {
+    let draft = issue::draft(&state.ports, &caller, req).await?;
+    let (invoice, writes) =
+        issue::finalize(&state.ports, &caller, &state.config.verifactu, draft).await?;
+    uow.extend(writes);
+    Ok(created(invoice))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+struct ListQuery {
+    /// 1–100, default 20.
+    limit: Option<u32>,
+    /// An invoice id: list older ones.
+    starting_after: Option<u64>,
+    /// issued, accepted, rejected, paid, unpaid or cancelled.
+    status: Option<String>,
+    customer_id: Option<String>,
+    /// F1, F2, R1–R5.
+    kind: Option<String>,
+    /// Issue date from (inclusive).
+    from: Option<NaiveDate>,
+    /// Issue date to (inclusive).
+    to: Option<NaiveDate>,
+}
+
+/// List invoices
+///
+/// Newest first, with optional filters.
+#[utoipa::path(get, path = "/api/v1/invoices", tag = "invoices", operation_id = "list_invoices", params(ListQuery),
+    responses((status = 200, description = "A page of invoices", body = List<Invoice>)))]
+async fn list_invoices(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<List<Invoice>>, ApiError> {
+    let limit = limit(q.limit)?;
+    let status = q
+        .status
+        .as_deref()
+        .map(|s| {
+            Status::parse(s).ok_or_else(|| {
+                ApiError::invalid("parameter_invalid", format!("unknown status {s:?}"))
+                    .param("status")
+            })
+        })
+        .transpose()?;
+    const KINDS: [&str; 7] = ["F1", "F2", "R1", "R2", "R3", "R4", "R5"];
+    if let Some(k) = &q.kind
+        && !KINDS.contains(&k.as_str())
+    {
+        return Err(ApiError::invalid(
+            "parameter_invalid",
+            format!("kind {k:?} is not one of {}", KINDS.join(", ")),
+        )
+        .param("kind"));
+    }
+    if let (Some(from), Some(to)) = (q.from, q.to)
+        && to < from
+    {
+        return Err(ApiError::invalid("parameter_invalid", "to is before from").param("to"));
+    }
+    let filters = Filters {
+        status,
+        customer_id: q.customer_id,
+        kind: q.kind,
+        from: q.from,
+        to: q.to,
+    };
+    let (data, has_more) =
+        lifecycle::list(&state.ports, &caller, &filters, limit, q.starting_after).await?;
+    Ok(Json(List::new(data, has_more)))
+}
+
+/// Get an invoice
+///
+/// With its lines, per-rate breakdown, customer, status, history and VERI*FACTU
+/// data (`verifactu.record` holds the literal strings that were hashed).
+#[utoipa::path(get, path = "/api/v1/invoices/{id}", tag = "invoices", operation_id = "get_invoice",
+    params(("id" = u64, Path, description = "The invoice id")),
+    responses((status = 200, description = "The invoice", body = Invoice)))]
+async fn get_invoice(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Invoice>, ApiError> {
+    let (invoice, _) = store::get(&state.ports, &caller, invoice_id(&id)?).await?;
+    Ok(Json(invoice))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct CancelRequest {
+    /// Why it is cancelled (kept in the history; up to 500 characters).
+    reason: Option<String>,
+}
+
+/// Cancel an invoice issued by mistake
+///
+/// Final: state `cancelled`, a reversing ledger entry, a RegistroAnulacion in
+/// the chain, `invoice.cancelled`. An invoice already cancelled or rectified
+/// is 409 `invalid_state` (correct it with a rectifying invoice instead).
+#[utoipa::path(post, path = "/api/v1/invoices/{id}/cancel", tag = "invoices", operation_id = "cancel_invoice",
+    params(("id" = u64, Path, description = "The invoice id")), request_body = CancelRequest,
+    responses((status = 200, description = "The cancelled invoice", body = Invoice)))]
+async fn cancel_invoice(
+    State(state): State<AppState>,
+    caller: Caller,
+    uow: UnitOfWork,
+    Path(id): Path<String>,
+    ApiJson(req): ApiJson<CancelRequest>,
+) -> Result<Json<Invoice>, ApiError> {
+    let reason = req
+        .reason
+        .as_deref()
+        .map(|r| crate::app::invoices::request::text(r, 500, "reason", false))
+        .transpose()?
+        .flatten();
+    let (invoice, writes) = lifecycle::cancel(
+        &state.ports,
+        &caller,
+        &state.config.verifactu,
+        invoice_id(&id)?,
+        reason,
+    )
+    .await?;
+    uow.extend(writes);
+    Ok(Json(invoice))
+}
+
+/// Rectify an invoice
+///
+/// Issues a rectifying invoice in the `R<year>-` series that references this
+/// one: by `substitution` (the correct full lines; the record reports the
+/// rectified amounts) or by `differences` (signed difference lines, or none to
+/// credit the whole invoice). R1–R4 for full invoices, R5 for simplified ones.
+/// Needs an `Idempotency-Key`.
+#[utoipa::path(post, path = "/api/v1/invoices/{id}/rectify", tag = "invoices", operation_id = "rectify_invoice",
+    params(("id" = u64, Path, description = "The invoice to rectify"),
+        ("Idempotency-Key" = String, Header, description = "Required: 1–255 printable ASCII characters")),
+    request_body = RectifyRequest, responses((status = 201, description = "The rectifying invoice", body = Invoice)))]
+async fn rectify_invoice(
+    State(state): State<AppState>,
+    caller: Caller,
+    uow: UnitOfWork,
+    Path(id): Path<String>,
+    ApiJson(req): ApiJson<RectifyRequest>,
+) -> Result<impl axum::response::IntoResponse, ApiError> {
+    let (invoice, writes) = rectify::rectify(
+        &state.ports,
+        &caller,
+        &state.config.verifactu,
+        invoice_id(&id)?,
+        req,
+    )
+    .await?;
+    uow.extend(writes);
+    Ok(created(invoice))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct StatusRequest {
+    /// accepted, rejected, paid or unpaid. Allowed: issued → accepted, rejected,
+    /// paid, unpaid; accepted → paid, unpaid, rejected; rejected → accepted;
+    /// paid ↔ unpaid; nothing from cancelled. Setting the current state changes nothing.
+    status: String,
+}
+
+/// Set an invoice's status
+#[utoipa::path(post, path = "/api/v1/invoices/{id}/status", tag = "invoices", operation_id = "set_invoice_status",
+    params(("id" = u64, Path, description = "The invoice id")), request_body = StatusRequest,
+    responses((status = 200, description = "The invoice", body = Invoice)))]
+async fn set_invoice_status(
+    State(state): State<AppState>,
+    caller: Caller,
+    uow: UnitOfWork,
+    Path(id): Path<String>,
+    ApiJson(req): ApiJson<StatusRequest>,
+) -> Result<Json<Invoice>, ApiError> {
+    let to = Status::parse(&req.status)
+        .filter(|s| !matches!(s, Status::Issued | Status::Cancelled))
+        .ok_or_else(|| {
+            ApiError::invalid(
+                "parameter_invalid",
+                format!(
+                    "{:?} is not one of accepted, rejected, paid, unpaid",
+                    req.status
+                ),
+            )
+            .param("status")
+        })?;
+    let (invoice, writes) =
+        lifecycle::set_status(&state.ports, &caller, invoice_id(&id)?, to).await?;
+    uow.extend(writes);
+    Ok(Json(invoice))
+}
+
+#[derive(Serialize, ToSchema)]
+struct ChainReport {
+    /// `ok` or `broken`.
+    status: &'static str,
+    issuer_nif: String,
+    records: usize,
+    /// The first break: which record, and the expected and found hash or link.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    first_break: Option<ChainBreak>,
+}
+
+#[derive(Serialize, ToSchema)]
+struct ChainBreak {
+    index: usize,
+    number: String,
+    problem: String,
+    expected: String,
+    found: String,
+}
+
+/// Verify the VERI*FACTU chain
+///
+/// Recomputes every fingerprint of the account's chain (its issuer NIF, this
+/// key's mode) from the stored records and checks every link; reports `ok` or
+/// the first break.
+#[utoipa::path(get, path = "/api/v1/verifactu/chain/verify", tag = "invoices", operation_id = "verify_chain",
+    responses((status = 200, description = "The verification", body = ChainReport)))]
+async fn verify_invoice_chain(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Json<ChainReport>, ApiError> {
+    let account = crate::app::accounts::get(&state.ports, &caller.account_id)
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let Some(nif) = account.issuer.nif.map(|n| n.to_string()) else {
+        return Err(ApiError::conflict(
+            "issuer_incomplete",
+            "the account has no issuer NIF, so no chain",
+        ));
+    };
+    let records = store::chain_records(&state.ports, &store::chain_pk(&caller, &nif)).await?;
+    let report = match verify_chain(&records) {
+        ChainCheck::Ok { records } => ChainReport {
+            status: "ok",
+            issuer_nif: nif,
+            records,
+            first_break: None,
+        },
+        ChainCheck::Broken {
+            index,
+            number,
+            expected,
+            found,
+            problem,
+        } => ChainReport {
+            status: "broken",
+            issuer_nif: nif,
+            records: records.len(),
+            first_break: Some(ChainBreak {
+                index,
+                number,
+                problem,
+                expected,
+                found,
+            }),
+        },
+    };
+    Ok(Json(report))
+}

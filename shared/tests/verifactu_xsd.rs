@@ -1,0 +1,451 @@
+//! VERI*FACTU records against the AEAT schemas: a chain covering the record
+//! shapes the service issues is wrapped in a RegFactuSistemaFacturacion and
+//! validated against `SuministroLR.xsd`, and each bare record against
+//! `SuministroInformacion.xsd`, with Python `xmlschema` (interpreter in
+//! `SVC_PYTHON`). The schemas are read from `shared/standards/verifactu`
+//! beside the workspace.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use chrono::{DateTime, FixedOffset, NaiveDate};
+use rust_decimal::{Decimal, dec};
+use shared::verifactu::*;
+
+const STANDARDS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/standards/verifactu"
+);
+const XSD: &str = "XSD validation";
+const ISSUER_NAME: &str = "Ferretería Núñez & Hijos, S.L.";
+const ISSUER_NIF: &str = "B12345674";
+
+/// Prints every schema error of every file; exits 1 if there was one.
+const VALIDATE: &str = r#"
+import sys, xmlschema
+schema = xmlschema.XMLSchema(sys.argv[1])
+failed = False
+for path in sys.argv[2:]:
+    for error in schema.iter_errors(path):
+        failed = True
+        print(f"{path}: {error.reason} at {error.path}")
+sys.exit(1 if failed else 0)
+"#;
+
+fn require_all() -> bool {
+    std::env::var("SVC_REQUIRE_PYTHON").as_deref() == Ok("1")
+}
+
+fn not_run(what: &str, why: &str) {
+    let _ = writeln!(std::io::stderr(), "\nVERI*FACTU {what} NOT RUN: {why}\n");
+}
+
+/// The schemas folder, or `None` (after saying that `what` did not run) when
+/// it is absent.
+fn standards(what: &str) -> Option<PathBuf> {
+    let dir = PathBuf::from(STANDARDS);
+    if dir.join("SuministroLR.xsd").is_file() {
+        return Some(dir);
+    }
+    let why = format!("the AEAT schemas are not at {}", dir.display());
+    assert!(!require_all(), "SVC_REQUIRE_PYTHON=1 but {why}");
+    not_run(what, &why);
+    None
+}
+
+/// The interpreter and the schemas folder, or `None` when either is missing.
+fn validator() -> Option<(PathBuf, PathBuf)> {
+    let Some(python) = std::env::var_os("SVC_PYTHON") else {
+        assert!(
+            !require_all(),
+            "SVC_REQUIRE_PYTHON=1 but SVC_PYTHON is not set"
+        );
+        not_run(XSD, "set SVC_PYTHON");
+        return None;
+    };
+    Some((PathBuf::from(python), standards(XSD)?))
+}
+
+/// Validates the documents against one schema; `Err` holds xmlschema's report.
+fn validate(python: &Path, schema: &Path, documents: &[(&str, &str)]) -> Result<(), String> {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let paths: Vec<PathBuf> = documents
+        .iter()
+        .map(|(name, xml)| {
+            let path = dir.path().join(format!("{name}.xml"));
+            std::fs::write(&path, xml).expect("the XML is written");
+            path
+        })
+        .collect();
+    let output = Command::new(python)
+        .arg("-c")
+        .arg(VALIDATE)
+        .arg(schema)
+        .args(&paths)
+        .output()
+        .expect("python runs");
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
+}
+
+fn date(y: i32, m: u32, d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).expect("a valid date")
+}
+
+fn at(minute: u32) -> DateTime<FixedOffset> {
+    DateTime::parse_from_rfc3339(&format!("2025-07-01T10:{minute:02}:00+02:00"))
+        .expect("an RFC 3339 time")
+}
+
+fn system() -> SystemInfo {
+    SystemInfo {
+        producer_name: "Facturas Rápidas, S.L.".to_owned(),
+        producer_nif: "B87654321".to_owned(),
+        system_name: "Facturas API".to_owned(),
+        system_id: "FA".to_owned(),
+        version: "1.0.0".to_owned(),
+        installation_number: "prod-eu-1".to_owned(),
+        only_verifactu: true,
+        multi_ot: true,
+        multiple_ot: true,
+    }
+}
+
+fn invoice(number: &str, issue_date: NaiveDate) -> InvoiceRef {
+    InvoiceRef {
+        issuer_nif: ISSUER_NIF.to_owned(),
+        number: number.to_owned(),
+        issue_date,
+    }
+}
+
+fn customer() -> Recipient {
+    Recipient::Nif {
+        name: "Cliente <Uno>, S.A.".to_owned(),
+        nif: "A58818501".to_owned(),
+    }
+}
+
+fn line(regime: &str, treatment: Treatment, base: Decimal) -> BreakdownLine {
+    BreakdownLine {
+        regime: regime.to_owned(),
+        treatment,
+        rate: None,
+        base,
+        vat: None,
+        surcharge_rate: None,
+        surcharge: None,
+    }
+}
+
+fn s1(rate: Decimal, base: Decimal, vat: Decimal) -> BreakdownLine {
+    BreakdownLine {
+        rate: Some(rate),
+        vat: Some(vat),
+        ..line("01", Treatment::Qualified(Qualification::S1), base)
+    }
+}
+
+fn f1(
+    number: &str,
+    breakdown: Vec<BreakdownLine>,
+    total_vat: Decimal,
+    total: Decimal,
+) -> Registration {
+    Registration {
+        invoice: invoice(number, date(2025, 7, 1)),
+        issuer_name: ISSUER_NAME.to_owned(),
+        kind: "F1".to_owned(),
+        rectification: None,
+        operation_date: None,
+        description: "Venta de material de ferretería".to_owned(),
+        recipients: vec![customer()],
+        breakdown,
+        total_vat,
+        total,
+        previous: None,
+        system: system(),
+        generated_at: at(0),
+    }
+}
+
+/// The registrations of the chain, before chaining.
+fn registrations() -> Vec<Registration> {
+    let surcharge = BreakdownLine {
+        rate: Some(dec!(21)),
+        vat: Some(dec!(21)),
+        surcharge_rate: Some(dec!(5.2)),
+        surcharge: Some(dec!(5.2)),
+        ..line("18", Treatment::Qualified(Qualification::S1), dec!(100))
+    };
+    let f2 = Registration {
+        kind: "F2".to_owned(),
+        recipients: Vec::new(),
+        ..f1(
+            "T-1",
+            vec![s1(dec!(21), dec!(10), dec!(2.1))],
+            dec!(2.1),
+            dec!(12.1),
+        )
+    };
+    let r4 = Registration {
+        kind: "R4".to_owned(),
+        rectification: Some(Rectification {
+            method: RectificationMethod::Substitution,
+            rectified: vec![invoice("A-1", date(2025, 7, 1))],
+            rectified_amounts: Some(RectifiedAmounts {
+                base: dec!(100),
+                vat: dec!(21),
+                surcharge: None,
+            }),
+        }),
+        operation_date: Some(date(2025, 6, 30)),
+        ..f1(
+            "R-1",
+            vec![s1(dec!(21), dec!(90), dec!(18.9))],
+            dec!(18.9),
+            dec!(108.9),
+        )
+    };
+    let r1 = Registration {
+        kind: "R1".to_owned(),
+        rectification: Some(Rectification {
+            method: RectificationMethod::Differences,
+            rectified: vec![
+                invoice("A-2", date(2025, 7, 1)),
+                invoice("A-3", date(2025, 7, 1)),
+            ],
+            rectified_amounts: None,
+        }),
+        ..f1(
+            "R-2",
+            vec![s1(dec!(21), dec!(-1620), dec!(-340.2))],
+            dec!(-340.2),
+            dec!(-1960.2),
+        )
+    };
+    let foreign = Registration {
+        recipients: vec![Recipient::Foreign {
+            name: "Louise Dubois".to_owned(),
+            country: "FR".to_owned(),
+            id_type: "02".to_owned(),
+            id: "FR52422961982".to_owned(),
+        }],
+        ..f1(
+            "A-8",
+            vec![line("01", Treatment::Exempt(Exemption::E5), dec!(500))],
+            dec!(0),
+            dec!(500),
+        )
+    };
+    vec![
+        f1(
+            "A-1",
+            vec![s1(dec!(21), dec!(100), dec!(21))],
+            dec!(21),
+            dec!(121),
+        ),
+        f1(
+            "A-2",
+            vec![
+                s1(dec!(21), dec!(100), dec!(21)),
+                s1(dec!(10), dec!(50), dec!(5)),
+                s1(dec!(4), dec!(10.5), dec!(0.42)),
+            ],
+            dec!(26.42),
+            dec!(186.92),
+        ),
+        f1("A-3", vec![surcharge], dec!(26.2), dec!(126.2)),
+        f1(
+            "A-4",
+            vec![line("01", Treatment::Exempt(Exemption::E1), dec!(80))],
+            dec!(0),
+            dec!(80),
+        ),
+        f1(
+            "A-5",
+            vec![line(
+                "01",
+                Treatment::Qualified(Qualification::S2),
+                dec!(1000),
+            )],
+            dec!(0),
+            dec!(1000),
+        ),
+        f2,
+        r4,
+        r1,
+        foreign,
+    ]
+}
+
+/// The registrations chained in order, then the cancellation of the last.
+fn chain() -> Vec<BuiltRecord> {
+    let mut built: Vec<BuiltRecord> = Vec::new();
+    let mut previous: Option<PreviousRecord> = None;
+    for (minute, mut registration) in (0..).zip(registrations()) {
+        registration.previous = previous.take();
+        registration.generated_at = at(minute);
+        let record = registration.build();
+        previous = Some(PreviousRecord {
+            invoice: registration.invoice,
+            hash: record.hash.clone(),
+        });
+        built.push(record);
+    }
+    let cancelled = previous
+        .as_ref()
+        .map(|p| p.invoice.clone())
+        .expect("a chain");
+    built.push(
+        Cancellation {
+            invoice: cancelled,
+            previous,
+            system: system(),
+            generated_at: at(59),
+        }
+        .build(),
+    );
+    built
+}
+
+#[test]
+fn records_validate_against_the_aeat_schemas() {
+    let Some((python, standards)) = validator() else {
+        return;
+    };
+    let records = chain();
+    let jsons: Vec<serde_json::Value> = records.iter().map(|r| r.json.clone()).collect();
+    assert_eq!(
+        verify_chain(&jsons),
+        ChainCheck::Ok {
+            records: records.len()
+        }
+    );
+
+    let refs: Vec<&BuiltRecord> = records.iter().collect();
+    let submission = submission_xml(ISSUER_NAME, ISSUER_NIF, &refs);
+    if let Err(report) = validate(
+        &python,
+        &standards.join("SuministroLR.xsd"),
+        &[("submission", &submission)],
+    ) {
+        panic!("the submission is not valid against SuministroLR.xsd:\n{report}\n{submission}");
+    }
+
+    let names: Vec<String> = (0..records.len()).map(|i| format!("record-{i}")).collect();
+    let bare: Vec<(&str, &str)> = names
+        .iter()
+        .zip(&records)
+        .map(|(name, record)| (name.as_str(), record.xml.as_str()))
+        .collect();
+    if let Err(report) = validate(&python, &standards.join("SuministroInformacion.xsd"), &bare) {
+        panic!("records are not valid against SuministroInformacion.xsd:\n{report}");
+    }
+}
+
+/// Guards the harness: a record with two elements swapped must be rejected.
+#[test]
+fn the_validator_rejects_a_misordered_record() {
+    let Some((python, standards)) = validator() else {
+        return;
+    };
+    let xml = chain()[0].xml.replacen(
+        "<sf:NombreRazonEmisor>",
+        "<sf:TipoFactura>F1</sf:TipoFactura><sf:NombreRazonEmisor>",
+        1,
+    );
+    let report = validate(
+        &python,
+        &standards.join("SuministroInformacion.xsd"),
+        &[("misordered", &xml)],
+    )
+    .expect_err("a misordered record must not validate");
+    assert!(report.contains("misordered.xml"), "{report}");
+}
+
+/// The josemmo F1 example, rebuilt from its data, is the same element for
+/// element (it also sends Subsanacion=N, which the service never does).
+#[test]
+fn rebuilt_f1_example_matches_the_published_one() {
+    let Some(standards) = standards("example comparison") else {
+        return;
+    };
+    let path = standards.join("examples/registration-record-f1.xml");
+    let published = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{} cannot be read: {e}", path.display()));
+    let published = compact(&published)
+        .replace("xmlns:sum1=", "xmlns:sf=")
+        .replace("sum1:", "sf:")
+        .replace("<sf:Subsanacion>N</sf:Subsanacion>", "");
+    assert_eq!(josemmo_f1().build().xml, published);
+}
+
+/// The XML without its declaration and without whitespace between tags.
+fn compact(xml: &str) -> String {
+    let body = xml.split_once("?>").map_or(xml, |(_, body)| body);
+    body.lines().map(str::trim).collect()
+}
+
+fn josemmo_f1() -> Registration {
+    let name = "El Nombre del Emisor, S.L.";
+    Registration {
+        invoice: InvoiceRef {
+            issuer_nif: "00000000B".to_owned(),
+            number: "PRUEBA-0002".to_owned(),
+            issue_date: date(2025, 6, 2),
+        },
+        issuer_name: name.to_owned(),
+        kind: "F1".to_owned(),
+        rectification: None,
+        operation_date: Some(date(2025, 5, 15)),
+        description: "Factura de prueba".to_owned(),
+        recipients: vec![
+            Recipient::Nif {
+                name: "El Destinatario, S.L.".to_owned(),
+                nif: "11111111B".to_owned(),
+            },
+            Recipient::Foreign {
+                name: "Louise Dubois".to_owned(),
+                country: "FR".to_owned(),
+                id_type: "02".to_owned(),
+                id: "FR52422961982".to_owned(),
+            },
+        ],
+        breakdown: vec![
+            s1(dec!(21), dec!(100), dec!(21)),
+            s1(dec!(10), dec!(50), dec!(5)),
+        ],
+        total_vat: dec!(26),
+        total: dec!(176),
+        previous: Some(PreviousRecord {
+            invoice: InvoiceRef {
+                issuer_nif: "00000000B".to_owned(),
+                number: "PRUEBA-001".to_owned(),
+                issue_date: date(2025, 6, 1),
+            },
+            hash: "A".repeat(64),
+        }),
+        system: SystemInfo {
+            producer_name: name.to_owned(),
+            producer_nif: "00000000B".to_owned(),
+            system_name: "Test SIF".to_owned(),
+            system_id: "TS".to_owned(),
+            version: "0.0.1".to_owned(),
+            installation_number: "01234".to_owned(),
+            only_verifactu: true,
+            multi_ot: false,
+            multiple_ot: false,
+        },
+        generated_at: DateTime::parse_from_rfc3339("2025-06-02T11:22:33+02:00")
+            .expect("an RFC 3339 time"),
+    }
+}
