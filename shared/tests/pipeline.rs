@@ -695,6 +695,13 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
     assert_eq!(
         paths,
         [
+            "/api/v1/customers",
+            "/api/v1/customers/{id}",
+            "/api/v1/invoices",
+            "/api/v1/invoices/{id}",
+            "/api/v1/invoices/{id}/cancel",
+            "/api/v1/invoices/{id}/rectify",
+            "/api/v1/invoices/{id}/status",
             "/api/v1/openapi.json",
             "/api/v1/tax/calendar",
             "/api/v1/tax/model-130",
@@ -702,7 +709,8 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
             "/api/v1/tax/quarter",
             "/api/v1/tax/vat",
             "/api/v1/tax/withholding",
-            "/api/v1/usage"
+            "/api/v1/usage",
+            "/api/v1/verifactu/chain/verify"
         ]
     );
     let vat = &r.json["paths"]["/api/v1/tax/vat"]["post"];

@@ -69,6 +69,12 @@ impl From<InvoiceError> for ApiError {
     }
 }
 
+/// Queues this process's invoice writers of one account and mode (see `KeyedLocks`).
+async fn serialize(state: &AppState, caller: &Caller, uow: &UnitOfWork) {
+    let name = format!("invoices:{}:{}", caller.account_id, caller.mode.as_str());
+    uow.hold(state.locks.lock(&name).await);
+}
+
 /// Invoice ids are numbers; anything else names no invoice.
 fn invoice_id(raw: &str) -> Result<u64, ApiError> {
     raw.parse()
@@ -102,6 +108,7 @@ async fn issue_invoice(
     uow: UnitOfWork,
     ApiJson(req): ApiJson<IssueRequest>,
 ) -> Result<impl axum::response::IntoResponse, ApiError> {
+    serialize(&state, &caller, &uow).await;
     let draft = issue::draft(&state.ports, &caller, req).await?;
     let (invoice, writes) =
         issue::finalize(&state.ports, &caller, &state.config.verifactu, draft).await?;
@@ -220,6 +227,7 @@ async fn cancel_invoice(
         .map(|r| crate::app::invoices::request::text(r, 500, "reason", false))
         .transpose()?
         .flatten();
+    serialize(&state, &caller, &uow).await;
     let (invoice, writes) = lifecycle::cancel(
         &state.ports,
         &caller,
@@ -250,6 +258,7 @@ async fn rectify_invoice(
     Path(id): Path<String>,
     ApiJson(req): ApiJson<RectifyRequest>,
 ) -> Result<impl axum::response::IntoResponse, ApiError> {
+    serialize(&state, &caller, &uow).await;
     let (invoice, writes) = rectify::rectify(
         &state.ports,
         &caller,
@@ -282,6 +291,7 @@ async fn set_invoice_status(
     Path(id): Path<String>,
     ApiJson(req): ApiJson<StatusRequest>,
 ) -> Result<Json<Invoice>, ApiError> {
+    serialize(&state, &caller, &uow).await;
     let to = Status::parse(&req.status)
         .filter(|s| !matches!(s, Status::Issued | Status::Cancelled))
         .ok_or_else(|| {

@@ -1,6 +1,9 @@
 //! What every router shares: the ports and the configuration.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::OwnedMutexGuard;
 
 use crate::config::Config;
 use crate::ports::Ports;
@@ -9,6 +12,26 @@ use crate::ports::Ports;
 pub struct AppState {
     pub ports: Ports,
     pub config: Arc<Config>,
+    pub locks: Arc<KeyedLocks>,
+}
+
+/// In-process locks by name. Writers that would race on one counter (e.g. the
+/// numbering of an account) queue here instead of losing conditional writes
+/// and retrying; across processes the conditions still decide.
+#[derive(Default)]
+pub struct KeyedLocks(Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>);
+
+impl KeyedLocks {
+    pub async fn lock(&self, name: &str) -> OwnedMutexGuard<()> {
+        let lock = self
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(name.to_string())
+            .or_default()
+            .clone();
+        lock.lock_owned().await
+    }
 }
 
 impl AppState {
@@ -16,6 +39,7 @@ impl AppState {
         AppState {
             ports,
             config: Arc::new(config),
+            locks: Arc::default(),
         }
     }
 }

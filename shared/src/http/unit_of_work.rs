@@ -25,6 +25,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use sha2::{Digest, Sha256};
+use tokio::sync::OwnedMutexGuard;
 
 use super::error::ApiError;
 use super::state::AppState;
@@ -33,15 +34,21 @@ use crate::app::keys::Caller;
 use crate::domain::idempotency_key::IdempotencyKey;
 use crate::ports::table::{TableError, Write};
 
-const ATTEMPTS: u32 = 5;
+const ATTEMPTS: u32 = 10;
 /// Response headers kept with a stored response and replayed.
 const STORED_HEADERS: [header::HeaderName; 2] = [header::CONTENT_TYPE, header::LOCATION];
 
-/// The writes a handler wants committed with its response.
+/// The writes a handler wants committed with its response, and the locks it
+/// holds until they are.
 #[derive(Clone, Default)]
-pub struct UnitOfWork(Arc<Mutex<Vec<Write>>>);
+pub struct UnitOfWork(Arc<Mutex<Vec<Write>>>, Arc<Mutex<Vec<OwnedMutexGuard<()>>>>);
 
 impl UnitOfWork {
+    /// Keeps a lock until this unit of work is committed or abandoned.
+    pub fn hold(&self, guard: OwnedMutexGuard<()>) {
+        self.1.lock().unwrap_or_else(|e| e.into_inner()).push(guard);
+    }
+
     pub fn add(&self, write: Write) {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).push(write);
     }
