@@ -443,3 +443,765 @@ async fn an_incomplete_issuer_is_409_naming_the_fields() {
             .contains("name, nif, address, postal_code, city")
     );
 }
+
+async fn post(h: &Harness, path: &str, body: Value) -> Reply {
+    send(&h.app, post_json(path, &h.live, None, &body.to_string())).await
+}
+
+async fn events_of(h: &Harness, kind: &str) -> usize {
+    outbox::pending(&h.ports, 1000)
+        .await
+        .unwrap()
+        .iter()
+        .filter(|e| e.kind == kind)
+        .count()
+}
+
+#[tokio::test]
+async fn statuses_follow_the_transition_table_and_leave_history_and_events() {
+    let h = harness().await;
+    issued(
+        &h,
+        json!({"customer": customer(), "lines": [line(json!(100), json!(21))]}),
+    )
+    .await;
+    for to in ["paid", "unpaid", "paid"] {
+        let r = post(&h, "/api/v1/invoices/1/status", json!({"status": to})).await;
+        assert_eq!(
+            (r.status, r.json["status"].clone()),
+            (StatusCode::OK, json!(to)),
+            "{}",
+            r.json
+        );
+    }
+    let same = post(&h, "/api/v1/invoices/1/status", json!({"status": "paid"})).await;
+    assert_eq!(
+        same.json["events"].as_array().unwrap().len(),
+        4,
+        "setting the current state changes nothing"
+    );
+    let r = post(
+        &h,
+        "/api/v1/invoices/1/status",
+        json!({"status": "rejected"}),
+    )
+    .await;
+    assert_error_shape(
+        &r,
+        StatusCode::CONFLICT,
+        "invalid_request_error",
+        "invalid_state",
+    );
+    bad(
+        &post(
+            &h,
+            "/api/v1/invoices/1/status",
+            json!({"status": "cancelled"}),
+        )
+        .await,
+        "parameter_invalid",
+        "status",
+    );
+    bad(
+        &post(&h, "/api/v1/invoices/1/status", json!({"status": "lost"})).await,
+        "parameter_invalid",
+        "status",
+    );
+    let kinds: Vec<_> = same.json["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kinds, ["issued", "paid", "unpaid", "paid"]);
+    assert_eq!(
+        (
+            events_of(&h, "invoice.paid").await,
+            events_of(&h, "invoice.unpaid").await
+        ),
+        (2, 1)
+    );
+    assert_eq!(events_of(&h, "invoice.issued").await, 1);
+    let missing = post(&h, "/api/v1/invoices/99/status", json!({"status": "paid"})).await;
+    assert_error_shape(
+        &missing,
+        StatusCode::NOT_FOUND,
+        "invalid_request_error",
+        "resource_missing",
+    );
+    let not_a_number = send(&h.app, get("/api/v1/invoices/abc", Some(&h.live))).await;
+    assert_eq!(not_a_number.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn cancelling_is_final_reverses_the_ledger_and_chains_an_anulacion() {
+    let h = harness().await;
+    issued(
+        &h,
+        json!({"customer": customer(), "irpf_rate": 15, "lines": [line(json!(1000), json!(21))]}),
+    )
+    .await;
+    let r = post(
+        &h,
+        "/api/v1/invoices/1/cancel",
+        json!({"reason": "Emitida por error"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    assert_eq!(r.json["status"], "cancelled");
+    let cancellation = &r.json["verifactu"]["cancellation"];
+    assert_eq!(
+        cancellation["IDFactura"]["NumSerieFacturaAnulada"],
+        "F2026-000001"
+    );
+    assert_eq!(
+        cancellation["Encadenamiento"]["RegistroAnterior"]["Huella"],
+        r.json["verifactu"]["hash"]
+    );
+    assert_eq!(r.json["events"][1]["detail"], "Emitida por error");
+    assert_eq!(events_of(&h, "invoice.cancelled").await, 1);
+    for again in ["/api/v1/invoices/1/cancel"] {
+        let r = post(&h, again, json!({})).await;
+        assert_error_shape(
+            &r,
+            StatusCode::CONFLICT,
+            "invalid_request_error",
+            "invalid_state",
+        );
+    }
+    let r = post(&h, "/api/v1/invoices/1/status", json!({"status": "paid"})).await;
+    assert_eq!(r.code(), "invalid_state");
+    let rectify = send(
+        &h.app,
+        post_json(
+            "/api/v1/invoices/1/rectify",
+            &h.live,
+            Some("r1"),
+            &json!({"reason_code": "R4", "method": "differences", "description": "x"}).to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(rectify.code(), "invalid_state");
+
+    let q = send(
+        &h.app,
+        get("/api/v1/tax/quarter?year=2026&quarter=4", Some(&h.live)),
+    )
+    .await;
+    assert_eq!(
+        num(&q.json["totals"]["base"]),
+        0.0,
+        "the cancellation reverses the entry"
+    );
+    let chain = send(&h.app, get("/api/v1/verifactu/chain/verify", Some(&h.live))).await;
+    assert_eq!(
+        (chain.json["status"].clone(), chain.json["records"].clone()),
+        (json!("ok"), json!(2))
+    );
+}
+
+#[tokio::test]
+async fn rectifying_invoices_by_substitution_and_by_differences() {
+    let h = harness().await;
+    issued(
+        &h,
+        json!({"customer": customer(), "irpf_rate": 15, "lines": [line(json!(1000), json!(21))]}),
+    )
+    .await;
+    let rectify = |idem: &str, body: Value| {
+        let req = post_json(
+            "/api/v1/invoices/1/rectify",
+            &h.live,
+            Some(idem),
+            &body.to_string(),
+        );
+        send(&h.app, req)
+    };
+    let diff = rectify("d1", json!({"reason_code": "R1", "method": "differences", "description": "Descuento posterior",
+        "lines": [{"description": "Descuento", "quantity": -1, "unit_price": 100, "vat_rate": 21}]})).await;
+    assert_eq!(diff.status, StatusCode::CREATED, "{}", diff.json);
+    assert_eq!(
+        (diff.json["number"].clone(), diff.json["kind"].clone()),
+        (json!("R2026-000001"), json!("R1"))
+    );
+    assert_eq!(
+        (
+            num(&diff.json["base"]),
+            num(&diff.json["vat_amount"]),
+            num(&diff.json["total"])
+        ),
+        (-100.0, -21.0, -106.0)
+    );
+    let record = &diff.json["verifactu"]["record"];
+    assert_eq!(
+        (
+            record["TipoRectificativa"].clone(),
+            record["ImporteTotal"].clone()
+        ),
+        (json!("I"), json!("-121.00"))
+    );
+    assert_eq!(
+        record["FacturasRectificadas"]["IDFacturaRectificada"][0]["NumSerieFactura"],
+        "F2026-000001"
+    );
+    assert_eq!(diff.json["rectifies"]["number"], "F2026-000001");
+
+    let subst = rectify(
+        "s1",
+        json!({"reason_code": "R4", "method": "substitution", "description": "Importe corregido",
+        "lines": [line(json!(800), json!(21))]}),
+    )
+    .await;
+    assert_eq!(subst.status, StatusCode::CREATED, "{}", subst.json);
+    assert_eq!(
+        (subst.json["number"].clone(), num(&subst.json["total"])),
+        (json!("R2026-000002"), 848.0)
+    );
+    let record = &subst.json["verifactu"]["record"];
+    assert_eq!(record["TipoRectificativa"], "S");
+    assert_eq!(record["ImporteRectificacion"]["BaseRectificada"], "1000.00");
+    assert_eq!(record["ImporteRectificacion"]["CuotaRectificada"], "210.00");
+
+    let original = send(&h.app, get("/api/v1/invoices/1", Some(&h.live)))
+        .await
+        .json;
+    let by: Vec<_> = original["rectified_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["number"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(by, ["R2026-000001", "R2026-000002"]);
+    assert_eq!(
+        original["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "rectified")
+            .count(),
+        2
+    );
+    let again = rectify("s2", json!({"reason_code": "R4", "method": "substitution", "description": "x", "lines": [line(json!(1), json!(21))]})).await;
+    assert_eq!(again.code(), "invalid_state");
+    let cancel = post(&h, "/api/v1/invoices/1/cancel", json!({})).await;
+    assert_eq!(
+        cancel.code(),
+        "invalid_state",
+        "a rectified invoice is not cancelled"
+    );
+
+    let q = send(
+        &h.app,
+        get("/api/v1/tax/quarter?year=2026&quarter=4", Some(&h.live)),
+    )
+    .await
+    .json;
+    assert_eq!(
+        num(&q["totals"]["base"]),
+        1000.0 - 100.0 - 200.0,
+        "the ledger holds the differences"
+    );
+    assert_eq!(q["rectification_count"], 2);
+    assert_eq!(events_of(&h, "invoice.issued").await, 3);
+
+    bad(
+        &rectify(
+            "x1",
+            json!({"reason_code": "R5", "method": "differences", "description": "x"}),
+        )
+        .await,
+        "parameter_invalid",
+        "reason_code",
+    );
+    bad(
+        &rectify(
+            "x2",
+            json!({"reason_code": "R1", "method": "swap", "description": "x"}),
+        )
+        .await,
+        "parameter_invalid",
+        "method",
+    );
+    bad(
+        &rectify(
+            "x3",
+            json!({"reason_code": "R1", "method": "substitution", "description": "x"}),
+        )
+        .await,
+        "parameter_missing",
+        "lines",
+    );
+    bad(
+        &rectify(
+            "x4",
+            json!({"reason_code": "R1", "method": "differences", "description": ""}),
+        )
+        .await,
+        "parameter_invalid",
+        "description",
+    );
+    let no_key = send(
+        &h.app,
+        post_json("/api/v1/invoices/1/rectify", &h.live, None, "{}"),
+    )
+    .await;
+    bad(&no_key, "idempotency_key_required", "Idempotency-Key");
+    let of_rectifying = send(
+        &h.app,
+        post_json(
+            "/api/v1/invoices/2/rectify",
+            &h.live,
+            Some("x5"),
+            &json!({"reason_code": "R1", "method": "differences", "description": "x"}).to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(of_rectifying.code(), "invalid_state");
+
+    let f2 = issued(&h, json!({"lines": [line(json!(100), json!(21))]})).await;
+    let path = format!("/api/v1/invoices/{}/rectify", f2["id"]);
+    let r5 = send(
+        &h.app,
+        post_json(
+            &path,
+            &h.live,
+            Some("r5"),
+            &json!({"reason_code": "R5", "method": "differences", "description": "Devolución"})
+                .to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(
+        (r5.status, r5.json["kind"].clone(), num(&r5.json["total"])),
+        (StatusCode::CREATED, json!("R5"), -121.0)
+    );
+    assert!(
+        r5.json["verifactu"]["record"]
+            .get("Destinatarios")
+            .is_none()
+    );
+
+    let chain = send(&h.app, get("/api/v1/verifactu/chain/verify", Some(&h.live))).await;
+    assert_eq!(
+        (chain.json["status"].clone(), chain.json["records"].clone()),
+        (json!("ok"), json!(5))
+    );
+}
+
+#[tokio::test]
+async fn the_chain_verifier_finds_a_tampered_record() {
+    let h = harness().await;
+    for _ in 0..3 {
+        issued(
+            &h,
+            json!({"customer": customer(), "lines": [line(json!(10), json!(21))]}),
+        )
+        .await;
+    }
+    let chain = "CHAIN#live#12345678Z#RECORDS";
+    let key = shared::ports::table::Key::new(chain, "000000000002");
+    let item = h.ports.table.get(&key).await.unwrap().unwrap();
+    let tampered = item
+        .s("record")
+        .unwrap()
+        .replace("\"ImporteTotal\":\"12.10\"", "\"ImporteTotal\":\"1.21\"");
+    h.ports
+        .table
+        .put(item.with("record", tampered), None)
+        .await
+        .unwrap();
+    let r = send(&h.app, get("/api/v1/verifactu/chain/verify", Some(&h.live))).await;
+    assert_eq!(r.json["status"], "broken", "{}", r.json);
+    assert_eq!(
+        (
+            r.json["first_break"]["index"].clone(),
+            r.json["first_break"]["number"].clone()
+        ),
+        (json!(1), json!("F2026-000002"))
+    );
+}
+
+#[tokio::test]
+async fn customers_are_an_address_book_and_invoices_keep_their_copy() {
+    let h = harness().await;
+    let created = post(&h, "/api/v1/customers", customer()).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.json);
+    let id = created.json["id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("cus_"));
+    let dup = post(
+        &h,
+        "/api/v1/customers",
+        json!({"name": "Otro", "tax_id": "b-64717838"}),
+    )
+    .await;
+    assert_error_shape(
+        &dup,
+        StatusCode::CONFLICT,
+        "invalid_request_error",
+        "customer_exists",
+    );
+    assert!(dup.json["error"]["message"].as_str().unwrap().contains(&id));
+    bad(
+        &post(
+            &h,
+            "/api/v1/customers",
+            json!({"name": "X", "tax_id": "12345678A"}),
+        )
+        .await,
+        "parameter_invalid",
+        "tax_id",
+    );
+    bad(
+        &post(&h, "/api/v1/customers", json!({"tax_id": "12345678Z"})).await,
+        "parameter_invalid",
+        "name",
+    );
+
+    let inv = issued(
+        &h,
+        json!({"customer_id": id, "lines": [line(json!(100), json!(21))]}),
+    )
+    .await;
+    assert_eq!(
+        (inv["customer"]["name"].clone(), inv["customer_id"].clone()),
+        (json!("Taller Ana SL"), json!(id))
+    );
+
+    let patch = axum::http::Request::patch(format!("/api/v1/customers/{id}"))
+        .header("authorization", format!("Bearer {}", h.live))
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(
+            json!({"name": "Taller Ana y Luis SL"}).to_string(),
+        ))
+        .unwrap();
+    let patched = send(&h.app, patch).await;
+    assert_eq!(
+        (patched.status, patched.json["name"].clone()),
+        (StatusCode::OK, json!("Taller Ana y Luis SL"))
+    );
+    let list = send(&h.app, get("/api/v1/customers?limit=1", Some(&h.live))).await;
+    assert_eq!(
+        (
+            list.json["object"].clone(),
+            list.json["data"].as_array().unwrap().len()
+        ),
+        (json!("list"), 1)
+    );
+    bad(
+        &send(&h.app, get("/api/v1/customers?limit=0", Some(&h.live))).await,
+        "parameter_invalid",
+        "limit",
+    );
+
+    let delete = axum::http::Request::delete(format!("/api/v1/customers/{id}"))
+        .header("authorization", format!("Bearer {}", h.live))
+        .body(axum::body::Body::empty())
+        .unwrap();
+    assert_eq!(send(&h.app, delete).await.status, StatusCode::OK);
+    assert_eq!(
+        send(
+            &h.app,
+            get(&format!("/api/v1/customers/{id}"), Some(&h.live))
+        )
+        .await
+        .status,
+        StatusCode::NOT_FOUND
+    );
+    let kept = send(&h.app, get("/api/v1/invoices/1", Some(&h.live))).await;
+    assert_eq!(
+        kept.json["customer"]["name"], "Taller Ana SL",
+        "the invoice keeps its own copy"
+    );
+    let again = post(&h, "/api/v1/customers", customer()).await;
+    assert_eq!(
+        again.status,
+        StatusCode::CREATED,
+        "the tax id is free again after deletion"
+    );
+}
+
+#[tokio::test]
+async fn the_tax_tools_read_the_ledger_that_issuing_writes() {
+    let h = harness().await;
+    issued(
+        &h,
+        json!({"customer": customer(), "irpf_rate": 15, "lines": [line(json!(1000), json!(21))]}),
+    )
+    .await;
+    issued(&h, json!({"customer": customer(), "equivalence_surcharge": true, "lines": [line(json!(500), json!(10))]})).await;
+    let q = send(
+        &h.app,
+        get("/api/v1/tax/quarter?year=2026&quarter=4", Some(&h.live)),
+    )
+    .await
+    .json;
+    assert_eq!(q["invoice_count"], 2);
+    assert_eq!(
+        q["vat"],
+        json!([{"rate": 21.0, "base": 1000.0, "amount": 210.0}, {"rate": 10.0, "base": 500.0, "amount": 50.0}])
+    );
+    assert_eq!(
+        q["surcharge"],
+        json!([{"rate": 1.4, "base": 500.0, "amount": 7.0}])
+    );
+    assert_eq!(num(&q["totals"]["irpf_withheld"]), 150.0);
+    let m = post(
+        &h,
+        "/api/v1/tax/model-130",
+        json!({"year": 2026, "quarter": 4, "expenses": 0, "previous_payments": 0}),
+    )
+    .await;
+    assert_eq!(m.json["income_source"], "ledger");
+    let boxes: Vec<(String, f64)> = m.json["boxes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["box"].as_str().unwrap().into(), num(&b["value"])))
+        .collect();
+    assert!(
+        boxes.contains(&("01".into(), 1500.0)) && boxes.contains(&("06".into(), 150.0)),
+        "{boxes:?}"
+    );
+}
+
+#[tokio::test]
+async fn test_keys_never_touch_the_live_counter_chain_or_ledger() {
+    let h = harness().await;
+    let t = issue_with(
+        &h,
+        &h.test,
+        "t1",
+        json!({"customer": customer(), "lines": [line(json!(100), json!(21))]}),
+    )
+    .await;
+    assert_eq!(t.status, StatusCode::CREATED, "{}", t.json);
+    assert_eq!(
+        (t.json["number"].clone(), t.json["livemode"].clone()),
+        (json!("TEST-F2026-000001"), json!(false))
+    );
+    assert!(
+        t.json["verifactu"]["qr_url"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://prewww2.aeat.es/")
+    );
+    let live = issued(
+        &h,
+        json!({"customer": customer(), "lines": [line(json!(100), json!(21))]}),
+    )
+    .await;
+    assert_eq!(
+        live["number"], "F2026-000001",
+        "the live counter is untouched"
+    );
+    assert_eq!(
+        live["verifactu"]["record"]["Encadenamiento"]["PrimerRegistro"], "S",
+        "the live chain is untouched"
+    );
+    let q = send(
+        &h.app,
+        get("/api/v1/tax/quarter?year=2026&quarter=4", Some(&h.live)),
+    )
+    .await
+    .json;
+    assert_eq!(
+        q["invoice_count"], 1,
+        "test invoices never reach the ledger"
+    );
+    let from_live = send(
+        &h.app,
+        get(&format!("/api/v1/invoices/{}", t.json["id"]), Some(&h.live)),
+    )
+    .await;
+    assert_eq!(
+        from_live.json["number"], "F2026-000001",
+        "ids are per space: live id 1 is the live invoice"
+    );
+}
+
+#[tokio::test]
+async fn another_account_cannot_see_an_invoice() {
+    let h = harness().await;
+    issued(
+        &h,
+        json!({"customer": customer(), "lines": [line(json!(100), json!(21))]}),
+    )
+    .await;
+    let other = accounts::create(&h.ports, "B", Plan::Pro, None)
+        .await
+        .unwrap();
+    let (_, key) =
+        shared::app::keys::create(&h.ports, &other.id, shared::domain::account::Mode::Live)
+            .await
+            .unwrap();
+    let r = send(&h.app, get("/api/v1/invoices/1", Some(&key.reveal()))).await;
+    assert_error_shape(
+        &r,
+        StatusCode::NOT_FOUND,
+        "invalid_request_error",
+        "resource_missing",
+    );
+    let r = send(
+        &h.app,
+        post_json("/api/v1/invoices/1/cancel", &key.reveal(), None, "{}"),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn lists_page_newest_first_with_filters() {
+    let h = harness().await;
+    for price in [10, 20, 30, 40, 50] {
+        issued(
+            &h,
+            json!({"customer": customer(), "lines": [line(json!(price), json!(21))]}),
+        )
+        .await;
+    }
+    post(&h, "/api/v1/invoices/2/status", json!({"status": "paid"})).await;
+    let first = send(&h.app, get("/api/v1/invoices?limit=2", Some(&h.live)))
+        .await
+        .json;
+    let ids: Vec<_> = first["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].clone())
+        .collect();
+    assert_eq!(
+        (ids, first["has_more"].clone()),
+        (vec![json!(5), json!(4)], json!(true))
+    );
+    let next = send(
+        &h.app,
+        get("/api/v1/invoices?limit=10&starting_after=4", Some(&h.live)),
+    )
+    .await
+    .json;
+    assert_eq!(next["data"].as_array().unwrap().len(), 3);
+    assert_eq!(next["has_more"], false);
+    let paid = send(&h.app, get("/api/v1/invoices?status=paid", Some(&h.live)))
+        .await
+        .json;
+    assert_eq!(paid["data"].as_array().unwrap().len(), 1);
+    let none = send(
+        &h.app,
+        get(
+            "/api/v1/invoices?kind=R1&from=2026-01-01&to=2026-12-31",
+            Some(&h.live),
+        ),
+    )
+    .await
+    .json;
+    assert_eq!(none["data"].as_array().unwrap().len(), 0);
+    bad(
+        &send(&h.app, get("/api/v1/invoices?status=lost", Some(&h.live))).await,
+        "parameter_invalid",
+        "status",
+    );
+    bad(
+        &send(&h.app, get("/api/v1/invoices?kind=F9", Some(&h.live))).await,
+        "parameter_invalid",
+        "kind",
+    );
+    bad(
+        &send(
+            &h.app,
+            get(
+                "/api/v1/invoices?from=2026-02-01&to=2026-01-01",
+                Some(&h.live),
+            ),
+        )
+        .await,
+        "parameter_invalid",
+        "to",
+    );
+    bad(
+        &send(&h.app, get("/api/v1/invoices?limit=101", Some(&h.live))).await,
+        "parameter_invalid",
+        "limit",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_hundred_concurrent_issues_are_numbered_1_to_200_without_gaps() {
+    let h = harness().await;
+    let tasks: Vec<_> = (0..200)
+        .map(|i| {
+            let app = h.app.clone();
+            let live = h.live.clone();
+            tokio::spawn(async move {
+                let body = json!({"customer": customer(), "irpf_rate": 15, "lines": [line(json!(10 + i), json!(21))]});
+                send(&app, post_json("/api/v1/invoices", &live, Some(&format!("k{i}")), &body.to_string())).await
+            })
+        })
+        .collect();
+    let mut numbers = Vec::new();
+    let mut total = 0.0;
+    for task in tasks {
+        let r = task.await.unwrap();
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+        numbers.push(r.json["number"].as_str().unwrap().to_string());
+        total += num(&r.json["total"]);
+    }
+    numbers.sort();
+    let expected: Vec<String> = (1..=200).map(|n| format!("F2026-{n:06}")).collect();
+    assert_eq!(numbers, expected);
+    let chain = send(&h.app, get("/api/v1/verifactu/chain/verify", Some(&h.live)))
+        .await
+        .json;
+    assert_eq!(
+        (chain["status"].clone(), chain["records"].clone()),
+        (json!("ok"), json!(200))
+    );
+    let q = send(
+        &h.app,
+        get("/api/v1/tax/quarter?year=2026&quarter=4", Some(&h.live)),
+    )
+    .await
+    .json;
+    assert_eq!(q["invoice_count"], 200);
+    assert!(
+        (num(&q["totals"]["total"]) - total).abs() < 1e-6,
+        "ledger sums equal invoice sums"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn fifty_concurrent_requests_with_one_key_issue_one_invoice() {
+    let h = harness().await;
+    let body = json!({"customer": customer(), "lines": [line(json!(99), json!(21))]}).to_string();
+    let tasks: Vec<_> = (0..50)
+        .map(|_| {
+            let (app, live, body) = (h.app.clone(), h.live.clone(), body.clone());
+            tokio::spawn(async move {
+                send(
+                    &app,
+                    post_json("/api/v1/invoices", &live, Some("the-one"), &body),
+                )
+                .await
+            })
+        })
+        .collect();
+    let mut bodies = HashSet::new();
+    for task in tasks {
+        let r = task.await.unwrap();
+        match r.status {
+            StatusCode::CREATED => {
+                bodies.insert(r.json.to_string());
+            }
+            StatusCode::CONFLICT => assert_eq!(r.code(), "idempotency_key_in_use"),
+            other => panic!("unexpected {other}: {}", r.json),
+        }
+    }
+    assert_eq!(bodies.len(), 1, "every success is the same response");
+    let list = send(&h.app, get("/api/v1/invoices", Some(&h.live)))
+        .await
+        .json;
+    assert_eq!(
+        list["data"].as_array().unwrap().len(),
+        1,
+        "exactly one invoice"
+    );
+}
