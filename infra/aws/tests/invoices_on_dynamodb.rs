@@ -1,0 +1,133 @@
+//! Invoices on DynamoDB (emulator): 50 concurrent issues with distinct keys
+//! are numbered 1..50, the chain verifies and the ledger adds up.
+
+mod support;
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use chrono::Datelike;
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use infra_aws::DynamoTable;
+use shared::app::{accounts, keys};
+use shared::config::Config;
+use shared::domain::account::{Issuer, Mode, Plan};
+use shared::domain::madrid;
+use shared::http::{AppState, service_router};
+use shared::ports::Ports;
+use shared::ports::clock::{Clock, SystemClock};
+use shared::tax::nif::Nif;
+
+async fn call(app: &axum::Router, req: Request<Body>) -> (StatusCode, Value) {
+    let response = app.clone().oneshot(req).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+fn authorized(req: axum::http::request::Builder, key: &str) -> axum::http::request::Builder {
+    req.header("authorization", format!("Bearer {key}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn fifty_concurrent_issues_on_dynamodb_are_gap_free() {
+    if !support::emulator("Invoices on DynamoDB") {
+        return;
+    }
+    let clock = Arc::new(SystemClock);
+    let table = DynamoTable::from_env(
+        &format!("svc-invoices-{}", shared::ids::random_token(6)),
+        clock.clone(),
+    )
+    .await;
+    table.create_table().await.unwrap();
+    let ports = Ports {
+        table: Arc::new(table),
+        clock: clock.clone(),
+    };
+    let account = accounts::create(&ports, "Nube", Plan::Pro, None)
+        .await
+        .unwrap();
+    let issuer = Issuer {
+        name: Some("Nube SA".into()),
+        nif: Some(Nif::parse("A13585625").unwrap()),
+        address: Some("Gran Vía 1".into()),
+        postal_code: Some("28013".into()),
+        city: Some("Madrid".into()),
+        province: None,
+        country: Some("ES".into()),
+    };
+    accounts::set_issuer(&ports, &account.id, &issuer)
+        .await
+        .unwrap();
+    let (_, key) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
+    let key = key.reveal();
+    let config = Config {
+        rate_limit_per_minute: 100_000,
+        ..Config::default()
+    };
+    let app = service_router(AppState::new(ports, config));
+
+    let tasks: Vec<_> = (0..50)
+        .map(|i| {
+            let (app, key) = (app.clone(), key.clone());
+            tokio::spawn(async move {
+                let body = json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838"}, "irpf_rate": 15,
+                    "lines": [{"description": "Servicio", "quantity": 1, "unit_price": 100 + i, "vat_rate": 21}]});
+                let req = authorized(Request::post("/api/v1/invoices"), &key)
+                    .header("content-type", "application/json")
+                    .header("idempotency-key", format!("dyn-{i}"))
+                    .body(Body::from(body.to_string()))
+                    .unwrap();
+                call(&app, req).await
+            })
+        })
+        .collect();
+    let mut numbers = Vec::new();
+    let mut total = 0.0;
+    for task in tasks {
+        let (status, body) = task.await.unwrap();
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        numbers.push(body["number"].as_str().unwrap().to_string());
+        total += body["total"].as_f64().unwrap();
+    }
+    let today = madrid::date(clock.now());
+    numbers.sort();
+    let expected: Vec<String> = (1..=50)
+        .map(|n| format!("F{}-{n:06}", today.year()))
+        .collect();
+    assert_eq!(numbers, expected);
+
+    let get = |path: &str| {
+        authorized(Request::get(path), &key)
+            .body(Body::empty())
+            .unwrap()
+    };
+    let (_, chain) = call(&app, get("/api/v1/verifactu/chain/verify")).await;
+    assert_eq!(
+        (chain["status"].clone(), chain["records"].clone()),
+        (json!("ok"), json!(50)),
+        "{chain}"
+    );
+    let quarter = (today.month() - 1) / 3 + 1;
+    let (_, q) = call(
+        &app,
+        get(&format!(
+            "/api/v1/tax/quarter?year={}&quarter={quarter}",
+            today.year()
+        )),
+    )
+    .await;
+    assert_eq!(q["invoice_count"], 50);
+    assert!(
+        (q["totals"]["total"].as_f64().unwrap() - total).abs() < 1e-6,
+        "ledger sums equal invoice sums"
+    );
+}
