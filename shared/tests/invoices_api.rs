@@ -781,10 +781,26 @@ async fn rectifying_invoices_by_substitution_and_by_differences() {
             .is_none()
     );
 
+    let mistaken = issued(
+        &h,
+        json!({"customer": customer(), "lines": [line(json!(5), json!(21))]}),
+    )
+    .await;
+    let cancelled = post(
+        &h,
+        &format!("/api/v1/invoices/{}/cancel", mistaken["id"]),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        cancelled.status,
+        StatusCode::OK,
+        "issues, rectifications and a cancellation in one chain"
+    );
     let chain = send(&h.app, get("/api/v1/verifactu/chain/verify", Some(&h.live))).await;
     assert_eq!(
         (chain.json["status"].clone(), chain.json["records"].clone()),
-        (json!("ok"), json!(5))
+        (json!("ok"), json!(7))
     );
 }
 

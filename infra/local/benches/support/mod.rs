@@ -1,0 +1,128 @@
+//! Shared by the benchmarks: start the release `svc serve` and load it.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+pub struct Server {
+    child: Child,
+    pub base: String,
+    pub key: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `svc <storage> serve` on a free port with the rate limit raised; the live
+/// key comes from the demo account it creates on an empty store.
+pub fn serve(storage: &[String]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(storage)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("SVC_RATE_LIMIT_PER_MINUTE", "100000000")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("svc serve starts");
+    let (mut key, mut base) = (String::new(), String::new());
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some(k) = line.trim().strip_prefix("live key: ") {
+            key = k.to_string();
+        }
+        if let Some(addr) = line.strip_prefix("svc listening on ") {
+            base = addr.to_string();
+            break;
+        }
+    }
+    std::thread::spawn(move || lines.for_each(drop));
+    Server { child, base, key }
+}
+
+/// One kind of request: path, and a body made from a sequence number (POSTs).
+pub struct Target {
+    pub name: String,
+    pub path: String,
+    pub body: Option<fn(u64) -> String>,
+    pub idempotent: bool,
+    pub connections: usize,
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// Runs `target` for `duration` (or `count` requests in total) and prints req/s, p50 and p99.
+pub async fn load(server: &Server, target: &Target, duration: Duration, count: Option<u64>) {
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(target.connections)
+        .build()
+        .unwrap();
+    let url = Arc::new(format!("{}{}", server.base, target.path));
+    let sequence = Arc::new(AtomicU64::new(0));
+    let deadline = Instant::now() + duration;
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..target.connections)
+        .map(|_| {
+            let (client, url, key, sequence) = (
+                client.clone(),
+                url.clone(),
+                server.key.clone(),
+                sequence.clone(),
+            );
+            let (body, idempotent) = (target.body, target.idempotent);
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                loop {
+                    let n = sequence.fetch_add(1, Ordering::Relaxed);
+                    if count.is_some_and(|c| n >= c)
+                        || (count.is_none() && Instant::now() >= deadline)
+                    {
+                        return latencies;
+                    }
+                    let mut request = match body {
+                        Some(make) => client
+                            .post(url.as_str())
+                            .header("content-type", "application/json")
+                            .body(make(n)),
+                        None => client.get(url.as_str()),
+                    };
+                    if idempotent {
+                        request = request.header(
+                            "idempotency-key",
+                            format!("bench-{}-{n}", std::process::id()),
+                        );
+                    }
+                    let t = Instant::now();
+                    let response = request.bearer_auth(&key).send().await.unwrap();
+                    let status = response.status();
+                    let text = response.text().await.unwrap();
+                    assert!(status.is_success(), "{status}: {text}");
+                    latencies.push(t.elapsed());
+                }
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for task in tasks {
+        all.extend(task.await.unwrap());
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    all.sort();
+    println!(
+        "{:<34} {:>2} conns: {:>6.0} req/s, p50 {:>6.2} ms, p99 {:>6.2} ms ({} requests)",
+        target.name,
+        target.connections,
+        all.len() as f64 / elapsed,
+        percentile(&all, 0.50).as_secs_f64() * 1000.0,
+        percentile(&all, 0.99).as_secs_f64() * 1000.0,
+        all.len()
+    );
+}
