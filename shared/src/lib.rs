@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod config;
+pub mod documents;
 pub mod domain;
 pub mod embedded;
 pub mod http;
