@@ -70,9 +70,6 @@ async fn the_sample_issue_event_issues_once() {
         bodies.push(serde_json::from_str::<Value>(response["body"].as_str().unwrap()).unwrap());
     }
     assert_eq!(bodies[0], bodies[1]);
-    assert_eq!(
-        bodies[0]["number"].as_str().unwrap().get(..10),
-        Some("TEST-F2026")
-    );
+    assert!(bodies[0]["number"].as_str().unwrap().starts_with("TEST-F"));
     assert_eq!(bodies[0]["total"], 1060.0);
 }
