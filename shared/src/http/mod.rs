@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod customers;
+pub mod documents;
 pub mod error;
 pub mod invoices;
 pub mod json;
@@ -51,7 +52,7 @@ impl Group {
             Group::Usage => usage::routes(),
             Group::Tax => tax::routes(),
             Group::Customers => customers::routes(),
-            Group::Invoices => invoices::routes(),
+            Group::Invoices => invoices::routes().merge(documents::routes()),
             Group::OpenApi => openapi::routes(),
         }
     }
