@@ -13,6 +13,8 @@ use shared::documents::{cii, facturae, facturx, pdf, ubl};
 
 const RUNS: usize = 31;
 
+type Generate<'a> = Box<dyn FnMut() -> usize + 'a>;
+
 fn p50(mut f: impl FnMut() -> usize) -> (Duration, usize) {
     let mut times = Vec::with_capacity(RUNS);
     let mut size = 0;
@@ -26,7 +28,7 @@ fn p50(mut f: impl FnMut() -> usize) -> (Duration, usize) {
 }
 
 fn report(name: &str, invoice: &Invoice) {
-    let rows: [(&str, Box<dyn FnMut() -> usize>); 5] = [
+    let rows: [(&str, Generate); 5] = [
         ("PDF", Box::new(|| pdf::pdf(invoice).len())),
         (
             "Factur-X PDF",

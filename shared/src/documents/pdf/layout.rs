@@ -160,10 +160,7 @@ fn document_data(page: &mut Page, invoice: &Invoice) -> f32 {
     page.text_right(RIGHT, TOP + 4.0, style, title);
     let mut y = TOP + 12.0;
     for (label, value) in facts(invoice) {
-        page.text(RIGHT - DATA_WIDTH, y, BODY.colored(MUTED), label);
-        let room = DATA_WIDTH - BODY.width(label) - GAP;
-        page.text_right(RIGHT, y, BODY.bold().fit(&value, room), &value);
-        y += 5.0;
+        y = fact(page, y, label, &value);
     }
     for stamp in stamps(invoice) {
         let style = Style::new(Face::Bold, 10.0, RED);
@@ -173,6 +170,23 @@ fn document_data(page: &mut Page, invoice: &Invoice) -> f32 {
         y += 9.5;
     }
     y
+}
+
+/// A label with its value at the right, or below it when too long to share
+/// the line; returns the next baseline.
+fn fact(page: &mut Page, y: f32, label: &str, value: &str) -> f32 {
+    page.text(RIGHT - DATA_WIDTH, y, BODY.colored(MUTED), label);
+    let style = BODY.bold();
+    if style.width(value) <= DATA_WIDTH - BODY.width(label) - GAP {
+        page.text_right(RIGHT, y, style, value);
+        return y + 5.0;
+    }
+    let mut y = y;
+    for line in style.wrap(value, DATA_WIDTH) {
+        y += style.leading();
+        page.text_right(RIGHT, y, style, &line);
+    }
+    y + 5.0
 }
 
 fn facts(invoice: &Invoice) -> Vec<(&'static str, String)> {
@@ -222,8 +236,8 @@ fn footer(page: &mut Page, invoice: &Invoice, number: usize, count: usize) {
     let issuer = &invoice.issuer;
     let pages = format!("Página {number} de {count}");
     let left = format!(
-        "{} · NIF {} · Factura {}",
-        issuer.name, issuer.tax_id, invoice.number
+        "Factura {} · NIF {} · {}",
+        invoice.number, issuer.tax_id, issuer.name
     );
     let left = SMALL.wrap(&left, RIGHT - LEFT - SMALL.width(&pages) - GAP);
     page.rule(LEFT, RIGHT, FOOTER, RULE, 0.6);
