@@ -88,7 +88,10 @@ async fn every_format_is_served_with_its_content_type_and_the_same_bytes_twice()
     );
     let (status, _, facturx) = fetch(&h, "/api/v1/invoices/1/pdf?format=facturx", &h.live).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(facturx.windows(12).any(|w| w == b"factur-x.xml"), "the CII XML is attached");
+    assert!(
+        facturx.windows(12).any(|w| w == b"factur-x.xml"),
+        "the CII XML is attached"
+    );
     for (query, marker) in [
         (
             "",
