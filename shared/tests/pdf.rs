@@ -22,27 +22,25 @@ use std::process::Command;
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use shared::app::invoices::model::Invoice;
+use shared::documents::cii::cii;
 use shared::documents::facturx::facturx_pdf;
 use shared::documents::pdf::pdf;
 use shared::invoice::line::Treatment;
 use shared::invoice::status::Status;
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/pdf");
-const CII_EXAMPLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/standards/factur-x-1.0.07/examples/zugferd_2p3_EN16931_Einfach.xml"
-);
 
-/// Checks each Factur-X PDF given after the CII file it must carry; prints
-/// every problem and exits 1 if there was one.
+/// Checks each Factur-X PDF, given as pairs (the CII file it must carry, the
+/// PDF); prints every problem and exits 1 if there was one.
 const CHECK_FACTURX: &str = r#"
 import sys
 from facturx import get_facturx_xml_from_pdf
 from pypdf import PdfReader
 
-expected = open(sys.argv[1], "rb").read()
 problems = []
-for path in sys.argv[2:]:
+args = sys.argv[1:]
+for cii, path in zip(args[0::2], args[1::2]):
+    expected = open(cii, "rb").read()
     name, xml = get_facturx_xml_from_pdf(open(path, "rb").read(), check_xsd=True)
     if name != "factur-x.xml" or xml != expected:
         problems.append(f"{path}: no XSD-valid factur-x.xml equal to the CII given (found {name!r})")
@@ -404,18 +402,18 @@ async fn the_facturx_pdf_carries_the_cii_xml_as_pdfa3() {
     let Some(python) = std::env::var_os("SVC_PYTHON") else {
         return not_run("Factur-X", "SVC_PYTHON is not set");
     };
-    let Ok(cii) = std::fs::read_to_string(CII_EXAMPLE) else {
-        return not_run("Factur-X", &format!("{CII_EXAMPLE} is missing"));
-    };
     let dir = tempfile::tempdir().unwrap();
-    let paths: Vec<PathBuf> = support::invoice_fixtures::all()
-        .await
-        .iter()
-        .map(|(name, invoice)| write(dir.path(), name, &facturx_pdf(invoice, &cii)))
-        .collect();
+    let mut files = Vec::new();
+    for (name, invoice) in support::invoice_fixtures::all().await {
+        let xml = cii(&invoice);
+        let xml_path = dir.path().join(format!("{name}.xml"));
+        std::fs::write(&xml_path, &xml).expect("the CII is written");
+        files.push(xml_path);
+        files.push(write(dir.path(), name, &facturx_pdf(&invoice, &xml)));
+    }
     let out = Command::new(python)
-        .args(["-c", CHECK_FACTURX, CII_EXAMPLE])
-        .args(&paths)
+        .args(["-c", CHECK_FACTURX])
+        .args(&files)
         .output()
         .expect("the Python interpreter starts");
     assert!(
