@@ -33,7 +33,7 @@ use rust_decimal::Decimal;
 use crate::app::invoices::model::{GroupView, Invoice, IssuerView, LineView, Payment, Rectifies};
 use crate::app::tax_tools::quarter_dates;
 use crate::invoice::line::Treatment;
-use crate::invoice::party::Party;
+use crate::invoice::party::{Party, in_eu};
 use crate::invoice::status::Status;
 use crate::tax::money::{cents, round2};
 use crate::tax::nif::{Nif, NifKind};
@@ -47,12 +47,6 @@ const IRPF: &str = "04";
 /// unidentified recipient.
 const UNIDENTIFIED_TAX_ID: &str = "00000000T";
 const UNIDENTIFIED_NAME: &str = "Consumidor final";
-
-/// EU member states, whose residents are ResidenceTypeCode U.
-const EU: [&str; 27] = [
-    "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV",
-    "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "SE", "ES",
-];
 
 /// The provinces in the order of their INE codes 01–52, the first two digits
 /// of a postal code; shortened where the schema allows only 20 characters.
@@ -233,7 +227,7 @@ fn is_person(tax_id: &str) -> bool {
 fn residence(country: &str) -> &'static str {
     if country == "ES" {
         "R"
-    } else if EU.contains(&country) {
+    } else if in_eu(country) {
         "U"
     } else {
         "E"
@@ -608,12 +602,7 @@ fn additional_information(invoice: &Invoice) -> Vec<String> {
         .collect();
     parts.extend(invoice.notes.clone());
     if invoice.status == Status::Cancelled {
-        let reason = invoice
-            .events
-            .iter()
-            .rev()
-            .find(|e| e.kind == "cancelled")
-            .and_then(|e| e.detail.as_deref());
+        let reason = invoice.cancellation_reason();
         parts.push(match reason {
             Some(reason) => format!("FACTURA ANULADA: {reason}"),
             None => "FACTURA ANULADA".to_string(),

@@ -309,11 +309,6 @@ pub(crate) mod en16931 {
     const CREDIT_NOTE: &str = "381";
     const CORRECTED_INVOICE: &str = "384";
     const UNIDENTIFIED_BUYER: &str = "Destinatario no identificado";
-    const EU_COUNTRIES: [&str; 27] = [
-        "AT", "BE", "BG", "CY", "CZ", "DE", "DK", "EE", "ES", "FI", "FR", "GR", "HR", "HU", "IE",
-        "IT", "LT", "LU", "LV", "MT", "NL", "PL", "PT", "RO", "SE", "SI", "SK",
-    ];
-
     pub struct Document {
         pub number: String,
         pub type_code: &'static str,
@@ -599,12 +594,7 @@ pub(crate) mod en16931 {
             notes.push("Factura de prueba (modo test), sin validez fiscal.".to_owned());
         }
         if invoice.status == Status::Cancelled {
-            let reason = invoice
-                .events
-                .iter()
-                .rev()
-                .find(|e| e.kind == "cancelled")
-                .and_then(|e| e.detail.as_deref());
+            let reason = invoice.cancellation_reason();
             notes.push(match reason {
                 Some(reason) => format!("Factura anulada: {reason}"),
                 None => "Factura anulada.".to_owned(),
@@ -666,7 +656,7 @@ pub(crate) mod en16931 {
     /// (`EL` for Greece). None outside the EU, or when the invoice is not
     /// subject to VAT (EN 16931 then forbids VAT numbers).
     fn vat_id(tax_id: &str, country: &str, only_not_subject: bool) -> Option<String> {
-        if only_not_subject || !EU_COUNTRIES.contains(&country) {
+        if only_not_subject || !crate::invoice::party::in_eu(country) {
             return None;
         }
         let prefix = if country == "GR" { "EL" } else { country };

@@ -4,6 +4,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::tax::nif::Nif;
 
+/// The EU member states (ISO 3166-1 alpha-2, with GR for Greece).
+const EU_MEMBERS: [&str; 27] = [
+    "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV",
+    "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE",
+];
+
+/// Whether a country is an EU member state.
+pub fn in_eu(country: &str) -> bool {
+    EU_MEMBERS.contains(&country)
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Party {
     pub name: String,

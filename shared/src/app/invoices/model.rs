@@ -181,3 +181,14 @@ pub struct Invoice {
     pub verifactu: VerifactuView,
     pub created_at: DateTime<Utc>,
 }
+
+impl Invoice {
+    /// The reason given when the invoice was cancelled, if any.
+    pub fn cancellation_reason(&self) -> Option<&str> {
+        self.events
+            .iter()
+            .rev()
+            .find(|e| e.kind == "cancelled")
+            .and_then(|e| e.detail.as_deref())
+    }
+}

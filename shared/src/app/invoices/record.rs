@@ -6,18 +6,12 @@ use chrono_tz::Europe::Madrid;
 
 use super::store::ChainHead;
 use crate::invoice::line::Treatment;
-use crate::invoice::party::Party;
+use crate::invoice::party::{Party, in_eu};
 use crate::invoice::totals::{Group, Totals};
 use crate::verifactu::{
     BreakdownLine, Exemption, InvoiceRef, PreviousRecord, Qualification, Recipient, Rectification,
     Registration, SystemInfo, Treatment as RecordTreatment,
 };
-
-/// EU member states, whose tax ids are VAT numbers (IDType 02).
-const EU: [&str; 27] = [
-    "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV",
-    "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "SE", "ES",
-];
 
 fn breakdown_line(g: &Group) -> BreakdownLine {
     let (treatment, taxed) = match g.treatment {
@@ -52,11 +46,7 @@ fn recipient(customer: &Party) -> Option<Recipient> {
             nif: id,
         }
     } else {
-        let id_type = if EU.contains(&customer.country.as_str()) {
-            "02"
-        } else {
-            "04"
-        };
+        let id_type = if in_eu(&customer.country) { "02" } else { "04" };
         Recipient::Foreign {
             name: customer.name.clone(),
             country: customer.country.clone(),
