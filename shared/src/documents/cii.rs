@@ -1,13 +1,13 @@
 //! UN/CEFACT Cross Industry Invoice D16B in the Factur-X / ZUGFeRD EN 16931
 //! profile (guideline `urn:cen.eu:en16931:2017`), the XML that the Factur-X
 //! PDF embeds. The EN 16931 reading of the invoice is the UBL one
-//! ([`super::ubl::en16931`]), so both formats say the same.
+//! (`documents::en16931`), so both formats say the same.
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::ubl::en16931::{self, Document, Line, Trader, VatGroup};
-use super::ubl::xml::{self, Node, branch, leaf, leaf_with, optional};
+use super::en16931::{self, Document, Line, Trader, VatGroup};
+use super::xml::{self, Node, branch, leaf, leaf_with, optional};
 use crate::app::invoices::model::Invoice;
 use crate::tax::money::cents;
 

@@ -3,7 +3,9 @@
 //! QR, Facturae 3.2.2, UBL 2.1, CII D16B and the Factur-X PDF/A-3.
 
 pub mod cii;
+mod en16931;
 pub mod facturae;
 pub mod facturx;
 pub mod pdf;
 pub mod ubl;
+mod xml;
