@@ -45,6 +45,7 @@ impl From<CustomerError> for ApiError {
 #[into_params(parameter_in = Query)]
 struct ListQuery {
     /// 1–100, default 20.
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// A customer id: list the ones created before it.
     starting_after: Option<String>,

@@ -30,7 +30,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 struct PdfQuery {
-    /// Absent for the plain PDF; `facturx` for the Factur-X PDF/A-3 (CII XML embedded as factur-x.xml).
+    /// Absent (or `pdf`) for the plain PDF; `facturx` for the Factur-X PDF/A-3 (CII XML embedded as factur-x.xml).
+    #[param(pattern = "^(pdf|facturx)$")]
     format: Option<String>,
 }
 
@@ -39,6 +40,7 @@ struct PdfQuery {
 #[into_params(parameter_in = Query)]
 struct XmlQuery {
     /// `facturae` (default; Facturae 3.2.2, unsigned), `ubl` (UBL 2.1, EN 16931 / Peppol BIS 3) or `cii` (CII D16B, Factur-X EN 16931 profile).
+    #[param(pattern = "^(facturae|ubl|cii)$")]
     format: Option<String>,
 }
 

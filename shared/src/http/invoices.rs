@@ -100,7 +100,8 @@ fn created(invoice: Invoice) -> (StatusCode, [(header::HeaderName, String); 1], 
 /// record and `invoice.issued` in one transaction. Kind F1 with a customer tax
 /// id; F2 (simplified) without one up to 400 €. Needs an `Idempotency-Key`.
 #[utoipa::path(post, path = "/api/v1/invoices", tag = "invoices", operation_id = "issue_invoice",
-    params(("Idempotency-Key" = String, Header, description = "Required: 1–255 printable ASCII characters")),
+    params(("Idempotency-Key" = String, Header, description = "Required: 1–255 printable ASCII characters",
+        min_length = 1, max_length = 255, pattern = "^[ -~]+$")),
     request_body = IssueRequest, responses((status = 201, description = "The issued invoice", body = Invoice)))]
 async fn issue_invoice(
     State(state): State<AppState>,
@@ -121,13 +122,16 @@ async fn issue_invoice(
 #[into_params(parameter_in = Query)]
 struct ListQuery {
     /// 1–100, default 20.
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// An invoice id: list older ones.
     starting_after: Option<u64>,
     /// issued, accepted, rejected, paid, unpaid or cancelled.
+    #[param(pattern = "^(issued|accepted|rejected|paid|unpaid|cancelled)$")]
     status: Option<String>,
     customer_id: Option<String>,
     /// F1, F2, R1–R5.
+    #[param(pattern = "^(F1|F2|R[1-5])$")]
     kind: Option<String>,
     /// Issue date from (inclusive).
     from: Option<NaiveDate>,
@@ -249,7 +253,8 @@ async fn cancel_invoice(
 /// Needs an `Idempotency-Key`.
 #[utoipa::path(post, path = "/api/v1/invoices/{id}/rectify", tag = "invoices", operation_id = "rectify_invoice",
     params(("id" = u64, Path, description = "The invoice to rectify"),
-        ("Idempotency-Key" = String, Header, description = "Required: 1–255 printable ASCII characters")),
+        ("Idempotency-Key" = String, Header, description = "Required: 1–255 printable ASCII characters",
+        min_length = 1, max_length = 255, pattern = "^[ -~]+$")),
     request_body = RectifyRequest, responses((status = 201, description = "The rectifying invoice", body = Invoice)))]
 async fn rectify_invoice(
     State(state): State<AppState>,
@@ -277,6 +282,7 @@ struct StatusRequest {
     /// accepted, rejected, paid or unpaid. Allowed: issued → accepted, rejected,
     /// paid, unpaid; accepted → paid, unpaid, rejected; rejected → accepted;
     /// paid ↔ unpaid; nothing from cancelled. Setting the current state changes nothing.
+    #[schema(pattern = "^(accepted|rejected|paid|unpaid)$")]
     status: String,
 }
 

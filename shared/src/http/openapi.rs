@@ -7,6 +7,7 @@ use axum::http::header;
 use utoipa::openapi::header::Header;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{Content, HeaderBuilder, OpenApi as Document, Ref, RefOr, Required};
 use utoipa::{OpenApi, PartialSchema};
@@ -79,7 +80,13 @@ fn idempotency_key_parameter() -> Parameter {
         .name("Idempotency-Key")
         .parameter_in(ParameterIn::Header)
         .required(Required::False)
-        .schema(Some(String::schema()))
+        .schema(Some(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .min_length(Some(1))
+                .max_length(Some(255))
+                .pattern(Some("^[ -~]+$")),
+        ))
         .description(Some(
             "1–255 printable ASCII characters (e.g. a UUID). Repeating the request with the same key \
              replays the first successful response instead of running it again (kept 24 h).",
@@ -121,6 +128,10 @@ const RATE_HEADERS: [(&str, &str); 3] = [
         "Unix time (seconds) when the window ends",
     ),
 ];
+
+fn has_body(op: &utoipa::openapi::path::Operation) -> bool {
+    op.request_body.is_some()
+}
 
 /// The whole API: every endpoint group, the error responses every operation
 /// can give, and the bearer security scheme.
@@ -190,7 +201,8 @@ pub fn document() -> Document {
             .responses
             .insert(name.to_string(), RefOr::T(response.clone()));
     }
-    let post_only = [
+    // Responses of operations with a JSON body; the last one is for POST only.
+    let with_body = [
         (
             "409",
             "Conflict",
@@ -215,7 +227,7 @@ pub fn document() -> Document {
             error_response("The Idempotency-Key was used with another request", &[]),
         ),
     ];
-    for (_, name, response) in &post_only {
+    for (_, name, response) in &with_body {
         components
             .responses
             .insert(name.to_string(), RefOr::T(response.clone()));
@@ -246,7 +258,11 @@ pub fn document() -> Document {
                 "bearer",
                 Vec::<String>::new(),
             )]);
-            let extra: &[_] = if is_post { &post_only } else { &[] };
+            let extra: &[_] = match (is_post, has_body(op)) {
+                (true, _) => &with_body,
+                (false, true) => &with_body[..3],
+                (false, false) => &[],
+            };
             for (status, name, _) in shared.iter().chain(extra) {
                 op.responses
                     .responses

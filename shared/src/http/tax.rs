@@ -62,6 +62,7 @@ fn today(state: &AppState) -> NaiveDate {
 struct NifQuery {
     /// The identifier: DNI-NIF, NIE, entity NIF (CIF) or K/L/M; spaces, dots, hyphens,
     /// lower case and an `ES` prefix are accepted.
+    #[param(max_length = 64)]
     value: String,
 }
 
@@ -137,8 +138,10 @@ async fn post_model_130(
 #[into_params(parameter_in = Query)]
 struct QuarterQuery {
     /// 2000–2100.
+    #[param(minimum = 2000, maximum = 2100)]
     year: i32,
     /// 1–4.
+    #[param(minimum = 1, maximum = 4)]
     quarter: u8,
 }
 
@@ -168,8 +171,12 @@ struct CalendarQuery {
     /// Last day; default 90 days after `from`. At most 3 years after `from`.
     to: Option<NaiveDate>,
     /// Comma-separated forms: 303, 130, 131, 111, 115, 349, 390, 190, 180, 184, 347, 100, 200, 202; default all.
+    #[param(
+        pattern = "^(303|130|131|111|115|349|390|190|180|184|347|100|200|202)(,(303|130|131|111|115|349|390|190|180|184|347|100|200|202))*$"
+    )]
     forms: Option<String>,
     /// `es` (default) or `en`.
+    #[param(pattern = "^(es|en)$")]
     lang: Option<String>,
 }
 

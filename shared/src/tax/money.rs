@@ -130,6 +130,15 @@ pub fn decimal_from_json<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::
     d.deserialize_any(DecimalVisitor)
 }
 
+/// Like `decimal_from_json`, for an optional field: absent or `null` is None.
+pub fn optional_decimal_from_json<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Decimal>, D::Error> {
+    #[derive(Deserialize)]
+    struct Exact(#[serde(deserialize_with = "decimal_from_json")] Decimal);
+    Ok(Option::<Exact>::deserialize(d)?.map(|e| e.0))
+}
+
 /// Serialises a decimal as a JSON number (amounts, rates and quantities are
 /// JSON numbers in the API), through its exact shortest float text.
 pub fn as_number<S: serde::Serializer>(x: &Decimal, s: S) -> Result<S::Ok, S::Error> {
@@ -180,5 +189,20 @@ mod tests {
         assert!(parse("0.1234567").is_err());
         assert!(parse("true").is_err());
         assert!(parse("1e400").is_err());
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Optional {
+        #[serde(default, deserialize_with = "optional_decimal_from_json")]
+        rate: Option<Decimal>,
+    }
+
+    #[test]
+    fn optional_decimals_accept_null_and_absence() {
+        let parse = |json: &str| serde_json::from_str::<Optional>(json).map(|o| o.rate);
+        assert_eq!(parse("{}").unwrap(), None);
+        assert_eq!(parse(r#"{"rate": null}"#).unwrap(), None);
+        assert_eq!(parse(r#"{"rate": "7.5"}"#).unwrap(), Some(dec!(7.5)));
+        assert!(parse(r#"{"rate": "x"}"#).is_err());
     }
 }

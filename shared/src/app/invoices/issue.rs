@@ -101,16 +101,11 @@ async fn customer(
         )),
         (None, Some(id)) => match customers::get(ports, caller, &id).await {
             Ok(c) => Ok((Some(c.party()), Some(id))),
-            Err(customers::CustomerError::NotFound(_)) => Err(InvoiceError::invalid(
+            Err(customers::CustomerError::Storage(e)) => Err(e.into()),
+            Err(_) => Err(InvoiceError::invalid(
                 "parameter_invalid",
                 "customer_id".into(),
                 format!("no customer {id}"),
-            )),
-            Err(customers::CustomerError::Storage(e)) => Err(e.into()),
-            Err(other) => Err(InvoiceError::invalid(
-                "parameter_invalid",
-                "customer_id".into(),
-                format!("{other:?}"),
             )),
         },
         (Some(fields), None) => {

@@ -11,7 +11,7 @@ use super::model::Payment;
 use crate::app::customers::CustomerFields;
 use crate::invoice::iban;
 use crate::invoice::line::{Line, Treatment};
-use crate::tax::money::{MAX_INTEGER_DIGITS, decimal_from_json};
+use crate::tax::money::{MAX_INTEGER_DIGITS, decimal_from_json, optional_decimal_from_json};
 use crate::tax::vat::rate_on;
 
 /// IRPF rates an invoice may carry (the withholding types' rates).
@@ -35,6 +35,7 @@ const PRICE_DECIMALS: u32 = 6;
 #[serde(deny_unknown_fields)]
 pub struct LineRequest {
     /// 1–500 characters.
+    #[schema(min_length = 1, max_length = 500)]
     pub description: String,
     /// Up to 4 decimals; more than 0 (negative only in a rectification by differences).
     #[serde(deserialize_with = "decimal_from_json")]
@@ -42,30 +43,25 @@ pub struct LineRequest {
     pub quantity: Decimal,
     /// Without VAT; up to 6 decimals, 0 or more.
     #[serde(deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
+    #[schema(value_type = f64, minimum = 0)]
     pub unit_price: Decimal,
     /// Percent: 21, 10, 4 or 0 (0 needs an `exemption`).
     #[serde(deserialize_with = "decimal_from_json")]
     #[schema(value_type = f64)]
     pub vat_rate: Decimal,
     /// Percent, 0–100, up to 2 decimals.
-    #[serde(default, deserialize_with = "optional_decimal")]
-    #[schema(value_type = Option<f64>)]
+    #[serde(default, deserialize_with = "optional_decimal_from_json")]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 100)]
     pub discount_percent: Option<Decimal>,
     /// For 0 % lines: E1–E6 (exempt), N1/N2 (not subject) or S2 (reverse charge).
     pub exemption: Option<String>,
-}
-
-pub fn optional_decimal<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Decimal>, D::Error> {
-    decimal_from_json(d).map(Some)
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PaymentRequest {
     /// `transfer`, `direct_debit`, `card`, `cash` or `other`.
+    #[schema(pattern = "^(transfer|direct_debit|card|cash|other)$")]
     pub method: String,
     /// Checked (ISO 13616); required for `transfer` and `direct_debit`.
     pub iban: Option<String>,
@@ -83,7 +79,7 @@ pub struct IssueRequest {
     pub customer_id: Option<String>,
     pub lines: Vec<LineRequest>,
     /// IRPF withholding percent: 0, 1, 2, 7, 15, 19, 24 or 35; default 0.
-    #[serde(default, deserialize_with = "optional_decimal")]
+    #[serde(default, deserialize_with = "optional_decimal_from_json")]
     #[schema(value_type = Option<f64>)]
     pub irpf_rate: Option<Decimal>,
     /// The customer is under the equivalence surcharge regime.
@@ -104,9 +100,11 @@ pub struct IssueRequest {
     "lines": [{"description": "Devolución", "quantity": -1, "unit_price": 100, "vat_rate": 21}]}))]
 pub struct RectifyRequest {
     /// R1–R4 for full invoices, R5 for simplified (F2) ones.
+    #[schema(pattern = "^R[1-5]$")]
     pub reason_code: String,
     /// `substitution` (the new invoice carries the correct full amounts) or
     /// `differences` (only the signed difference).
+    #[schema(pattern = "^(substitution|differences)$")]
     pub method: String,
     /// Why the invoice is rectified (1–500 characters).
     pub description: String,

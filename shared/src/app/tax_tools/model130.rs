@@ -17,12 +17,12 @@ use crate::tax::money::{Amount, MAX_INTEGER_DIGITS, as_number, decimal_from_json
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuarterFigures {
-    #[schema(value_type = f64)]
+    #[schema(value_type = f64, minimum = 0, maximum = 999999999999.999999)]
     pub income: Amount,
-    #[schema(value_type = f64)]
+    #[schema(value_type = f64, minimum = 0, maximum = 999999999999.999999)]
     pub expenses: Amount,
     #[serde(default = "zero")]
-    #[schema(value_type = f64)]
+    #[schema(value_type = f64, minimum = 0, maximum = 999999999999.999999)]
     pub withholdings: Amount,
 }
 
@@ -36,26 +36,28 @@ fn zero() -> Amount {
     "previous_quarters": [{"income": 12000, "expenses": 3000, "withholdings": 720}],
     "previous_year_net_income": 15000}))]
 pub struct Model130Request {
+    #[schema(minimum = 2000, maximum = 2100)]
     pub year: i32,
     /// 1 to 4.
+    #[schema(minimum = 1, maximum = 4)]
     pub quarter: u8,
     /// Computable income from 1 January to the end of the quarter (box 01); default: the ledger's invoice bases.
-    #[schema(value_type = Option<f64>)]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub income: Option<Amount>,
     /// Deductible expenses, year to date (box 02); default 0 (expenses are not in the ledger).
-    #[schema(value_type = Option<f64>)]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub expenses: Option<Amount>,
     /// Withholdings borne, year to date (box 06); default: the IRPF withheld on the ledger's invoices.
-    #[schema(value_type = Option<f64>)]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub withholdings: Option<Amount>,
     /// The year-to-date figures of each earlier quarter of the year (quarter − 1 entries), from which
     /// boxes 05 and 15 are computed. Alternative to `previous_payments` / `negative_results_pending`.
     pub previous_quarters: Option<Vec<QuarterFigures>>,
     /// Box 05 directly: the instalments of earlier quarters.
-    #[schema(value_type = Option<f64>)]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub previous_payments: Option<Amount>,
     /// Negative results (box 19) of earlier quarters not yet used, as a positive amount (box 15 source).
-    #[schema(value_type = Option<f64>)]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub negative_results_pending: Option<Amount>,
     /// Net income from activities of the previous year, for the box 13 reduction (may be negative).
     #[serde(default, deserialize_with = "signed_amount")]
@@ -65,7 +67,7 @@ pub struct Model130Request {
     #[serde(default)]
     pub housing_loan: bool,
     /// Box 18: paid in an earlier return for the same quarter (complementary returns).
-    #[schema(value_type = Option<f64>)]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub paid_in_earlier_return: Option<Amount>,
 }
 

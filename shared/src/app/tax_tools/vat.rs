@@ -15,7 +15,7 @@ use crate::tax::vat::{VatBreakdown, VatRate, from_total, on_base, rate_on};
 #[schema(example = json!({"amount": 121, "vat_rate": 21, "includes_vat": true, "equivalence_surcharge": false}))]
 pub struct VatRequest {
     /// The base, or the VAT-included amount when `includes_vat` is true. A number or a decimal string.
-    #[schema(value_type = f64)]
+    #[schema(value_type = f64, minimum = 0, maximum = 999999999999.999999)]
     pub amount: Amount,
     /// Percent: 21, 10, 4 or 0 today; historic rates (5, 2, 7.5, 18, 8, 16, 7) with a `date` inside their window.
     #[serde(deserialize_with = "decimal_from_json")]

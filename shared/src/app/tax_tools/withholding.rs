@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 
 use super::vat::vat_rate;
 use super::{ESTIMATE_NOTICE, ToolError};
-use crate::tax::money::{Amount, as_number, decimal_from_json};
+use crate::tax::money::{Amount, as_number, optional_decimal_from_json};
 use crate::tax::withholding::{WithholdingType, compute};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -16,26 +16,25 @@ use crate::tax::withholding::{WithholdingType, compute};
 #[schema(example = json!({"base": 1000, "type": "professional"}))]
 pub struct WithholdingRequest {
     /// The invoice's tax base (without VAT).
-    #[schema(value_type = f64)]
+    #[schema(value_type = f64, minimum = 0, maximum = 999999999999.999999)]
     pub base: Amount,
     /// `professional` (15), `professional_new` (7), `professional_reduced` (7), `artistic_reduced` (7),
     /// `rental` (19), `courses_lectures` (15), `intellectual_property` (15), `image_rights` (24),
     /// `agricultural` (2), `livestock_pig_poultry` (1), `modules` (1), `board_member` (35),
     /// `board_member_small` (19) or `none` (0).
     #[serde(rename = "type")]
+    #[schema(
+        pattern = "^(professional|professional_new|professional_reduced|artistic_reduced|rental|courses_lectures|intellectual_property|image_rights|agricultural|livestock_pig_poultry|modules|board_member|board_member_small|none)$"
+    )]
     pub kind: String,
     /// VAT percent of the invoice; default 21.
-    #[serde(default, deserialize_with = "optional_decimal")]
+    #[serde(default, deserialize_with = "optional_decimal_from_json")]
     #[schema(value_type = Option<f64>)]
     pub vat_rate: Option<Decimal>,
     #[serde(default)]
     pub equivalence_surcharge: bool,
     /// Date of the operation, for the VAT rates of that day; default today (Europe/Madrid).
     pub date: Option<NaiveDate>,
-}
-
-fn optional_decimal<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
-    decimal_from_json(d).map(Some)
 }
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
