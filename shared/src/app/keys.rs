@@ -178,23 +178,6 @@ async fn touch(ports: &Ports, key: &ApiKey, stored: &Item) -> Result<(), AuthErr
     Ok(())
 }
 
-/// When the key was last used, for the admin side.
-pub async fn last_used_at(ports: &Ports, key_id: &str) -> Result<Option<String>, KeyError> {
-    let pointer = ports
-        .table
-        .get(&key_by_id(key_id))
-        .await
-        .map_err(table_error)?
-        .ok_or_else(|| KeyError::NotFound(key_id.to_string()))?;
-    let hash = pointer.s("hash").unwrap_or_default();
-    let stored = ports
-        .table
-        .get(&key_by_hash(hash))
-        .await
-        .map_err(table_error)?;
-    Ok(stored.and_then(|i| i.s("last_used_at").map(str::to_string)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,6 +187,23 @@ mod tests {
         let (ports, dir) = test_ports();
         let account = accounts::create(&ports, "A", plan, None).await.unwrap();
         (ports, dir, account.id)
+    }
+
+    /// When the key was last used, as stored.
+    async fn last_used_at(ports: &Ports, key_id: &str) -> Result<Option<String>, KeyError> {
+        let pointer = ports
+            .table
+            .get(&key_by_id(key_id))
+            .await
+            .map_err(table_error)?
+            .ok_or_else(|| KeyError::NotFound(key_id.to_string()))?;
+        let hash = pointer.s("hash").unwrap_or_default();
+        let stored = ports
+            .table
+            .get(&key_by_hash(hash))
+            .await
+            .map_err(table_error)?;
+        Ok(stored.and_then(|i| i.s("last_used_at").map(str::to_string)))
     }
 
     fn bearer(key: &ApiKey) -> String {

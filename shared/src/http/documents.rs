@@ -13,6 +13,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::error::ApiError;
+use super::invoices::invoice_id;
 use super::query::ApiQuery;
 use super::state::AppState;
 use crate::app::invoices::model::Invoice;
@@ -45,10 +46,7 @@ struct XmlQuery {
 }
 
 async fn invoice(state: &AppState, caller: &Caller, raw: &str) -> Result<Invoice, ApiError> {
-    let id = raw
-        .parse()
-        .map_err(|_| ApiError::not_found(format!("no invoice {raw}")))?;
-    Ok(store::get(&state.ports, caller, id).await?.0)
+    Ok(store::get(&state.ports, caller, invoice_id(raw)?).await?.0)
 }
 
 fn unknown_format(given: &str, valid: &str) -> ApiError {

@@ -76,7 +76,7 @@ async fn serialize(state: &AppState, caller: &Caller, uow: &UnitOfWork) {
 }
 
 /// Invoice ids are numbers; anything else names no invoice.
-fn invoice_id(raw: &str) -> Result<u64, ApiError> {
+pub(super) fn invoice_id(raw: &str) -> Result<u64, ApiError> {
     raw.parse()
         .map_err(|_| ApiError::not_found(format!("no invoice {raw}")))
 }

@@ -68,24 +68,28 @@ impl Amount {
     }
 }
 
+/// A decimal written as plain text: digits, an optional sign and at most one
+/// dot (no exponent, no thousands separators), parsed exactly.
+fn parse_text(s: &str) -> Result<Decimal, String> {
+    let trimmed = s.trim();
+    let plain = !trimmed.is_empty()
+        && trimmed
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-' || b == b'+')
+        && trimmed.bytes().filter(|&b| b == b'.').count() <= 1;
+    if !plain {
+        return Err(format!(
+            "{s:?} is not a decimal number (use a dot for decimals, no thousands separator)"
+        ));
+    }
+    Decimal::from_str_exact(trimmed).map_err(|_| format!("{s:?} is not a decimal number"))
+}
+
 impl FromStr for Amount {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let trimmed = s.trim();
-        let valid_syntax = !trimmed.is_empty()
-            && trimmed
-                .bytes()
-                .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-' || b == b'+')
-            && trimmed.bytes().filter(|&b| b == b'.').count() <= 1;
-        if !valid_syntax {
-            return Err(format!(
-                "{s:?} is not a decimal number (use a dot for decimals, no thousands separator)"
-            ));
-        }
-        let value = Decimal::from_str_exact(trimmed)
-            .map_err(|_| format!("{s:?} is not a decimal number"))?;
-        Amount::new(value)
+        Amount::new(parse_text(s)?)
     }
 }
 
@@ -120,10 +124,7 @@ pub fn decimal_from_json<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::
         }
 
         fn visit_str<E: de::Error>(self, v: &str) -> Result<Decimal, E> {
-            Amount::from_str(v).map(Amount::value).or_else(|_| {
-                Decimal::from_str_exact(v.trim())
-                    .map_err(|_| E::custom(format!("{v:?} is not a decimal number")))
-            })
+            parse_text(v).map_err(E::custom)
         }
     }
 

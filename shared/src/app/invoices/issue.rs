@@ -382,6 +382,12 @@ pub async fn finalize(
         invoice.id,
     ));
     if caller.mode.is_live() {
+        let total = draft
+            .ledger_groups
+            .iter()
+            .map(|g| g.base + g.vat_amount + g.surcharge_amount)
+            .sum::<Decimal>()
+            - draft.ledger_irpf;
         let entry = LedgerEntry {
             invoice_id: invoice.id.to_string(),
             number: invoice.number.clone(),
@@ -390,18 +396,9 @@ pub async fn finalize(
             groups: draft.ledger_groups,
             irpf_rate: invoice.irpf_rate,
             irpf_amount: draft.ledger_irpf,
-            total: Decimal::ZERO,
+            total,
         };
-        let total = entry
-            .groups
-            .iter()
-            .map(|g| g.base + g.vat_amount + g.surcharge_amount)
-            .sum::<Decimal>()
-            - entry.irpf_amount;
-        writes.push(ledger::record(
-            &caller.account_id,
-            &LedgerEntry { total, ..entry },
-        ));
+        writes.push(ledger::record(&caller.account_id, &entry));
     }
     writes.push(outbox::record(
         &caller.account_id,
