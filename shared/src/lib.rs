@@ -1,11 +1,13 @@
 //! The core of the service: domain, use cases, HTTP routers and the embedded
 //! adapters, host-agnostic. See DESIGN.md beside the project for the map.
 
+pub mod analyses;
 pub mod app;
 pub mod config;
 pub mod documents;
 pub mod domain;
 pub mod embedded;
+pub mod extraction;
 pub mod http;
 pub mod ids;
 pub mod invoice;

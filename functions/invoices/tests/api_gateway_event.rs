@@ -24,10 +24,7 @@ async fn the_sample_issue_event_issues_once() {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(SystemClock);
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-    let ports = Ports {
-        table: Arc::new(table),
-        clock,
-    };
+    let ports = Ports::new(Arc::new(table), clock);
     let account = accounts::create(&ports, "Lambda", Plan::Pro, None)
         .await
         .unwrap();

@@ -56,10 +56,7 @@ async fn response(State(api): State<RuntimeApi>, body: String) -> &'static str {
 async fn seeded_key(data: &Path) -> String {
     let clock = Arc::new(SystemClock);
     let table = SqliteTable::open(&data.join("svc.db"), clock.clone()).unwrap();
-    let ports = Ports {
-        table: Arc::new(table),
-        clock,
-    };
+    let ports = Ports::new(Arc::new(table), clock);
     let account = accounts::create(&ports, "Bench", Plan::Pro, None)
         .await
         .unwrap();

@@ -22,10 +22,7 @@ async fn the_sample_usage_event_is_answered() {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(SystemClock);
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-    let ports = Ports {
-        table: Arc::new(table),
-        clock,
-    };
+    let ports = Ports::new(Arc::new(table), clock);
     let account = accounts::create(&ports, "Lambda", Plan::Max, None)
         .await
         .unwrap();

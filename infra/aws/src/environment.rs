@@ -28,5 +28,5 @@ pub async fn state_from_env() -> Result<AppState, String> {
             return Err("set TABLE_NAME (DynamoDB) or SVC_DATA_DIR (embedded engine)".into());
         }
     };
-    Ok(AppState::new(Ports { table, clock }, Config::from_env()?))
+    Ok(AppState::new(Ports::new(table, clock), Config::from_env()?))
 }

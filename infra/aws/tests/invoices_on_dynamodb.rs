@@ -48,10 +48,7 @@ async fn fifty_concurrent_issues_on_dynamodb_are_gap_free() {
     )
     .await;
     table.create_table().await.unwrap();
-    let ports = Ports {
-        table: Arc::new(table),
-        clock: clock.clone(),
-    };
+    let ports = Ports::new(Arc::new(table), clock.clone());
     let account = accounts::create(&ports, "Nube", Plan::Pro, None)
         .await
         .unwrap();

@@ -29,7 +29,7 @@ async fn ports(data: &Path, table: Option<&str>) -> Result<Ports, String> {
             )
         }
     };
-    Ok(Ports { table, clock })
+    Ok(Ports::new(table, clock))
 }
 
 async fn run(cli: Cli) -> Result<String, String> {

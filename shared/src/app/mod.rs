@@ -27,10 +27,7 @@ pub(crate) fn test_ports_at(
     ));
     let table = crate::embedded::SqliteTable::open(&dir.path().join("svc.db"), clock.clone())
         .expect("table");
-    let ports = crate::ports::Ports {
-        table: Arc::new(table),
-        clock: clock.clone(),
-    };
+    let ports = crate::ports::Ports::new(Arc::new(table), clock.clone());
     (ports, clock, dir)
 }
 

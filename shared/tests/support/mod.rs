@@ -40,10 +40,7 @@ pub async fn start(config: Config, plan: Plan, extra: Router<AppState>) -> Harne
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-    let ports = Ports {
-        table: Arc::new(table),
-        clock: clock.clone(),
-    };
+    let ports = Ports::new(Arc::new(table), clock.clone());
     let account = accounts::create(&ports, "Test", plan, None).await.unwrap();
     let (live_key_id, live) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
     let (_, test) = keys::create(&ports, &account.id, Mode::Test).await.unwrap();
