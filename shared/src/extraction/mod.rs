@@ -4,6 +4,7 @@
 //! the OCR engines and the use case live in `sandbox`, `crate::ports::ocr` and
 //! `crate::app::extraction`.
 
+pub mod einvoice;
 pub mod fields;
 pub mod layout;
 
