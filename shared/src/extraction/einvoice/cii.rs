@@ -52,6 +52,7 @@ pub fn read(root: &Element) -> Result<Fields, EinvoiceError> {
         seller: trader(agreement.and_then(|a| a.child("SellerTradeParty"))),
         buyer: trader(agreement.and_then(|a| a.child("BuyerTradeParty"))),
         credit_note: en16931::is_credit_note_code(type_code),
+        self_billed: en16931::is_self_billed_code(type_code),
         notes: header
             .map(|h| {
                 h.find_all(&["IncludedNote", "Content"])

@@ -23,6 +23,8 @@ use crate::extraction::fields::{Fields, VatLine};
 const CREDIT_NOTE_CODES: [&str; 11] = [
     "81", "83", "261", "262", "296", "308", "381", "396", "420", "458", "532",
 ];
+/// UNTDID 1001 self-billing codes: invoice, credit note, debit note.
+const SELF_BILLED_CODES: [&str; 3] = ["389", "261", "527"];
 const IRPF_NOTE: &str = "Retención de IRPF del ";
 const SURCHARGE_NOTE: &str = "Recargo de equivalencia: el tipo del ";
 /// VAT plus surcharge rates (21 + 5.2, 10 + 1.4, 4 + 0.5, 5 + 0.62) that
@@ -37,6 +39,8 @@ pub struct Document {
     pub buyer: Trader,
     pub currency: Option<String>,
     pub credit_note: bool,
+    /// Issued by the buyer on the seller's behalf (autofactura).
+    pub self_billed: bool,
     pub notes: Vec<String>,
     pub groups: Vec<Group>,
     /// BT-110, the VAT total in the document currency.
@@ -72,6 +76,10 @@ pub struct Group {
 
 pub fn is_credit_note_code(code: &str) -> bool {
     CREDIT_NOTE_CODES.contains(&code)
+}
+
+pub fn is_self_billed_code(code: &str) -> bool {
+    SELF_BILLED_CODES.contains(&code)
 }
 
 /// A surcharge folded into a VAT group, as one of our notes splits it.
@@ -149,6 +157,14 @@ pub fn fields(document: Document) -> Fields {
             &mut fields,
             "credit_note",
             "Factura rectificativa en forma de abono: base, cuotas, retención y total se dan en negativo."
+                .to_string(),
+        );
+    }
+    if document.self_billed {
+        note(
+            &mut fields,
+            "self_billed",
+            "Autofactura: la emite el destinatario en nombre del proveedor, que sigue siendo el emisor."
                 .to_string(),
         );
     }

@@ -78,6 +78,14 @@ fn invoice_fields(document: &Element, invoice: &Element) -> Result<Fields, Einvo
             format!("Factura rectificativa{rectified} (clase OR)."),
         );
     }
+    if document.text_at(&["FileHeader", "InvoiceIssuerType"]) == Some("RE") {
+        note(
+            &mut fields,
+            "self_billed",
+            "Autofactura: la emite el destinatario (InvoiceIssuerType RE) en nombre del proveedor, que sigue siendo el emisor."
+                .to_string(),
+        );
+    }
     taxes_outputs(invoice, &mut fields)?;
     withholding(invoice, &mut fields)?;
     totals(invoice, &mut fields)?;

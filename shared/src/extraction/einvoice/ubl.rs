@@ -31,6 +31,7 @@ pub fn read(root: &Element) -> Result<Fields, EinvoiceError> {
         seller: trader(root.find(&["AccountingSupplierParty", "Party"])),
         buyer: trader(root.find(&["AccountingCustomerParty", "Party"])),
         credit_note: root.name == "CreditNote" || en16931::is_credit_note_code(type_code),
+        self_billed: en16931::is_self_billed_code(type_code),
         notes: root
             .children("Note")
             .map(|n| n.text().to_string())
