@@ -5,7 +5,9 @@
 //! `crate::app::extraction`.
 
 pub mod fields;
+pub mod image;
 pub mod layout;
+pub mod sniff;
 
 pub use fields::{Field, Fields, Source, VatLine};
 pub use layout::{Hint, TextDocument, Word};
