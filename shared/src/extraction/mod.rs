@@ -7,6 +7,7 @@
 pub mod fields;
 pub mod image;
 pub mod layout;
+pub mod pdf;
 pub mod sandbox;
 pub mod sniff;
 
