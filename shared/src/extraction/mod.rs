@@ -6,7 +6,11 @@
 
 pub mod einvoice;
 pub mod fields;
+pub mod image;
 pub mod layout;
+pub mod pdf;
+pub mod sandbox;
+pub mod sniff;
 
 pub use fields::{Field, Fields, Source, VatLine};
 pub use layout::{Hint, TextDocument, Word};
