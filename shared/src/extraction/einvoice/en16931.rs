@@ -10,7 +10,8 @@
 //! - a standard-rated group whose rate is VAT plus surcharge (S 26.2 %) is
 //!   split back when a note gives the split, as our documents write it:
 //!   "Recargo de equivalencia: el tipo del 26.2 % es IVA 21 % (52.50 EUR) más
-//!   recargo 5.2 % (13.00 EUR) sobre 250.00 EUR."
+//!   recargo 5.2 % (13.00 EUR) sobre 250.00 EUR." Without such a note a rate
+//!   like 26.2 % stays as it is, with a note that it looks folded.
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
