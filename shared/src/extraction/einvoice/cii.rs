@@ -75,7 +75,7 @@ pub fn read(root: &Element) -> Result<Fields, EinvoiceError> {
         currency,
         other_taxes,
     };
-    Ok(en16931::fields(document))
+    Ok(en16931::fields(&document))
 }
 
 /// `IssueDateTime/DateTimeString` in format 102 (the only one EN 16931 allows).

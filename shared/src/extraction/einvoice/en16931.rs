@@ -134,7 +134,7 @@ fn numbers(text: &str) -> Vec<Decimal> {
         .collect()
 }
 
-pub fn fields(document: Document) -> Fields {
+pub fn fields(document: &Document) -> Fields {
     let sign = if document.credit_note {
         Decimal::NEGATIVE_ONE
     } else {
@@ -169,15 +169,15 @@ pub fn fields(document: Document) -> Fields {
                 .to_string(),
         );
     }
-    let surcharge = breakdown(&document, sign, &mut fields);
-    indirect_tax(&document, &mut fields);
+    let surcharge = breakdown(document, sign, &mut fields);
+    indirect_tax(document, &mut fields);
     let tax = document.tax_total.or_else(|| {
         (!document.groups.is_empty()).then(|| document.groups.iter().map(|g| g.tax).sum())
     });
     fields.vat_amount = exact(tax.map(|t| sign * (t - surcharge)));
     fields.base = exact(document.tax_exclusive.map(|b| sign * b));
-    let irpf = withholding(&document, sign, &mut fields);
-    totals(&document, tax, irpf, sign, &mut fields);
+    let irpf = withholding(document, sign, &mut fields);
+    totals(document, tax, irpf, sign, &mut fields);
     for (code, amount) in &document.other_taxes {
         note(
             &mut fields,
@@ -376,7 +376,7 @@ mod tests {
 
     #[test]
     fn our_irpf_and_surcharge_notes_are_read_back() {
-        let fields = fields(irpf_and_surcharge());
+        let fields = fields(&irpf_and_surcharge());
         assert_eq!(value(&fields.base), dec!(300.00));
         assert_eq!(value(&fields.vat_amount), dec!(57.50));
         assert_eq!(value(&fields.irpf_amount), dec!(45.00));
@@ -400,7 +400,7 @@ mod tests {
     fn a_credit_note_is_negative_except_its_rates() {
         let mut document = irpf_and_surcharge();
         document.credit_note = true;
-        let fields = fields(document);
+        let fields = fields(&document);
         assert_eq!(value(&fields.base), dec!(-300.00));
         assert_eq!(value(&fields.vat_amount), dec!(-57.50));
         assert_eq!(value(&fields.irpf_amount), dec!(-45.00));
@@ -417,7 +417,7 @@ mod tests {
         document.prepaid = Some(dec!(100.00));
         document.payable = Some(dec!(270.50));
         document.groups[0].tax = dec!(65.51);
-        let fields = fields(document);
+        let fields = fields(&document);
         assert_eq!(fields.irpf_amount, None);
         assert_eq!(value(&fields.total), dec!(370.50));
         assert_eq!(fields.vat_breakdown[0].rate, dec!(26.2));
@@ -443,7 +443,7 @@ mod tests {
             withholding: Some((Some(dec!(15.00)), dec!(150))),
             ..Document::default()
         };
-        let fields = fields(document);
+        let fields = fields(&document);
         assert_eq!(value(&fields.total), dec!(920));
         assert_eq!(value(&fields.irpf_rate), dec!(15));
         assert_eq!(fields.indirect_tax.as_deref(), Some("IGIC"));
@@ -458,7 +458,7 @@ mod tests {
             other_taxes: vec![("WHT".into(), dec!(15))],
             ..Document::default()
         };
-        let fields = fields(document);
+        let fields = fields(&document);
         assert_eq!(value(&fields.total), dec!(121));
         let codes: Vec<&str> = fields.notes.iter().map(|(c, _)| c.as_str()).collect();
         assert_eq!(codes, ["total_computed", "other_tax"]);

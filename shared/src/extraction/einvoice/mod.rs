@@ -243,6 +243,16 @@ mod tests {
         let mut bytes = latin1.into_bytes();
         bytes.extend(b"<!-- Espa\xF1a -->");
         assert_eq!(detect(&bytes), Some(Format::Facturae));
+        let utf16 = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-16\"?><Invoice xmlns=\"{UBL_INVOICE}\"><ID>Nº 1</ID></Invoice>"
+        );
+        let bytes: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(utf16.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let (format, invoices) = read(&bytes).unwrap();
+        assert_eq!(format, Format::Ubl);
+        assert_eq!(invoices[0].invoice_number.as_ref().unwrap().value, "Nº 1");
     }
 
     #[test]

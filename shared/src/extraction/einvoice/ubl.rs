@@ -50,7 +50,7 @@ pub fn read(root: &Element) -> Result<Fields, EinvoiceError> {
         currency,
         other_taxes: Vec::new(),
     };
-    Ok(en16931::fields(document))
+    Ok(en16931::fields(&document))
 }
 
 fn issue_date(root: &Element) -> Result<Option<chrono::NaiveDate>, EinvoiceError> {
