@@ -17,7 +17,7 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
 use super::values;
-use super::{exact, note, set_recipient};
+use super::{exact, note, set_indirect_tax, set_recipient};
 use crate::extraction::fields::{Fields, VatLine};
 
 /// UNTDID 1001 credit-note codes allowed by EN 16931 (BT-3).
@@ -250,7 +250,9 @@ fn indirect_tax(document: &Document, fields: &mut Fields) {
             "M" => Some("IPSI"),
             _ => None,
         });
-    fields.indirect_tax = tax.map(str::to_string);
+    if let Some(tax) = tax {
+        set_indirect_tax(fields, tax);
+    }
 }
 
 /// The IRPF, unsigned: explicit, or the prepaid amount our note names.
@@ -447,7 +449,8 @@ mod tests {
         assert_eq!(value(&fields.total), dec!(920));
         assert_eq!(value(&fields.irpf_rate), dec!(15));
         assert_eq!(fields.indirect_tax.as_deref(), Some("IGIC"));
-        assert!(fields.notes.is_empty(), "{:?}", fields.notes);
+        assert_eq!(fields.notes.len(), 1);
+        assert_eq!(fields.notes[0].0, "indirect_tax");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use rust_decimal::Decimal;
 
 use super::tree::Element;
 use super::values::{self, decimal_at};
-use super::{EinvoiceError, exact, note, set_recipient};
+use super::{EinvoiceError, exact, note, set_indirect_tax, set_recipient};
 use crate::extraction::fields::{Fields, VatLine};
 
 const FORMAT: &str = "Facturae";
@@ -188,10 +188,9 @@ fn indirect_tax(kinds: &[&str], fields: &mut Fields) {
         IGIC => "IGIC",
         _ => "IVA",
     };
-    fields.indirect_tax = kinds
-        .iter()
-        .find(|k| **k != VAT)
-        .map(|k| name(k).to_string());
+    if let Some(tax) = kinds.iter().find(|k| **k != VAT) {
+        set_indirect_tax(fields, name(tax));
+    }
     if kinds.len() > 1 {
         let names: Vec<&str> = kinds.iter().map(|k| name(k)).collect();
         note(

@@ -20,6 +20,9 @@
 //!   prepaid amount with a note, and fold the equivalence surcharge into the
 //!   VAT rate of its group with a note; both notes are read back, so those
 //!   documents give the stored invoice's figures.
+//! - `vat_amount` is the indirect tax alone (VAT, or IGIC or IPSI as
+//!   `indirect_tax` says); each rate's equivalence surcharge is in
+//!   `vat_breakdown`.
 //! - Amounts are rounded to cents (half away from zero); a note says when
 //!   that changed one. Tax ids lose spaces, punctuation and a Spanish `ES`
 //!   prefix. The placeholder recipient of simplified invoices (`00000000T`,
@@ -133,6 +136,23 @@ fn set_recipient(fields: &mut Fields, name: Option<String>, tax_id: Option<Strin
     }
     fields.recipient_name = exact(name);
     fields.recipient_nif = exact(tax_id);
+}
+
+/// IGIC (Canarias) or IPSI (Ceuta, Melilla) in place of VAT, with a note.
+fn set_indirect_tax(fields: &mut Fields, tax: &str) {
+    let region = if tax == "IGIC" {
+        "Canarias"
+    } else {
+        "Ceuta y Melilla"
+    };
+    fields.indirect_tax = Some(tax.to_string());
+    note(
+        fields,
+        "indirect_tax",
+        format!(
+            "El impuesto indirecto es el {tax} ({region}), no el IVA: cuota y desglose son de {tax}."
+        ),
+    );
 }
 
 /// Amounts to cents; Facturae allows up to 8 decimals.
