@@ -84,6 +84,9 @@ pub fn detect(xml: &[u8]) -> Option<Format> {
 
 /// Every invoice in the document (a Facturae batch may hold several), exactly as written.
 pub fn read(xml: &[u8]) -> Result<(Format, Vec<Fields>), EinvoiceError> {
+    if !looks_like_xml(xml) {
+        return Err(EinvoiceError::NotEinvoice);
+    }
     let text = encoding::decode(xml)?;
     let root = tree::root(&text)?;
     let format = format_of(&root).ok_or(EinvoiceError::NotEinvoice)?;
@@ -94,6 +97,15 @@ pub fn read(xml: &[u8]) -> Result<(Format, Vec<Fields>), EinvoiceError> {
         Format::Cii => vec![cii::read(&document)?],
     };
     Ok((format, invoices.into_iter().map(rounded).collect()))
+}
+
+/// A byte-order mark or, after optional whitespace, a `<`: a PDF, an image
+/// or plain text is no e-invoice rather than malformed XML.
+fn looks_like_xml(xml: &[u8]) -> bool {
+    let rest = xml.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(xml);
+    xml.starts_with(b"\xFF\xFE")
+        || xml.starts_with(b"\xFE\xFF")
+        || rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<')
 }
 
 fn format_of(root: &tree::Root) -> Option<Format> {
@@ -288,7 +300,12 @@ mod tests {
         assert!(
             matches!(read(bomb.as_bytes()), Err(EinvoiceError::Malformed(m)) if m.contains("DOCTYPE"))
         );
-        assert!(matches!(read(b"no xml"), Err(EinvoiceError::Malformed(_))));
+        assert!(matches!(read(b"no xml"), Err(EinvoiceError::NotEinvoice)));
+        assert!(matches!(
+            read(b"%PDF-1.7\n%\xE2\xE3\xCF\xD3"),
+            Err(EinvoiceError::NotEinvoice)
+        ));
+        assert!(matches!(read(b""), Err(EinvoiceError::NotEinvoice)));
         assert!(matches!(
             read(b"<a>\xFF</a>"),
             Err(EinvoiceError::Malformed(_))
