@@ -52,7 +52,7 @@ pub enum Format {
 #[derive(Debug, thiserror::Error)]
 pub enum EinvoiceError {
     #[error(
-        "the XML is not an e-invoice this service reads (Facturae 3.x, UBL 2.1 Invoice or CreditNote, CII CrossIndustryInvoice)"
+        "the document is not an e-invoice this service reads (Facturae 3.x, UBL 2.1 Invoice or CreditNote, CII CrossIndustryInvoice)"
     )]
     NotEinvoice,
     #[error("the XML declares the encoding {0:?}, which is not supported (use UTF-8)")]
