@@ -2,7 +2,8 @@
 //! every profile, XRechnung CII) into the EN 16931 reading of `en16931`.
 //!
 //! - Parties: `Name`; the VAT `SpecifiedTaxRegistration/ID` (scheme VA), else
-//!   the national tax number (FC), else `SpecifiedLegalOrganization/ID`.
+//!   the national tax number (FC), else `SpecifiedLegalOrganization/ID`, else
+//!   a registration of any scheme.
 //! - The header `ApplicableTradeTax` elements of type VAT are the breakdown;
 //!   any other type has no standard meaning and is only noted.
 //! - `TaxTotalAmount` in the invoice currency (a second one may be in the
@@ -74,7 +75,7 @@ pub fn read(root: &Element) -> Result<Fields, EinvoiceError> {
         currency,
         other_taxes,
     };
-    Ok(en16931::fields(document))
+    Ok(en16931::fields(&document))
 }
 
 /// `IssueDateTime/DateTimeString` in format 102 (the only one EN 16931 allows).
@@ -98,17 +99,18 @@ fn trader(party: Option<&Element>) -> Trader {
     let Some(party) = party else {
         return Trader::default();
     };
-    let registration = |scheme: &str| {
+    let registration = |scheme: Option<&str>| {
         party
             .children("SpecifiedTaxRegistration")
             .filter_map(|r| r.child("ID"))
-            .find(|id| id.attribute("schemeID") == Some(scheme))
+            .find(|id| scheme.is_none_or(|s| id.attribute("schemeID") == Some(s)))
             .map(Element::text)
             .filter(|t| !t.is_empty())
     };
-    let tax_id = registration("VA")
-        .or_else(|| registration("FC"))
+    let tax_id = registration(Some("VA"))
+        .or_else(|| registration(Some("FC")))
         .or_else(|| party.text_at(&["SpecifiedLegalOrganization", "ID"]))
+        .or_else(|| registration(None))
         .and_then(values::tax_id);
     Trader {
         name: party.text_at(&["Name"]).and_then(|n| values::name(&[n])),

@@ -10,13 +10,14 @@
 //! - a standard-rated group whose rate is VAT plus surcharge (S 26.2 %) is
 //!   split back when a note gives the split, as our documents write it:
 //!   "Recargo de equivalencia: el tipo del 26.2 % es IVA 21 % (52.50 EUR) más
-//!   recargo 5.2 % (13.00 EUR) sobre 250.00 EUR."
+//!   recargo 5.2 % (13.00 EUR) sobre 250.00 EUR." Without such a note a rate
+//!   like 26.2 % stays as it is, with a note that it looks folded.
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
 use super::values;
-use super::{exact, note, set_recipient};
+use super::{exact, note, set_indirect_tax, set_recipient};
 use crate::extraction::fields::{Fields, VatLine};
 
 /// UNTDID 1001 credit-note codes allowed by EN 16931 (BT-3).
@@ -133,7 +134,7 @@ fn numbers(text: &str) -> Vec<Decimal> {
         .collect()
 }
 
-pub fn fields(document: Document) -> Fields {
+pub fn fields(document: &Document) -> Fields {
     let sign = if document.credit_note {
         Decimal::NEGATIVE_ONE
     } else {
@@ -168,15 +169,15 @@ pub fn fields(document: Document) -> Fields {
                 .to_string(),
         );
     }
-    let surcharge = breakdown(&document, sign, &mut fields);
-    indirect_tax(&document, &mut fields);
+    let surcharge = breakdown(document, sign, &mut fields);
+    indirect_tax(document, &mut fields);
     let tax = document.tax_total.or_else(|| {
         (!document.groups.is_empty()).then(|| document.groups.iter().map(|g| g.tax).sum())
     });
     fields.vat_amount = exact(tax.map(|t| sign * (t - surcharge)));
     fields.base = exact(document.tax_exclusive.map(|b| sign * b));
-    let irpf = withholding(&document, sign, &mut fields);
-    totals(&document, tax, irpf, sign, &mut fields);
+    let irpf = withholding(document, sign, &mut fields);
+    totals(document, tax, irpf, sign, &mut fields);
     for (code, amount) in &document.other_taxes {
         note(
             &mut fields,
@@ -249,7 +250,9 @@ fn indirect_tax(document: &Document, fields: &mut Fields) {
             "M" => Some("IPSI"),
             _ => None,
         });
-    fields.indirect_tax = tax.map(str::to_string);
+    if let Some(tax) = tax {
+        set_indirect_tax(fields, tax);
+    }
 }
 
 /// The IRPF, unsigned: explicit, or the prepaid amount our note names.
@@ -375,7 +378,7 @@ mod tests {
 
     #[test]
     fn our_irpf_and_surcharge_notes_are_read_back() {
-        let fields = fields(irpf_and_surcharge());
+        let fields = fields(&irpf_and_surcharge());
         assert_eq!(value(&fields.base), dec!(300.00));
         assert_eq!(value(&fields.vat_amount), dec!(57.50));
         assert_eq!(value(&fields.irpf_amount), dec!(45.00));
@@ -399,7 +402,7 @@ mod tests {
     fn a_credit_note_is_negative_except_its_rates() {
         let mut document = irpf_and_surcharge();
         document.credit_note = true;
-        let fields = fields(document);
+        let fields = fields(&document);
         assert_eq!(value(&fields.base), dec!(-300.00));
         assert_eq!(value(&fields.vat_amount), dec!(-57.50));
         assert_eq!(value(&fields.irpf_amount), dec!(-45.00));
@@ -416,7 +419,7 @@ mod tests {
         document.prepaid = Some(dec!(100.00));
         document.payable = Some(dec!(270.50));
         document.groups[0].tax = dec!(65.51);
-        let fields = fields(document);
+        let fields = fields(&document);
         assert_eq!(fields.irpf_amount, None);
         assert_eq!(value(&fields.total), dec!(370.50));
         assert_eq!(fields.vat_breakdown[0].rate, dec!(26.2));
@@ -442,11 +445,12 @@ mod tests {
             withholding: Some((Some(dec!(15.00)), dec!(150))),
             ..Document::default()
         };
-        let fields = fields(document);
+        let fields = fields(&document);
         assert_eq!(value(&fields.total), dec!(920));
         assert_eq!(value(&fields.irpf_rate), dec!(15));
         assert_eq!(fields.indirect_tax.as_deref(), Some("IGIC"));
-        assert!(fields.notes.is_empty(), "{:?}", fields.notes);
+        assert_eq!(fields.notes.len(), 1);
+        assert_eq!(fields.notes[0].0, "indirect_tax");
     }
 
     #[test]
@@ -457,7 +461,7 @@ mod tests {
             other_taxes: vec![("WHT".into(), dec!(15))],
             ..Document::default()
         };
-        let fields = fields(document);
+        let fields = fields(&document);
         assert_eq!(value(&fields.total), dec!(121));
         let codes: Vec<&str> = fields.notes.iter().map(|(c, _)| c.as_str()).collect();
         assert_eq!(codes, ["total_computed", "other_tax"]);

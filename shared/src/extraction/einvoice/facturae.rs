@@ -13,7 +13,7 @@ use rust_decimal::Decimal;
 
 use super::tree::Element;
 use super::values::{self, decimal_at};
-use super::{EinvoiceError, exact, note, set_recipient};
+use super::{EinvoiceError, exact, note, set_indirect_tax, set_recipient};
 use crate::extraction::fields::{Fields, VatLine};
 
 const FORMAT: &str = "Facturae";
@@ -188,10 +188,9 @@ fn indirect_tax(kinds: &[&str], fields: &mut Fields) {
         IGIC => "IGIC",
         _ => "IVA",
     };
-    fields.indirect_tax = kinds
-        .iter()
-        .find(|k| **k != VAT)
-        .map(|k| name(k).to_string());
+    if let Some(tax) = kinds.iter().find(|k| **k != VAT) {
+        set_indirect_tax(fields, name(tax));
+    }
     if kinds.len() > 1 {
         let names: Vec<&str> = kinds.iter().map(|k| name(k)).collect();
         note(
@@ -212,6 +211,7 @@ fn withholding(invoice: &Element, fields: &mut Fields) -> Result<(), EinvoiceErr
     } else {
         invoice_level
     };
+    let broken_down = !withheld.is_empty();
     let mut irpf = None;
     let mut rates: Vec<Decimal> = Vec::new();
     for tax in withheld {
@@ -233,9 +233,7 @@ fn withholding(invoice: &Element, fields: &mut Fields) -> Result<(), EinvoiceErr
         }
     }
     let stated = amount(invoice, &["InvoiceTotals", "TotalTaxesWithheld"])?;
-    if irpf.is_none()
-        && let Some(stated) = stated.filter(|s| !s.is_zero())
-    {
+    if !broken_down && let Some(stated) = stated.filter(|s| !s.is_zero()) {
         irpf = Some(stated);
         note(
             fields,
@@ -307,9 +305,13 @@ mod tests {
     }
 
     fn facturae(invoices: &str) -> Vec<Fields> {
+        facturae_with_header("", invoices)
+    }
+
+    fn facturae_with_header(header: &str, invoices: &str) -> Vec<Fields> {
         let xml = format!(
             "<fe:Facturae xmlns:fe=\"http://www.facturae.es/Facturae/2009/v3.2/Facturae\">\
-             <Parties><SellerParty><TaxIdentification><TaxIdentificationNumber>ES 12.345.678-Z</TaxIdentificationNumber></TaxIdentification>\
+             <FileHeader>{header}</FileHeader><Parties><SellerParty><TaxIdentification><TaxIdentificationNumber>ES 12.345.678-Z</TaxIdentificationNumber></TaxIdentification>\
              <Individual><Name>Ana</Name><FirstSurname>García</FirstSurname></Individual></SellerParty>\
              <BuyerParty><TaxIdentification><TaxIdentificationNumber>B64717838</TaxIdentificationNumber></TaxIdentification>\
              <LegalEntity><CorporateName>Taller Ana SL</CorporateName></LegalEntity></BuyerParty></Parties>\
@@ -418,6 +420,30 @@ mod tests {
         );
         assert_eq!(read[0].irpf_amount.as_ref().unwrap().value, dec!(15));
         assert_eq!(read[0].total.as_ref().unwrap().value, dec!(106));
+    }
+
+    #[test]
+    fn self_billing_and_other_taxes_and_withholdings_are_noted() {
+        let read = facturae_with_header(
+            "<InvoiceIssuerType>RE</InvoiceIssuerType>",
+            &invoice(
+                "<InvoiceNumber>9</InvoiceNumber>",
+                &format!(
+                    "{}{}",
+                    tax("01", "21", "100", "21", ""),
+                    tax("07", "5.11", "100", "5.11", "")
+                ),
+                "<TaxesWithheld><Tax><TaxTypeCode>28</TaxTypeCode><TaxRate>24</TaxRate>\
+                 <TaxAmount><TotalAmount>24</TotalAmount></TaxAmount></Tax></TaxesWithheld>",
+                "<TotalGrossAmountBeforeTaxes>100</TotalGrossAmountBeforeTaxes><TotalTaxesWithheld>24</TotalTaxesWithheld>\
+                 <InvoiceTotal>102.11</InvoiceTotal>",
+            ),
+        );
+        let codes: Vec<&str> = read[0].notes.iter().map(|(c, _)| c.as_str()).collect();
+        assert_eq!(codes, ["self_billed", "other_tax", "other_withholding"]);
+        assert_eq!(read[0].vat_amount.as_ref().unwrap().value, dec!(21));
+        assert_eq!(read[0].vat_breakdown.len(), 1);
+        assert_eq!(read[0].irpf_amount, None);
     }
 
     #[test]

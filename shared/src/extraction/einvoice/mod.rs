@@ -20,6 +20,9 @@
 //!   prepaid amount with a note, and fold the equivalence surcharge into the
 //!   VAT rate of its group with a note; both notes are read back, so those
 //!   documents give the stored invoice's figures.
+//! - `vat_amount` is the indirect tax alone (VAT, or IGIC or IPSI as
+//!   `indirect_tax` says); each rate's equivalence surcharge is in
+//!   `vat_breakdown`.
 //! - Amounts are rounded to cents (half away from zero); a note says when
 //!   that changed one. Tax ids lose spaces, punctuation and a Spanish `ES`
 //!   prefix. The placeholder recipient of simplified invoices (`00000000T`,
@@ -49,7 +52,7 @@ pub enum Format {
 #[derive(Debug, thiserror::Error)]
 pub enum EinvoiceError {
     #[error(
-        "the XML is not an e-invoice this service reads (Facturae 3.x, UBL 2.1 Invoice or CreditNote, CII CrossIndustryInvoice)"
+        "the document is not an e-invoice this service reads (Facturae 3.x, UBL 2.1 Invoice or CreditNote, CII CrossIndustryInvoice)"
     )]
     NotEinvoice,
     #[error("the XML declares the encoding {0:?}, which is not supported (use UTF-8)")]
@@ -81,6 +84,9 @@ pub fn detect(xml: &[u8]) -> Option<Format> {
 
 /// Every invoice in the document (a Facturae batch may hold several), exactly as written.
 pub fn read(xml: &[u8]) -> Result<(Format, Vec<Fields>), EinvoiceError> {
+    if !looks_like_xml(xml) {
+        return Err(EinvoiceError::NotEinvoice);
+    }
     let text = encoding::decode(xml)?;
     let root = tree::root(&text)?;
     let format = format_of(&root).ok_or(EinvoiceError::NotEinvoice)?;
@@ -91,6 +97,15 @@ pub fn read(xml: &[u8]) -> Result<(Format, Vec<Fields>), EinvoiceError> {
         Format::Cii => vec![cii::read(&document)?],
     };
     Ok((format, invoices.into_iter().map(rounded).collect()))
+}
+
+/// A byte-order mark or, after optional whitespace, a `<`: a PDF, an image
+/// or plain text is no e-invoice rather than malformed XML.
+fn looks_like_xml(xml: &[u8]) -> bool {
+    let rest = xml.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(xml);
+    xml.starts_with(b"\xFF\xFE")
+        || xml.starts_with(b"\xFE\xFF")
+        || rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<')
 }
 
 fn format_of(root: &tree::Root) -> Option<Format> {
@@ -133,6 +148,23 @@ fn set_recipient(fields: &mut Fields, name: Option<String>, tax_id: Option<Strin
     }
     fields.recipient_name = exact(name);
     fields.recipient_nif = exact(tax_id);
+}
+
+/// IGIC (Canarias) or IPSI (Ceuta, Melilla) in place of VAT, with a note.
+fn set_indirect_tax(fields: &mut Fields, tax: &str) {
+    let region = if tax == "IGIC" {
+        "Canarias"
+    } else {
+        "Ceuta y Melilla"
+    };
+    fields.indirect_tax = Some(tax.to_string());
+    note(
+        fields,
+        "indirect_tax",
+        format!(
+            "El impuesto indirecto es el {tax} ({region}), no el IVA: cuota y desglose son de {tax}."
+        ),
+    );
 }
 
 /// Amounts to cents; Facturae allows up to 8 decimals.
@@ -243,6 +275,16 @@ mod tests {
         let mut bytes = latin1.into_bytes();
         bytes.extend(b"<!-- Espa\xF1a -->");
         assert_eq!(detect(&bytes), Some(Format::Facturae));
+        let utf16 = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-16\"?><Invoice xmlns=\"{UBL_INVOICE}\"><ID>Nº 1</ID></Invoice>"
+        );
+        let bytes: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(utf16.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let (format, invoices) = read(&bytes).unwrap();
+        assert_eq!(format, Format::Ubl);
+        assert_eq!(invoices[0].invoice_number.as_ref().unwrap().value, "Nº 1");
     }
 
     #[test]
@@ -258,7 +300,12 @@ mod tests {
         assert!(
             matches!(read(bomb.as_bytes()), Err(EinvoiceError::Malformed(m)) if m.contains("DOCTYPE"))
         );
-        assert!(matches!(read(b"no xml"), Err(EinvoiceError::Malformed(_))));
+        assert!(matches!(read(b"no xml"), Err(EinvoiceError::NotEinvoice)));
+        assert!(matches!(
+            read(b"%PDF-1.7\n%\xE2\xE3\xCF\xD3"),
+            Err(EinvoiceError::NotEinvoice)
+        ));
+        assert!(matches!(read(b""), Err(EinvoiceError::NotEinvoice)));
         assert!(matches!(
             read(b"<a>\xFF</a>"),
             Err(EinvoiceError::Malformed(_))

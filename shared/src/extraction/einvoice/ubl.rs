@@ -2,7 +2,8 @@
 //! EN 16931 reading of `en16931`.
 //!
 //! - Parties: `PartyLegalEntity/RegistrationName`, else `PartyName/Name`; the
-//!   VAT `PartyTaxScheme/CompanyID`, else `PartyLegalEntity/CompanyID`.
+//!   VAT `PartyTaxScheme/CompanyID`, else `PartyLegalEntity/CompanyID`, else
+//!   the `CompanyID` of another tax scheme.
 //! - The VAT total and breakdown from the `TaxTotal` in the document currency
 //!   (a second one may state the VAT in the tax currency, BT-111).
 //! - A `WithholdingTaxTotal` (not EN 16931, but valid UBL) is the IRPF.
@@ -49,7 +50,7 @@ pub fn read(root: &Element) -> Result<Fields, EinvoiceError> {
         currency,
         other_taxes: Vec::new(),
     };
-    Ok(en16931::fields(document))
+    Ok(en16931::fields(&document))
 }
 
 fn issue_date(root: &Element) -> Result<Option<chrono::NaiveDate>, EinvoiceError> {
@@ -68,12 +69,15 @@ fn trader(party: Option<&Element>) -> Trader {
         .text_at(&["PartyLegalEntity", "RegistrationName"])
         .or_else(|| party.text_at(&["PartyName", "Name"]))
         .and_then(|n| values::name(&[n]));
-    let vat_id = party
-        .children("PartyTaxScheme")
-        .find(|scheme| scheme.text_at(&["TaxScheme", "ID"]) == Some("VAT"))
-        .and_then(|scheme| scheme.text_at(&["CompanyID"]));
-    let tax_id = vat_id
+    let scheme_id = |vat: bool| {
+        party
+            .children("PartyTaxScheme")
+            .filter(|scheme| (scheme.text_at(&["TaxScheme", "ID"]) == Some("VAT")) == vat)
+            .find_map(|scheme| scheme.text_at(&["CompanyID"]))
+    };
+    let tax_id = scheme_id(true)
         .or_else(|| party.text_at(&["PartyLegalEntity", "CompanyID"]))
+        .or_else(|| scheme_id(false))
         .and_then(values::tax_id);
     Trader { name, tax_id }
 }

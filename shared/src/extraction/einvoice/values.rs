@@ -9,14 +9,24 @@ use super::EinvoiceError;
 use super::tree::Element;
 use crate::tax::nif;
 
+/// Integer digits an amount may have: far beyond any invoice, and small
+/// enough that sums of millions of them cannot overflow a `Decimal`.
+const MAX_INTEGER_DIGITS: usize = 15;
+/// Decimals an amount may have (Facturae allows 8).
+const MAX_DECIMALS: usize = 10;
+
 /// An `xs:decimal` (`-1234.5`, `+0.50`, `.5`): digits and at most one dot,
-/// no exponent, no thousands separator.
+/// no exponent, no thousands separator, within the limits above.
 pub fn decimal(text: &str) -> Option<Decimal> {
     let text = text.trim();
     let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
-    let well_formed = unsigned.bytes().any(|b| b.is_ascii_digit())
-        && unsigned.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-        && unsigned.bytes().filter(|&b| b == b'.').count() <= 1;
+    let (integer, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+    let well_formed = !(integer.is_empty() && fraction.is_empty())
+        && digits(integer)
+        && digits(fraction)
+        && integer.trim_start_matches('0').len() <= MAX_INTEGER_DIGITS
+        && fraction.len() <= MAX_DECIMALS;
     if !well_formed {
         return None;
     }
