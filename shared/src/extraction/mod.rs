@@ -6,6 +6,7 @@
 
 pub mod fields;
 pub mod layout;
+pub mod text;
 
 pub use fields::{Field, Fields, Source, VatLine};
 pub use layout::{Hint, TextDocument, Word};
