@@ -4,8 +4,10 @@
 //! the OCR engines and the use case live in `sandbox`, `crate::ports::ocr` and
 //! `crate::app::extraction`.
 
+pub mod checks;
 pub mod fields;
 pub mod layout;
+pub mod result;
 pub mod text;
 
 pub use fields::{Field, Fields, Source, VatLine};

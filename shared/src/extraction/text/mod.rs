@@ -15,8 +15,9 @@ mod labels;
 mod parties;
 mod reconcile;
 mod rows;
-mod tax_id;
+pub(crate) mod tax_id;
 mod totals;
+pub(crate) mod wording;
 
 use crate::extraction::fields::Fields;
 use crate::extraction::layout::TextDocument;
@@ -39,7 +40,7 @@ pub fn parse(doc: &TextDocument, own_nif: Option<&Nif>) -> Fields {
                 "invoice_date_unlabelled".to_string(),
                 format!(
                     "La fecha de factura no tiene etiqueta; se toma la primera fecha del documento, {} (invoice date guessed)",
-                    date.value.format("%d/%m/%Y")
+                    wording::date(date.value)
                 ),
             ));
         }

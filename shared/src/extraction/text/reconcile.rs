@@ -14,6 +14,7 @@ use crate::tax::money::{percent_of, round2};
 use crate::tax::vat::{VatRate, from_total};
 
 use super::totals::{Figures, Reading, TaxLine};
+use super::wording;
 
 /// Rates a printed VAT (or IGIC/IPSI) figure is snapped to when no rate is printed.
 const VAT_RATES: &[Decimal] = &[
@@ -79,26 +80,6 @@ pub struct Reconciled {
     pub currency: Option<String>,
     pub indirect_tax: Option<String>,
     pub notes: Vec<(String, String)>,
-}
-
-/// Spanish amount text for messages: `1.234,56`.
-pub fn es(x: Decimal) -> String {
-    let s = format!("{:.2}", round2(x));
-    let (sign, digits) = s.strip_prefix('-').map_or(("", s.as_str()), |d| ("-", d));
-    let (int, frac) = digits.split_once('.').unwrap_or((digits, "00"));
-    let mut grouped = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            grouped.push('.');
-        }
-        grouped.push(c);
-    }
-    format!("{sign}{grouped},{frac}")
-}
-
-/// A rate for messages: `21`, `5,2`.
-pub fn es_rate(x: Decimal) -> String {
-    x.normalize().to_string().replace('.', ",")
 }
 
 fn derived(value: Decimal, from: &[Option<Reading>]) -> Reading {
@@ -255,7 +236,7 @@ impl Work {
                         "vat_computed",
                         format!(
                             "No se leyó la cuota de IVA al {} %; calculada sobre la base {}: {} (VAT amount computed)",
-                            es_rate(r), es(b.value), es(vat)
+                            wording::rate(r), wording::amount(b.value), wording::amount(vat)
                         ),
                     ));
                 }
@@ -266,7 +247,7 @@ impl Work {
                         "base_computed",
                         format!(
                             "No se leyó la base del IVA al {} %; calculada a partir de la cuota {}: {} (base computed)",
-                            es_rate(r), es(v.value), es(base)
+                            wording::rate(r), wording::amount(v.value), wording::amount(base)
                         ),
                     ));
                 }
@@ -288,7 +269,7 @@ impl Work {
                     "irpf_computed",
                     format!(
                         "No se leyó el importe de la retención; calculado al {} % sobre {}: {} (IRPF amount computed)",
-                        es_rate(rate), es(base), es(amount)
+                        wording::rate(rate), wording::amount(base), wording::amount(amount)
                     ),
                 );
             }
@@ -432,8 +413,8 @@ fn pick_total(work: &mut Work, figures: &Figures) -> Option<Reading> {
                 format!(
                     "Importe corregido para que las cifras cuadren: {} {} → {} (amount repaired)",
                     slot_name(slot),
-                    es(from),
-                    es(to)
+                    wording::amount(from),
+                    wording::amount(to)
                 ),
             );
         }
@@ -472,10 +453,10 @@ fn back_calculate(work: &mut Work, figures: &Figures, printed_rate: Option<Decim
         "vat_back_calculated",
         format!(
             "Ticket con IVA incluido: base {} e IVA {} al {} % calculados a partir del total {} (VAT back-calculated)",
-            es(split.base),
-            es(split.vat_amount),
-            es_rate(rate),
-            es(total.value)
+            wording::amount(split.base),
+            wording::amount(split.vat_amount),
+            wording::rate(rate),
+            wording::amount(total.value)
         ),
     );
 }
@@ -578,7 +559,7 @@ pub fn reconcile(figures: Figures) -> Reconciled {
             code,
             format!(
                 "La factura incluye suplidos por {} fuera de la base imponible, sumados al total (disbursements outside the taxable base)",
-                es(suplidos)
+                wording::amount(suplidos)
             ),
         );
     }
@@ -643,9 +624,9 @@ fn apply_discount(work: &mut Work, total: Decimal, discount: Decimal) {
             "discount_applied",
             format!(
                 "La base impresa {} es anterior al descuento de {}; base tras el descuento: {} (discount applied)",
-                es(base.value),
-                es(discount),
-                es(base.value - discount)
+                wording::amount(base.value),
+                wording::amount(discount),
+                wording::amount(base.value - discount)
             ),
         );
     } else {
@@ -684,15 +665,6 @@ mod tests {
 
     fn codes(rec: &Reconciled) -> Vec<&str> {
         rec.notes.iter().map(|(c, _)| c.as_str()).collect()
-    }
-
-    #[test]
-    fn formats_amounts_the_spanish_way() {
-        assert_eq!(es(dec!(1639.29)), "1.639,29");
-        assert_eq!(es(dec!(-231.975)), "-231,98");
-        assert_eq!(es(dec!(1234567)), "1.234.567,00");
-        assert_eq!(es(dec!(0.5)), "0,50");
-        assert_eq!(es_rate(dec!(5.20)), "5,2");
     }
 
     #[test]

@@ -101,9 +101,10 @@ fn repair(text: &str) -> Option<Nif> {
     }
 }
 
-/// A foreign EU VAT number: a member-state prefix (not ES) and 2–12 letters
-/// or digits, at least two of them digits. Greece prints `EL`.
-fn foreign_vat(compact: &str) -> Option<String> {
+/// A foreign EU VAT number, compact and upper case: a member-state prefix
+/// (not ES) and 2–12 letters or digits, at least two of them digits. Greece
+/// prints `EL`. Only the form is checked: each state has its own check digits.
+pub fn foreign_vat(compact: &str) -> Option<String> {
     let prefix = compact.get(..2)?;
     let rest = compact.get(2..)?;
     let country = if prefix == "EL" { "GR" } else { prefix };
