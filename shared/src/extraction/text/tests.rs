@@ -454,3 +454,55 @@ fn hostile_repetitions_stay_bounded() {
     let odd = "€(%-−\u{202F}ñ\u{0301}N?2 ".repeat(30_000);
     quickly(&TextDocument::from_plain_text(&odd));
 }
+
+#[test]
+fn exempt_operation_cites_the_law_without_reading_it_as_vat() {
+    let f = read(
+        "Clínica Dental Sonrisa SL   CIF B64717838\n\
+         Factura nº 2026/0903   Fecha 03/09/2026\n\
+         Base imponible                 180,00\n\
+         IVA: Operación exenta (art. 20 LIVA)\n\
+         Total factura                  180,00",
+    );
+    assert_eq!(d(&f.base), Some(dec!(180.00)));
+    assert_eq!(d(&f.vat_amount), Some(dec!(0)));
+    assert_eq!(f.vat_breakdown[0].rate, dec!(0));
+    assert_eq!(d(&f.total), Some(dec!(180.00)));
+    assert_eq!(codes(&f), ["vat_exempt"]);
+}
+
+#[test]
+fn an_item_table_with_tax_columns_sums_per_rate() {
+    let f = read(
+        "Papelería Central SL   B64717838\n\
+         Factura 2026-55   Fecha 20/10/2026\n\
+         Concepto        Cantidad   Base       % IVA   Total\n\
+         Folios A4              10    40,00     21%     48,40\n\
+         Libros                  2    30,00      4%     31,20\n\
+         Bolígrafos              5    10,00     21%     12,10\n\
+         \n\
+         Total factura                                  91,70",
+    );
+    assert_eq!(f.vat_breakdown.len(), 2, "{:?}", f.vat_breakdown);
+    assert_eq!(f.vat_breakdown[0].base, dec!(50.00));
+    assert_eq!(f.vat_breakdown[0].vat_amount, dec!(10.50));
+    assert_eq!(f.vat_breakdown[1].vat_amount, dec!(1.20));
+    assert_eq!(d(&f.base), Some(dec!(80.00)));
+    assert_eq!(d(&f.total), Some(dec!(91.70)));
+}
+
+#[test]
+fn the_base_after_a_discount_is_the_one_that_fits_the_vat() {
+    let f = read(
+        "Suministros Levante SL   CIF B64717838\n\
+         Factura nº 88   Fecha 01/10/2026\n\
+         Subtotal                1.000,00\n\
+         Descuento 10%            -100,00\n\
+         Base imponible            900,00\n\
+         IVA 21%                   189,00\n\
+         Total                   1.089,00",
+    );
+    assert_eq!(d(&f.base), Some(dec!(900.00)));
+    assert_eq!(d(&f.total), Some(dec!(1089.00)));
+    assert!(f.notes.is_empty(), "{:?}", f.notes);
+}
