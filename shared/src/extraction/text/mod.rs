@@ -16,6 +16,8 @@ mod parties;
 mod reconcile;
 mod rows;
 pub(crate) mod tax_id;
+#[cfg(test)]
+mod tests;
 mod totals;
 pub(crate) mod wording;
 

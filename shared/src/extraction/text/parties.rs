@@ -235,7 +235,13 @@ const TITLES: &[&str] = &[
     "pagina",
 ];
 
+/// Longer lines are sentences, not names.
+const MAX_NAME_LEN: usize = 120;
+
 fn looks_like_name(text: &str) -> bool {
+    if text.len() > MAX_NAME_LEN * 4 || text.chars().count() > MAX_NAME_LEN {
+        return false;
+    }
     let letters = text.chars().filter(|c| c.is_alphabetic()).count();
     let digits = text.chars().filter(|c| c.is_ascii_digit()).count();
     let words: Vec<String> = text

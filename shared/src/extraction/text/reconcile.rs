@@ -497,15 +497,7 @@ pub fn reconcile(figures: Figures) -> Reconciled {
         .into_iter()
         .partition(|l| l.base.is_some() || l.vat.is_some());
     attach_surcharges(&mut lines, figures.surcharges.clone());
-    let explicit_base = {
-        let line_bases: Decimal = lines.iter().filter_map(|l| l.base.map(|b| b.value)).sum();
-        figures
-            .bases
-            .iter()
-            .find(|b| b.value == line_bases)
-            .or(figures.bases.first())
-            .copied()
-    };
+    let explicit_base = explicit_base(&lines, &figures.bases);
     let missing: Vec<usize> = (0..lines.len())
         .filter(|&i| lines[i].base.is_none())
         .collect();
@@ -527,13 +519,32 @@ pub fn reconcile(figures: Figures) -> Reconciled {
             ..TaxLine::default()
         });
     }
+    let mut exempt_note = None;
+    if lines.is_empty()
+        && figures.exempt
+        && let Some(base) = explicit_base
+    {
+        lines.push(TaxLine {
+            rate: Some(Decimal::ZERO),
+            base: Some(base),
+            vat: Some(Reading {
+                value: Decimal::ZERO,
+                ..base
+            }),
+            ..TaxLine::default()
+        });
+        exempt_note = Some((
+            "vat_exempt".to_string(),
+            "Operación exenta, no sujeta o con inversión del sujeto pasivo: sin cuota de IVA (VAT exempt or reverse charge)".to_string(),
+        ));
+    }
     let suplidos: Decimal = figures.suplidos.iter().map(|r| r.value.abs()).sum();
     let mut work = Work {
         lines,
         irpf: figures.irpf,
         irpf_rate: figures.irpf_rate,
         suplidos,
-        notes: Vec::new(),
+        notes: exempt_note.into_iter().collect(),
     };
     back_calculate(&mut work, &figures, printed_rate);
     work.complete_lines();
@@ -600,6 +611,31 @@ pub fn reconcile(figures: Figures) -> Reconciled {
         indirect_tax: figures.indirect_tax.clone(),
         notes: work.notes,
     }
+}
+
+/// The base printed without a rate: the one that sums the lines' bases, or
+/// that gives the VAT of the one line without a base; else the first.
+fn explicit_base(lines: &[TaxLine], bases: &[Reading]) -> Option<Reading> {
+    let line_bases: Decimal = lines.iter().filter_map(|l| l.base.map(|b| b.value)).sum();
+    let fits_line = |b: &Reading| {
+        let mut open = lines.iter().filter(|l| l.base.is_none());
+        match (open.next(), open.next()) {
+            (Some(line), None) => line_ok(&TaxLine {
+                base: Some(Reading {
+                    value: b.value - line_bases,
+                    ..*b
+                }),
+                ..line.clone()
+            }),
+            _ => false,
+        }
+    };
+    bases
+        .iter()
+        .find(|b| b.value == line_bases)
+        .or_else(|| bases.iter().find(|b| fits_line(b)))
+        .or(bases.first())
+        .copied()
 }
 
 /// A printed base before a discount: the discount taken off when that makes

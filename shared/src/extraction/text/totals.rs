@@ -48,6 +48,8 @@ pub struct Figures {
     pub payables: Vec<Reading>,
     pub suplidos: Vec<Reading>,
     pub discounts: Vec<Reading>,
+    /// "Exento", "Inversión del sujeto pasivo", "No sujeto": no VAT charged.
+    pub exempt: bool,
     /// "IVA incluido" printed, with its rate when given.
     pub vat_included: Option<Option<Decimal>>,
     pub indirect_tax: Option<String>,
@@ -60,6 +62,24 @@ fn reading(n: &Number, conf: f32) -> Reading {
         conf,
         plain: n.plain,
     }
+}
+
+/// Words after which a number is a legal reference ("art. 20 LIVA"), not money.
+const REFERENCE_WORDS: &[&str] = &["art", "articulo", "ley", "rd", "apartado", "disposicion"];
+
+/// The money amounts of a value text, legal references left out.
+fn money_in(text: &str, doc: &Doc) -> Vec<Number> {
+    amounts(text, doc.mark)
+        .into_iter()
+        .filter(|n| {
+            let before = text.get(..n.start).unwrap_or("");
+            let word = before
+                .split_whitespace()
+                .next_back()
+                .map(super::labels::key);
+            !word.is_some_and(|w| REFERENCE_WORDS.contains(&w.as_str()))
+        })
+        .collect()
 }
 
 /// What a label says: the rate printed with it and its money amounts, beside
@@ -78,7 +98,7 @@ fn labelled(doc: &Doc, hit: &Hit) -> Labelled {
         .and_then(|r| hit.start.checked_sub(1).and_then(|i| r.toks.get(i)))
         .and_then(|t| percent(&t.text, doc.mark));
     let rate = percent(&beside.text, doc.mark).or(before_rate);
-    let money: Vec<Reading> = amounts(&beside.text, doc.mark)
+    let money: Vec<Reading> = money_in(&beside.text, doc)
         .iter()
         .map(|n| reading(n, beside.conf * BESIDE))
         .collect();
@@ -92,11 +112,11 @@ fn labelled(doc: &Doc, hit: &Hit) -> Labelled {
     let below = doc
         .below(hit)
         .into_iter()
-        .find(|v| !amounts(&v.text, doc.mark).is_empty());
+        .find(|v| !money_in(&v.text, doc).is_empty());
     match below {
         Some(v) => Labelled {
             rate: rate.or_else(|| percent(&v.text, doc.mark)),
-            money: amounts(&v.text, doc.mark)
+            money: money_in(&v.text, doc)
                 .iter()
                 .map(|n| reading(n, v.conf * BELOW))
                 .collect(),
@@ -198,6 +218,7 @@ fn read_table(doc: &Doc, header_row: usize, header: &[Hit], figures: &mut Figure
         return header_row;
     };
     let mut last = header_row;
+    let mut table: Vec<TaxLine> = Vec::new();
     for (r, row) in doc
         .rows
         .iter()
@@ -249,12 +270,40 @@ fn read_table(doc: &Doc, header_row: usize, header: &[Hit], figures: &mut Figure
             }
         }
         if line.base.is_some() && (line.vat.is_some() || line.rate.is_some()) {
-            figures.lines.push(line);
-            figures.from_table = true;
+            table.push(line);
         }
         last = r;
     }
+    figures.from_table |= !table.is_empty();
+    figures.lines.extend(per_rate(table));
     last
+}
+
+fn add(a: Option<Reading>, b: Option<Reading>) -> Option<Reading> {
+    let (a, b) = (a?, b?);
+    Some(Reading {
+        value: a.value + b.value,
+        conf: a.conf.min(b.conf),
+        plain: false,
+    })
+}
+
+/// Rows of the same rate (items of a line table) summed into one line.
+fn per_rate(rows: Vec<TaxLine>) -> Vec<TaxLine> {
+    let mut lines: Vec<TaxLine> = Vec::new();
+    for row in rows {
+        match lines.iter_mut().find(|l| {
+            l.rate.is_some() && l.rate == row.rate && l.surcharge_rate == row.surcharge_rate
+        }) {
+            Some(line) => {
+                line.base = add(line.base, row.base);
+                line.vat = add(line.vat, row.vat);
+                line.surcharge = add(line.surcharge, row.surcharge);
+            }
+            None => lines.push(row),
+        }
+    }
+    lines
 }
 
 fn has_word(text: &str, words: &[&str]) -> bool {
@@ -335,6 +384,7 @@ fn read_hit(doc: &Doc, hit: &Hit, figures: &mut Figures) {
         Kind::Payable,
         Kind::Suplidos,
         Kind::Discount,
+        Kind::Exempt,
     ];
     if !kinds_with_values.contains(&hit.kind) {
         return;
@@ -385,6 +435,7 @@ fn read_hit(doc: &Doc, hit: &Hit, figures: &mut Figures) {
                 });
             }
         }
+        Kind::Exempt => figures.exempt = true,
         Kind::Total => figures.totals.extend(last(&l.money)),
         Kind::Payable => figures.payables.extend(last(&l.money)),
         Kind::Suplidos => figures.suplidos.extend(last(&l.money)),
