@@ -97,8 +97,10 @@ impl Doc {
         let Some(row) = self.rows.get(hit.row) else {
             return &[];
         };
+        // The word "Factura" inside a label's words ("Total importe factura") ends nothing.
         let next = self
             .row_hits(hit.row)
+            .filter(|h| h.kind != Kind::InvoiceTitle)
             .map(|h| h.start)
             .find(|&s| s >= hit.end)
             .unwrap_or(row.toks.len());

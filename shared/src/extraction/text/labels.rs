@@ -78,7 +78,10 @@ const LABELS: &[(Kind, &[&str])] = &[
             "factura proforma #",
         ],
     ),
-    (Kind::InvoiceTitle, &["factura", "invoice"]),
+    (
+        Kind::InvoiceTitle,
+        &["factura", "invoice", "ticket", "tiquet", "recibo"],
+    ),
     (
         Kind::Series,
         &["serie", "serie factura", "serie de factura", "# serie"],
@@ -288,6 +291,8 @@ const LABELS: &[(Kind, &[&str])] = &[
             "total iva incluido",
             "total",
             "total importe",
+            "total importe factura",
+            "importe total de la factura",
             "import total",
             "total eur",
             "grand total",

@@ -333,9 +333,10 @@ fn name_near(doc: &Doc, row: usize, tok: usize) -> Option<Field<String>> {
     best
 }
 
-/// The name printed with a customer-block label, beside it or just below.
-fn customer_block_name(doc: &Doc) -> Option<Field<String>> {
-    doc.hits_of(Kind::CustomerBlock).find_map(|hit| {
+/// The name printed with a block label ("Cliente:", "Emisor:"), beside it
+/// or just below.
+fn block_name(doc: &Doc, kind: Kind) -> Option<Field<String>> {
+    doc.hits_of(kind).find_map(|hit| {
         let read = |t: &str| {
             let name = clean_name(t.split(" | ").next().unwrap_or(t));
             let has_id = find(&name.split_whitespace().collect::<Vec<_>>(), false).len() == 1;
@@ -430,10 +431,11 @@ pub fn read(doc: &Doc, hints: &[Hint], own_nif: Option<&Nif>, irpf: bool) -> Par
             .and_then(|s| name_near(doc, s.row, s.tok))
     };
     parties.issuer_name = hint_name(hints, "VENDOR_NAME")
+        .or_else(|| block_name(doc, Kind::IssuerBlock))
         .or_else(|| near(issuer))
         .or_else(|| top_line(doc));
     parties.recipient_name = hint_name(hints, "RECEIVER_NAME")
-        .or_else(|| customer_block_name(doc))
+        .or_else(|| block_name(doc, Kind::CustomerBlock))
         .or_else(|| near(recipient));
     if parties.recipient_name == parties.issuer_name {
         parties.recipient_name = None;

@@ -88,6 +88,7 @@ fn derived(value: Decimal, from: &[Option<Reading>]) -> Reading {
         value,
         conf: conf * DERIVED,
         plain: false,
+        repaired: false,
     }
 }
 
@@ -574,6 +575,7 @@ pub fn reconcile(figures: Figures) -> Reconciled {
             ),
         );
     }
+    note_separator_repairs(&mut work, total);
     let lines = &work.lines;
     let base = sum_field(lines.iter().filter_map(|l| l.base))
         .or_else(|| explicit_base.map(|b| Field::new(b.value, b.conf)));
@@ -610,6 +612,34 @@ pub fn reconcile(figures: Figures) -> Reconciled {
         currency: figures.currency.clone(),
         indirect_tax: figures.indirect_tax.clone(),
         notes: work.notes,
+    }
+}
+
+/// Amounts printed with inconsistent separators (`1.546.50`) and read by
+/// position are worth a word.
+fn note_separator_repairs(work: &mut Work, total: Option<Reading>) {
+    let used = work
+        .lines
+        .iter()
+        .flat_map(|l| {
+            [
+                ("base", l.base),
+                ("IVA", l.vat),
+                ("recargo de equivalencia", l.surcharge),
+            ]
+        })
+        .chain([("IRPF", work.irpf), ("total", total)]);
+    let repaired: Vec<(&str, Decimal)> = used
+        .filter_map(|(name, r)| r.filter(|r| r.repaired).map(|r| (name, r.value)))
+        .collect();
+    for (name, value) in repaired {
+        work.note(
+            "amount_repaired",
+            format!(
+                "Importe con separadores incoherentes leído por posición: {name} {} (amount repaired)",
+                wording::amount(value)
+            ),
+        );
     }
 }
 
@@ -679,6 +709,7 @@ mod tests {
             value,
             conf: 1.0,
             plain: false,
+            repaired: false,
         }
     }
 
@@ -687,6 +718,7 @@ mod tests {
             value,
             conf: 1.0,
             plain: true,
+            repaired: false,
         }
     }
 

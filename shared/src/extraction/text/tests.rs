@@ -506,3 +506,46 @@ fn the_base_after_a_discount_is_the_one_that_fits_the_vat() {
     assert_eq!(d(&f.total), Some(dec!(1089.00)));
     assert!(f.notes.is_empty(), "{:?}", f.notes);
 }
+
+#[test]
+fn ticket_with_vat_included_in_the_total_label() {
+    let f = read(
+        "TICKET 0042  12/11/2026 13:05\n\
+         BAR MANOLO B12345674\n\
+         1 MENU DEL DIA 12,00\n\
+         TOTAL (IVA INCL.) 12,00\n\
+         IVA 10%",
+    );
+    assert_eq!(s(&f.invoice_number), Some("0042"));
+    assert_eq!(s(&f.issuer_name), Some("BAR MANOLO"));
+    assert_eq!(d(&f.base), Some(dec!(10.91)));
+    assert_eq!(d(&f.vat_amount), Some(dec!(1.09)));
+    assert_eq!(d(&f.total), Some(dec!(12.00)));
+    assert!(codes(&f).contains(&"vat_back_calculated"));
+}
+
+#[test]
+fn customer_box_top_right_and_issuer_only_in_the_footer() {
+    let f = read(
+        "                                         CLIENTE\n\
+                                                  Talleres Norte SA\n\
+                                                  CIF A13585625\n\
+         FACTURA 2026/8\n\
+         Fecha 01/02/2026\n\
+         Base 100,00 IVA 21,00 Total 121,00\n\
+         Rotulos Gomez SL - Reg. Merc. Madrid T 1 F 2 - CIF B64717838",
+    );
+    assert_eq!(s(&f.issuer_nif), Some("B64717838"));
+    assert_eq!(s(&f.issuer_name), Some("Rotulos Gomez SL"));
+    assert_eq!(s(&f.recipient_nif), Some("A13585625"));
+    assert_eq!(s(&f.recipient_name), Some("Talleres Norte SA"));
+    assert_eq!(d(&f.total), Some(dec!(121.00)));
+    assert_eq!(f.vat_breakdown[0].rate, dec!(21));
+}
+
+#[test]
+fn swapped_separators_are_read_by_position_with_a_note() {
+    let f = read("Base imponible 1.546.50\nIVA 21% 324,77\nTotal 1.871,27");
+    assert_eq!(d(&f.base), Some(dec!(1546.50)));
+    assert_eq!(codes(&f), ["amount_repaired"]);
+}

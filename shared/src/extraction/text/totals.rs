@@ -19,6 +19,8 @@ pub struct Reading {
     pub conf: f32,
     /// Printed without separators: a dropped decimal mark is possible.
     pub plain: bool,
+    /// Printed with inconsistent separators (`1.546.50`), read by position.
+    pub repaired: bool,
 }
 
 /// One tax rate's figures, as far as printed.
@@ -61,6 +63,7 @@ fn reading(n: &Number, conf: f32) -> Reading {
         value: n.value,
         conf,
         plain: n.plain,
+        repaired: n.repaired,
     }
 }
 
@@ -285,6 +288,7 @@ fn add(a: Option<Reading>, b: Option<Reading>) -> Option<Reading> {
         value: a.value + b.value,
         conf: a.conf.min(b.conf),
         plain: false,
+        repaired: a.repaired || b.repaired,
     })
 }
 
@@ -436,7 +440,12 @@ fn read_hit(doc: &Doc, hit: &Hit, figures: &mut Figures) {
             }
         }
         Kind::Exempt => figures.exempt = true,
-        Kind::Total => figures.totals.extend(last(&l.money)),
+        Kind::Total => {
+            if has_word(&label, &["incluido", "incl", "inclos", "incluidos"]) {
+                figures.vat_included = Some(l.rate.or(figures.vat_included.flatten()));
+            }
+            figures.totals.extend(last(&l.money));
+        }
         Kind::Payable => figures.payables.extend(last(&l.money)),
         Kind::Suplidos => figures.suplidos.extend(last(&l.money)),
         Kind::Discount => figures.discounts.extend(last(&l.money).map(|r| Reading {
