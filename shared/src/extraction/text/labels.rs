@@ -215,6 +215,9 @@ const LABELS: &[(Kind, &[&str])] = &[
         Kind::VatRate,
         &[
             "% iva",
+            "%iva",
+            "iva%",
+            "%igic",
             "iva %",
             "tipo iva",
             "tipo",
@@ -255,6 +258,8 @@ const LABELS: &[(Kind, &[&str])] = &[
         Kind::SurchargeRate,
         &[
             "% re",
+            "%re",
+            "re%",
             "re %",
             "tipo re",
             "% recargo",
@@ -277,6 +282,9 @@ const LABELS: &[(Kind, &[&str])] = &[
             "retencion a cuenta",
             "withholding",
             "% irpf",
+            "%irpf",
+            "irpf%",
+            "%ret",
             "irpf %",
             "retencion de irpf",
             "retencion i r p f",

@@ -15,7 +15,7 @@ use crate::tax::nif::Nif;
 use super::doc::{Doc, cells_within, join, mean_conf};
 use super::heading::{BELOW, BESIDE, FALLBACK};
 use super::labels::{Kind, fold, key};
-use super::rows::{Party, Tok};
+use super::rows::{Party, Tok, unit};
 use super::tax_id::{TaxId, find};
 
 #[derive(Debug, Default, PartialEq)]
@@ -167,7 +167,7 @@ fn by_value(sightings: Vec<Sighting>) -> Vec<Sighting> {
             Some(o) => {
                 o.score += s.score;
                 o.conf = o.conf.max(s.conf);
-                if doc_row(o) > doc_row(&s) {
+                if o.row > s.row {
                     o.row = s.row;
                     o.tok = s.tok;
                 }
@@ -176,10 +176,6 @@ fn by_value(sightings: Vec<Sighting>) -> Vec<Sighting> {
         }
     }
     out
-}
-
-fn doc_row(s: &Sighting) -> usize {
-    s.row
 }
 
 const ADDRESS_STARTS: &[&str] = &[
@@ -375,7 +371,7 @@ fn hint_name(hints: &[Hint], kind: &str) -> Option<Field<String>> {
             } else {
                 h.confidence
             };
-            looks_like_name(&name).then(|| Field::new(name, conf.clamp(0.0, 1.0)))
+            looks_like_name(&name).then(|| Field::new(name, unit(conf)))
         })
 }
 

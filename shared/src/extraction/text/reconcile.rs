@@ -494,9 +494,10 @@ pub fn reconcile(figures: Figures) -> Reconciled {
     let figures = bounded(figures);
     let merged = merge(figures.lines.clone());
     let printed_rate = merged.iter().find_map(|l| l.rate);
-    let (mut lines, _rate_only): (Vec<TaxLine>, Vec<TaxLine>) = merged
+    let mut lines: Vec<TaxLine> = merged
         .into_iter()
-        .partition(|l| l.base.is_some() || l.vat.is_some());
+        .filter(|l| l.base.is_some() || l.vat.is_some())
+        .collect();
     attach_surcharges(&mut lines, figures.surcharges.clone());
     let explicit_base = explicit_base(&lines, &figures.bases);
     let missing: Vec<usize> = (0..lines.len())

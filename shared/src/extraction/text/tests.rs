@@ -86,7 +86,7 @@ fn several_rates_with_equivalence_surcharge() {
          Ultramarinos Pepa (Josefa Martín)\n\
          NIF 54362315K\n\
          \n\
-         Base imponible   % IVA   Cuota IVA   % R.E.   Cuota R.E.\n\
+         Base imponible   %IVA    Cuota IVA   % R.E.   Cuota R.E.\n\
          1.000,00         21%     210,00      5,2%     52,00\n\
          500,00           10%     50,00       1,4%     7,00\n\
          \n\
@@ -548,4 +548,8 @@ fn swapped_separators_are_read_by_position_with_a_note() {
     let f = read("Base imponible 1.546.50\nIVA 21% 324,77\nTotal 1.871,27");
     assert_eq!(d(&f.base), Some(dec!(1546.50)));
     assert_eq!(codes(&f), ["amount_repaired"]);
+    let f = read("Base imponible 1.546,5O\nIVA 21% 324,77\nTotal l.871,27 €");
+    assert_eq!(d(&f.base), Some(dec!(1546.50)));
+    assert_eq!(d(&f.total), Some(dec!(1871.27)));
+    assert_eq!(codes(&f), ["amount_repaired", "amount_repaired"]);
 }

@@ -70,10 +70,46 @@ fn reading(n: &Number, conf: f32) -> Reading {
 /// Words after which a number is a legal reference ("art. 20 LIVA"), not money.
 const REFERENCE_WORDS: &[&str] = &["art", "articulo", "ley", "rd", "apartado", "disposicion"];
 
-/// The money amounts of a value text, legal references left out.
+/// Letters OCR puts for digits (`1.546,5O`, `l2,00`): replaced, one for one,
+/// in words that are otherwise a number, so byte offsets stay. Returns the
+/// text and the byte ranges of the words changed.
+fn ocr_digits(text: &str) -> (String, Vec<(usize, usize)>) {
+    let misread = |c: char| matches!(c, 'O' | 'o' | 'l' | 'I');
+    let mut out = String::with_capacity(text.len());
+    let mut changed = Vec::new();
+    for (i, w) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let digits = w.chars().filter(char::is_ascii_digit).count();
+        let numeric = w.chars().all(|c| {
+            c.is_ascii_digit() || misread(c) || matches!(c, '.' | ',' | '-' | '(' | ')' | '€')
+        });
+        if digits >= 2 && numeric && w.chars().any(misread) {
+            changed.push((out.len(), out.len() + w.len()));
+            out.extend(w.chars().map(|c| match c {
+                'O' | 'o' => '0',
+                'l' | 'I' => '1',
+                other => other,
+            }));
+        } else {
+            out.push_str(w);
+        }
+    }
+    (out, changed)
+}
+
+/// The money amounts of a value text, legal references left out; amounts
+/// with a letter read for a digit count as repaired.
 fn money_in(text: &str, doc: &Doc) -> Vec<Number> {
+    let (text, changed) = ocr_digits(text);
+    let text = text.as_str();
     amounts(text, doc.mark)
         .into_iter()
+        .map(|n| Number {
+            repaired: n.repaired || changed.iter().any(|&(a, b)| n.start < b && a < n.end),
+            ..n
+        })
         .filter(|n| {
             let before = text.get(..n.start).unwrap_or("");
             let word = before
