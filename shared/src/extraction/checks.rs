@@ -317,7 +317,8 @@ fn implied_rate(base: Decimal, vat: Decimal, on: NaiveDate) -> Option<Decimal> {
         .find(|&r| (round2(percent_of(base, r)) - vat).abs() <= TOLERANCE)
 }
 
-fn confidence(fields: &Fields) -> BTreeMap<String, f64> {
+/// The confidence of each field read; the VAT rate shares its VAT amount's.
+fn confidence(fields: &Fields, has_vat_rate: bool) -> BTreeMap<String, f64> {
     let rounded = |c: f32| (f64::from(c.clamp(0.0, 1.0)) * 100.0).round() / 100.0;
     let mut map = BTreeMap::new();
     let mut put = |name: &str, c: Option<f32>| {
@@ -354,6 +355,12 @@ fn confidence(fields: &Fields) -> BTreeMap<String, f64> {
         "vat_amount",
         fields.vat_amount.as_ref().map(|f| f.confidence),
     );
+    let vat_rate = fields
+        .vat_amount
+        .as_ref()
+        .map(|f| f.confidence)
+        .or(fields.vat_breakdown.first().map(|_| 1.0));
+    put("vat_rate", vat_rate.filter(|_| has_vat_rate));
     put("irpf_rate", fields.irpf_rate.as_ref().map(|f| f.confidence));
     put(
         "irpf_amount",
@@ -492,7 +499,7 @@ pub fn check(
         total: figures.total,
         currency,
         source: source.as_str().to_string(),
-        confidence: confidence(&fields),
+        confidence: confidence(&fields, vat_rate.is_some()),
         checks: Checks {
             totals_ok,
             nif_valid,
@@ -579,6 +586,7 @@ mod tests {
         assert_eq!(inv.currency, "EUR");
         assert_eq!(inv.source, "text");
         assert_eq!(inv.confidence["total"], 0.9);
+        assert_eq!(inv.confidence["vat_rate"], 0.9);
     }
 
     #[test]

@@ -12,8 +12,7 @@ use crate::extraction::fields::Field;
 use crate::extraction::layout::Hint;
 use crate::tax::nif::Nif;
 
-use super::doc::{Doc, cells_within, join, mean_conf};
-use super::heading::{BELOW, BESIDE, FALLBACK};
+use super::doc::{BELOW, BESIDE, Doc, FALLBACK, cells_within, join, mean_conf};
 use super::labels::{Kind, fold, key};
 use super::rows::{Party, Tok, unit};
 use super::tax_id::{TaxId, find};

@@ -214,7 +214,14 @@ impl Work {
                     + l.surcharge.map_or(Decimal::ZERO, |r| r.value)
             })
             .sum();
-        lines - self.irpf.map_or(Decimal::ZERO, |r| r.value) + self.suplidos
+        // A credit note withholds in the direction of its negative base.
+        let irpf = self.irpf.map_or(Decimal::ZERO, |r| r.value);
+        let irpf = if lines.is_sign_negative() {
+            -irpf
+        } else {
+            irpf
+        };
+        lines - irpf + self.suplidos
     }
 
     fn agrees(&self, total: Decimal) -> bool {
@@ -275,7 +282,7 @@ impl Work {
                 );
             }
             (Some(amount), None) if !base.is_zero() => {
-                self.irpf_rate = Some(snap(amount.value, base, IRPF_RATES));
+                self.irpf_rate = Some(snap(amount.value.abs(), base.abs(), IRPF_RATES));
             }
             _ => {}
         }
@@ -853,5 +860,17 @@ mod tests {
         });
         assert_eq!(rec.base.as_ref().unwrap().value, dec!(100));
         assert_eq!(codes(&rec), ["discount_applied"]);
+    }
+
+    #[test]
+    fn credit_notes_withhold_with_the_base_sign() {
+        let rec = reconcile(Figures {
+            lines: vec![line(dec!(21), Some(r(dec!(-1000))), Some(r(dec!(-210))))],
+            irpf: Some(r(dec!(150))),
+            totals: vec![r(dec!(-1210)), r(dec!(-1060))],
+            ..Figures::default()
+        });
+        assert_eq!(rec.total.as_ref().unwrap().value, dec!(-1060));
+        assert_eq!(rec.irpf_rate.as_ref().unwrap().value, dec!(15));
     }
 }

@@ -7,8 +7,7 @@
 use rust_decimal::Decimal;
 
 use super::amount::{Number, amounts, numbers, percent};
-use super::doc::{Doc, join, mean_conf};
-use super::heading::{BELOW, BESIDE};
+use super::doc::{BELOW, BESIDE, Doc, join, mean_conf};
 use super::labels::{Hit, Kind};
 use super::rows::Tok;
 
