@@ -250,11 +250,36 @@ fn looks_like_name(text: &str) -> bool {
         && !first.chars().all(|c| c.is_ascii_digit())
 }
 
+/// Labels printed before a name ("Empresa: ACME SL").
+const NAME_LABELS: &[&str] = &[
+    "empresa",
+    "razon social",
+    "nombre",
+    "denominacion",
+    "denominacion social",
+    "nombre o razon social",
+    "cliente",
+    "emisor",
+    "proveedor",
+    "titular",
+    "destinatario",
+];
+
+/// A name without surrounding punctuation, a leading name label or a tax id
+/// printed with it ("Academia Sol SL (B12345674)").
 fn clean_name(text: &str) -> String {
-    text.trim_matches(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | '-' | '|' | ';'))
+    let text = match text.split_once(':') {
+        Some((label, rest)) if NAME_LABELS.contains(&fold(label.trim()).as_str()) => rest,
+        _ => text,
+    };
+    let words: Vec<&str> = text
         .split_whitespace()
-        .collect::<Vec<_>>()
+        .filter(|w| find(&[*w], false).is_empty())
+        .collect();
+    words
         .join(" ")
+        .trim_matches(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | '-' | '|' | ';' | '('))
+        .to_string()
 }
 
 /// The words of a row in the column starting at `left`.
@@ -334,8 +359,7 @@ fn block_name(doc: &Doc, kind: Kind) -> Option<Field<String>> {
     doc.hits_of(kind).find_map(|hit| {
         let read = |t: &str| {
             let name = clean_name(t.split(" | ").next().unwrap_or(t));
-            let has_id = find(&name.split_whitespace().collect::<Vec<_>>(), false).len() == 1;
-            (looks_like_name(&name) && !has_id).then_some(name)
+            looks_like_name(&name).then_some(name)
         };
         let (name, value) = doc.value(hit, read)?;
         let factor = if value.below { BELOW } else { BESIDE };
@@ -527,6 +551,16 @@ mod tests {
             false,
         );
         assert_eq!(ids(&p), (None, None));
+    }
+
+    #[test]
+    fn names_lose_their_labels_and_ids() {
+        assert_eq!(
+            clean_name("Empresa: Soluciones Web SL"),
+            "Soluciones Web SL"
+        );
+        assert_eq!(clean_name("Academia Sol SL (B12345674)"), "Academia Sol SL");
+        assert_eq!(clean_name(" ACME, S.L. -"), "ACME, S.L.");
     }
 
     #[test]

@@ -529,9 +529,17 @@ pub fn reconcile(figures: Figures) -> Reconciled {
         });
     }
     let mut exempt_note = None;
+    // An exempt invoice without a printed base: its total is the base.
+    let exempt_base = explicit_base.or_else(|| {
+        figures
+            .totals
+            .first()
+            .filter(|_| figures.irpf.is_none() && figures.suplidos.is_empty())
+            .copied()
+    });
     if lines.is_empty()
         && figures.exempt
-        && let Some(base) = explicit_base
+        && let Some(base) = exempt_base
     {
         lines.push(TaxLine {
             rate: Some(Decimal::ZERO),

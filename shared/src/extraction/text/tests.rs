@@ -553,3 +553,43 @@ fn swapped_separators_are_read_by_position_with_a_note() {
     assert_eq!(d(&f.total), Some(dec!(1871.27)));
     assert_eq!(codes(&f), ["amount_repaired", "amount_repaired"]);
 }
+
+#[test]
+fn values_under_their_headings() {
+    let f = read(
+        "Nº FACTURA        FECHA         CLIENTE\n\
+         2026/0150         07/08/2026    C-0042\n\
+         \n\
+         Empresa: Soluciones Web SL\n\
+         CIF: B64717838\n\
+         \n\
+         TOTAL FACTURA\n\
+         1.210,00 €\n\
+         Base imponible 1.000,00 €\n\
+         IVA 21 % 210,00 €",
+    );
+    assert_eq!(s(&f.invoice_number), Some("2026/0150"));
+    assert_eq!(f.invoice_date.as_ref().map(|x| x.value), date(2026, 8, 7));
+    assert_eq!(s(&f.issuer_name), Some("Soluciones Web SL"));
+    assert_eq!(d(&f.total), Some(dec!(1210.00)));
+    assert!(f.notes.is_empty(), "{:?}", f.notes);
+}
+
+#[test]
+fn an_exempt_service_without_a_printed_base() {
+    let f = read(
+        "Juan Martín Gil\n\
+         NIF 54362315K\n\
+         Factura 3/2026\n\
+         Fecha 10-ene-2026\n\
+         Cliente: Academia Sol SL (B12345674)\n\
+         Clases de inglés (exento art. 20.Uno.9º LIVA)   600,00\n\
+         Total 600,00",
+    );
+    assert_eq!(s(&f.recipient_name), Some("Academia Sol SL"));
+    assert_eq!(s(&f.recipient_nif), Some("B12345674"));
+    assert_eq!(f.invoice_date.as_ref().map(|x| x.value), date(2026, 1, 10));
+    assert_eq!(d(&f.base), Some(dec!(600.00)));
+    assert_eq!(d(&f.vat_amount), Some(dec!(0)));
+    assert_eq!(codes(&f), ["vat_exempt"]);
+}
