@@ -593,3 +593,33 @@ fn an_exempt_service_without_a_printed_base() {
     assert_eq!(d(&f.vat_amount), Some(dec!(0)));
     assert_eq!(codes(&f), ["vat_exempt"]);
 }
+
+#[test]
+fn the_textract_example_passes_every_check() {
+    use crate::extraction::checks::check;
+    use crate::extraction::fields::Source;
+    let fields = parse(&textract_example(), None);
+    let invoice = check(
+        fields,
+        Source::Ocr,
+        "factura.pdf",
+        date(2026, 11, 23).unwrap(),
+    );
+    assert!(invoice.warnings.is_empty(), "{:?}", invoice.warnings);
+    let json = serde_json::to_value(&invoice).unwrap();
+    assert_eq!(json["issuer_nif"], "B12345674");
+    assert_eq!(json["recipient_nif"], "12345678Z");
+    assert_eq!(json["invoice_date"], "2026-08-05");
+    assert_eq!(json["base"], 1546.5);
+    assert_eq!(json["vat_rate"], 21.0);
+    assert_eq!(json["vat_amount"], 324.77);
+    assert_eq!(json["irpf_rate"], 15.0);
+    assert_eq!(json["irpf_amount"], 231.98);
+    assert_eq!(json["total"], 1639.29);
+    assert_eq!(json["source"], "ocr");
+    assert_eq!(
+        json["checks"],
+        serde_json::json!({"totals_ok": true, "nif_valid": true, "recipient_nif_valid": true,
+            "date_valid": true, "vat_rate_valid": true})
+    );
+}
