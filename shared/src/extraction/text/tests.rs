@@ -623,3 +623,15 @@ fn the_textract_example_passes_every_check() {
             "date_valid": true, "vat_rate_valid": true})
     );
 }
+
+#[test]
+fn a_neighbouring_column_does_not_lend_its_figures() {
+    let f = read(
+        "Base imponible    1.000,00        Envío gratuito desde 30,00\n\
+         IVA 21%             210,00        Portes incluidos\n\
+         Tota1 factura     1.210,00",
+    );
+    assert_eq!(d(&f.base), Some(dec!(1000.00)));
+    assert_eq!(d(&f.vat_amount), Some(dec!(210.00)));
+    assert_eq!(d(&f.total), Some(dec!(1210.00)));
+}

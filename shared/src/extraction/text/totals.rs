@@ -120,6 +120,28 @@ fn money_in(text: &str, doc: &Doc) -> Vec<Number> {
         .collect()
 }
 
+/// Whether a cell holds words, not just figures, currency and "s/".
+fn wordy(cell: &str) -> bool {
+    cell.split_whitespace().map(super::labels::key).any(|k| {
+        k.chars().filter(|c| c.is_alphabetic()).count() >= 3
+            && !matches!(k.as_str(), "eur" | "euro" | "euros")
+    })
+}
+
+/// The amounts beside a label: its cells up to the first cell of words after
+/// an amount, so a neighbouring column's figures are not taken.
+fn leading_money(text: &str, doc: &Doc) -> Vec<Number> {
+    let mut money = Vec::new();
+    for cell in text.split(" | ") {
+        let found = money_in(cell, doc);
+        if !money.is_empty() && (found.is_empty() || wordy(cell)) {
+            break;
+        }
+        money.extend(found);
+    }
+    money
+}
+
 /// What a label says: the rate printed with it and its money amounts, beside
 /// it or else below it.
 struct Labelled {
@@ -136,7 +158,7 @@ fn labelled(doc: &Doc, hit: &Hit) -> Labelled {
         .and_then(|r| hit.start.checked_sub(1).and_then(|i| r.toks.get(i)))
         .and_then(|t| percent(&t.text, doc.mark));
     let rate = percent(&beside.text, doc.mark).or(before_rate);
-    let money: Vec<Reading> = money_in(&beside.text, doc)
+    let money: Vec<Reading> = leading_money(&beside.text, doc)
         .iter()
         .map(|n| reading(n, beside.conf * BESIDE))
         .collect();
