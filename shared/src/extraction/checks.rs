@@ -24,7 +24,7 @@
 //! `equivalence_surcharge`, `igic`, `ipsi`, `number_missing`,
 //! `foreign_currency`; and the reader's own notes: `invoice_date_unlabelled`,
 //! `nif_repaired`, `amount_repaired`, `vat_computed`, `base_computed`,
-//! `irpf_computed`, `vat_back_calculated`, `suplidos`,
+//! `irpf_computed`, `vat_back_calculated`, `vat_exempt`, `suplidos`,
 //! `suplidos_outside_base`, `discount_applied` (e-invoice readers add theirs).
 
 use std::collections::BTreeMap;
@@ -117,13 +117,7 @@ fn totals_check(f: &Figures, lines: &[VatLine], suplidos: bool, w: &mut Vec<Warn
         return false;
     };
     let vat = f.vat.unwrap_or(Decimal::ZERO);
-    // A credit note withholds in the same direction as its negative base.
-    let irpf = if base.is_sign_negative() {
-        -f.irpf
-    } else {
-        f.irpf
-    };
-    let sum = base + vat + f.surcharge - irpf;
+    let sum = base + vat + f.surcharge - f.irpf;
     let sum_ok = (sum - total).abs() <= TOLERANCE || suplidos;
     if !sum_ok {
         let surcharge = if f.surcharge.is_zero() {
@@ -317,7 +311,8 @@ fn implied_rate(base: Decimal, vat: Decimal, on: NaiveDate) -> Option<Decimal> {
         .find(|&r| (round2(percent_of(base, r)) - vat).abs() <= TOLERANCE)
 }
 
-fn confidence(fields: &Fields) -> BTreeMap<String, f64> {
+/// The confidence of each field read; the VAT rate shares its VAT amount's.
+fn confidence(fields: &Fields, has_vat_rate: bool) -> BTreeMap<String, f64> {
     let rounded = |c: f32| (f64::from(c.clamp(0.0, 1.0)) * 100.0).round() / 100.0;
     let mut map = BTreeMap::new();
     let mut put = |name: &str, c: Option<f32>| {
@@ -354,6 +349,12 @@ fn confidence(fields: &Fields) -> BTreeMap<String, f64> {
         "vat_amount",
         fields.vat_amount.as_ref().map(|f| f.confidence),
     );
+    let vat_rate = fields
+        .vat_amount
+        .as_ref()
+        .map(|f| f.confidence)
+        .or(fields.vat_breakdown.first().map(|_| 1.0));
+    put("vat_rate", vat_rate.filter(|_| has_vat_rate));
     put("irpf_rate", fields.irpf_rate.as_ref().map(|f| f.confidence));
     put(
         "irpf_amount",
@@ -384,7 +385,15 @@ pub fn check(
         base,
         vat,
         surcharge,
-        irpf: value(&fields.irpf_amount).map_or(Decimal::ZERO, |a| a.abs()),
+        // Signed like the base: negative on a credit invoice, so that
+        // base + VAT + surcharge − IRPF = total holds for every invoice.
+        irpf: value(&fields.irpf_amount).map_or(Decimal::ZERO, |a| {
+            if base.is_some_and(|b| b.is_sign_negative()) {
+                -a.abs()
+            } else {
+                a.abs()
+            }
+        }),
         total: value(&fields.total),
     };
     let suplidos = fields
@@ -492,7 +501,7 @@ pub fn check(
         total: figures.total,
         currency,
         source: source.as_str().to_string(),
-        confidence: confidence(&fields),
+        confidence: confidence(&fields, vat_rate.is_some()),
         checks: Checks {
             totals_ok,
             nif_valid,
@@ -579,6 +588,7 @@ mod tests {
         assert_eq!(inv.currency, "EUR");
         assert_eq!(inv.source, "text");
         assert_eq!(inv.confidence["total"], 0.9);
+        assert_eq!(inv.confidence["vat_rate"], 0.9);
     }
 
     #[test]

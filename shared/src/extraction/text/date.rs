@@ -131,7 +131,7 @@ fn date_at(p: &[Part], i: usize) -> Option<(NaiveDate, usize)> {
         p.get(i + 2).and_then(|x| digits(x, &[1, 2])),
     ) {
         let sep = &p[i + 1].sep;
-        if matches!(sep.as_str(), "-" | "/") && p[i + 2].sep == *sep {
+        if matches!(sep.as_str(), "-" | "/" | ".") && p[i + 2].sep == *sep {
             return NaiveDate::from_ymd_opt(y as i32, m, d).map(|date| (date, 3));
         }
     }
@@ -207,6 +207,7 @@ mod tests {
             "5 d'agost de 2026",
             "5 AGO 26",
             "2026-08-05",
+            "2026.08.05",
             "Fecha: 05/08/2026 ",
             "Madrid, 5 de agosto de 2026",
         ] {

@@ -8,6 +8,13 @@ use super::amount::{Mark, vote};
 use super::labels::{Hit, Kind, row_hits};
 use super::rows::{Row, Tok};
 
+/// Confidence factors by how a value was found: beside its label, below it,
+/// or by a fallback without a label (computed and repaired figures take
+/// `reconcile`'s own).
+pub const BESIDE: f32 = 0.95;
+pub const BELOW: f32 = 0.85;
+pub const FALLBACK: f32 = 0.5;
+
 /// Labels read on one row at most: a real row has a handful, and the bound
 /// keeps hostile text linear.
 const MAX_HITS_PER_ROW: usize = 32;
@@ -97,8 +104,10 @@ impl Doc {
         let Some(row) = self.rows.get(hit.row) else {
             return &[];
         };
+        // The word "Factura" inside a label's words ("Total importe factura") ends nothing.
         let next = self
             .row_hits(hit.row)
+            .filter(|h| h.kind != Kind::InvoiceTitle)
             .map(|h| h.start)
             .find(|&s| s >= hit.end)
             .unwrap_or(row.toks.len());

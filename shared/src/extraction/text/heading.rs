@@ -12,13 +12,8 @@ use chrono::NaiveDate;
 use crate::extraction::fields::Field;
 
 use super::date::{dates, first_date};
-use super::doc::Doc;
+use super::doc::{BELOW, BESIDE, Doc, FALLBACK};
 use super::labels::{Hit, Kind};
-
-/// Confidence factors by how a value was found.
-pub const BESIDE: f32 = 0.95;
-pub const BELOW: f32 = 0.85;
-pub const FALLBACK: f32 = 0.5;
 
 const MAX_NUMBER_LEN: usize = 30;
 

@@ -6,6 +6,15 @@
 //! ids are read by their own parsers (`amount`, `date`, `tax_id`), never taken
 //! from a hint as given. Parties, heading (number, date) and totals each have
 //! their reader; `reconcile` makes the figures agree and notes every repair.
+//!
+//! Confidence per field: the mean confidence of the value's words, times
+//! 0.95 beside its label, 0.85 below it, 0.5 for a fallback without a label,
+//! and halved again for a computed or repaired figure.
+//!
+//! Notes (`Fields::notes`, turned into warnings by the checks):
+//! `invoice_date_unlabelled`, `nif_repaired`, `amount_repaired`,
+//! `vat_computed`, `base_computed`, `irpf_computed`, `vat_back_calculated`,
+//! `vat_exempt`, `suplidos`, `suplidos_outside_base`, `discount_applied`.
 
 mod amount;
 mod date;

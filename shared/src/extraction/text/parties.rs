@@ -14,10 +14,9 @@ use crate::extraction::fields::Field;
 use crate::extraction::layout::Hint;
 use crate::tax::nif::Nif;
 
-use super::doc::{Doc, cells_within, join, mean_conf};
-use super::heading::{BELOW, BESIDE, FALLBACK};
+use super::doc::{BELOW, BESIDE, Doc, FALLBACK, cells_within, join, mean_conf};
 use super::labels::{Kind, fold, key};
-use super::rows::{Party, Tok};
+use super::rows::{Party, Tok, unit};
 use super::tax_id::{TaxId, find};
 
 #[derive(Debug, Default, PartialEq)]
@@ -173,7 +172,7 @@ fn by_value(sightings: Vec<Sighting>) -> Vec<Sighting> {
             Some(o) => {
                 o.score += s.score;
                 o.conf = o.conf.max(s.conf);
-                if doc_row(o) > doc_row(&s) {
+                if o.row > s.row {
                     o.row = s.row;
                     o.tok = s.tok;
                 }
@@ -182,10 +181,6 @@ fn by_value(sightings: Vec<Sighting>) -> Vec<Sighting> {
         }
     }
     out
-}
-
-fn doc_row(s: &Sighting) -> usize {
-    s.row
 }
 
 const ADDRESS_STARTS: &[&str] = &[
@@ -261,11 +256,36 @@ fn looks_like_name(text: &str) -> bool {
         && !first.chars().all(|c| c.is_ascii_digit())
 }
 
+/// Labels printed before a name ("Empresa: ACME SL").
+const NAME_LABELS: &[&str] = &[
+    "empresa",
+    "razon social",
+    "nombre",
+    "denominacion",
+    "denominacion social",
+    "nombre o razon social",
+    "cliente",
+    "emisor",
+    "proveedor",
+    "titular",
+    "destinatario",
+];
+
+/// A name without surrounding punctuation, a leading name label or a tax id
+/// printed with it ("Academia Sol SL (B12345674)").
 fn clean_name(text: &str) -> String {
-    text.trim_matches(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | '-' | '|' | ';'))
+    let text = match text.split_once(':') {
+        Some((label, rest)) if NAME_LABELS.contains(&fold(label.trim()).as_str()) => rest,
+        _ => text,
+    };
+    let words: Vec<&str> = text
         .split_whitespace()
-        .collect::<Vec<_>>()
+        .filter(|w| find(&[*w], false).is_empty())
+        .collect();
+    words
         .join(" ")
+        .trim_matches(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | '-' | '|' | ';' | '('))
+        .to_string()
 }
 
 /// The words of a row in the column starting at `left`.
@@ -339,13 +359,13 @@ fn name_near(doc: &Doc, row: usize, tok: usize) -> Option<Field<String>> {
     best
 }
 
-/// The name printed with a customer-block label, beside it or just below.
-fn customer_block_name(doc: &Doc) -> Option<Field<String>> {
-    doc.hits_of(Kind::CustomerBlock).find_map(|hit| {
+/// The name printed with a block label ("Cliente:", "Emisor:"), beside it
+/// or just below.
+fn block_name(doc: &Doc, kind: Kind) -> Option<Field<String>> {
+    doc.hits_of(kind).find_map(|hit| {
         let read = |t: &str| {
             let name = clean_name(t.split(" | ").next().unwrap_or(t));
-            let has_id = find(&name.split_whitespace().collect::<Vec<_>>(), false).len() == 1;
-            (looks_like_name(&name) && !has_id).then_some(name)
+            looks_like_name(&name).then_some(name)
         };
         let (name, value) = doc.value(hit, read)?;
         let factor = if value.below { BELOW } else { BESIDE };
@@ -380,7 +400,7 @@ fn hint_name(hints: &[Hint], kind: &str) -> Option<Field<String>> {
             } else {
                 h.confidence
             };
-            looks_like_name(&name).then(|| Field::new(name, conf.clamp(0.0, 1.0)))
+            looks_like_name(&name).then(|| Field::new(name, unit(conf)))
         })
 }
 
@@ -439,10 +459,11 @@ pub fn read(doc: &Doc, hints: &[Hint], own_nif: Option<&Nif>, irpf: bool) -> Par
             .and_then(|s| name_near(doc, s.row, s.tok))
     };
     parties.issuer_name = hint_name(hints, "VENDOR_NAME")
+        .or_else(|| block_name(doc, Kind::IssuerBlock))
         .or_else(|| near(issuer))
         .or_else(|| top_line(doc));
     parties.recipient_name = hint_name(hints, "RECEIVER_NAME")
-        .or_else(|| customer_block_name(doc))
+        .or_else(|| block_name(doc, Kind::CustomerBlock))
         .or_else(|| near(recipient));
     if parties.recipient_name == parties.issuer_name {
         parties.recipient_name = None;
@@ -539,6 +560,16 @@ mod tests {
             false,
         );
         assert_eq!(ids(&p), (None, None));
+    }
+
+    #[test]
+    fn names_lose_their_labels_and_ids() {
+        assert_eq!(
+            clean_name("Empresa: Soluciones Web SL"),
+            "Soluciones Web SL"
+        );
+        assert_eq!(clean_name("Academia Sol SL (B12345674)"), "Academia Sol SL");
+        assert_eq!(clean_name(" ACME, S.L. -"), "ACME, S.L.");
     }
 
     #[test]

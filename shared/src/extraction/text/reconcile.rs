@@ -88,6 +88,7 @@ fn derived(value: Decimal, from: &[Option<Reading>]) -> Reading {
         value,
         conf: conf * DERIVED,
         plain: false,
+        repaired: false,
     }
 }
 
@@ -308,7 +309,7 @@ impl Work {
                 );
             }
             (Some(amount), None) if !base.is_zero() => {
-                self.irpf_rate = Some(snap(amount.value, base, IRPF_RATES));
+                self.irpf_rate = Some(snap(amount.value.abs(), base.abs(), IRPF_RATES));
             }
             _ => {}
         }
@@ -523,92 +524,119 @@ fn bounded(mut figures: Figures) -> Figures {
     figures
 }
 
-pub fn reconcile(figures: Figures) -> Reconciled {
-    let figures = bounded(figures);
+/// The printed lines merged by rate, surcharges attached, and the rate
+/// printed first (a ticket's "IVA 10% incluido" has no amounts).
+fn printed_lines(figures: &Figures) -> (Vec<TaxLine>, Option<Decimal>) {
     let merged = merge(figures.lines.clone());
     let printed_rate = merged.iter().find_map(|l| l.rate);
-    let (mut lines, _rate_only): (Vec<TaxLine>, Vec<TaxLine>) = merged
+    let mut lines: Vec<TaxLine> = merged
         .into_iter()
-        .partition(|l| l.base.is_some() || l.vat.is_some());
-    attach_surcharges(&mut lines, figures.surcharges.clone());
-    let explicit_base = explicit_base(&lines, &figures.bases);
-    let missing: Vec<usize> = (0..lines.len())
-        .filter(|&i| lines[i].base.is_none())
+        .filter(|l| l.base.is_some() || l.vat.is_some())
         .collect();
-    if let (Some(base), [only]) = (explicit_base, missing.as_slice()) {
-        let others: Decimal = lines.iter().filter_map(|l| l.base.map(|b| b.value)).sum();
-        if let Some(line) = lines.get_mut(*only) {
-            line.base = Some(Reading {
-                value: base.value - others,
-                ..base
+    attach_surcharges(&mut lines, figures.surcharges.clone());
+    (lines, printed_rate)
+}
+
+/// The one line printed without its base takes the base printed apart.
+fn fill_base(lines: &mut Vec<TaxLine>, base: Option<Reading>, vat_total: Option<Reading>) {
+    let Some(base) = base else { return };
+    if lines.is_empty() {
+        if vat_total.is_some() {
+            lines.push(TaxLine {
+                base: Some(base),
+                vat: vat_total,
+                ..TaxLine::default()
             });
         }
+        return;
     }
-    if lines.is_empty()
-        && let (Some(base), Some(vat)) = (explicit_base, figures.vat_totals.first())
-    {
-        lines.push(TaxLine {
-            base: Some(base),
-            vat: Some(*vat),
-            ..TaxLine::default()
+    let others: Decimal = lines.iter().filter_map(|l| l.base.map(|b| b.value)).sum();
+    let mut open = lines.iter_mut().filter(|l| l.base.is_none());
+    if let (Some(line), None) = (open.next(), open.next()) {
+        line.base = Some(Reading {
+            value: base.value - others,
+            ..base
         });
     }
-    let mut exempt_note = None;
+}
+
+/// An exempt, not-subject or reverse-charge invoice: one 0 % line on the
+/// printed base, or on the total when no base is printed.
+fn exempt_line(figures: &Figures, base: Option<Reading>) -> Option<TaxLine> {
+    let only_total = figures.irpf.is_none() && figures.suplidos.is_empty();
+    let base = base.or_else(|| figures.totals.first().filter(|_| only_total).copied())?;
+    figures.exempt.then(|| TaxLine {
+        rate: Some(Decimal::ZERO),
+        base: Some(base),
+        vat: Some(Reading {
+            value: Decimal::ZERO,
+            ..base
+        }),
+        ..TaxLine::default()
+    })
+}
+
+fn note_suplidos(work: &mut Work, total: Option<Reading>) {
+    let explained = total.is_some_and(|t| work.agrees(t.value));
+    let code = if explained {
+        "suplidos_outside_base"
+    } else {
+        "suplidos"
+    };
+    let message = format!(
+        "La factura incluye suplidos por {} fuera de la base imponible, sumados al total (disbursements outside the taxable base)",
+        wording::amount(work.suplidos)
+    );
+    work.note(code, message);
+}
+
+pub fn reconcile(figures: Figures) -> Reconciled {
+    let figures = bounded(figures);
+    let (mut lines, printed_rate) = printed_lines(&figures);
+    let explicit_base = explicit_base(&lines, &figures.bases);
+    fill_base(
+        &mut lines,
+        explicit_base,
+        figures.vat_totals.first().copied(),
+    );
+    let mut notes = Vec::new();
     if lines.is_empty()
-        && figures.exempt
-        && let Some(base) = explicit_base
+        && let Some(line) = exempt_line(&figures, explicit_base)
     {
-        lines.push(TaxLine {
-            rate: Some(Decimal::ZERO),
-            base: Some(base),
-            vat: Some(Reading {
-                value: Decimal::ZERO,
-                ..base
-            }),
-            ..TaxLine::default()
-        });
-        exempt_note = Some((
+        lines.push(line);
+        notes.push((
             "vat_exempt".to_string(),
             "Operación exenta, no sujeta o con inversión del sujeto pasivo: sin cuota de IVA (VAT exempt or reverse charge)".to_string(),
         ));
     }
-    let suplidos: Decimal = figures.suplidos.iter().map(|r| r.value.abs()).sum();
     let mut work = Work {
         lines,
         irpf: figures.irpf,
         irpf_rate: figures.irpf_rate,
-        suplidos,
-        notes: exempt_note.into_iter().collect(),
+        suplidos: figures.suplidos.iter().map(|r| r.value.abs()).sum(),
+        notes,
     };
     back_calculate(&mut work, &figures, printed_rate);
     work.complete_lines();
     work.complete_irpf();
     work.sign_irpf_like_base();
-    let mut total = pick_total(&mut work, &figures);
+    let total = pick_total(&mut work, &figures);
     if let (Some(t), Some(discount)) = (total, figures.discounts.first()) {
         apply_discount(&mut work, t.value, discount.value);
     }
-    if let Some(t) = total.as_mut()
-        && work.lines.is_empty()
-        && explicit_base.is_none()
-    {
-        t.conf *= 0.9;
-    }
     if !figures.suplidos.is_empty() {
-        let explained = total.is_some_and(|t| work.agrees(t.value));
-        let code = if explained {
-            "suplidos_outside_base"
-        } else {
-            "suplidos"
-        };
-        work.note(
-            code,
-            format!(
-                "La factura incluye suplidos por {} fuera de la base imponible, sumados al total (disbursements outside the taxable base)",
-                wording::amount(suplidos)
-            ),
-        );
+        note_suplidos(&mut work, total);
     }
+    note_separator_repairs(&mut work, total);
+    result(work, total, explicit_base, &figures)
+}
+
+fn result(
+    work: Work,
+    total: Option<Reading>,
+    explicit_base: Option<Reading>,
+    figures: &Figures,
+) -> Reconciled {
     let lines = &work.lines;
     let base = sum_field(lines.iter().filter_map(|l| l.base))
         .or_else(|| explicit_base.map(|b| Field::new(b.value, b.conf)));
@@ -645,6 +673,34 @@ pub fn reconcile(figures: Figures) -> Reconciled {
         currency: figures.currency.clone(),
         indirect_tax: figures.indirect_tax.clone(),
         notes: work.notes,
+    }
+}
+
+/// Amounts printed with inconsistent separators (`1.546.50`) and read by
+/// position are worth a word.
+fn note_separator_repairs(work: &mut Work, total: Option<Reading>) {
+    let used = work
+        .lines
+        .iter()
+        .flat_map(|l| {
+            [
+                ("base", l.base),
+                ("IVA", l.vat),
+                ("recargo de equivalencia", l.surcharge),
+            ]
+        })
+        .chain([("IRPF", work.irpf), ("total", total)]);
+    let repaired: Vec<(&str, Decimal)> = used
+        .filter_map(|(name, r)| r.filter(|r| r.repaired).map(|r| (name, r.value)))
+        .collect();
+    for (name, value) in repaired {
+        work.note(
+            "amount_repaired",
+            format!(
+                "Importe con separadores incoherentes leído por posición: {name} {} (amount repaired)",
+                wording::amount(value)
+            ),
+        );
     }
 }
 
@@ -714,6 +770,7 @@ mod tests {
             value,
             conf: 1.0,
             plain: false,
+            repaired: false,
         }
     }
 
@@ -722,6 +779,7 @@ mod tests {
             value,
             conf: 1.0,
             plain: true,
+            repaired: false,
         }
     }
 
@@ -855,5 +913,17 @@ mod tests {
         });
         assert_eq!(rec.base.as_ref().unwrap().value, dec!(100));
         assert_eq!(codes(&rec), ["discount_applied"]);
+    }
+
+    #[test]
+    fn credit_notes_withhold_with_the_base_sign() {
+        let rec = reconcile(Figures {
+            lines: vec![line(dec!(21), Some(r(dec!(-1000))), Some(r(dec!(-210))))],
+            irpf: Some(r(dec!(150))),
+            totals: vec![r(dec!(-1210)), r(dec!(-1060))],
+            ..Figures::default()
+        });
+        assert_eq!(rec.total.as_ref().unwrap().value, dec!(-1060));
+        assert_eq!(rec.irpf_rate.as_ref().unwrap().value, dec!(15));
     }
 }

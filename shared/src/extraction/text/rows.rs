@@ -39,6 +39,15 @@ pub struct Row {
 /// Gap between words, in glyph widths, that starts a new cell.
 const CELL_GAP_GLYPHS: f32 = 1.9;
 
+/// A confidence in 0–1; anything not a number counts as 0.
+pub fn unit(c: f32) -> f32 {
+    if c.is_finite() {
+        c.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
 fn finite(w: &Word) -> bool {
     [w.left, w.top, w.width, w.height]
         .iter()
@@ -141,7 +150,7 @@ fn into_row(mut words: Vec<Word>) -> Row {
             key: key(&w.text),
             left: w.left,
             right: w.left + w.width,
-            conf: w.confidence.clamp(0.0, 1.0),
+            conf: unit(w.confidence),
             cell,
             text: w.text,
         });
@@ -213,7 +222,7 @@ pub fn hint_rows(hints: &[Hint], known_label: impl Fn(&str) -> bool) -> Vec<Row>
                     key: key(t),
                     left: k as f32 * 0.01,
                     right: k as f32 * 0.01 + 0.005,
-                    conf: conf.clamp(0.0, 1.0),
+                    conf: unit(conf),
                     cell: 0,
                 })
                 .collect();

@@ -86,7 +86,7 @@ fn several_rates_with_equivalence_surcharge() {
          Ultramarinos Pepa (Josefa Martín)\n\
          NIF 54362315K\n\
          \n\
-         Base imponible   % IVA   Cuota IVA   % R.E.   Cuota R.E.\n\
+         Base imponible   %IVA    Cuota IVA   % R.E.   Cuota R.E.\n\
          1.000,00         21%     210,00      5,2%     52,00\n\
          500,00           10%     50,00       1,4%     7,00\n\
          \n\
@@ -505,4 +505,133 @@ fn the_base_after_a_discount_is_the_one_that_fits_the_vat() {
     assert_eq!(d(&f.base), Some(dec!(900.00)));
     assert_eq!(d(&f.total), Some(dec!(1089.00)));
     assert!(f.notes.is_empty(), "{:?}", f.notes);
+}
+
+#[test]
+fn ticket_with_vat_included_in_the_total_label() {
+    let f = read(
+        "TICKET 0042  12/11/2026 13:05\n\
+         BAR MANOLO B12345674\n\
+         1 MENU DEL DIA 12,00\n\
+         TOTAL (IVA INCL.) 12,00\n\
+         IVA 10%",
+    );
+    assert_eq!(s(&f.invoice_number), Some("0042"));
+    assert_eq!(s(&f.issuer_name), Some("BAR MANOLO"));
+    assert_eq!(d(&f.base), Some(dec!(10.91)));
+    assert_eq!(d(&f.vat_amount), Some(dec!(1.09)));
+    assert_eq!(d(&f.total), Some(dec!(12.00)));
+    assert!(codes(&f).contains(&"vat_back_calculated"));
+}
+
+#[test]
+fn customer_box_top_right_and_issuer_only_in_the_footer() {
+    let f = read(
+        "                                         CLIENTE\n\
+                                                  Talleres Norte SA\n\
+                                                  CIF A13585625\n\
+         FACTURA 2026/8\n\
+         Fecha 01/02/2026\n\
+         Base 100,00 IVA 21,00 Total 121,00\n\
+         Rotulos Gomez SL - Reg. Merc. Madrid T 1 F 2 - CIF B64717838",
+    );
+    assert_eq!(s(&f.issuer_nif), Some("B64717838"));
+    assert_eq!(s(&f.issuer_name), Some("Rotulos Gomez SL"));
+    assert_eq!(s(&f.recipient_nif), Some("A13585625"));
+    assert_eq!(s(&f.recipient_name), Some("Talleres Norte SA"));
+    assert_eq!(d(&f.total), Some(dec!(121.00)));
+    assert_eq!(f.vat_breakdown[0].rate, dec!(21));
+}
+
+#[test]
+fn swapped_separators_are_read_by_position_with_a_note() {
+    let f = read("Base imponible 1.546.50\nIVA 21% 324,77\nTotal 1.871,27");
+    assert_eq!(d(&f.base), Some(dec!(1546.50)));
+    assert_eq!(codes(&f), ["amount_repaired"]);
+    let f = read("Base imponible 1.546,5O\nIVA 21% 324,77\nTotal l.871,27 €");
+    assert_eq!(d(&f.base), Some(dec!(1546.50)));
+    assert_eq!(d(&f.total), Some(dec!(1871.27)));
+    assert_eq!(codes(&f), ["amount_repaired", "amount_repaired"]);
+}
+
+#[test]
+fn values_under_their_headings() {
+    let f = read(
+        "Nº FACTURA        FECHA         CLIENTE\n\
+         2026/0150         07/08/2026    C-0042\n\
+         \n\
+         Empresa: Soluciones Web SL\n\
+         CIF: B64717838\n\
+         \n\
+         TOTAL FACTURA\n\
+         1.210,00 €\n\
+         Base imponible 1.000,00 €\n\
+         IVA 21 % 210,00 €",
+    );
+    assert_eq!(s(&f.invoice_number), Some("2026/0150"));
+    assert_eq!(f.invoice_date.as_ref().map(|x| x.value), date(2026, 8, 7));
+    assert_eq!(s(&f.issuer_name), Some("Soluciones Web SL"));
+    assert_eq!(d(&f.total), Some(dec!(1210.00)));
+    assert!(f.notes.is_empty(), "{:?}", f.notes);
+}
+
+#[test]
+fn an_exempt_service_without_a_printed_base() {
+    let f = read(
+        "Juan Martín Gil\n\
+         NIF 54362315K\n\
+         Factura 3/2026\n\
+         Fecha 10-ene-2026\n\
+         Cliente: Academia Sol SL (B12345674)\n\
+         Clases de inglés (exento art. 20.Uno.9º LIVA)   600,00\n\
+         Total 600,00",
+    );
+    assert_eq!(s(&f.recipient_name), Some("Academia Sol SL"));
+    assert_eq!(s(&f.recipient_nif), Some("B12345674"));
+    assert_eq!(f.invoice_date.as_ref().map(|x| x.value), date(2026, 1, 10));
+    assert_eq!(d(&f.base), Some(dec!(600.00)));
+    assert_eq!(d(&f.vat_amount), Some(dec!(0)));
+    assert_eq!(codes(&f), ["vat_exempt"]);
+}
+
+#[test]
+fn the_textract_example_passes_every_check() {
+    use crate::extraction::checks::check;
+    use crate::extraction::fields::Source;
+    let fields = parse(&textract_example(), None);
+    let invoice = check(
+        fields,
+        Source::Ocr,
+        "factura.pdf",
+        date(2026, 11, 23).unwrap(),
+    );
+    assert!(invoice.warnings.is_empty(), "{:?}", invoice.warnings);
+    let json = serde_json::to_value(&invoice).unwrap();
+    assert_eq!(json["issuer_nif"], "B12345674");
+    assert_eq!(json["recipient_nif"], "12345678Z");
+    assert_eq!(json["invoice_date"], "2026-08-05");
+    assert_eq!(json["base"], 1546.5);
+    assert_eq!(json["vat_rate"], 21.0);
+    assert_eq!(json["vat_amount"], 324.77);
+    assert_eq!(json["irpf_rate"], 15.0);
+    assert_eq!(json["irpf_amount"], 231.98);
+    assert_eq!(json["total"], 1639.29);
+    assert_eq!(json["source"], "ocr");
+    assert_eq!(
+        json["checks"],
+        serde_json::json!({"totals_ok": true, "nif_valid": true, "recipient_nif_valid": true,
+            "date_valid": true, "vat_rate_valid": true})
+    );
+}
+
+#[test]
+fn a_neighbouring_column_does_not_lend_its_figures() {
+    let f = read(
+        "Base imponible    1.000,00        Envío gratuito desde 30,00\n\
+         IVA 21%             210,00        Portes incluidos\n\
+         Tota1 factura     1.210,00",
+    );
+    assert_eq!(d(&f.base), Some(dec!(1000.00)));
+    assert_eq!(d(&f.vat_amount), Some(dec!(210.00)));
+    assert_eq!(d(&f.total), Some(dec!(1210.00)));
 }

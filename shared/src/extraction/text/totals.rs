@@ -7,8 +7,7 @@
 use rust_decimal::Decimal;
 
 use super::amount::{Number, amounts, numbers, percent};
-use super::doc::{Doc, join, mean_conf};
-use super::heading::{BELOW, BESIDE};
+use super::doc::{BELOW, BESIDE, Doc, join, mean_conf};
 use super::labels::{Hit, Kind};
 use super::rows::Tok;
 
@@ -19,6 +18,8 @@ pub struct Reading {
     pub conf: f32,
     /// Printed without separators: a dropped decimal mark is possible.
     pub plain: bool,
+    /// Printed with inconsistent separators (`1.546.50`), read by position.
+    pub repaired: bool,
 }
 
 /// One tax rate's figures, as far as printed.
@@ -61,16 +62,53 @@ fn reading(n: &Number, conf: f32) -> Reading {
         value: n.value,
         conf,
         plain: n.plain,
+        repaired: n.repaired,
     }
 }
 
 /// Words after which a number is a legal reference ("art. 20 LIVA"), not money.
 const REFERENCE_WORDS: &[&str] = &["art", "articulo", "ley", "rd", "apartado", "disposicion"];
 
-/// The money amounts of a value text, legal references left out.
+/// Letters OCR puts for digits (`1.546,5O`, `l2,00`): replaced, one for one,
+/// in words that are otherwise a number, so byte offsets stay. Returns the
+/// text and the byte ranges of the words changed.
+fn ocr_digits(text: &str) -> (String, Vec<(usize, usize)>) {
+    let misread = |c: char| matches!(c, 'O' | 'o' | 'l' | 'I');
+    let mut out = String::with_capacity(text.len());
+    let mut changed = Vec::new();
+    for (i, w) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let digits = w.chars().filter(char::is_ascii_digit).count();
+        let numeric = w.chars().all(|c| {
+            c.is_ascii_digit() || misread(c) || matches!(c, '.' | ',' | '-' | '(' | ')' | '€')
+        });
+        if digits >= 2 && numeric && w.chars().any(misread) {
+            changed.push((out.len(), out.len() + w.len()));
+            out.extend(w.chars().map(|c| match c {
+                'O' | 'o' => '0',
+                'l' | 'I' => '1',
+                other => other,
+            }));
+        } else {
+            out.push_str(w);
+        }
+    }
+    (out, changed)
+}
+
+/// The money amounts of a value text, legal references left out; amounts
+/// with a letter read for a digit count as repaired.
 fn money_in(text: &str, doc: &Doc) -> Vec<Number> {
+    let (text, changed) = ocr_digits(text);
+    let text = text.as_str();
     amounts(text, doc.mark)
         .into_iter()
+        .map(|n| Number {
+            repaired: n.repaired || changed.iter().any(|&(a, b)| n.start < b && a < n.end),
+            ..n
+        })
         .filter(|n| {
             let before = text.get(..n.start).unwrap_or("");
             let word = before
@@ -80,6 +118,28 @@ fn money_in(text: &str, doc: &Doc) -> Vec<Number> {
             !word.is_some_and(|w| REFERENCE_WORDS.contains(&w.as_str()))
         })
         .collect()
+}
+
+/// Whether a cell holds words, not just figures, currency and "s/".
+fn wordy(cell: &str) -> bool {
+    cell.split_whitespace().map(super::labels::key).any(|k| {
+        k.chars().filter(|c| c.is_alphabetic()).count() >= 3
+            && !matches!(k.as_str(), "eur" | "euro" | "euros")
+    })
+}
+
+/// The amounts beside a label: its cells up to the first cell of words after
+/// an amount, so a neighbouring column's figures are not taken.
+fn leading_money(text: &str, doc: &Doc) -> Vec<Number> {
+    let mut money = Vec::new();
+    for cell in text.split(" | ") {
+        let found = money_in(cell, doc);
+        if !money.is_empty() && (found.is_empty() || wordy(cell)) {
+            break;
+        }
+        money.extend(found);
+    }
+    money
 }
 
 /// What a label says: the rate printed with it and its money amounts, beside
@@ -98,7 +158,7 @@ fn labelled(doc: &Doc, hit: &Hit) -> Labelled {
         .and_then(|r| hit.start.checked_sub(1).and_then(|i| r.toks.get(i)))
         .and_then(|t| percent(&t.text, doc.mark));
     let rate = percent(&beside.text, doc.mark).or(before_rate);
-    let money: Vec<Reading> = money_in(&beside.text, doc)
+    let money: Vec<Reading> = leading_money(&beside.text, doc)
         .iter()
         .map(|n| reading(n, beside.conf * BESIDE))
         .collect();
@@ -330,6 +390,7 @@ fn add(a: Option<Reading>, b: Option<Reading>) -> Option<Reading> {
         value: a.value + b.value,
         conf: a.conf.min(b.conf),
         plain: false,
+        repaired: a.repaired || b.repaired,
     })
 }
 
@@ -488,7 +549,12 @@ fn read_hit(doc: &Doc, hit: &Hit, figures: &mut Figures) {
             }
         }
         Kind::Exempt => figures.exempt = true,
-        Kind::Total => figures.totals.extend(last(&l.money)),
+        Kind::Total => {
+            if has_word(&label, &["incluido", "incl", "inclos", "incluidos"]) {
+                figures.vat_included = Some(l.rate.or(figures.vat_included.flatten()));
+            }
+            figures.totals.extend(last(&l.money));
+        }
         Kind::Payable => figures.payables.extend(last(&l.money)),
         Kind::Suplidos => figures.suplidos.extend(last(&l.money)),
         Kind::Discount => figures.discounts.extend(last(&l.money).map(|r| Reading {
