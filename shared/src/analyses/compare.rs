@@ -201,7 +201,7 @@ fn headline(b: &mut Builder) {
                 *change,
                 Unit::Eur,
             );
-            format!("{} {shown}", label.to_lowercase())
+            format!("«{label}» {shown}")
         })
         .collect();
     b.set_headline(b.pick(

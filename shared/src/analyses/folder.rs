@@ -273,8 +273,8 @@ fn vat_against_cash(
             Severity::High,
             output - input - balance,
             sub.pick(
-                format!("El próximo IVA supera tu saldo: el IVA del trimestre a ingresar (modelo 303) ronda {due} y la caja tiene {bal}."),
-                format!("Next tax bill exceeds cash: the quarter's VAT to pay (form 303) is about {due} and cash holds {bal}."),
+                format!("El próximo IVA supera tu saldo: el IVA del trimestre a ingresar («modelo 303») ronda {due} y la caja tiene {bal}."),
+                format!("Next tax bill exceeds cash: the quarter's VAT to pay («form 303») is about {due} and cash holds {bal}."),
             ),
             Horizon::Week,
             sub.pick(

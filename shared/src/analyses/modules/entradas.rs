@@ -232,8 +232,8 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
             Severity::Medium,
             ret,
             b.pick(
-                format!("Has retenido {shown} a profesionales o arrendadores: debes ingresarlos con los modelos 111 o 115."),
-                format!("You withheld {shown} from professionals or landlords: pay them in with forms 111 or 115."),
+                format!("Has retenido {shown} a profesionales o arrendadores: debes ingresarlos con el «modelo 111» o el «modelo 115»."),
+                format!("You withheld {shown} from professionals or landlords: pay them in with «form 111» or «form 115»."),
             ),
             Horizon::Month,
             b.pick(
@@ -361,8 +361,8 @@ fn price_rises(b: &mut Builder, p: &[Purchase]) {
             Severity::Medium,
             Decimal::ZERO,
             b.pick(
-                format!("«{item}» sube un {shown}; {n} artículos suben un 10 % o más."),
-                format!("«{item}» up {shown}; {n} items rose by 10% or more."),
+                format!("«{item}» sube un {shown}; {n} artículos tienen subidas de dos dígitos."),
+                format!("«{item}» up {shown}; {n} items show double-digit rises."),
             ),
             Horizon::Month,
             b.pick(
@@ -497,8 +497,8 @@ fn payables(b: &mut Builder, p: &[Purchase], as_of: NaiveDate) {
             Severity::Medium,
             late,
             b.pick(
-                format!("Pagas fuera del plazo legal: {shown} vencidos hace más de 60 días."),
-                format!("Paying late: {shown} overdue for over 60 days."),
+                format!("Pagas fuera del plazo legal: {shown} vencidos hace más de dos meses."),
+                format!("Paying late: {shown} overdue for over two months."),
             ),
             Horizon::Month,
             b.pick(

@@ -450,9 +450,9 @@ fn unbilled(
             old,
             b.pick(
                 format!(
-                    "Trabajo hecho sin facturar: {shown}, de ellos {old_shown} con más de 30 días."
+                    "Trabajo hecho sin facturar: {shown}, de ellos {old_shown} con más de un mes."
                 ),
-                format!("Unbilled work: {shown}, {old_shown} of it older than 30 days."),
+                format!("Unbilled work: {shown}, {old_shown} of it older than a month."),
             ),
             Horizon::Week,
             b.pick(

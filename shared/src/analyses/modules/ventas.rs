@@ -294,6 +294,15 @@ fn customers(b: &mut Builder, sales: &Sales, r: Decimal) {
         c.pareto_k.into(),
         Unit::Count,
     );
+    let pareto = b.fig(
+        "pareto_share",
+        (
+            "Peso de los clientes del 80 %",
+            "Share of the 80% customers",
+        ),
+        c.pareto_share,
+        Unit::Pct,
+    );
     let top_amount = ranked[0].1;
     let name = &c.top1_name;
     if c.top1 > Decimal::from(30) {
@@ -335,8 +344,8 @@ fn customers(b: &mut Builder, sales: &Sales, r: Decimal) {
             Severity::Medium,
             r * c.top5 / HUNDRED / Decimal::from(5),
             b.pick(
-                format!("Cartera concentrada: los 5 mayores clientes suman el {top5} (índice HHI {hhi}), equivale a {effective} clientes del mismo tamaño."),
-                format!("Concentrated customer base: the top 5 make {top5} (HHI {hhi}), like {effective} customers of equal size."),
+                format!("Cartera concentrada: los cinco mayores clientes suman el {top5} (índice HHI {hhi}), equivale a {effective} clientes del mismo tamaño."),
+                format!("Concentrated customer base: the top five make {top5} (HHI {hhi}), like {effective} customers of equal size."),
             ),
             Horizon::Quarter,
             b.pick(
@@ -350,8 +359,8 @@ fn customers(b: &mut Builder, sales: &Sales, r: Decimal) {
             "V3",
             r,
             b.pick(
-                format!("Cartera diversificada: {count} clientes e índice HHI de {hhi}; {k} clientes hacen el 80 % de las ventas."),
-                format!("Diversified customers: {count} customers and an HHI of {hhi}; {k} customers make 80% of sales."),
+                format!("Cartera diversificada: {count} clientes e índice HHI de {hhi}; {k} clientes hacen el {pareto} de las ventas (principio de Pareto)."),
+                format!("Diversified customers: {count} customers and an HHI of {hhi}; {k} customers make {pareto} of sales (Pareto principle)."),
             ),
         );
     }
@@ -424,8 +433,8 @@ fn trend(b: &mut Builder, l: &[Line], span: Option<crate::analyses::report::Peri
                     Severity::High,
                     last - prev,
                     b.pick(
-                        format!("Ventas {shown} en los últimos 3 meses frente a los 3 anteriores ({diff})."),
-                        format!("Sales {shown} in the last 3 months against the previous 3 ({diff})."),
+                        format!("Ventas {shown} en el último trimestre frente al anterior ({diff})."),
+                        format!("Sales {shown} in the last quarter against the one before ({diff})."),
                     ),
                     Horizon::Week,
                     b.pick(
@@ -438,8 +447,12 @@ fn trend(b: &mut Builder, l: &[Line], span: Option<crate::analyses::report::Peri
                     "V5",
                     last - prev,
                     b.pick(
-                        format!("Ventas +{shown} en los últimos 3 meses frente a los 3 anteriores ({diff})."),
-                        format!("Sales up {shown} in the last 3 months against the previous 3 ({diff})."),
+                        format!(
+                            "Ventas +{shown} en el último trimestre frente al anterior ({diff})."
+                        ),
+                        format!(
+                            "Sales up {shown} in the last quarter against the one before ({diff})."
+                        ),
                     ),
                 );
             }
@@ -738,12 +751,12 @@ fn receivables(
         );
         let text = match (dso_shown, dso_high) {
             (Some(d), true) => b.pick(
-                format!("{amount} vencidos hace más de 60 días y un periodo medio de cobro de {d}; pendiente total {shown}."),
-                format!("{amount} overdue for over 60 days and days sales outstanding of {d}; {shown} pending in all."),
+                format!("{amount} vencidos hace más de dos meses y un periodo medio de cobro de {d}; pendiente total {shown}."),
+                format!("{amount} overdue for over two months and days sales outstanding of {d}; {shown} pending in all."),
             ),
             _ => b.pick(
-                format!("{amount} vencidos hace más de 60 días sin cobrar; pendiente total {shown}."),
-                format!("{amount} overdue for over 60 days; {shown} pending in all."),
+                format!("{amount} vencidos hace más de dos meses sin cobrar; pendiente total {shown}."),
+                format!("{amount} overdue for over two months; {shown} pending in all."),
             ),
         };
         b.priority(
