@@ -470,7 +470,78 @@ fn new_findings(b: &mut Builder, before: &Builder) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyses::request::{Cell, Kind, Lang, Request, Row, Sheet};
     use rust_decimal::dec;
+
+    fn sheet(lines: &[(&str, &str, &str, Decimal, Decimal)]) -> Sheet {
+        Sheet {
+            name: "v".into(),
+            rows: lines
+                .iter()
+                .map(|(d, c, p, q, price)| {
+                    Row(vec![
+                        ("Fecha".into(), Cell::Text(d.to_string())),
+                        ("Cliente".into(), Cell::Text(c.to_string())),
+                        ("Producto".into(), Cell::Text(p.to_string())),
+                        ("Cantidad".into(), Cell::Number(*q)),
+                        ("Precio".into(), Cell::Number(*price)),
+                    ])
+                })
+                .collect(),
+            total_rows: None,
+        }
+    }
+
+    #[test]
+    fn bridge_and_price_volume_mix_by_hand() {
+        // A: X 10 × 10 (Ana), Y 5 × 20 (Luis) → 200; B: X 12 × 11 (Ana), Y 3 × 20 (Marta) → 192
+        // price = (11 − 10) × 12 = 12; volume = (15 − 15) × 200 / 15 = 0; mix = −8 − 12 − 0 = −20
+        // customers: new Marta 60, lost Luis 100, retained Ana +32 → 32 + 60 − 100 = −8
+        let a = sheet(&[
+            ("05/01/2025", "Ana", "X", dec!(10), dec!(10)),
+            ("20/01/2025", "Luis", "Y", dec!(5), dec!(20)),
+        ]);
+        let b = sheet(&[
+            ("05/02/2025", "Ana", "X", dec!(12), dec!(11)),
+            ("20/02/2025", "Marta", "Y", dec!(3), dec!(20)),
+        ]);
+        let request = Request {
+            kind: Kind::Compare {
+                module: Module::Ventas,
+                a: vec![a],
+                b: vec![b],
+            },
+            lang: Lang::Es,
+            title: None,
+        };
+        let as_of = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
+        let r = crate::analyses::analyze(&request, as_of).unwrap().report;
+        let f = |id: &str| {
+            r.key_figures
+                .iter()
+                .find(|f| f.id == id)
+                .unwrap_or_else(|| panic!("{id}"))
+        };
+        assert_eq!(f("price_effect").value, dec!(12));
+        assert_eq!(f("volume_effect").value, dec!(0));
+        assert_eq!(f("mix_effect").value, dec!(-20));
+        assert_eq!(f("revenue_new_customers").value, dec!(60));
+        assert_eq!(f("revenue_lost_customers").value, dec!(100));
+        assert_eq!(f("retained_change").value, dec!(32));
+        let d = f("revenue").delta.clone().unwrap();
+        assert_eq!(
+            (d.previous, d.change, d.change_pct),
+            (dec!(200), dec!(-8), Some(dec!(-4)))
+        );
+        assert_eq!(
+            (d.direction, d.significance),
+            (Direction::Worsens, Significance::Slight)
+        );
+        assert!(
+            r.priorities.iter().any(|p| p.id == "D2"),
+            "lost customers outweigh new ones"
+        );
+    }
 
     #[test]
     fn deltas_polarity_and_significance() {

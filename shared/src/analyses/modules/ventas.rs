@@ -401,6 +401,7 @@ fn trend(b: &mut Builder, l: &[Line], span: Option<crate::analyses::report::Peri
     let Some(span) = span else { return };
     let series = monthly(l.iter().filter_map(|x| x.date.map(|d| (d, x.revenue))));
     let months = complete_months(&series, span.from, span.to);
+    growth_rates(b, &months);
     if months.len() >= 6 {
         let last: Decimal = months[months.len() - 3..].iter().map(|m| m.1).sum();
         let prev: Decimal = months[months.len() - 6..months.len() - 3]
@@ -500,6 +501,54 @@ fn trend(b: &mut Builder, l: &[Line], span: Option<crate::analyses::report::Peri
                     "Este trimestre: ahorra en los meses fuertes y prepara campañas para los flojos.".into(),
                     "This quarter: save in peak months and plan campaigns for the valley.".into(),
                 ),
+            );
+        }
+    }
+}
+
+/// MoM (last complete month against the one before), YoY (against the same
+/// month a year earlier) and CAGR (last 12 months against the first 12,
+/// with 24 months or more).
+fn growth_rates(b: &mut Builder, months: &[(NaiveDate, Decimal)]) {
+    let n = months.len();
+    if n >= 2 && months[n - 2].1 > Decimal::ZERO {
+        let mom = (months[n - 1].1 / months[n - 2].1 - Decimal::ONE) * HUNDRED;
+        b.fig(
+            "mom",
+            ("Variación del último mes", "Month over month"),
+            mom,
+            Unit::Pct,
+        );
+    }
+    let last = months[n.saturating_sub(1)..].first();
+    let year_before = last.and_then(|(m, _)| {
+        let target = m.checked_sub_months(chrono::Months::new(12))?;
+        months.iter().find(|(x, _)| *x == target)
+    });
+    if let (Some((_, now)), Some((_, then))) = (last, year_before)
+        && *then > Decimal::ZERO
+    {
+        b.fig(
+            "yoy",
+            (
+                "Variación interanual del último mes",
+                "Year over year (last month)",
+            ),
+            (*now / *then - Decimal::ONE) * HUNDRED,
+            Unit::Pct,
+        );
+    }
+    if n >= 24 {
+        let first: Decimal = months[..12].iter().map(|m| m.1).sum();
+        let latest: Decimal = months[n - 12..].iter().map(|m| m.1).sum();
+        if first > Decimal::ZERO && latest > Decimal::ZERO {
+            let years = (n - 12) as f64 / 12.0;
+            let cagr = (to_f64(latest) / to_f64(first)).powf(1.0 / years) - 1.0;
+            b.fig(
+                "cagr",
+                ("Crecimiento anual compuesto", "Compound annual growth"),
+                from_f64(cagr * 100.0),
+                Unit::Pct,
             );
         }
     }
@@ -849,6 +898,73 @@ mod tests {
             r.priorities[0].text.contains("«Ana S.L.»"),
             "{}",
             r.priorities[0].text
+        );
+    }
+
+    #[test]
+    fn discounts_returns_receivables_repeat_and_growth_by_hand() {
+        // gross 1000 − 10 % discount = 900 (Ana, 15/01); 500 − 20 % = 400 (Ana, 20/02, unpaid, due 01/03);
+        // return −100 (Luis, 25/02); 300 (Eva, 10/03); 200 (Pío, 15/03); 100 (Sol, 25/03)
+        // R = 1800; discounts 100 + 100 = 200 → 200 / 2000 = 10 %; returns 100 / 1800 = 5.6 %
+        // repeat: Ana on two dates of 5 customers = 20 %; pending 400, 01/03 → 15/05 = 75 days overdue
+        // DSO = 400 / 1800 × 70 days (15/01–25/03) = 15.6 → 16; months Jan 900, Feb 300, Mar 600: MoM +100 %
+        let rows = [
+            (
+                "15/01/2025",
+                "Ana",
+                dec!(1000),
+                dec!(10),
+                "sí",
+                "15/01/2025",
+            ),
+            ("20/02/2025", "Ana", dec!(500), dec!(20), "no", "01/03/2025"),
+            (
+                "25/02/2025",
+                "Luis",
+                dec!(-100),
+                dec!(0),
+                "sí",
+                "25/02/2025",
+            ),
+            ("10/03/2025", "Eva", dec!(300), dec!(0), "sí", "10/03/2025"),
+            ("15/03/2025", "Pío", dec!(200), dec!(0), "sí", "15/03/2025"),
+            ("25/03/2025", "Sol", dec!(100), dec!(0), "sí", "25/03/2025"),
+        ];
+        let s = Sheet {
+            name: "v".into(),
+            rows: rows
+                .iter()
+                .map(|(d, c, p, dto, paid, due)| {
+                    Row(vec![
+                        ("Fecha".into(), Cell::Text(d.to_string())),
+                        ("Cliente".into(), Cell::Text(c.to_string())),
+                        ("Cantidad".into(), Cell::Number(dec!(1))),
+                        ("Precio".into(), Cell::Number(*p)),
+                        ("% Dto.".into(), Cell::Number(*dto)),
+                        ("Cobrado".into(), Cell::Text(paid.to_string())),
+                        ("Vencimiento".into(), Cell::Text(due.to_string())),
+                    ])
+                })
+                .collect(),
+            total_rows: None,
+        };
+        let frames = vec![frame(&s, Module::Ventas)];
+        let as_of = NaiveDate::from_ymd_opt(2025, 5, 15).unwrap();
+        let mut b = Builder::new(Lang::Es);
+        analyze(&mut b, &frames, as_of);
+        let r = b.finish(as_of);
+        assert_eq!(value(&r, "revenue"), dec!(1800));
+        assert_eq!(value(&r, "discount_rate"), dec!(10));
+        assert_eq!(value(&r, "returns"), dec!(100));
+        assert_eq!(value(&r, "returns_rate"), dec!(5.6));
+        assert_eq!(value(&r, "repeat_rate"), dec!(20));
+        assert_eq!(value(&r, "pending"), dec!(400));
+        assert_eq!(value(&r, "overdue_60"), dec!(400));
+        assert_eq!(value(&r, "dso"), dec!(16));
+        assert_eq!(value(&r, "mom"), dec!(100));
+        assert!(
+            r.priorities.iter().any(|p| p.id == "V12"),
+            "400 of 1800 overdue > 60 days"
         );
     }
 
