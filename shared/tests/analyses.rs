@@ -360,3 +360,105 @@ fn a_missing_must_have_is_a_report_that_says_so() {
     );
     assert_eq!(analysis.report.priorities[0].id, "DATA");
 }
+
+/// Random headers and random cells never panic: every request is either a
+/// report or an error naming its path.
+#[test]
+fn random_sheets_never_panic() {
+    use shared::analyses::sample::Rng;
+    use shared::analyses::{Cell, Row};
+    const HEADERS: [&str; 24] = [
+        "Fecha",
+        "Importe",
+        "Cliente",
+        "Cantidad",
+        "Precio",
+        "Base",
+        "IVA",
+        "Total",
+        "Proveedor",
+        "Horas",
+        "Tarifa",
+        "Existencias",
+        "Coste",
+        "Saldo",
+        "Debe",
+        "Haber",
+        "Tipo",
+        "Concepto",
+        "__EMPTY",
+        "Unnamed: 3",
+        "ene-25",
+        "feb-25",
+        "mar-25",
+        "Vencimiento",
+    ];
+    const TEXTS: [&str; 14] = [
+        "1.234,56",
+        "(12,5)",
+        "−3",
+        "31/02/2025",
+        "45658",
+        "TOTAL",
+        "sí",
+        "",
+        "1,234.56",
+        "abc",
+        "12/13/2025",
+        "9999999999999999999999",
+        "Ana S.L.",
+        "0,21",
+    ];
+    let mut rng = Rng::new(7);
+    for case in 0..150 {
+        let columns: Vec<&str> = (0..1 + rng.below(7))
+            .map(|_| HEADERS[rng.below(24) as usize])
+            .collect();
+        let rows: Vec<Row> = (0..1 + rng.below(40))
+            .map(|_| {
+                let mut cells: Vec<(String, Cell)> = Vec::new();
+                for c in &columns {
+                    if cells.iter().any(|(k, _)| k == c) {
+                        continue;
+                    }
+                    let cell = match rng.below(4) {
+                        0 => Cell::Text(TEXTS[rng.below(14) as usize].into()),
+                        1 => Cell::Number(Decimal::new(
+                            rng.below(2_000_000_000) as i64 - 1_000_000_000,
+                            rng.below(4) as u32,
+                        )),
+                        2 => Cell::Empty,
+                        _ => Cell::Number(Decimal::from(40_000 + rng.below(10_000))),
+                    };
+                    cells.push((c.to_string(), cell));
+                }
+                Row(cells)
+            })
+            .collect();
+        let sheet = Sheet {
+            name: format!("r{case}"),
+            rows,
+            total_rows: Some(rng.below(100)),
+        };
+        let module = Module::ALL[case % 6];
+        let lang = if case % 2 == 0 { Lang::Es } else { Lang::En };
+        let kinds = [
+            Kind::Excel {
+                module,
+                files: vec![sheet.clone()],
+            },
+            Kind::Compare {
+                module,
+                a: vec![sheet.clone()],
+                b: vec![sheet.clone()],
+            },
+            Kind::Folder { files: vec![sheet] },
+        ];
+        for kind in kinds {
+            let request = shell(kind, lang);
+            if let Ok(analysis) = analyze(&request, as_of()) {
+                check_figures(&analysis, &format!("random case {case}"));
+            }
+        }
+    }
+}

@@ -382,6 +382,9 @@ fn bridge(b: &mut Builder, earlier: &[Frame], later: &[Frame]) {
         .fold((Decimal::ZERO, Decimal::ZERO), |s, (_, b)| {
             (s.0 + b.0, s.1 + b.1)
         });
+    if qa.is_zero() {
+        return;
+    }
     let price: Decimal = common
         .iter()
         .map(|(a, b)| (b.0 / b.1 - a.0 / a.1) * b.1)

@@ -168,13 +168,20 @@ pub fn number_text(text: &str, mark: DecimalMark) -> Option<Decimal> {
     Some(if c.negative { -value } else { value })
 }
 
-/// A cell as a number: JSON numbers as they are, texts by `number_text`.
+/// The largest magnitude read as a number (10 000 million): beyond it a cell
+/// is unreadable, which keeps every sum and product of 200,000 rows far from
+/// `Decimal`'s range.
+pub const MAX_MAGNITUDE: Decimal = Decimal::from_parts(1_410_065_408, 2, 0, false, 0);
+
+/// A cell as a number: JSON numbers as they are, texts by `number_text`;
+/// magnitudes over `MAX_MAGNITUDE` are unreadable.
 pub fn number(value: Value, mark: DecimalMark) -> Option<Decimal> {
-    match value {
+    let n = match value {
         Value::Num(n) => Some(n),
         Value::Text(t) => number_text(t, mark),
         _ => None,
-    }
+    }?;
+    (n.abs() <= MAX_MAGNITUDE).then_some(n)
 }
 
 /// Excel (1900 system) serial → date; serials outside 20 000–80 000 are not
@@ -411,6 +418,12 @@ mod tests {
         assert_eq!(number_text("$1,200.00", es), Some(dec!(1200.00)));
         assert_eq!(number_text("abc", es), None);
         assert_eq!(number_text("12.34.5", es), None);
+        assert_eq!(MAX_MAGNITUDE, dec!(10_000_000_000));
+        assert_eq!(number(Value::Num(dec!(10_000_000_001)), es), None);
+        assert_eq!(
+            number(Value::Text("-10.000.000.000"), es),
+            Some(dec!(-10_000_000_000))
+        );
     }
 
     #[test]
