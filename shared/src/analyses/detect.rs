@@ -475,7 +475,13 @@ impl<'a> Frame<'a> {
         let (column, values) = self.column(role)?;
         let mut out: Vec<Option<Decimal>> = values
             .iter()
-            .map(|v| sniff::number(*v, column.mark))
+            .map(|v| {
+                sniff::number(*v, column.mark).or_else(|| {
+                    (role == Role::Horas)
+                        .then(|| sniff::duration_hours(*v))
+                        .flatten()
+                })
+            })
             .collect();
         let rate = matches!(role, Role::TipoIva | Role::Descuento) || column.header.hints.rate;
         if rate && out.iter().flatten().all(|x| x.abs() <= Decimal::ONE) {
@@ -814,5 +820,63 @@ mod tests {
         assert!(is_total_label("Suma"));
         assert!(!is_total_label("Sumatorio Ltd"));
         assert!(!is_total_label("Talleres"));
+    }
+
+    #[test]
+    fn time_tracker_export_in_english() {
+        let s = sheet(vec![
+            vec![
+                ("User", text("Marta")),
+                ("Client", text("Acme")),
+                ("Project", text("Web")),
+                ("Duration", text("01:30:00")),
+                ("Billable", text("Yes")),
+            ],
+            vec![
+                ("User", text("Jorge")),
+                ("Client", text("Acme")),
+                ("Project", text("App")),
+                ("Duration", text("7:45")),
+                ("Billable", text("No")),
+            ],
+        ]);
+        let f = frame(&s, Module::Servicios);
+        assert_eq!(role_header(&f, Role::Persona), Some("User"));
+        assert_eq!(role_header(&f, Role::Cliente), Some("Client"));
+        assert_eq!(role_header(&f, Role::Proyecto), Some("Project"));
+        assert_eq!(role_header(&f, Role::Horas), Some("Duration"));
+        assert_eq!(
+            f.nums(Role::Horas).unwrap(),
+            [Some(dec!(1.5)), Some(dec!(7.75))]
+        );
+        assert_eq!(
+            f.bools(Role::Facturable).unwrap(),
+            [Some(true), Some(false)]
+        );
+    }
+
+    #[test]
+    fn bank_statement_newest_first() {
+        let s = sheet(vec![
+            vec![
+                ("Fecha operación", text("03/02/2025")),
+                ("Fecha valor", text("03/02/2025")),
+                ("Concepto", text("Recibo luz")),
+                ("Importe", text("-60,00")),
+                ("Saldo", text("940,00")),
+            ],
+            vec![
+                ("Fecha operación", text("01/02/2025")),
+                ("Fecha valor", text("01/02/2025")),
+                ("Concepto", text("Transferencia")),
+                ("Importe", text("1.000,00")),
+                ("Saldo", text("1.000,00")),
+            ],
+        ]);
+        let f = frame(&s, Module::Caja);
+        assert_eq!(role_header(&f, Role::Fecha), Some("Fecha operación"));
+        assert_eq!(role_header(&f, Role::Importe), Some("Importe"));
+        assert_eq!(role_header(&f, Role::Saldo), Some("Saldo"));
+        assert_eq!(f.nums(Role::Saldo).unwrap()[1], Some(dec!(1000)));
     }
 }

@@ -338,13 +338,37 @@ pub fn boolean(value: Value) -> Option<bool> {
         Value::Num(n) if n == Decimal::ONE => Some(true),
         Value::Num(n) if n.is_zero() => Some(false),
         Value::Num(_) | Value::Date(_) => None,
-        Value::Text(t) => match fold(t).trim() {
-            "si" | "s" | "x" | "✓" | "✔" | "1" | "true" | "yes" | "y" | "ok" | "hecho"
-            | "facturado" | "pagado" | "pagada" | "cobrado" | "cobrada" => Some(true),
-            "no" | "n" | "0" | "false" | "pendiente" | "-" | "" => Some(false),
-            _ => None,
-        },
+        Value::Text(t) => {
+            let folded = fold(t);
+            match folded.trim() {
+                "si" | "s" | "x" | "✓" | "✔" | "1" | "true" | "yes" | "y" | "ok" | "hecho"
+                | "facturado" | "facturada" | "pagado" | "pagada" | "cobrado" | "cobrada"
+                | "paid" | "collected" | "invoiced" | "billed" | "done" => Some(true),
+                "no" | "n" | "0" | "false" | "pendiente" | "-" | "" | "unpaid" | "pending"
+                | "overdue" | "draft" | "impagado" | "impagada" | "vencido" | "vencida" => {
+                    Some(false)
+                }
+                other if other.starts_with("no ") || other.starts_with("pendiente") => Some(false),
+                other if other.starts_with("awaiting") || other.starts_with("not ") => Some(false),
+                _ => None,
+            }
+        }
     }
+}
+
+/// A duration "7:30" or "01:30:00" → hours (7.5, 1.5).
+pub fn duration_hours(value: Value) -> Option<Decimal> {
+    let Value::Text(t) = value else { return None };
+    let parts: Vec<&str> = t.trim().split(':').collect();
+    let digits = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    if !(2..=3).contains(&parts.len()) || !parts.iter().all(digits) {
+        return None;
+    }
+    let n = |i: usize| -> Option<Decimal> {
+        parts.get(i).map_or(Some(Decimal::ZERO), |p| p.parse().ok())
+    };
+    let (h, m, s) = (n(0)?, n(1)?, n(2)?);
+    Some(h + m / Decimal::from(60) + s / Decimal::from(3600))
 }
 
 /// A header naming a period ("ene", "2025-01", "T1", "1T 2025") → a sortable
@@ -484,6 +508,12 @@ mod tests {
         assert_eq!(boolean(Value::Text("Sí")), Some(true));
         assert_eq!(boolean(Value::Text("pendiente")), Some(false));
         assert_eq!(boolean(Value::Text("quizá")), None);
+        assert_eq!(boolean(Value::Text("Paid")), Some(true));
+        assert_eq!(boolean(Value::Text("No cobrado")), Some(false));
+        assert_eq!(boolean(Value::Text("Awaiting payment")), Some(false));
+        assert_eq!(duration_hours(Value::Text("7:30")), Some(dec!(7.5)));
+        assert_eq!(duration_hours(Value::Text("01:30:00")), Some(dec!(1.5)));
+        assert_eq!(duration_hours(Value::Text("7.5")), None);
         assert_eq!(period_header("Ene"), Some(1));
         assert_eq!(period_header("2025-03"), Some(202503));
         assert_eq!(period_header("03/2025"), Some(202503));
