@@ -1,6 +1,8 @@
 //! HTTP: one axum router per endpoint group, and the request pipeline they all
 //! share. A Lambda serves one group; `svc serve` serves them all.
 
+pub mod analyses;
+pub mod analyze_request;
 pub mod auth;
 pub mod customers;
 pub mod documents;
@@ -35,15 +37,17 @@ pub enum Group {
     Tax,
     Customers,
     Invoices,
+    Analyses,
     OpenApi,
 }
 
 impl Group {
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::Usage,
         Group::Tax,
         Group::Customers,
         Group::Invoices,
+        Group::Analyses,
         Group::OpenApi,
     ];
 
@@ -53,6 +57,7 @@ impl Group {
             Group::Tax => tax::routes(),
             Group::Customers => customers::routes(),
             Group::Invoices => invoices::routes().merge(documents::routes()),
+            Group::Analyses => analyses::routes(),
             Group::OpenApi => openapi::routes(),
         }
     }

@@ -47,6 +47,7 @@ const DESCRIPTION: &str = r#"Invoicing, analysis and tax tools for Spanish freel
         (name = "tax", description = "Spanish tax tools, computed by rules (estimates for the general regime; no quota)"),
         (name = "customers", description = "The customer address book"),
         (name = "invoices", description = "Issued invoices, their lifecycle and VERI*FACTU records"),
+        (name = "analyses", description = "Analyses of spreadsheet rows and the business cuestionario: a structured report with key figures, strengths, priorities and an action plan"),
         (name = "openapi", description = "This document"),
     )
 )]
