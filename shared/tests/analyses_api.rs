@@ -394,6 +394,30 @@ async fn too_many_rows_or_files_and_too_large_bodies_are_413() {
 }
 
 #[tokio::test]
+async fn an_analysis_too_large_to_keep_is_413_and_charges_nothing() {
+    let h = harness().await;
+    // Every ignored column is named in the report's data-quality note.
+    let mut row = serde_json::Map::new();
+    row.insert("Importe".into(), json!(10));
+    for i in 0..199 {
+        row.insert(format!("{i:03}{}", ".".repeat(80)), json!("-"));
+    }
+    let files: Vec<Value> = (0..20)
+        .map(|i| json!({"name": format!("{i}.xlsx"), "rows": [row.clone()]}))
+        .collect();
+    let body = json!({"type": "excel", "data": {"module": "ventas", "files": files}});
+    let r = analyze_with(&h, &h.live, None, &body).await;
+    assert_error_shape(
+        &r,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "invalid_request_error",
+        "report_too_large",
+    );
+    assert_eq!(used_today(&h).await, 0);
+    assert!(ids(&list(&h, &h.live, "").await).is_empty());
+}
+
+#[tokio::test]
 async fn an_exhausted_quota_is_429_and_test_keys_still_work() {
     let config = Config {
         quotas: QuotaLimits {
