@@ -81,7 +81,8 @@ pub struct AnalyzeFolderData {
 pub struct AnalyzeCuestionarioData {
     /// Question id (`FIN1`–`FIN5`, `FIS1`–`FIS5`, `VEN1`–`VEN5`, `OPE1`–`OPE5`,
     /// `DIG1`–`DIG5`, `PER1`–`PER5`) → `true` (yes), `false` (no) or `null`
-    /// (does not apply). Unanswered questions count as not applying.
+    /// (does not apply). Questions left out, like `null`, do not count in the
+    /// score.
     pub answers: BTreeMap<String, Option<bool>>,
 }
 

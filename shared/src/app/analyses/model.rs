@@ -8,14 +8,26 @@ use utoipa::ToSchema;
 use crate::analyses::{Action, Analysis, AnalysisType, Lang, Module, Report};
 
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
-#[schema(example = json!({"id": "an_019aa3b7c2e41f0c2a9d8e7b6a5c", "object": "analysis", "type": "excel",
-    "module": "ventas", "title": "Ventas 2026", "lang": "es", "created_at": "2026-11-21T10:00:00Z",
+#[schema(example = json!({"id": "an_01a208400ea8b0107a0a80b13495", "object": "analysis", "type": "excel",
+    "module": "ventas", "title": "Ventas octubre", "lang": "es", "created_at": "2026-11-23T11:52:25.512Z",
     "livemode": true,
-    "report": {"summary": "Analizadas 1.240 filas (2 ene–20 nov 2026). Facturación: 84.310,00 €.",
-        "key_figures": [{"id": "revenue", "label": "Facturación", "value": 84310.0, "unit": "EUR"}],
-        "strengths": [], "priorities": [], "action_plan": [], "glossary": [],
-        "data_quality": {"rows_received": 1240, "rows_used": 1240}, "period": {"from": "2026-01-02", "to": "2026-11-20"}},
-    "actions": [{"id": "calendar", "label": "Ver el calendario fiscal", "kind": "tax_calendar", "params": {}}]}))]
+    "report": {
+        "summary": "Analizadas 6 filas, oct 2026. Facturación de 1.066,55 € en 6 operaciones, con un ticket medio de 177,76 €. «Taller Ana SL» concentra el 60,0 % de las ventas: si lo pierdes, la facturación bajaría 640,40 €.",
+        "key_figures": [{"id": "revenue", "label": "Facturación", "value": 1066.55, "unit": "EUR"},
+            {"id": "average_ticket", "label": "Ticket medio", "value": 177.76, "unit": "EUR"},
+            {"id": "top1_share", "label": "Peso del mayor cliente", "value": 60.0, "unit": "pct"}],
+        "strengths": [],
+        "priorities": [{"id": "V1", "severity": "high", "text": "«Taller Ana SL» concentra el 60,0 % de las ventas: si lo pierdes, la facturación bajaría 640,40 €."}],
+        "action_plan": [{"horizon": "quarter", "label": "Este trimestre", "items": [{"priority": "V1",
+            "text": "Este trimestre: asegura a «Taller Ana SL» con contrato o anticipo y busca 5 clientes parecidos para bajar su peso de 60,0 %."}]}],
+        "glossary": [{"term": "Ticket medio", "meaning": "Facturación dividida entre el número de ventas"}],
+        "data_quality": {"rows_received": 6, "rows_analysed": 6,
+            "columns_used": [{"file": "ventas-octubre.xlsx", "column": "Importe", "role": "importe", "by": "header"}],
+            "columns_ignored": [], "rows_skipped": [], "notes": []},
+        "period": {"from": "2026-10-01", "to": "2026-10-30"},
+        "as_of": "2026-11-23"},
+    "actions": [{"id": "compare_previous_period", "label": "Compara con el periodo anterior", "kind": "compare",
+        "params": {"type": "compare", "module": "ventas"}}]}))]
 pub struct AnalysisResource {
     /// `an_` and a token; ids sort by creation time.
     pub id: String,
@@ -38,9 +50,9 @@ pub struct AnalysisResource {
 
 /// An analysis in a list, and the data of its `analysis.completed` event.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"id": "an_019aa3b7c2e41f0c2a9d8e7b6a5c", "type": "excel", "module": "ventas",
-    "title": "Ventas 2026", "created_at": "2026-11-21T10:00:00Z",
-    "headline": "Facturación de 84.310,00 €; 3 clientes generan el 80 %."}))]
+#[schema(example = json!({"id": "an_01a208400ea8b0107a0a80b13495", "type": "excel", "module": "ventas",
+    "title": "Ventas octubre", "created_at": "2026-11-23T11:52:25.512Z",
+    "headline": "Ventas octubre: Facturación de 1.066,55 € en 6 operaciones, con un ticket medio de 177,76 €."}))]
 pub struct AnalysisSummary {
     pub id: String,
     #[serde(rename = "type")]
