@@ -30,7 +30,8 @@ fn resource_key(caller: &Caller, id: &str) -> Key {
 
 /// Whether `s` has the shape of an analysis id (`an_` and 28 hex digits).
 pub fn is_id(s: &str) -> bool {
-    s.strip_prefix("an_")
+    s.strip_prefix(ID_PREFIX)
+        .and_then(|t| t.strip_prefix('_'))
         .is_some_and(|t| t.len() == 28 && t.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
