@@ -14,8 +14,14 @@ pub fn new_id(prefix: &str) -> String {
 
 /// A new identifier that sorts by creation time (milliseconds), then randomly.
 pub fn new_ordered_id(prefix: &str, now: chrono::DateTime<chrono::Utc>) -> String {
-    let millis = now.timestamp_millis().max(0) as u64;
-    format!("{prefix}_{millis:012x}{}", random_token(8))
+    format!("{}{}", ordered_floor(prefix, now), random_token(8))
+}
+
+/// The bound between ordered ids: every one created before `at` sorts below
+/// it, every one created at or after `at` above it.
+pub fn ordered_floor(prefix: &str, at: chrono::DateTime<chrono::Utc>) -> String {
+    let millis = at.timestamp_millis().max(0) as u64;
+    format!("{prefix}_{millis:012x}")
 }
 
 #[cfg(test)]
@@ -36,5 +42,7 @@ mod tests {
         let late = new_ordered_id("cus", "2026-01-01T00:00:00.001Z".parse().unwrap());
         assert!(early < late);
         assert_eq!(early.len(), 4 + 12 + 16);
+        let floor = ordered_floor("cus", "2026-01-01T00:00:00.001Z".parse().unwrap());
+        assert!(early < floor && floor < late);
     }
 }

@@ -695,6 +695,9 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
     assert_eq!(
         paths,
         [
+            "/api/v1/analyses",
+            "/api/v1/analyses/{id}",
+            "/api/v1/analyze",
             "/api/v1/customers",
             "/api/v1/customers/{id}",
             "/api/v1/invoices",

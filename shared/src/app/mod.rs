@@ -1,6 +1,7 @@
 //! Use cases: one function per operation, taking the ports explicitly.
 
 pub mod accounts;
+pub mod analyses;
 pub mod customers;
 pub mod extraction;
 pub mod idempotency;

@@ -8,15 +8,19 @@ pub fn date(at: DateTime<Utc>) -> NaiveDate {
     at.with_timezone(&Madrid).date_naive()
 }
 
-/// The instant the Madrid day after `at`'s day begins.
-pub fn next_midnight(at: DateTime<Utc>) -> DateTime<Utc> {
-    let tomorrow = date(at) + Days::new(1);
-    let midnight = tomorrow.and_hms_opt(0, 0, 0).expect("midnight exists");
+/// The instant a Madrid day begins.
+pub fn start_of(day: NaiveDate) -> DateTime<Utc> {
+    let midnight = day.and_hms_opt(0, 0, 0).expect("midnight exists");
     Madrid
         .from_local_datetime(&midnight)
         .earliest()
         .expect("Madrid never skips midnight")
         .with_timezone(&Utc)
+}
+
+/// The instant the Madrid day after `at`'s day begins.
+pub fn next_midnight(at: DateTime<Utc>) -> DateTime<Utc> {
+    start_of(date(at) + Days::new(1))
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! `ApiJson<T>`: the JSON body extractor every handler uses. Unknown fields are
 //! rejected (400 `parameter_unknown`), wrong types name the field
 //! (`parameter_invalid` with `param`), bad JSON gives its line and column.
+//! `JsonBody` is its first half, the checked raw bytes, for bodies that a
+//! domain parser reads itself.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
@@ -89,7 +91,11 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })
 }
 
-impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+/// The raw bytes of a JSON body, for handlers that parse it themselves: 415
+/// when the body is not declared as JSON, 413 over the body limit.
+pub struct JsonBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
@@ -117,6 +123,15 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
                 ApiError::invalid("body_unreadable", rejection.body_text())
             }
         })?;
+        Ok(JsonBody(bytes))
+    }
+}
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let JsonBody(bytes) = JsonBody::from_request(req, state).await?;
         parse(&bytes).map(ApiJson)
     }
 }

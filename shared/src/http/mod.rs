@@ -1,6 +1,8 @@
 //! HTTP: one axum router per endpoint group, and the request pipeline they all
 //! share. A Lambda serves one group; `svc serve` serves them all.
 
+pub mod analyses;
+pub mod analyze_request;
 pub mod auth;
 pub mod customers;
 pub mod documents;
@@ -37,16 +39,18 @@ pub enum Group {
     Customers,
     Invoices,
     Extraction,
+    Analyses,
     OpenApi,
 }
 
 impl Group {
-    pub const ALL: [Group; 6] = [
+    pub const ALL: [Group; 7] = [
         Group::Usage,
         Group::Tax,
         Group::Customers,
         Group::Invoices,
         Group::Extraction,
+        Group::Analyses,
         Group::OpenApi,
     ];
 
@@ -57,6 +61,7 @@ impl Group {
             Group::Customers => customers::routes(),
             Group::Invoices => invoices::routes().merge(documents::routes()),
             Group::Extraction => extraction::routes(),
+            Group::Analyses => analyses::routes(),
             Group::OpenApi => openapi::routes(),
         }
     }

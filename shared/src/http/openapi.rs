@@ -48,6 +48,7 @@ const DESCRIPTION: &str = r#"Invoicing, analysis and tax tools for Spanish freel
         (name = "customers", description = "The customer address book"),
         (name = "invoices", description = "Issued invoices, their lifecycle and VERI*FACTU records"),
         (name = "extraction", description = "Invoice data read from e-invoices, PDFs, images and text, checked by the service's own rules"),
+        (name = "analyses", description = "Analyses of spreadsheet rows and the business cuestionario: a structured report with key figures, strengths, priorities and an action plan"),
         (name = "openapi", description = "This document"),
     )
 )]

@@ -1,5 +1,8 @@
 //! Shared by the benchmarks: start the release `svc serve` and load it.
 
+// Each bench binary compiles this module and uses only part of it.
+#![allow(dead_code)]
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -12,6 +15,16 @@ pub struct Server {
     pub key: String,
 }
 
+impl Server {
+    /// The server's peak resident memory so far (VmHWM), in bytes (Linux).
+    pub fn peak_rss(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -22,11 +35,17 @@ impl Drop for Server {
 /// `svc <storage> serve` on a free port with the rate limit raised; the live
 /// key comes from the demo account it creates on an empty store.
 pub fn serve(storage: &[String]) -> Server {
+    serve_with(storage, &[])
+}
+
+/// `serve` with more environment variables (configuration) for the server.
+pub fn serve_with(storage: &[String], env: &[(&str, &str)]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
         .args(storage)
         .args(["serve", "--addr", "127.0.0.1:0"])
         .env("SVC_RATE_LIMIT_PER_MINUTE", "100000000")
         .env("RUST_LOG", "warn")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .spawn()
         .expect("svc serve starts");
