@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use lopdf::{Document, Object, Stream, dictionary};
 use shared::documents::{cii, facturx, pdf};
-use shared::embedded::Tesseract;
+use shared::embedded::tesseract::Tesseract;
 use shared::extraction::pdf::read_pdf;
 use shared::ports::Ocr;
 use shared::ports::ocr::ImageFormat;
