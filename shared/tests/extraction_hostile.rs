@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use flate2::{Compress, Compression, FlushCompress};
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream, dictionary};
-use shared::embedded::Tesseract;
+use shared::embedded::tesseract::Tesseract;
 use shared::extraction::image::{ImageError, inspect_image};
 use shared::extraction::pdf::{LIMITS, PdfContent, PdfError, TEXT_PAGES, read_pdf};
 use shared::extraction::sniff::{FileKind, sniff};

@@ -7,13 +7,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use shared::config::Config;
-use shared::embedded::{SqliteTable, Tesseract};
+use shared::embedded::SqliteTable;
+use shared::embedded::tesseract::Tesseract;
 use shared::http::AppState;
 use shared::ports::clock::SystemClock;
 use shared::ports::ocr::NoOcr;
 use shared::ports::{Clock, Ocr, Ports, Table};
 
-use crate::{DynamoTable, TextractOcr};
+use crate::DynamoTable;
+use crate::textract::TextractOcr;
 
 pub async fn state_from_env() -> Result<AppState, String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);

@@ -5,4 +5,3 @@ pub mod environment;
 pub mod textract;
 
 pub use dynamodb_table::DynamoTable;
-pub use textract::TextractOcr;

@@ -6,8 +6,8 @@ mod fake_textract;
 
 use axum::http::StatusCode;
 use fake_textract::FakeTextract;
-use infra_aws::TextractOcr;
-use shared::embedded::Tesseract;
+use infra_aws::textract::TextractOcr;
+use shared::embedded::tesseract::Tesseract;
 use shared::extraction::sniff::FileKind;
 use shared::ports::Ocr;
 use shared::ports::ocr::{ImageFormat, OcrError};

@@ -4,4 +4,3 @@ pub mod sqlite_table;
 pub mod tesseract;
 
 pub use sqlite_table::SqliteTable;
-pub use tesseract::Tesseract;

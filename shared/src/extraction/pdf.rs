@@ -35,7 +35,7 @@ pub const MAX_OBJECT_STREAM_BYTES: usize = 32 << 20;
 pub const LIMITS: Limits = Limits {
     wall: Duration::from_secs(10),
     cpu_seconds: 8,
-    memory: 1 << 30,
+    memory: 512 << 20,
     max_output: 64 << 20,
 };
 /// A text layer with fewer letters, digits and amount signs than this cannot

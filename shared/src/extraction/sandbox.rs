@@ -68,14 +68,16 @@ pub fn run_isolated<F: FnOnce() -> Vec<u8>>(
         child(out_write.as_raw_fd(), err_write.as_raw_fd(), limits, work);
     }
     drop((out_write, err_write));
-    let collected = collect(out_read, err_read, limits);
-    let status = match &collected {
-        Ok(_) => wait_until(pid, Instant::now() + limits.wall),
-        Err(_) => Some(kill(pid)),
+    let deadline = Instant::now() + limits.wall;
+    let collected = collect(out_read, err_read, deadline, limits);
+    let status = match collected.ended {
+        Ended::Closed => wait_until(pid, deadline),
+        Ended::Deadline | Ended::TooMuchOutput => {
+            kill(pid);
+            None
+        }
     };
-    let (output, stderr) = collected?;
-    let status = status.ok_or(SandboxError::TimedOut(limits.wall))?;
-    verdict(status, output, &stderr, limits)
+    verdict(status, collected, limits)
 }
 
 fn pipe() -> Result<(OwnedFd, OwnedFd), SandboxError> {
@@ -108,6 +110,9 @@ fn child<F: FnOnce() -> Vec<u8>>(out: RawFd, err: RawFd, limits: &Limits, work: 
         );
         let memory = inherited_address_space().saturating_add(limits.memory);
         set_limit(libc::RLIMIT_AS, memory, memory);
+        // Parsers log through `log`; an atomic store silences them before any
+        // logger (and a lock another thread may have held at fork) is reached.
+        log::set_max_level(log::LevelFilter::Off);
         let code = match catch_unwind(AssertUnwindSafe(work)) {
             Ok(result) if write_all(3, &result) => 0,
             Ok(_) => 1,
@@ -159,15 +164,27 @@ fn write_all(fd: RawFd, mut bytes: &[u8]) -> bool {
     true
 }
 
-/// Reads the result and stderr pipes until both close, within the deadline.
-fn collect(
-    out: OwnedFd,
-    err: OwnedFd,
-    limits: &Limits,
-) -> Result<(Vec<u8>, Vec<u8>), SandboxError> {
-    let deadline = Instant::now() + limits.wall;
-    let mut output = Vec::new();
-    let mut stderr = Vec::new();
+/// What the parent read from the child, and why it stopped reading.
+struct Collected {
+    output: Vec<u8>,
+    stderr: Vec<u8>,
+    ended: Ended,
+}
+
+enum Ended {
+    Closed,
+    Deadline,
+    TooMuchOutput,
+}
+
+/// Reads the result and stderr pipes until both close, the deadline passes
+/// or the result outgrows its limit.
+fn collect(out: OwnedFd, err: OwnedFd, deadline: Instant, limits: &Limits) -> Collected {
+    let mut collected = Collected {
+        output: Vec::new(),
+        stderr: Vec::new(),
+        ended: Ended::Closed,
+    };
     let mut streams = [
         Some(std::fs::File::from(out)),
         Some(std::fs::File::from(err)),
@@ -176,7 +193,8 @@ fn collect(
     while streams.iter().any(Option::is_some) {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(SandboxError::TimedOut(limits.wall));
+            collected.ended = Ended::Deadline;
+            return collected;
         }
         let mut polls: Vec<libc::pollfd> = streams
             .iter()
@@ -201,21 +219,22 @@ fn collect(
             match stream.read(&mut buf) {
                 Ok(0) => streams[i] = None,
                 Ok(n) if i == 0 => {
-                    output.extend_from_slice(&buf[..n]);
-                    if output.len() > limits.max_output {
-                        return Err(SandboxError::OutputTooLarge(limits.max_output));
+                    collected.output.extend_from_slice(&buf[..n]);
+                    if collected.output.len() > limits.max_output {
+                        collected.ended = Ended::TooMuchOutput;
+                        return collected;
                     }
                 }
                 Ok(n) => {
-                    let room = STDERR_KEPT.saturating_sub(stderr.len());
-                    stderr.extend_from_slice(&buf[..n.min(room)]);
+                    let room = STDERR_KEPT.saturating_sub(collected.stderr.len());
+                    collected.stderr.extend_from_slice(&buf[..n.min(room)]);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => streams[i] = None,
             }
         }
     }
-    Ok((output, stderr))
+    collected
 }
 
 /// Reaps the child, killing it if it has not exited by `deadline`; `None`
@@ -247,17 +266,33 @@ fn kill(pid: libc::pid_t) -> libc::c_int {
     status
 }
 
+/// The outcome from what the child wrote and how it ended (`None`: killed by
+/// the parent). Its own words come first: a child can print that it ran out
+/// of memory or panicked and then hang, e.g. on a lock another thread of the
+/// parent held when it forked.
 fn verdict(
-    status: libc::c_int,
-    output: Vec<u8>,
-    stderr: &[u8],
+    status: Option<libc::c_int>,
+    collected: Collected,
     limits: &Limits,
 ) -> Result<Vec<u8>, SandboxError> {
-    let stderr = String::from_utf8_lossy(stderr);
+    let stderr = String::from_utf8_lossy(&collected.stderr);
+    let said: String = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said: String = said.chars().take(300).collect();
+    if stderr.contains("memory allocation of") {
+        return Err(SandboxError::OutOfMemory(limits.memory));
+    }
+    if let Ended::TooMuchOutput = collected.ended {
+        return Err(SandboxError::OutputTooLarge(limits.max_output));
+    }
+    let Some(status) = status else {
+        return Err(if stderr.contains("panicked") {
+            SandboxError::Crashed(said)
+        } else {
+            SandboxError::TimedOut(limits.wall)
+        });
+    };
     if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
-        Ok(output)
-    } else if stderr.contains("memory allocation of") {
-        Err(SandboxError::OutOfMemory(limits.memory))
+        Ok(collected.output)
     } else if libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGXCPU {
         Err(SandboxError::TimedOut(Duration::from_secs(
             limits.cpu_seconds,
@@ -268,8 +303,6 @@ fn verdict(
         } else {
             format!("exit code {}", libc::WEXITSTATUS(status))
         };
-        let said: String = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
-        let said: String = said.chars().take(300).collect();
         Err(SandboxError::Crashed(if said.is_empty() {
             how
         } else {
@@ -331,6 +364,35 @@ mod tests {
         .unwrap_err();
         assert_eq!(err, SandboxError::TimedOut(short.wall));
         assert!(started.elapsed() < Duration::from_secs(3));
+    }
+
+    #[test]
+    fn what_a_hanging_child_said_decides_the_error() {
+        let short = Limits {
+            wall: Duration::from_millis(300),
+            ..limits()
+        };
+        let hang_after = |message: &'static [u8]| {
+            move || {
+                write_all(2, message);
+                loop {
+                    std::hint::black_box(0u64);
+                }
+            }
+        };
+        assert_eq!(
+            run_isolated(&short, hang_after(b"memory allocation of 8 bytes failed\n")),
+            Err(SandboxError::OutOfMemory(limits().memory))
+        );
+        assert_eq!(
+            run_isolated(
+                &short,
+                hang_after(b"thread panicked at lib.rs:\nbad xref\n")
+            ),
+            Err(SandboxError::Crashed(
+                "thread panicked at lib.rs: bad xref".into()
+            ))
+        );
     }
 
     #[test]

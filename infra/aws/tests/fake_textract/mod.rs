@@ -17,7 +17,7 @@ use axum::routing::post;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
-use shared::embedded::Tesseract;
+use shared::embedded::tesseract::Tesseract;
 use shared::extraction::Word;
 use shared::extraction::sniff::{FileKind, sniff};
 use shared::ports::Ocr;
