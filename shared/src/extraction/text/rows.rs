@@ -36,6 +36,9 @@ pub struct Row {
     pub party: Option<Party>,
 }
 
+/// Longer words hold nothing an invoice field could be (an IBAN has 34
+/// characters); they are noise and are dropped.
+const MAX_WORD_CHARS: usize = 100;
 /// Gap between words, in glyph widths, that starts a new cell.
 const CELL_GAP_GLYPHS: f32 = 1.9;
 
@@ -104,6 +107,7 @@ pub fn rows(words: &[Word]) -> Vec<Row> {
         .iter()
         .filter(|w| finite(w))
         .flat_map(split_word)
+        .filter(|w| w.text.len() <= 4 * MAX_WORD_CHARS && w.text.chars().count() <= MAX_WORD_CHARS)
         .collect();
     let centre = |w: &Word| w.top + w.height / 2.0;
     words.sort_by(|a, b| a.page.cmp(&b.page).then(centre(a).total_cmp(&centre(b))));
@@ -277,6 +281,7 @@ mod tests {
             word("Base", 0.1, 0.3),
             word("Total", 0.1, 0.33),
             word("bad", f32::NAN, 0.3),
+            word(&"9".repeat(101), 0.5, 0.3),
         ]);
         assert_eq!(rows.len(), 2);
         assert_eq!(texts(&rows[0]), [(0, "Base"), (1, "100,00")]);
