@@ -14,7 +14,8 @@
 //! Notes (`Fields::notes`, turned into warnings by the checks):
 //! `invoice_date_unlabelled`, `nif_repaired`, `amount_repaired`,
 //! `vat_computed`, `base_computed`, `irpf_computed`, `vat_back_calculated`,
-//! `vat_exempt`, `suplidos`, `suplidos_outside_base`, `discount_applied`.
+//! `vat_exempt`, `suplidos`, `suplidos_outside_base`, `discount_applied`,
+//! `total_before_withholding`.
 
 mod amount;
 mod date;
