@@ -118,13 +118,7 @@ fn totals_check(f: &Figures, lines: &[VatLine], suplidos: bool, w: &mut Vec<Warn
         return false;
     };
     let vat = f.vat.unwrap_or(Decimal::ZERO);
-    // A credit note withholds in the same direction as its negative base.
-    let irpf = if base.is_sign_negative() {
-        -f.irpf
-    } else {
-        f.irpf
-    };
-    let sum = base + vat + f.surcharge - irpf;
+    let sum = base + vat + f.surcharge - f.irpf;
     let sum_ok = (sum - total).abs() <= TOLERANCE || suplidos;
     if !sum_ok {
         let surcharge = if f.surcharge.is_zero() {
@@ -435,7 +429,15 @@ pub fn check(
         base,
         vat,
         surcharge,
-        irpf: value(&fields.irpf_amount).map_or(Decimal::ZERO, |a| a.abs()),
+        // Signed like the base: negative on a credit invoice, so that
+        // base + VAT + surcharge − IRPF = total holds for every invoice.
+        irpf: value(&fields.irpf_amount).map_or(Decimal::ZERO, |a| {
+            if base.is_some_and(|b| b.is_sign_negative()) {
+                -a.abs()
+            } else {
+                a.abs()
+            }
+        }),
         total: value(&fields.total),
     };
     let suplidos = fields

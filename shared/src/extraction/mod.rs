@@ -5,9 +5,14 @@
 //! `crate::app::extraction`.
 
 pub mod checks;
+pub mod einvoice;
 pub mod fields;
+pub mod image;
 pub mod layout;
+pub mod pdf;
 pub mod result;
+pub mod sandbox;
+pub mod sniff;
 pub mod text;
 
 pub use fields::{Field, Fields, Source, VatLine};

@@ -69,7 +69,8 @@ pub struct ExtractedInvoice {
     #[serde(serialize_with = "optional_amount")]
     #[schema(value_type = Option<f64>)]
     pub irpf_rate: Option<Decimal>,
-    /// Withheld amount as a positive number; 0 when none.
+    /// Withheld amount; 0 when none. Negative on a credit invoice, like its
+    /// base, VAT and total, so that base + VAT + surcharge − IRPF = total.
     #[serde(serialize_with = "amount")]
     #[schema(value_type = f64)]
     pub irpf_amount: Decimal,

@@ -123,6 +123,7 @@ fn merge(lines: Vec<TaxLine>) -> Vec<TaxLine> {
             None => out.push(line),
         }
     }
+    drop_sum_lines(&mut out);
     let rated: Vec<usize> = (0..out.len()).filter(|&i| out[i].rate.is_some()).collect();
     let unrated: Vec<usize> = (0..out.len()).filter(|&i| out[i].rate.is_none()).collect();
     if let ([r], [u]) = (rated.as_slice(), unrated.as_slice())
@@ -135,6 +136,28 @@ fn merge(lines: Vec<TaxLine>) -> Vec<TaxLine> {
         }
     }
     out
+}
+
+/// With several rated lines (a breakdown table), an unrated line whose
+/// figures are their sums is the invoice's VAT total printed beside the
+/// table, not another rate.
+fn drop_sum_lines(lines: &mut Vec<TaxLine>) {
+    let rated: Vec<&TaxLine> = lines.iter().filter(|l| l.rate.is_some()).collect();
+    if rated.len() < 2 {
+        return;
+    }
+    let sum = |f: fn(&TaxLine) -> Option<Reading>| -> Decimal {
+        rated.iter().filter_map(|l| f(l).map(|r| r.value)).sum()
+    };
+    let (bases, vats) = (sum(|l| l.base), sum(|l| l.vat));
+    let near = |r: Option<Reading>, total: Decimal| {
+        r.is_none_or(|r| (r.value - total).abs() <= Decimal::new(1, 2))
+    };
+    lines.retain(|l| {
+        l.rate.is_some()
+            || (l.base.is_none() && l.vat.is_none())
+            || !(near(l.base, bases) && near(l.vat, vats))
+    });
 }
 
 fn line_ok(line: &TaxLine) -> bool {
@@ -214,14 +237,7 @@ impl Work {
                     + l.surcharge.map_or(Decimal::ZERO, |r| r.value)
             })
             .sum();
-        // A credit note withholds in the direction of its negative base.
-        let irpf = self.irpf.map_or(Decimal::ZERO, |r| r.value);
-        let irpf = if lines.is_sign_negative() {
-            -irpf
-        } else {
-            irpf
-        };
-        lines - irpf + self.suplidos
+        lines - self.irpf.map_or(Decimal::ZERO, |r| r.value) + self.suplidos
     }
 
     fn agrees(&self, total: Decimal) -> bool {
@@ -264,6 +280,17 @@ impl Work {
         }
         for (code, message) in notes {
             self.note(code, message);
+        }
+    }
+
+    /// On a credit invoice (negative base) the withholding is negative too,
+    /// whatever sign is printed, so that base + VAT − IRPF = total holds.
+    fn sign_irpf_like_base(&mut self) {
+        if let (Some(base), Some(irpf)) = (self.bases(), self.irpf.as_mut())
+            && base.is_sign_negative()
+            && irpf.value.is_sign_positive()
+        {
+            irpf.value = -irpf.value;
         }
     }
 
@@ -621,6 +648,7 @@ pub fn reconcile(figures: Figures) -> Reconciled {
     back_calculate(&mut work, &figures, printed_rate);
     work.complete_lines();
     work.complete_irpf();
+    work.sign_irpf_like_base();
     let total = pick_total(&mut work, &figures);
     if let (Some(t), Some(discount)) = (total, figures.discounts.first()) {
         apply_discount(&mut work, t.value, discount.value);

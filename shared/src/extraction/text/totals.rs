@@ -205,18 +205,50 @@ const MAX_TABLE_ROWS: usize = 12;
 /// The highest number a rate column holds without a `%`.
 const MAX_RATE: Decimal = Decimal::from_parts(30, 0, 0, false, 0);
 
-/// A header row: a base column and a VAT column, and no amounts beside them.
-fn table_header(doc: &Doc, row: usize) -> Option<Vec<Hit>> {
-    let hits: Vec<Hit> = doc
+/// A header row: a base column and a VAT column without amounts beside them.
+/// Labels with an amount on the same row (a totals box printed to the right
+/// of the table) are not columns.
+fn table_header(doc: &Doc, row: usize) -> Option<(Vec<Hit>, Option<f32>)> {
+    let (hits, beside): (Vec<Hit>, Vec<Hit>) = doc
         .row_hits(row)
         .filter(|h| TABLE_KINDS.contains(&h.kind))
-        .copied()
+        .partition(|h| amounts(&join(doc.segment(h)), doc.mark).is_empty());
+    let box_left = beside
+        .iter()
+        .filter_map(|h| doc.label_toks(h).first().map(|t| t.left))
+        .reduce(f32::min);
+    let hits: Vec<Hit> = hits
+        .into_iter()
+        .filter(|h| {
+            let left = doc.label_toks(h).first().map_or(0.0, |t| t.left);
+            box_left.is_none_or(|b| left < b)
+        })
         .collect();
     let has = |k: Kind| hits.iter().any(|h| h.kind == k);
-    let bare = hits
-        .iter()
-        .all(|h| amounts(&join(doc.segment(h)), doc.mark).is_empty());
-    (has(Kind::Base) && (has(Kind::Vat) || has(Kind::VatRate)) && bare).then_some(hits)
+    (has(Kind::Base) && (has(Kind::Vat) || has(Kind::VatRate))).then_some((hits, box_left))
+}
+
+/// Where a table ends on the right: where a labelled amount beside its
+/// header begins (a totals box), else past its last column by half the gap
+/// before that column.
+fn right_edge(doc: &Doc, header: &[Hit], box_left: Option<f32>) -> f32 {
+    if let Some(left) = box_left {
+        return left;
+    }
+    let extent = |h: &Hit| {
+        let t = doc.label_toks(h);
+        (
+            t.first().map_or(0.0, |t| t.left),
+            t.last().map_or(0.0, |t| t.right),
+        )
+    };
+    match header {
+        [.., prev, last] => {
+            let (prev, last) = (extent(prev), extent(last));
+            last.1 + ((last.0 - prev.1).max(0.0) / 2.0).max(0.02)
+        }
+        _ => f32::INFINITY,
+    }
 }
 
 /// The numbers of a row with the horizontal centre of each.
@@ -243,8 +275,9 @@ fn positioned_numbers(toks: &[Tok], doc: &Doc) -> Vec<(Number, f32, f32)> {
         .collect()
 }
 
-/// Column bounds: midway between neighbouring header labels.
-fn columns(doc: &Doc, header: &[Hit]) -> Vec<(Kind, f32, f32, Option<Decimal>)> {
+/// Column bounds: midway between neighbouring header labels, the last one
+/// up to the table's right edge.
+fn columns(doc: &Doc, header: &[Hit], edge: f32) -> Vec<(Kind, f32, f32, Option<Decimal>)> {
     let extents: Vec<(f32, f32)> = header
         .iter()
         .map(|h| {
@@ -265,17 +298,25 @@ fn columns(doc: &Doc, header: &[Hit]) -> Vec<(Kind, f32, f32, Option<Decimal>)> 
             };
             let to = match extents.get(i + 1) {
                 Some(next) => (extents[i].1 + next.0) / 2.0,
-                None => f32::INFINITY,
+                None => edge,
             };
             (h.kind, from, to, percent(&join(doc.segment(h)), doc.mark))
         })
         .collect()
 }
 
-fn read_table(doc: &Doc, header_row: usize, header: &[Hit], figures: &mut Figures) -> usize {
-    let cols = columns(doc, header);
+/// Reads the rows under a table header; returns the last row read and the
+/// table's right edge (what lies beyond it on those rows is not the table's).
+fn read_table(
+    doc: &Doc,
+    header_row: usize,
+    (header, box_left): &(Vec<Hit>, Option<f32>),
+    figures: &mut Figures,
+) -> (usize, f32) {
+    let edge = right_edge(doc, header, *box_left);
+    let cols = columns(doc, header, edge);
     let Some(page) = doc.rows.get(header_row).map(|r| r.page) else {
-        return header_row;
+        return (header_row, edge);
     };
     let mut last = header_row;
     let mut table: Vec<TaxLine> = Vec::new();
@@ -286,11 +327,15 @@ fn read_table(doc: &Doc, header_row: usize, header: &[Hit], figures: &mut Figure
         .skip(header_row + 1)
         .take(MAX_TABLE_ROWS)
     {
+        let inside = row.toks.partition_point(|t| t.left < edge);
+        if row.page == page && inside == 0 {
+            continue;
+        }
         let starts_with_label = doc.row_hits(r).any(|h| h.start == 0);
         if row.page != page || starts_with_label {
             break;
         }
-        let found = positioned_numbers(&row.toks, doc);
+        let found = positioned_numbers(row.toks.get(..inside).unwrap_or(&[]), doc);
         if found.is_empty() {
             break;
         }
@@ -336,7 +381,7 @@ fn read_table(doc: &Doc, header_row: usize, header: &[Hit], figures: &mut Figure
     }
     figures.from_table |= !table.is_empty();
     figures.lines.extend(per_rate(table));
-    last
+    (last, edge)
 }
 
 fn add(a: Option<Reading>, b: Option<Reading>) -> Option<Reading> {
@@ -398,22 +443,29 @@ pub fn read(doc: &Doc) -> Figures {
         currency: currency(doc),
         ..Figures::default()
     };
-    let mut in_table = vec![false; doc.rows.len()];
+    // Per row, the right edge of the table that covers it.
+    let mut in_table: Vec<Option<f32>> = vec![None; doc.rows.len()];
     let mut skip_until = 0usize;
     for row in 0..doc.rows.len() {
         if row < skip_until {
             continue;
         }
         if let Some(header) = table_header(doc, row) {
-            let end = read_table(doc, row, &header, &mut figures);
+            let (end, edge) = read_table(doc, row, &header, &mut figures);
             for flag in in_table.iter_mut().take(end + 1).skip(row) {
-                *flag = true;
+                *flag = Some(edge);
             }
             skip_until = end + 1;
         }
     }
     for hit in &doc.hits {
-        if in_table.get(hit.row).copied().unwrap_or(false) {
+        let left = doc.label_toks(hit).first().map_or(0.0, |t| t.left);
+        if in_table
+            .get(hit.row)
+            .copied()
+            .flatten()
+            .is_some_and(|edge| left < edge)
+        {
             continue;
         }
         read_hit(doc, hit, &mut figures);

@@ -1,0 +1,127 @@
+//! Benchmark: parse + analyse of 10,000, 100,000 and the maximum rows per
+//! request for every module, in-process, and the peak heap the two steps
+//! allocate against the size of the request body (a counting allocator).
+//!
+//! Run: `cargo bench -p shared --bench analyses`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use chrono::NaiveDate;
+use serde_json::{Map, Value, json};
+use shared::analyses::request::{Cell, MAX_ROWS_PER_FILE, MAX_ROWS_PER_REQUEST, Module, Sheet};
+use shared::analyses::{analyze, parse, sample};
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() {
+            let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
+                - layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        } else {
+            CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn cell_json(cell: &Cell) -> Value {
+    match cell {
+        Cell::Number(n) => serde_json::from_str(&n.to_string()).unwrap(),
+        Cell::Text(t) => Value::String(t.clone()),
+        Cell::Bool(b) => Value::Bool(*b),
+        Cell::Empty => Value::Null,
+    }
+}
+
+fn file_json(sheet: &Sheet) -> Value {
+    let rows: Vec<Value> = sheet
+        .rows
+        .iter()
+        .map(|r| {
+            let mut m = Map::new();
+            for (k, c) in &r.0 {
+                m.insert(k.clone(), cell_json(c));
+            }
+            Value::Object(m)
+        })
+        .collect();
+    json!({"name": sheet.name, "rows": rows})
+}
+
+/// The request body for `rows` rows of `module`, split in files of at most
+/// `MAX_ROWS_PER_FILE`.
+fn body(module: Module, rows: usize) -> Vec<u8> {
+    let mut files = Vec::new();
+    let mut left = rows;
+    let mut seed = 7;
+    while left > 0 {
+        let n = left.min(MAX_ROWS_PER_FILE);
+        files.push(file_json(&sample::sheet(module, n, seed, 2025)));
+        left -= n;
+        seed += 1;
+    }
+    serde_json::to_vec(
+        &json!({"type": "excel", "data": {"module": module.as_str(), "files": files}}),
+    )
+    .unwrap()
+}
+
+fn main() {
+    let as_of = NaiveDate::from_ymd_opt(2026, 1, 15).unwrap();
+    println!(
+        "module      rows     body MB   parse ms  analyse ms  total ms  peak heap MB  peak/body"
+    );
+    for module in Module::ALL {
+        for rows in [10_000, 100_000, MAX_ROWS_PER_REQUEST] {
+            let bytes = body(module, rows);
+            let mut best = (f64::MAX, f64::MAX);
+            let mut peak = 0;
+            for _ in 0..3 {
+                let base = CURRENT.load(Ordering::Relaxed);
+                PEAK.store(base, Ordering::Relaxed);
+                let started = Instant::now();
+                let request = parse(&bytes).expect("the request parses");
+                let parsed = started.elapsed().as_secs_f64() * 1e3;
+                let analysis = analyze(&request, as_of).expect("the analysis runs");
+                let total = started.elapsed().as_secs_f64() * 1e3;
+                peak = PEAK.load(Ordering::Relaxed) - base;
+                std::hint::black_box(analysis);
+                drop(request);
+                if total < best.0 + best.1 {
+                    best = (parsed, total - parsed);
+                }
+            }
+            let mb = |b: usize| b as f64 / 1_048_576.0;
+            println!(
+                "{:<10} {:>7} {:>10.1} {:>10.1} {:>11.1} {:>9.1} {:>13.1} {:>10.2}",
+                module.as_str(),
+                rows,
+                mb(bytes.len()),
+                best.0,
+                best.1,
+                best.0 + best.1,
+                mb(peak),
+                peak as f64 / bytes.len() as f64
+            );
+        }
+    }
+}

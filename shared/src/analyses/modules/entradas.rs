@@ -1,0 +1,577 @@
+//! `entradas` (reference §2.4, rules E1–E5): spend net of VAT, input VAT,
+//! suppliers and their concentration, categories (PGC accounts), price
+//! rises of the same item, duplicates, incomplete tickets, withholdings,
+//! overdue payables.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+
+use super::{Names, by_name, missing, note_odd_dates, period, sheet_total};
+use crate::analyses::builder::Builder;
+use crate::analyses::detect::Frame;
+use crate::analyses::normalize::name_key;
+use crate::analyses::report::{Horizon, Severity, Unit};
+use crate::analyses::request::Module;
+use crate::analyses::roles::Role;
+use crate::analyses::stats::{HUNDRED, concentration, pct, ranked};
+
+/// One purchase line.
+#[derive(Clone, Debug, Default)]
+pub struct Purchase {
+    pub date: Option<NaiveDate>,
+    pub supplier: Option<usize>,
+    pub doc: Option<String>,
+    pub item: Option<String>,
+    pub category: Option<String>,
+    pub qty: Option<Decimal>,
+    pub unit_price: Option<Decimal>,
+    pub base: Decimal,
+    pub vat: Decimal,
+    pub withholding: Decimal,
+    pub total: Decimal,
+    pub nif: Option<String>,
+    pub paid: Option<bool>,
+    pub due: Option<NaiveDate>,
+}
+
+/// PGC account groups (3 digits) → category names.
+const PGC: [(&str, &str, &str); 13] = [
+    ("600", "compras de mercaderías", "purchases of goods"),
+    ("621", "arrendamientos", "rent"),
+    ("622", "reparaciones", "repairs"),
+    ("623", "servicios profesionales", "professional services"),
+    ("624", "transportes", "transport"),
+    ("625", "seguros", "insurance"),
+    ("626", "servicios bancarios", "bank services"),
+    ("627", "publicidad", "advertising"),
+    ("628", "suministros", "utilities"),
+    ("629", "otros servicios", "other services"),
+    ("631", "tributos", "taxes"),
+    ("640", "sueldos", "wages"),
+    (
+        "642",
+        "Seguridad Social a cargo de la empresa",
+        "employer social security",
+    ),
+];
+
+/// A category cell: a PGC account code becomes its group's name.
+pub fn category(text: &str, lang: crate::analyses::request::Lang) -> String {
+    let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+    if digits.len() >= 3
+        && let Some((_, es, en)) = PGC.iter().find(|(code, _, _)| digits.starts_with(code))
+    {
+        return match lang {
+            crate::analyses::request::Lang::Es => (*es).into(),
+            crate::analyses::request::Lang::En => (*en).into(),
+        };
+    }
+    text.trim().to_string()
+}
+
+fn col(f: &Frame, role: Role) -> Vec<Option<Decimal>> {
+    f.nums(role).unwrap_or_else(|| vec![None; f.len()])
+}
+
+pub fn has_amount(f: &Frame) -> bool {
+    f.has(Role::Base)
+        || f.has(Role::Total)
+        || f.has(Role::Importe)
+        || (f.has(Role::Cantidad) && f.has(Role::Precio))
+}
+
+pub fn purchases<'a>(
+    b: &mut Builder,
+    frames: &'a [Frame<'a>],
+    names: &mut Names<'a>,
+) -> Vec<Purchase> {
+    let mut out = Vec::new();
+    for f in frames {
+        let (base, importe, total) = (
+            col(f, Role::Base),
+            col(f, Role::Importe),
+            col(f, Role::Total),
+        );
+        let (qty, price, rate) = (
+            col(f, Role::Cantidad),
+            col(f, Role::Precio),
+            col(f, Role::TipoIva),
+        );
+        let (cuota, ret) = (col(f, Role::CuotaIva), col(f, Role::Retencion));
+        let ret_is_rate = f
+            .column_header(Role::Retencion)
+            .is_some_and(|h| h.hints.rate);
+        let suppliers = f.texts(Role::Proveedor);
+        let docs = f.texts(Role::Documento);
+        let items = f.texts(Role::Concepto);
+        let cats = f.texts(Role::Categoria);
+        let nifs = f.texts(Role::Nif);
+        let dates = f.dates(Role::Fecha);
+        let due = f.dates(Role::Vencimiento);
+        let paid = f.bools(Role::Estado);
+        let totals = f.total_rows();
+        let (mut skipped_total, mut no_amount) = (0, 0);
+        for i in 0..f.len() {
+            if totals[i] {
+                skipped_total += 1;
+                continue;
+            }
+            let r = rate[i].map(|r| r / HUNDRED);
+            let from_total = total[i].map(|t| match (cuota[i], r) {
+                (Some(c), _) => t - c,
+                (None, Some(r)) => t / (Decimal::ONE + r),
+                (None, None) => t,
+            });
+            let from_price = match (qty[i], price[i]) {
+                (Some(q), Some(p)) => Some(q * p),
+                _ => None,
+            };
+            let Some(net) = base[i].or(importe[i]).or(from_price).or(from_total) else {
+                no_amount += 1;
+                continue;
+            };
+            let vat = cuota[i]
+                .or(total[i]
+                    .filter(|_| base[i].or(importe[i]).is_some())
+                    .map(|t| t - net))
+                .or(r.map(|r| net * r))
+                .unwrap_or_default();
+            let withholding = ret[i].map_or(Decimal::ZERO, |x| {
+                if ret_is_rate {
+                    net * x / HUNDRED
+                } else {
+                    x.abs()
+                }
+            });
+            let text = |t: &Option<Vec<Option<std::borrow::Cow<'a, str>>>>| {
+                t.as_ref()
+                    .and_then(|t| t[i].as_ref().map(|s| s.to_string()))
+            };
+            let supplier = suppliers.as_ref().and_then(|s| match &s[i] {
+                Some(std::borrow::Cow::Borrowed(x)) => names.id(x),
+                _ => None,
+            });
+            out.push(Purchase {
+                date: dates.as_ref().and_then(|d| d[i]),
+                supplier,
+                doc: text(&docs),
+                item: text(&items).map(|s| name_key(&s)),
+                category: text(&cats).map(|c| category(&c, b.lang)),
+                qty: qty[i],
+                unit_price: price[i].or(match qty[i] {
+                    Some(q) if !q.is_zero() => Some(net / q),
+                    _ => None,
+                }),
+                base: net,
+                vat,
+                withholding,
+                total: net + vat - withholding,
+                nif: text(&nifs),
+                paid: paid.as_ref().and_then(|p| p[i]),
+                due: due.as_ref().and_then(|d| d[i]),
+            });
+        }
+        b.note_frame(f, &[("total_row", skipped_total), ("no_amount", no_amount)]);
+    }
+    out
+}
+
+pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
+    if !frames.iter().any(has_amount) {
+        missing(
+            b,
+            Module::Entradas,
+            frames,
+            ("total o base imponible", "total or taxable base"),
+        );
+        return;
+    }
+    let mut names = Names::default();
+    let p = purchases(b, frames, &mut names);
+    b.quality.rows_analysed = p.len() as u64;
+    let dates: Vec<NaiveDate> = p.iter().filter_map(|x| x.date).collect();
+    note_odd_dates(b, &dates, as_of);
+    b.scope(p.len(), sheet_total(frames), period(dates.iter().copied()));
+    let spend: Decimal = p.iter().map(|x| x.base).sum();
+    let vat: Decimal = p.iter().map(|x| x.vat).sum();
+    let ret: Decimal = p.iter().map(|x| x.withholding).sum();
+    let spend_shown = b.fig(
+        "spend",
+        ("Gasto sin IVA", "Spend net of VAT"),
+        spend,
+        Unit::Eur,
+    );
+    let vat_shown = b.fig("input_vat", ("IVA soportado", "Input VAT"), vat, Unit::Eur);
+    b.fig(
+        "payable",
+        ("Total a pagar", "Total payable"),
+        spend + vat - ret,
+        Unit::Eur,
+    );
+    b.sentence(b.pick(
+        format!("Gasto de {spend_shown} sin IVA, con {vat_shown} de IVA soportado."),
+        format!("Spend of {spend_shown} net of VAT, with {vat_shown} of input VAT."),
+    ));
+    suppliers(b, &p, &names, spend);
+    categories(b, &p, spend);
+    price_rises(b, &p);
+    duplicates(b, &p, &names);
+    deductible(b, frames, &p, vat);
+    payables(b, &p, as_of);
+    if ret > Decimal::ZERO {
+        let shown = b.fig(
+            "withholdings",
+            ("Retenciones practicadas", "Withholdings"),
+            ret,
+            Unit::Eur,
+        );
+        b.priority(
+            "E6",
+            Severity::Medium,
+            ret,
+            b.pick(
+                format!("Has retenido {shown} a profesionales o arrendadores: debes ingresarlos con el «modelo 111» o el «modelo 115»."),
+                format!("You withheld {shown} from professionals or landlords: pay them in with «form 111» or «form 115»."),
+            ),
+            Horizon::Month,
+            b.pick(
+                "Este mes: mira en el calendario fiscal el plazo de los modelos 111 y 115 (consúltalo con tu asesor).".into(),
+                "This month: check the 111 and 115 deadlines in the tax calendar (check with your adviser).".into(),
+            ),
+        );
+        b.actions
+            .push(crate::analyses::actions::tax_calendar(b.lang));
+    }
+    b.actions
+        .push(crate::analyses::actions::compare(Module::Entradas, b.lang));
+}
+
+fn suppliers(b: &mut Builder, p: &[Purchase], names: &Names, spend: Decimal) {
+    let mut totals: BTreeMap<usize, Decimal> = BTreeMap::new();
+    for x in p {
+        if let Some(s) = x.supplier {
+            *totals.entry(s).or_default() += x.base;
+        }
+    }
+    let ranked = ranked(&by_name(names, &totals));
+    let Some(c) = concentration(&ranked) else {
+        return;
+    };
+    b.fig(
+        "suppliers",
+        ("Proveedores", "Suppliers"),
+        c.count.into(),
+        Unit::Count,
+    );
+    let top = b.fig(
+        "top_supplier_share",
+        ("Peso del mayor proveedor", "Largest supplier share"),
+        c.top1,
+        Unit::Pct,
+    );
+    b.fig(
+        "top5_supplier_share",
+        ("Peso de los 5 mayores proveedores", "Top 5 suppliers share"),
+        c.top5,
+        Unit::Pct,
+    );
+    if c.top1 > Decimal::from(40) && c.count > 1 {
+        let name = &c.top1_name;
+        b.priority(
+            "E1",
+            Severity::Medium,
+            spend * c.top1 / HUNDRED,
+            b.pick(
+                format!("Dependencia de proveedor: «{name}» supone el {top} del gasto."),
+                format!("Supplier dependence: «{name}» makes {top} of spend."),
+            ),
+            Horizon::Quarter,
+            b.pick(
+                format!("Este trimestre: pide presupuesto a un segundo proveedor de lo que compras a «{name}»."),
+                format!("This quarter: get a quote from a second supplier for what you buy from «{name}»."),
+            ),
+        );
+    }
+}
+
+fn categories(b: &mut Builder, p: &[Purchase], spend: Decimal) {
+    let mut totals: BTreeMap<String, Decimal> = BTreeMap::new();
+    for x in p {
+        if let Some(c) = &x.category {
+            *totals.entry(c.clone()).or_default() += x.base;
+        }
+    }
+    let ranked = ranked(&totals);
+    if let Some((name, amount)) = ranked.first() {
+        let share = b.fig(
+            "top_category_share",
+            ("Peso de la mayor categoría", "Largest category share"),
+            pct(*amount, spend),
+            Unit::Pct,
+        );
+        b.note(
+            format!("Mayor categoría de gasto: «{name}» ({share})."),
+            format!("Largest spend category: «{name}» ({share})."),
+        );
+    }
+}
+
+/// Dated unit prices of one item.
+type Prices = Vec<(NaiveDate, Decimal)>;
+
+fn price_rises(b: &mut Builder, p: &[Purchase]) {
+    let mut by_item: BTreeMap<(Option<usize>, &str), Prices> = BTreeMap::new();
+    for x in p {
+        if let (Some(item), Some(d), Some(price)) = (x.item.as_deref(), x.date, x.unit_price)
+            && price > Decimal::ZERO
+        {
+            by_item
+                .entry((x.supplier, item))
+                .or_default()
+                .push((d, price));
+        }
+    }
+    let mut rises: Vec<(Decimal, &str)> = by_item
+        .iter_mut()
+        .filter_map(|((_, item), prices)| {
+            prices.sort();
+            let (first, last) = (prices.first()?.1, prices.last()?.1);
+            let change = (last / first - Decimal::ONE) * HUNDRED;
+            (prices.len() >= 2 && change >= Decimal::TEN).then_some((change, *item))
+        })
+        .collect();
+    rises.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    if let Some((change, item)) = rises.first() {
+        let shown = b.fig(
+            "largest_price_rise",
+            ("Mayor subida de precio", "Largest price rise"),
+            *change,
+            Unit::Pct,
+        );
+        let n = b.fig(
+            "items_price_up",
+            ("Artículos que suben un 10 % o más", "Items up 10% or more"),
+            rises.len().into(),
+            Unit::Count,
+        );
+        b.priority(
+            "E2",
+            Severity::Medium,
+            Decimal::ZERO,
+            b.pick(
+                format!("«{item}» sube un {shown}; {n} artículos tienen subidas de dos dígitos."),
+                format!("«{item}» up {shown}; {n} items show double-digit rises."),
+            ),
+            Horizon::Month,
+            b.pick(
+                "Este mes: renegocia esos precios o trasládalos a los tuyos.".into(),
+                "This month: renegotiate those prices or pass them on to yours.".into(),
+            ),
+        );
+    }
+}
+
+fn duplicates(b: &mut Builder, p: &[Purchase], names: &Names) {
+    let mut seen = BTreeSet::new();
+    let mut dupes: Vec<&Purchase> = Vec::new();
+    for x in p {
+        let Some(s) = x.supplier else { continue };
+        let key = match &x.doc {
+            Some(doc) => (s, doc.clone(), None, Decimal::ZERO),
+            None => (s, String::new(), x.date, x.total),
+        };
+        if (x.doc.is_some() || x.date.is_some()) && !seen.insert(key) {
+            dupes.push(x);
+        }
+    }
+    if let Some(first) = dupes.first() {
+        let n = b.fig(
+            "possible_duplicates",
+            (
+                "Posibles facturas duplicadas",
+                "Possible duplicate invoices",
+            ),
+            dupes.len().into(),
+            Unit::Count,
+        );
+        let amount: Decimal = dupes.iter().map(|x| x.total).sum();
+        let shown = b.fig(
+            "possible_duplicates_amount",
+            (
+                "Importe de posibles duplicados",
+                "Possible duplicates amount",
+            ),
+            amount,
+            Unit::Eur,
+        );
+        let name = first
+            .supplier
+            .map(|s| names.display[s].clone())
+            .unwrap_or_default();
+        b.priority(
+            "E3",
+            Severity::High,
+            amount,
+            b.pick(
+                format!("Posible factura duplicada: {n} facturas repetidas por {shown} (p. ej. «{name}»)."),
+                format!("Possible duplicate: {n} repeated invoices for {shown} (e.g. «{name}»)."),
+            ),
+            Horizon::Week,
+            b.pick(
+                "Esta semana: comprueba esas facturas antes de pagarlas dos veces.".into(),
+                "This week: check those invoices before paying twice.".into(),
+            ),
+        );
+    }
+}
+
+fn deductible(b: &mut Builder, frames: &[Frame], p: &[Purchase], vat: Decimal) {
+    if !frames.iter().any(|f| f.has(Role::Nif)) || vat <= Decimal::ZERO {
+        return;
+    }
+    let at_risk: Decimal = p.iter().filter(|x| x.nif.is_none()).map(|x| x.vat).sum();
+    let deductible = b.fig(
+        "deductible_vat",
+        ("IVA deducible (estimación)", "Deductible VAT (estimate)"),
+        vat - at_risk,
+        Unit::Eur,
+    );
+    if pct(at_risk, vat) > Decimal::from(5) {
+        let shown = b.fig(
+            "vat_at_risk",
+            ("IVA de tiques sin NIF", "VAT on tickets without tax id"),
+            at_risk,
+            Unit::Eur,
+        );
+        b.priority(
+            "E4",
+            Severity::Medium,
+            at_risk,
+            b.pick(
+                format!("IVA quizá no deducible: {shown} vienen de tiques sin NIF del proveedor; IVA deducible estimado {deductible}, confírmalo con tu asesor."),
+                format!("VAT at risk: {shown} comes from tickets without the supplier's tax id; deductible VAT estimated at {deductible}, confirm with your adviser."),
+            ),
+            Horizon::Month,
+            b.pick(
+                "Este mes: pide facturas completas con tu NIF en lugar de tiques.".into(),
+                "This month: ask for full invoices with your tax id instead of tickets.".into(),
+            ),
+        );
+    }
+}
+
+fn payables(b: &mut Builder, p: &[Purchase], as_of: NaiveDate) {
+    if !p.iter().any(|x| x.paid.is_some()) {
+        return;
+    }
+    let pending: Decimal = p
+        .iter()
+        .filter(|x| x.paid == Some(false))
+        .map(|x| x.total)
+        .sum();
+    b.fig(
+        "payables_pending",
+        ("Pendiente de pago", "Pending payment"),
+        pending,
+        Unit::Eur,
+    );
+    let late: Decimal = p
+        .iter()
+        .filter(|x| x.paid == Some(false) && x.due.is_some_and(|d| (as_of - d).num_days() > 60))
+        .map(|x| x.total)
+        .sum();
+    if late > Decimal::ZERO {
+        let shown = b.fig(
+            "payables_overdue_60",
+            (
+                "Pagos vencidos hace más de 60 días",
+                "Payables overdue over 60 days",
+            ),
+            late,
+            Unit::Eur,
+        );
+        b.priority(
+            "E5",
+            Severity::Medium,
+            late,
+            b.pick(
+                format!("Pagas fuera del plazo legal: {shown} vencidos hace más de dos meses."),
+                format!("Paying late: {shown} overdue for over two months."),
+            ),
+            Horizon::Month,
+            b.pick(
+                "Este mes: haz un calendario de pagos y pacta aplazamientos con esos proveedores."
+                    .into(),
+                "This month: set a payment calendar and agree schedules with those suppliers."
+                    .into(),
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyses::detect::frame;
+    use crate::analyses::request::{Cell, Lang, Row, Sheet};
+    use rust_decimal::dec;
+
+    #[test]
+    fn spend_vat_suppliers_price_rise_and_duplicates_by_hand() {
+        // base 100 + 200 + 110 + 110 = 520; VAT at 21 % = 109.20; Iberdrola (A) 100 + 110 + 110 = 320 → 61.5 %
+        // the same item from A: 100 in Jan, 110 in Mar → +10 %; F2 from A twice → duplicate
+        let rows = [
+            ("10/01/2025", "Iberdrola", "F1", "Luz", dec!(100)),
+            ("12/01/2025", "Papelería Sol", "P9", "Papel", dec!(200)),
+            ("10/03/2025", "Iberdrola", "F2", "Luz", dec!(110)),
+            ("10/03/2025", "IBERDROLA", "F2", "Luz", dec!(110)),
+        ];
+        let sheet = Sheet {
+            name: "gastos".into(),
+            rows: rows
+                .iter()
+                .map(|(d, s, doc, c, base)| {
+                    Row(vec![
+                        ("Fecha".into(), Cell::Text(d.to_string())),
+                        ("Proveedor".into(), Cell::Text(s.to_string())),
+                        ("Nº factura".into(), Cell::Text(doc.to_string())),
+                        ("Concepto".into(), Cell::Text(c.to_string())),
+                        ("Cantidad".into(), Cell::Number(dec!(1))),
+                        ("Base imponible".into(), Cell::Number(*base)),
+                        ("% IVA".into(), Cell::Number(dec!(21))),
+                    ])
+                })
+                .collect(),
+            total_rows: None,
+        };
+        let frames = vec![frame(&sheet, Module::Entradas)];
+        let as_of = NaiveDate::from_ymd_opt(2025, 4, 1).unwrap();
+        let mut b = Builder::new(Lang::Es);
+        analyze(&mut b, &frames, as_of);
+        let r = b.finish(as_of);
+        let v = |id: &str| {
+            r.key_figures
+                .iter()
+                .find(|f| f.id == id)
+                .unwrap_or_else(|| panic!("{id}"))
+                .value
+        };
+        assert_eq!(v("spend"), dec!(520));
+        assert_eq!(v("input_vat"), dec!(109.2));
+        assert_eq!(v("suppliers"), dec!(2));
+        assert_eq!(v("top_supplier_share"), dec!(61.5));
+        assert_eq!(v("largest_price_rise"), dec!(10));
+        assert_eq!(v("possible_duplicates"), dec!(1));
+        let ids: Vec<&str> = r.priorities.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["E3", "E1", "E2"]);
+    }
+
+    #[test]
+    fn pgc_accounts_name_categories() {
+        assert_eq!(category("62800001", Lang::Es), "suministros");
+        assert_eq!(category("621 Alquiler local", Lang::En), "rent");
+        assert_eq!(category("Varios", Lang::Es), "Varios");
+    }
+}
