@@ -25,8 +25,8 @@
 //! `foreign_currency`; and the reader's own notes: `invoice_date_unlabelled`,
 //! `nif_repaired`, `amount_repaired`, `vat_computed`, `base_computed`,
 //! `irpf_computed`, `vat_back_calculated`, `vat_exempt`, `suplidos`,
-//! `suplidos_outside_base`, `discount_applied`, `total_before_withholding`
-//! (e-invoice readers add theirs).
+//! `suplidos_outside_base`, `discount_applied`, `total_before_withholding`,
+//! `text_truncated` (e-invoice readers add theirs).
 
 use std::collections::BTreeMap;
 

@@ -15,7 +15,7 @@
 //! `invoice_date_unlabelled`, `nif_repaired`, `amount_repaired`,
 //! `vat_computed`, `base_computed`, `irpf_computed`, `vat_back_calculated`,
 //! `vat_exempt`, `suplidos`, `suplidos_outside_base`, `discount_applied`,
-//! `total_before_withholding`.
+//! `total_before_withholding`, `text_truncated`.
 
 mod amount;
 mod date;
@@ -37,15 +37,27 @@ use crate::tax::nif::Nif;
 
 use doc::Doc;
 
+/// Rows read at most: a hundred pages of invoice; beyond that it is not one.
+const MAX_ROWS: usize = 5_000;
+
 /// Reads the fields of one invoice. `own_nif` is the caller's own NIF: when
 /// it appears on the invoice, the caller is the recipient.
 pub fn parse(doc: &TextDocument, own_nif: Option<&Nif>) -> Fields {
     let mut all_rows = rows::rows(&without_watermarks(&doc.words));
     all_rows.retain(|row| !refers_to_another_invoice(row));
+    let mut notes = Vec::new();
+    if all_rows.len() > MAX_ROWS {
+        all_rows.truncate(MAX_ROWS);
+        notes.push((
+            "text_truncated".to_string(),
+            format!(
+                "El texto tiene más de {MAX_ROWS} líneas; solo se leen las primeras (text truncated)"
+            ),
+        ));
+    }
     all_rows.extend(rows::hint_rows(&doc.hints, labels::known));
     let d = Doc::new(all_rows);
     let mut fields = Fields::default();
-    let mut notes = Vec::new();
     fields.invoice_number = heading::invoice_number(&d);
     if let Some((date, guessed)) = heading::invoice_date(&d) {
         if guessed {

@@ -39,6 +39,8 @@ pub struct Row {
 /// Longer words hold nothing an invoice field could be (an IBAN has 34
 /// characters); they are noise and are dropped.
 const MAX_WORD_CHARS: usize = 100;
+/// Words kept on one row, left to right: a printed row holds a few dozen.
+const MAX_WORDS_PER_ROW: usize = 400;
 /// Gap between words, in glyph widths, that starts a new cell.
 const CELL_GAP_GLYPHS: f32 = 1.9;
 
@@ -135,6 +137,7 @@ pub fn rows(words: &[Word]) -> Vec<Row> {
 
 fn into_row(mut words: Vec<Word>) -> Row {
     words.sort_by(|a, b| a.left.total_cmp(&b.left));
+    words.truncate(MAX_WORDS_PER_ROW);
     let glyph = median(words.iter().map(glyph_width).collect());
     let page = words.first().map_or(1, |w| w.page);
     let top = words.iter().map(|w| w.top).fold(f32::INFINITY, f32::min);

@@ -444,7 +444,7 @@ fn hostile_repetitions_stay_bounded() {
     let labels = TextDocument::from_plain_text(&"IVA Total Base Nº CIF Fecha ".repeat(40_000));
     quickly(&labels);
     let lines = TextDocument::from_plain_text(&"IVA 21% 1,00\n".repeat(50_000));
-    quickly(&lines);
+    assert!(codes(&quickly(&lines)).contains(&"text_truncated"));
     let ids =
         TextDocument::from_plain_text(&"Cliente: B12345674 12345678Z 05/08/2026\n".repeat(20_000));
     quickly(&ids);
