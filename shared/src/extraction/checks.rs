@@ -25,7 +25,8 @@
 //! `foreign_currency`; and the reader's own notes: `invoice_date_unlabelled`,
 //! `nif_repaired`, `amount_repaired`, `vat_computed`, `base_computed`,
 //! `irpf_computed`, `vat_back_calculated`, `vat_exempt`, `suplidos`,
-//! `suplidos_outside_base`, `discount_applied` (e-invoice readers add theirs).
+//! `suplidos_outside_base`, `discount_applied`, `total_before_withholding`,
+//! `text_truncated` (e-invoice readers add theirs).
 
 use std::collections::BTreeMap;
 
@@ -364,6 +365,49 @@ fn confidence(fields: &Fields, has_vat_rate: bool) -> BTreeMap<String, f64> {
     map
 }
 
+/// What deserves a word besides the checks: the surcharge, IGIC/IPSI, a
+/// missing number, another currency and the reader's own notes.
+fn oddities(fields: &Fields, surcharge: Decimal, currency: &str, w: &mut Vec<Warning>) {
+    let indirect_tax = fields.indirect_tax.as_deref();
+    if !surcharge.is_zero() {
+        w.push(Warning::new(
+            "equivalence_surcharge",
+            format!(
+                "La factura incluye recargo de equivalencia por {} (equivalence_surcharge)",
+                amount(surcharge)
+            ),
+        ));
+    }
+    match indirect_tax {
+        Some("IGIC") => w.push(Warning::new(
+            "igic",
+            "Factura con IGIC (Canarias) en lugar de IVA (igic)",
+        )),
+        Some("IPSI") => w.push(Warning::new(
+            "ipsi",
+            "Factura con IPSI (Ceuta y Melilla) en lugar de IVA (ipsi)",
+        )),
+        _ => {}
+    }
+    if fields.invoice_number.is_none() {
+        w.push(Warning::new(
+            "number_missing",
+            "No se encontró el número de factura (number_missing)",
+        ));
+    }
+    if currency != "EUR" {
+        w.push(Warning::new(
+            "foreign_currency",
+            format!("Los importes están en {currency}, no en euros (foreign_currency)"),
+        ));
+    }
+    for (code, message) in &fields.notes {
+        if !w.iter().any(|x| &x.code == code && &x.message == message) {
+            w.push(Warning::new(code, message.clone()));
+        }
+    }
+}
+
 /// Checks what a reader found and builds the result. `today` is the
 /// Europe/Madrid date.
 pub fn check(
@@ -437,44 +481,8 @@ pub fn check(
         lines.iter().map(|l| l.rate).collect()
     };
     let vat_rate_valid = rate_check(&rates, on, indirect_tax, &mut w);
-    if !surcharge.is_zero() {
-        w.push(Warning::new(
-            "equivalence_surcharge",
-            format!(
-                "La factura incluye recargo de equivalencia por {} (equivalence_surcharge)",
-                amount(surcharge)
-            ),
-        ));
-    }
-    match indirect_tax {
-        Some("IGIC") => w.push(Warning::new(
-            "igic",
-            "Factura con IGIC (Canarias) en lugar de IVA (igic)",
-        )),
-        Some("IPSI") => w.push(Warning::new(
-            "ipsi",
-            "Factura con IPSI (Ceuta y Melilla) en lugar de IVA (ipsi)",
-        )),
-        _ => {}
-    }
-    if fields.invoice_number.is_none() {
-        w.push(Warning::new(
-            "number_missing",
-            "No se encontró el número de factura (number_missing)",
-        ));
-    }
     let currency = fields.currency.clone().unwrap_or_else(|| "EUR".to_string());
-    if currency != "EUR" {
-        w.push(Warning::new(
-            "foreign_currency",
-            format!("Los importes están en {currency}, no en euros (foreign_currency)"),
-        ));
-    }
-    for (code, message) in &fields.notes {
-        if !w.iter().any(|x| &x.code == code && &x.message == message) {
-            w.push(Warning::new(code, message.clone()));
-        }
-    }
+    oddities(&fields, surcharge, &currency, &mut w);
     ExtractedInvoice {
         file_name: file_name.to_string(),
         issuer_name: value(&fields.issuer_name),
@@ -486,16 +494,7 @@ pub fn check(
         base,
         vat_rate,
         vat_amount: vat,
-        vat_breakdown: lines
-            .iter()
-            .map(|l| VatBreakdownLine {
-                rate: l.rate,
-                base: l.base,
-                vat_amount: l.vat_amount,
-                surcharge_rate: l.surcharge_rate,
-                surcharge_amount: l.surcharge_amount,
-            })
-            .collect(),
+        vat_breakdown: lines.iter().map(wire_line).collect(),
         irpf_rate: value(&fields.irpf_rate),
         irpf_amount: figures.irpf,
         total: figures.total,
@@ -510,6 +509,16 @@ pub fn check(
             vat_rate_valid,
         },
         warnings: w,
+    }
+}
+
+fn wire_line(l: &VatLine) -> VatBreakdownLine {
+    VatBreakdownLine {
+        rate: l.rate,
+        base: l.base,
+        vat_amount: l.vat_amount,
+        surcharge_rate: l.surcharge_rate,
+        surcharge_amount: l.surcharge_amount,
     }
 }
 

@@ -78,11 +78,43 @@ struct Part {
     sep: String,
 }
 
+/// Letters OCR reads for digits, inside a run of digits (`2O26`, `O5`).
+fn misread_digit(c: char) -> Option<char> {
+    match c {
+        'o' => Some('0'),
+        'l' | 'i' => Some('1'),
+        _ => None,
+    }
+}
+
+/// The folded text with ordinal signs dropped (`1º` is a day) and misread
+/// digits repaired in runs that are otherwise digits.
+fn clean(text: &str) -> Vec<char> {
+    let without_ordinals: String = text.chars().filter(|c| !matches!(c, 'º' | 'ª')).collect();
+    let mut chars: Vec<char> = fold(&without_ordinals).chars().collect();
+    let mut start = 0;
+    while start < chars.len() {
+        let end = (start..chars.len())
+            .find(|&i| !chars[i].is_alphanumeric())
+            .unwrap_or(chars.len());
+        let run = &chars[start..end];
+        let digits = run.iter().filter(|c| c.is_ascii_digit()).count();
+        let misread = run.iter().filter(|c| misread_digit(**c).is_some()).count();
+        if digits >= 1 && misread <= 2 && digits + misread == run.len() && digits >= misread {
+            for c in &mut chars[start..end] {
+                *c = misread_digit(*c).unwrap_or(*c);
+            }
+        }
+        start = end + 1;
+    }
+    chars
+}
+
 fn parts(text: &str) -> Vec<Part> {
     let mut parts = Vec::new();
     let mut sep = String::new();
     let mut word = String::new();
-    for c in fold(text).chars() {
+    for c in clean(text) {
         let alnum = c.is_alphanumeric();
         let switches = !word.is_empty()
             && (!alnum
@@ -216,6 +248,15 @@ mod tests {
         assert_eq!(first_date("1 de març de 2026"), d(2026, 3, 1));
         assert_eq!(first_date("12 setembre 2025"), d(2025, 9, 12));
         assert_eq!(first_date("03/04/2026"), d(2026, 4, 3), "never month first");
+        assert_eq!(first_date("1º de agosto de 2026"), d(2026, 8, 1));
+        assert_eq!(
+            first_date("O5/08/2O26"),
+            d(2026, 8, 5),
+            "OCR letters for digits"
+        );
+        assert_eq!(first_date("05/O8/2026"), d(2026, 8, 5));
+        assert_eq!(first_date("5-ago-2O26"), d(2026, 8, 5));
+        assert_eq!(first_date("l5/l0/2026"), d(2026, 10, 15));
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //! Notes (`Fields::notes`, turned into warnings by the checks):
 //! `invoice_date_unlabelled`, `nif_repaired`, `amount_repaired`,
 //! `vat_computed`, `base_computed`, `irpf_computed`, `vat_back_calculated`,
-//! `vat_exempt`, `suplidos`, `suplidos_outside_base`, `discount_applied`.
+//! `vat_exempt`, `suplidos`, `suplidos_outside_base`, `discount_applied`,
+//! `total_before_withholding`, `text_truncated`.
 
 mod amount;
 mod date;
@@ -36,17 +37,28 @@ use crate::tax::nif::Nif;
 
 use doc::Doc;
 
+/// Rows read at most: a hundred pages of invoice; beyond that it is not one.
+const MAX_ROWS: usize = 5_000;
+
 /// Reads the fields of one invoice. `own_nif` is the caller's own NIF: when
 /// it appears on the invoice, the caller is the recipient.
 pub fn parse(doc: &TextDocument, own_nif: Option<&Nif>) -> Fields {
     let mut all_rows = rows::rows(&without_watermarks(&doc.words));
     all_rows.retain(|row| !refers_to_another_invoice(row));
+    let mut notes = Vec::new();
+    if all_rows.len() > MAX_ROWS {
+        all_rows.truncate(MAX_ROWS);
+        notes.push((
+            "text_truncated".to_string(),
+            format!(
+                "El texto tiene más de {MAX_ROWS} líneas; solo se leen las primeras (text truncated)"
+            ),
+        ));
+    }
     all_rows.extend(rows::hint_rows(&doc.hints, labels::known));
     let d = Doc::new(all_rows);
-    let mut fields = Fields::default();
-    let mut notes = Vec::new();
-    fields.invoice_number = heading::invoice_number(&d);
-    if let Some((date, guessed)) = heading::invoice_date(&d) {
+    let invoice_number = heading::invoice_number(&d);
+    let invoice_date = heading::invoice_date(&d).map(|(date, guessed)| {
         if guessed {
             notes.push((
                 "invoice_date_unlabelled".to_string(),
@@ -56,27 +68,29 @@ pub fn parse(doc: &TextDocument, own_nif: Option<&Nif>) -> Fields {
                 ),
             ));
         }
-        fields.invoice_date = Some(date);
-    }
-    let figures = totals::read(&d);
-    let reconciled = reconcile::reconcile(figures);
+        date
+    });
+    let reconciled = reconcile::reconcile(totals::read(&d));
     let parties = parties::read(&d, &doc.hints, own_nif, reconciled.irpf_amount.is_some());
-    fields.issuer_name = parties.issuer_name;
-    fields.issuer_nif = parties.issuer_nif;
-    fields.recipient_name = parties.recipient_name;
-    fields.recipient_nif = parties.recipient_nif;
     notes.extend(parties.notes);
-    fields.base = reconciled.base;
-    fields.vat_amount = reconciled.vat_amount;
-    fields.vat_breakdown = reconciled.vat_breakdown;
-    fields.irpf_rate = reconciled.irpf_rate;
-    fields.irpf_amount = reconciled.irpf_amount;
-    fields.total = reconciled.total;
-    fields.currency = reconciled.currency;
-    fields.indirect_tax = reconciled.indirect_tax;
     notes.extend(reconciled.notes);
-    fields.notes = notes;
-    fields
+    Fields {
+        issuer_name: parties.issuer_name,
+        issuer_nif: parties.issuer_nif,
+        recipient_name: parties.recipient_name,
+        recipient_nif: parties.recipient_nif,
+        invoice_number,
+        invoice_date,
+        base: reconciled.base,
+        vat_amount: reconciled.vat_amount,
+        vat_breakdown: reconciled.vat_breakdown,
+        irpf_rate: reconciled.irpf_rate,
+        irpf_amount: reconciled.irpf_amount,
+        total: reconciled.total,
+        currency: reconciled.currency,
+        notes,
+        indirect_tax: reconciled.indirect_tax,
+    }
 }
 
 /// Words many times taller than the text around them are a stamp or a

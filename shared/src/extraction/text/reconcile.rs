@@ -419,6 +419,32 @@ fn repair(work: &Work, total: &Reading) -> Option<Vec<(Slot, Decimal, Decimal)>>
     None
 }
 
+/// A printed total that does not take the withholding off (base + VAT + RE
+/// only): the total is then that amount minus the IRPF, with a note.
+fn net_of_withholding(work: &mut Work, candidates: &[Reading]) -> Option<Reading> {
+    let irpf = work.irpf?;
+    let expected = work.expected_total();
+    let gross = candidates.iter().find(|t| {
+        work.lines.iter().all(line_ok)
+            && (expected - t.value).abs() > SUM_TOLERANCE
+            && (expected + irpf.value - t.value).abs() <= SUM_TOLERANCE
+    })?;
+    work.note(
+        "total_before_withholding",
+        format!(
+            "El total impreso {} no descuenta la retención de {}; total: {} (printed total before withholding)",
+            wording::amount(gross.value),
+            wording::amount(irpf.value),
+            wording::amount(expected)
+        ),
+    );
+    Some(Reading {
+        value: expected,
+        conf: gross.conf * DERIVED,
+        ..*gross
+    })
+}
+
 fn pick_total(work: &mut Work, figures: &Figures) -> Option<Reading> {
     let strong = figures.totals.iter().copied();
     let candidates: Vec<Reading> = strong.chain(figures.payables.iter().copied()).collect();
@@ -438,6 +464,9 @@ fn pick_total(work: &mut Work, figures: &Figures) -> Option<Reading> {
         .copied()?;
     if work.lines.is_empty() {
         return Some(fallback);
+    }
+    if let Some(net) = net_of_withholding(work, &candidates) {
+        return Some(net);
     }
     let mut total = fallback;
     if let Some(changes) = repair(work, &fallback) {
@@ -925,5 +954,18 @@ mod tests {
         });
         assert_eq!(rec.total.as_ref().unwrap().value, dec!(-1060));
         assert_eq!(rec.irpf_rate.as_ref().unwrap().value, dec!(15));
+    }
+
+    #[test]
+    fn a_total_before_withholding_becomes_the_net_total_with_a_note() {
+        let rec = reconcile(Figures {
+            lines: vec![line(dec!(21), Some(r(dec!(1000))), Some(r(dec!(210))))],
+            irpf: Some(r(dec!(150))),
+            irpf_rate: Some(dec!(15)),
+            totals: vec![r(dec!(1210))],
+            ..Figures::default()
+        });
+        assert_eq!(rec.total.as_ref().unwrap().value, dec!(1060));
+        assert_eq!(codes(&rec), ["total_before_withholding"]);
     }
 }

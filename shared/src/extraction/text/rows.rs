@@ -36,6 +36,11 @@ pub struct Row {
     pub party: Option<Party>,
 }
 
+/// Longer words hold nothing an invoice field could be (an IBAN has 34
+/// characters); they are noise and are dropped.
+const MAX_WORD_CHARS: usize = 100;
+/// Words kept on one row, left to right: a printed row holds a few dozen.
+const MAX_WORDS_PER_ROW: usize = 400;
 /// Gap between words, in glyph widths, that starts a new cell.
 const CELL_GAP_GLYPHS: f32 = 1.9;
 
@@ -104,6 +109,7 @@ pub fn rows(words: &[Word]) -> Vec<Row> {
         .iter()
         .filter(|w| finite(w))
         .flat_map(split_word)
+        .filter(|w| w.text.len() <= 4 * MAX_WORD_CHARS && w.text.chars().count() <= MAX_WORD_CHARS)
         .collect();
     let centre = |w: &Word| w.top + w.height / 2.0;
     words.sort_by(|a, b| a.page.cmp(&b.page).then(centre(a).total_cmp(&centre(b))));
@@ -131,6 +137,7 @@ pub fn rows(words: &[Word]) -> Vec<Row> {
 
 fn into_row(mut words: Vec<Word>) -> Row {
     words.sort_by(|a, b| a.left.total_cmp(&b.left));
+    words.truncate(MAX_WORDS_PER_ROW);
     let glyph = median(words.iter().map(glyph_width).collect());
     let page = words.first().map_or(1, |w| w.page);
     let top = words.iter().map(|w| w.top).fold(f32::INFINITY, f32::min);
@@ -277,6 +284,7 @@ mod tests {
             word("Base", 0.1, 0.3),
             word("Total", 0.1, 0.33),
             word("bad", f32::NAN, 0.3),
+            word(&"9".repeat(101), 0.5, 0.3),
         ]);
         assert_eq!(rows.len(), 2);
         assert_eq!(texts(&rows[0]), [(0, "Base"), (1, "100,00")]);

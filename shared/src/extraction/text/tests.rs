@@ -444,7 +444,7 @@ fn hostile_repetitions_stay_bounded() {
     let labels = TextDocument::from_plain_text(&"IVA Total Base Nº CIF Fecha ".repeat(40_000));
     quickly(&labels);
     let lines = TextDocument::from_plain_text(&"IVA 21% 1,00\n".repeat(50_000));
-    quickly(&lines);
+    assert!(codes(&quickly(&lines)).contains(&"text_truncated"));
     let ids =
         TextDocument::from_plain_text(&"Cliente: B12345674 12345678Z 05/08/2026\n".repeat(20_000));
     quickly(&ids);
@@ -634,4 +634,93 @@ fn a_neighbouring_column_does_not_lend_its_figures() {
     assert_eq!(d(&f.base), Some(dec!(1000.00)));
     assert_eq!(d(&f.vat_amount), Some(dec!(210.00)));
     assert_eq!(d(&f.total), Some(dec!(1210.00)));
+}
+
+/// A fixed pseudo-random sequence (64-bit LCG), so the test is repeatable.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+#[test]
+fn random_text_and_boxes_never_panic() {
+    let pieces = [
+        "1",
+        "2",
+        "0",
+        "9",
+        ".",
+        ",",
+        "-",
+        "−",
+        "(",
+        ")",
+        "%",
+        "€",
+        "/",
+        ":",
+        " ",
+        "  ",
+        "\n",
+        "\u{00A0}",
+        "\u{202F}",
+        "\u{0301}",
+        "ñ",
+        "º",
+        "Nº",
+        "N?2",
+        "IVA",
+        "Total",
+        "Base",
+        "CIF",
+        "NIF",
+        "B",
+        "Z",
+        "X",
+        "ES",
+        "Cliente",
+        "Factura",
+        "Fecha",
+        "IRPF",
+        "RE",
+        "de",
+        "agosto",
+        "exento",
+        "incluido",
+        "Suplidos",
+        "Descuento",
+        "O",
+        "l",
+        "🙂",
+        "\t",
+        "|",
+    ];
+    let mut rng = Lcg(7);
+    for _ in 0..1_500 {
+        let len = rng.next(120);
+        let text: String = (0..len).map(|_| pieces[rng.next(pieces.len())]).collect();
+        parse(&TextDocument::from_plain_text(&text), None);
+        let words: Vec<Word> = text
+            .split_whitespace()
+            .map(|t| Word {
+                text: t.to_string(),
+                page: rng.next(3) as u32,
+                left: rng.next(1200) as f32 / 1000.0 - 0.1,
+                top: rng.next(1200) as f32 / 1000.0 - 0.1,
+                width: rng.next(300) as f32 / 1000.0,
+                height: rng.next(30) as f32 / 1000.0,
+                confidence: rng.next(120) as f32 / 100.0,
+            })
+            .collect();
+        let hints = vec![hint("TAX", Some(&text), &text, &["VENDOR"], 50.0)];
+        let own = Nif::parse("12345678Z").ok();
+        parse(&TextDocument { words, hints }, own.as_ref());
+    }
 }
