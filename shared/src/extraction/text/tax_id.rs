@@ -20,8 +20,8 @@ pub struct TaxId {
 
 /// Tokens longer than this are never part of a tax id.
 const MAX_TOKEN: usize = 20;
-/// How many tokens an id may be printed over (`ES`, `B-12`, `345`, `674`).
-const MAX_TOKENS: usize = 4;
+/// How many tokens an id may be printed over (`ES`, `B`, `12`, `345`, `674`).
+const MAX_TOKENS: usize = 6;
 
 fn digit_for(c: char) -> Option<char> {
     Some(match c {
@@ -160,7 +160,7 @@ fn spanish(nif: Nif, repaired_from: Option<String>) -> TaxId {
 }
 
 /// Every tax id in a row of words, with the index of its first word. An id may
-/// be printed over up to four words; the longest reading at a position wins.
+/// be printed over up to six words; the longest reading at a position wins.
 pub fn find(words: &[&str], labelled: bool) -> Vec<(TaxId, usize)> {
     // Per word: (characters, letters and digits, digits), counted once.
     let counts: Vec<(usize, usize, usize)> = words
@@ -262,6 +262,8 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].0.value, "B12345674");
         assert_eq!(found[0].1, 1);
+        let spaced = find(&["NIF", "ES", "B", "12", "345", "674"], false);
+        assert_eq!(spaced[0].0.value, "B12345674");
         let iban = find(&["ES91", "2100", "0418", "4502", "0005", "1332"], false);
         assert!(iban.is_empty());
         let noise = "7".repeat(100_000);
