@@ -138,6 +138,24 @@ pub struct Checks {
 /// Spanish first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Warning {
+    /// Checks: `totals_mismatch`, `vat_line_mismatch`, `surcharge_mismatch`,
+    /// `total_missing`, `base_missing`, `vat_missing`, `issuer_nif_missing`,
+    /// `issuer_nif_invalid`, `recipient_nif_invalid`, `foreign_vat_id`,
+    /// `nif_placeholder`, `date_missing`, `date_in_future`, `date_too_old`,
+    /// `vat_rate_missing`, `vat_rate_invalid`, `multiple_vat_rates`,
+    /// `equivalence_surcharge`, `igic`, `ipsi`, `number_missing`,
+    /// `foreign_currency`. Reading (text, OCR): `invoice_date_unlabelled`,
+    /// `nif_repaired`, `amount_repaired`, `vat_computed`, `base_computed`,
+    /// `irpf_computed`, `vat_back_calculated`, `vat_exempt`, `suplidos`,
+    /// `suplidos_outside_base`, `discount_applied`, `total_before_withholding`,
+    /// `text_truncated`, `einvoice_unreadable` (a PDF's embedded e-invoice
+    /// could not be read; its text was). E-invoices: `credit_note`, `rectifying_invoice`,
+    /// `self_billed`, `recipient_unidentified`, `several_invoices`,
+    /// `payable_differs`, `prepaid_amount`, `possible_withholding`,
+    /// `other_tax`, `other_withholding`, `withholding_without_breakdown`,
+    /// `several_irpf_rates`, `tax_amount_missing`, `indirect_tax`,
+    /// `mixed_indirect_taxes`, `surcharge_possibly_folded`, `total_computed`,
+    /// `amounts_rounded`.
     pub code: String,
     pub message: String,
 }

@@ -72,12 +72,11 @@ fn is_empty(fields: &Fields) -> bool {
 
 fn parsed(
     file_name: &str,
-    source: Source,
-    document: &TextDocument,
+    (source, document, notes): (Source, &TextDocument, Vec<(String, String)>),
     own_nif: Option<&Nif>,
     today: NaiveDate,
 ) -> Outcome {
-    let fields = parse(document, own_nif);
+    let mut fields = parse(document, own_nif);
     if is_empty(&fields) {
         return failed(
             file_name,
@@ -87,6 +86,7 @@ fn parsed(
             ),
         );
     }
+    fields.notes.extend(notes);
     Outcome::Invoices(vec![check(fields, source, file_name, today)])
 }
 
@@ -128,10 +128,13 @@ pub async fn finish(
                     .map(|f| check(f, source, &item.file_name, today))
                     .collect(),
             )),
-            Work::Text { source, document } => Some(parsed(
-                &item.file_name,
+            Work::Text {
                 source,
-                &document,
+                document,
+                notes,
+            } => Some(parsed(
+                &item.file_name,
+                (source, &document, notes),
                 own_nif.as_ref(),
                 today,
             )),
@@ -141,9 +144,12 @@ pub async fn finish(
                 let file_name = item.file_name.clone();
                 ocr.spawn(async move {
                     let outcome = match engine.read(&bytes, format).await {
-                        Ok(document) => {
-                            parsed(&file_name, Source::Ocr, &document, own_nif.as_ref(), today)
-                        }
+                        Ok(document) => parsed(
+                            &file_name,
+                            (Source::Ocr, &document, Vec::new()),
+                            own_nif.as_ref(),
+                            today,
+                        ),
                         Err(e) => failed(&file_name, ocr_error(e)),
                     };
                     (index, outcome)

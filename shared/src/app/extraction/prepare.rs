@@ -52,10 +52,12 @@ pub enum Work {
         source: Source,
         invoices: Vec<Fields>,
     },
-    /// Positioned text for the field parser.
+    /// Positioned text for the field parser, and what was noticed on the way
+    /// (`(code, message)`, added to the invoice's warnings).
     Text {
         source: Source,
         document: TextDocument,
+        notes: Vec<(String, String)>,
     },
     Image {
         bytes: Vec<u8>,
@@ -268,11 +270,17 @@ async fn prepare_pdf(bytes: Vec<u8>) -> Result<Work, ItemError> {
         }
         PdfError::TooLarge(m) => ItemError::new("file_too_large", m),
     })?;
-    let mut fallback_note = None;
+    let mut notes = Vec::new();
     if let Some(xml) = embedded_einvoice(&content) {
         match read_einvoice(xml, Some(Source::FacturX)) {
             Ok(work) => return Ok(work),
-            Err(e) => fallback_note = Some(e.message),
+            Err(e) => notes.push((
+                "einvoice_unreadable".to_string(),
+                format!(
+                    "El PDF lleva una factura electrónica que no se pudo leer; se leyó su texto ({})",
+                    e.message
+                ),
+            )),
         }
     }
     if content.scanned {
@@ -281,19 +289,10 @@ async fn prepare_pdf(bytes: Vec<u8>) -> Result<Work, ItemError> {
             "the PDF has no usable text layer (a scan); send its pages as images (image/jpeg, image/png or image/webp) to have them read by OCR",
         ));
     }
-    let mut document = content.text;
-    if let Some(message) = fallback_note {
-        document.hints.push(crate::extraction::Hint {
-            kind: "EINVOICE_UNREADABLE".into(),
-            label: None,
-            value: message,
-            groups: Vec::new(),
-            confidence: 1.0,
-        });
-    }
     Ok(Work::Text {
         source: Source::PdfText,
-        document,
+        document: content.text,
+        notes,
     })
 }
 
@@ -328,6 +327,7 @@ fn prepare_text(text: TextInput) -> Result<Work, ItemError> {
     Ok(Work::Text {
         source: Source::Text,
         document,
+        notes: Vec::new(),
     })
 }
 
