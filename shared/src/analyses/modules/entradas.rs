@@ -3,7 +3,7 @@
 //! rises of the same item, duplicates, incomplete tickets, withholdings,
 //! overdue payables.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
@@ -112,6 +112,7 @@ pub fn purchases<'a>(
         let due = f.dates(Role::Vencimiento);
         let paid = f.bools(Role::Estado);
         let totals = f.total_rows();
+        let mut item_keys: HashMap<String, String> = HashMap::new();
         let (mut skipped_total, mut no_amount) = (0, 0);
         for i in 0..f.len() {
             if totals[i] {
@@ -157,7 +158,12 @@ pub fn purchases<'a>(
                 date: dates.as_ref().and_then(|d| d[i]),
                 supplier,
                 doc: text(&docs),
-                item: text(&items).map(|s| name_key(&s)),
+                item: items.as_ref().and_then(|t| t[i].as_deref()).map(|s| {
+                    item_keys
+                        .entry(s.to_string())
+                        .or_insert_with(|| name_key(s))
+                        .clone()
+                }),
                 category: text(&cats).map(|c| category(&c, b.lang)),
                 qty: qty[i],
                 unit_price: price[i].or(match qty[i] {

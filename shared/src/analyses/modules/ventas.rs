@@ -245,7 +245,7 @@ fn duplicates(b: &mut Builder, l: &[Line]) {
     let dupes = l
         .iter()
         .filter(|x| x.doc.is_some())
-        .filter(|x| !seen.insert((x.date, x.doc.clone(), x.revenue)))
+        .filter(|x| !seen.insert((x.date, x.doc.as_deref(), x.revenue)))
         .count();
     if dupes > 0 {
         b.note(
