@@ -231,7 +231,8 @@ const VAT_RATES: [Decimal; 12] = [
     Decimal::from_parts(21, 0, 0, false, 0),
 ];
 
-fn is_vat_rate(n: Decimal) -> bool {
+/// A VAT or IGIC rate (as % or as a fraction).
+pub fn is_vat_rate(n: Decimal) -> bool {
     let pct = if n > Decimal::ZERO && n < Decimal::ONE {
         n * Decimal::ONE_HUNDRED
     } else {

@@ -220,6 +220,8 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
         format!("Gasto de {spend_shown} sin IVA, con {vat_shown} de IVA soportado."),
         format!("Spend of {spend_shown} net of VAT, with {vat_shown} of input VAT."),
     ));
+    super::note_outliers(b, p.iter().map(|x| x.base));
+    totals_check(b, frames);
     suppliers(b, &p, &names, spend);
     categories(b, &p, spend);
     price_rises(b, &p);
@@ -252,6 +254,53 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
     }
     b.actions
         .push(crate::analyses::actions::compare(Module::Entradas, b.lang));
+}
+
+/// Rows whose base + VAT − withholding differs from their total by more
+/// than 0.02 €, and VAT rates outside the Spanish sets.
+fn totals_check(b: &mut Builder, frames: &[Frame]) {
+    let (mut off, mut odd_rates) = (0, 0);
+    for f in frames {
+        let (base, cuota, total, ret, rate) = (
+            col(f, Role::Base),
+            col(f, Role::CuotaIva),
+            col(f, Role::Total),
+            col(f, Role::Retencion),
+            col(f, Role::TipoIva),
+        );
+        let ret_is_rate = f
+            .column_header(Role::Retencion)
+            .is_some_and(|h| h.hints.rate);
+        for i in 0..f.len() {
+            if let (Some(bs), Some(c), Some(t)) = (base[i], cuota[i], total[i]) {
+                let r = ret[i].map_or(Decimal::ZERO, |x| {
+                    if ret_is_rate {
+                        bs * x / HUNDRED
+                    } else {
+                        x.abs()
+                    }
+                });
+                if (bs + c - r - t).abs() > Decimal::new(2, 2) {
+                    off += 1;
+                }
+            }
+            if rate[i].is_some_and(|r| !crate::analyses::detect::is_vat_rate(r)) {
+                odd_rates += 1;
+            }
+        }
+    }
+    if off > 0 {
+        b.note(
+            format!("{off} filas en las que base + IVA − retención no da el total."),
+            format!("{off} rows where base + VAT − withholding does not give the total."),
+        );
+    }
+    if odd_rates > 0 {
+        b.note(
+            format!("{odd_rates} tipos de IVA fuera de los tipos españoles (IVA o IGIC)."),
+            format!("{odd_rates} VAT rates outside the Spanish rates (VAT or IGIC)."),
+        );
+    }
 }
 
 fn suppliers(b: &mut Builder, p: &[Purchase], names: &Names, spend: Decimal) {

@@ -199,6 +199,7 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
         );
     }
     duplicates(b, l);
+    super::note_outliers(b, l.iter().map(|x| x.revenue));
 
     let r: Decimal = l.iter().map(|x| x.revenue).sum();
     let docs: BTreeSet<&str> = l.iter().filter_map(|x| x.doc.as_deref()).collect();
