@@ -55,6 +55,7 @@ pub fn table(sheet: &Sheet) -> Table<'_> {
 fn table_of<'a>(sheet: &'a Sheet, rows: impl Iterator<Item = &'a Row>) -> Table<'a> {
     let mut headers: Vec<Cow<str>> = Vec::new();
     let mut columns: Vec<Vec<Value>> = Vec::new();
+    let capacity = rows.size_hint().0;
     for (i, row) in rows.enumerate() {
         for (j, (key, cell)) in row.0.iter().enumerate() {
             let index = if headers.get(j).is_some_and(|h| h == key) {
@@ -63,7 +64,9 @@ fn table_of<'a>(sheet: &'a Sheet, rows: impl Iterator<Item = &'a Row>) -> Table<
                 found
             } else {
                 headers.push(Cow::Borrowed(key.as_str()));
-                columns.push(vec![Value::Empty; i]);
+                let mut column = Vec::with_capacity(capacity.max(i + 1));
+                column.resize(i, Value::Empty);
+                columns.push(column);
                 headers.len() - 1
             };
             let column = &mut columns[index];

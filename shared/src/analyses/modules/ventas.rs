@@ -54,7 +54,7 @@ pub fn lines<'a>(
     skipped: &mut Vec<Vec<(&'static str, usize)>>,
 ) -> Sales<'a> {
     let mut sales = Sales {
-        lines: Vec::new(),
+        lines: Vec::with_capacity(frames.iter().map(Frame::len).sum()),
         customers: Names::default(),
         products: Names::default(),
         vat_included: false,
