@@ -239,6 +239,8 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
     receivables(b, l, r, span, as_of);
     b.actions
         .push(crate::analyses::actions::compare(Module::Ventas, b.lang));
+    b.actions
+        .push(crate::analyses::actions::analyze(Module::Caja, b.lang));
 }
 
 fn duplicates(b: &mut Builder, l: &[Line]) {
