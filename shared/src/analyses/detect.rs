@@ -520,10 +520,16 @@ impl<'a> Frame<'a> {
 
     pub fn dates(&self, role: Role) -> Option<Vec<Option<NaiveDate>>> {
         let (column, values) = self.column(role)?;
+        let mut seen: HashMap<&str, Option<NaiveDate>> = HashMap::new();
         Some(
             values
                 .iter()
-                .map(|v| sniff::date(*v, column.order))
+                .map(|v| match v {
+                    Value::Text(t) => *seen
+                        .entry(t)
+                        .or_insert_with(|| sniff::date(*v, column.order)),
+                    _ => sniff::date(*v, column.order),
+                })
                 .collect(),
         )
     }
