@@ -411,6 +411,55 @@ fn bridge(b: &mut Builder, earlier: &[Frame], later: &[Frame]) {
     );
 }
 
+/// V7 / V6: gross margin % up 2 pp or more (strength), down 3 pp or more
+/// (priority).
+fn margin_change(b: &mut Builder) {
+    let Some(f) = b
+        .figures()
+        .iter()
+        .find(|f| f.id == "gross_margin_pct")
+        .cloned()
+    else {
+        return;
+    };
+    let Some(d) = f.delta else { return };
+    let shown = b.fig(
+        "gross_margin_pct_change",
+        (
+            "Cambio del margen bruto (puntos)",
+            "Gross margin change (points)",
+        ),
+        d.change,
+        Unit::Pct,
+    );
+    let now = super::format::show(f.value, Unit::Pct, b.lang);
+    if d.change >= Decimal::from(2) {
+        b.strength(
+            "V7",
+            Decimal::ZERO,
+            b.pick(
+                format!("Margen bruto mejorando: {now}, {shown} más que en el periodo anterior."),
+                format!("Gross margin improving: {now}, up {shown} on the previous period."),
+            ),
+        );
+    } else if d.change <= Decimal::from(-3) {
+        b.priority(
+            "V6",
+            Severity::High,
+            Decimal::ZERO,
+            b.pick(
+                format!("El margen bruto cae hasta el {now} ({shown} frente al periodo anterior)."),
+                format!("Gross margin fell to {now} ({shown} against the previous period)."),
+            ),
+            Horizon::Week,
+            b.pick(
+                "Esta semana: revisa precios y descuentos de los productos cuyo margen más ha caído.".into(),
+                "This week: review prices and discounts of the products whose margin fell most.".into(),
+            ),
+        );
+    }
+}
+
 /// Significant moves of the headline metrics, and dependences new in B.
 fn new_findings(b: &mut Builder, before: &Builder) {
     let revenue = b.figures().iter().find(|f| f.id == "revenue").cloned();
@@ -459,6 +508,7 @@ fn new_findings(b: &mut Builder, before: &Builder) {
             );
         }
     }
+    margin_change(b);
     let earlier = before.priority_ids();
     for id in b.priority_ids() {
         if matches!(id.as_str(), "V1" | "SV5" | "E1") && !earlier.contains(&id) {
@@ -574,6 +624,42 @@ mod tests {
         assert_eq!(
             (d.change_pct, d.significance),
             (None, Significance::Significant)
+        );
+    }
+
+    #[test]
+    fn gross_margin_up_two_points_is_a_strength() {
+        // A: 100 sold at cost 70 → 30 %; B: 100 sold at cost 65 → 35 %: +5 pp → V7
+        let costed = |d: &str, cost: Decimal| Sheet {
+            name: "v".into(),
+            rows: vec![Row(vec![
+                ("Fecha".into(), Cell::Text(d.into())),
+                ("Importe".into(), Cell::Number(dec!(100))),
+                ("Coste total".into(), Cell::Number(cost)),
+            ])],
+            total_rows: None,
+        };
+        let request = Request {
+            kind: Kind::Compare {
+                module: Module::Ventas,
+                a: vec![costed("10/01/2025", dec!(70))],
+                b: vec![costed("10/02/2025", dec!(65))],
+            },
+            lang: Lang::Es,
+            title: None,
+        };
+        let as_of = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
+        let r = crate::analyses::analyze(&request, as_of).unwrap().report;
+        let change = r
+            .key_figures
+            .iter()
+            .find(|f| f.id == "gross_margin_pct_change")
+            .unwrap();
+        assert_eq!(change.value, dec!(5));
+        assert!(
+            r.strengths.iter().any(|s| s.id == "V7"),
+            "{:?}",
+            r.strengths
         );
     }
 }

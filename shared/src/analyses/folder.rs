@@ -12,7 +12,7 @@ use rust_decimal::Decimal;
 
 use super::AnalysisError;
 use super::builder::Builder;
-use super::detect::{self, Frame};
+use super::detect::Frame;
 use super::modules::Names;
 use super::modules::{entradas, total, ventas};
 use super::report::{Horizon, Severity, Unit};
@@ -63,7 +63,10 @@ pub struct Classified<'a> {
     pub tie: bool,
 }
 
-pub fn classify(files: &[Sheet]) -> Result<Vec<Classified<'_>>, AnalysisError> {
+pub fn classify<'a>(
+    files: &'a [Sheet],
+    framer: for<'b> fn(&'b Sheet, Module) -> Frame<'b>,
+) -> Result<Vec<Classified<'a>>, AnalysisError> {
     files
         .iter()
         .enumerate()
@@ -71,7 +74,7 @@ pub fn classify(files: &[Sheet]) -> Result<Vec<Classified<'_>>, AnalysisError> {
             let mut scored: Vec<(f64, Module, Frame)> = Module::ALL
                 .iter()
                 .map(|m| {
-                    let f = detect::frame(sheet, *m);
+                    let f = framer(sheet, *m);
                     (score(&f, *m), *m, f)
                 })
                 .collect();

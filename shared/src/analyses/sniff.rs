@@ -52,12 +52,21 @@ struct Core {
 }
 
 fn core(text: &str) -> Option<Core> {
+    let first = text.trim_start().chars().next()?;
+    if !(first.is_ascii_digit() || "-−+(.,€$Ee".contains(first)) {
+        return None;
+    }
     let mut s: String = text
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '\u{a0}' && *c != '\u{202f}')
         .collect();
-    for symbol in ["€", "EUR", "eur", "$", "%"] {
-        s = s.replace(symbol, "");
+    if !s
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b".,-+()".contains(&b))
+    {
+        for symbol in ["€", "EUR", "eur", "$", "%"] {
+            s = s.replace(symbol, "");
+        }
     }
     let mut negative = false;
     if s.starts_with('(') && s.ends_with(')') && s.len() > 2 {

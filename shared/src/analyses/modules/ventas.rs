@@ -54,7 +54,7 @@ pub fn lines<'a>(
     skipped: &mut Vec<Vec<(&'static str, usize)>>,
 ) -> Sales<'a> {
     let mut sales = Sales {
-        lines: Vec::new(),
+        lines: Vec::with_capacity(frames.iter().map(Frame::len).sum()),
         customers: Names::default(),
         products: Names::default(),
         vat_included: false,
@@ -199,6 +199,7 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
         );
     }
     duplicates(b, l);
+    super::note_outliers(b, l.iter().map(|x| x.revenue));
 
     let r: Decimal = l.iter().map(|x| x.revenue).sum();
     let docs: BTreeSet<&str> = l.iter().filter_map(|x| x.doc.as_deref()).collect();
@@ -238,6 +239,8 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
     receivables(b, l, r, span, as_of);
     b.actions
         .push(crate::analyses::actions::compare(Module::Ventas, b.lang));
+    b.actions
+        .push(crate::analyses::actions::analyze(Module::Caja, b.lang));
 }
 
 fn duplicates(b: &mut Builder, l: &[Line]) {
@@ -245,7 +248,7 @@ fn duplicates(b: &mut Builder, l: &[Line]) {
     let dupes = l
         .iter()
         .filter(|x| x.doc.is_some())
-        .filter(|x| !seen.insert((x.date, x.doc.clone(), x.revenue)))
+        .filter(|x| !seen.insert((x.date, x.doc.as_deref(), x.revenue)))
         .count();
     if dupes > 0 {
         b.note(
