@@ -62,7 +62,7 @@ fn file_json(sheet: &Sheet) -> Value {
         .map(|r| {
             let mut m = Map::new();
             for (k, c) in &r.0 {
-                m.insert(k.clone(), cell_json(c));
+                m.insert(k.to_string(), cell_json(c));
             }
             Value::Object(m)
         })

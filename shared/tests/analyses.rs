@@ -416,9 +416,9 @@ fn random_sheets_never_panic() {
             .collect();
         let rows: Vec<Row> = (0..1 + rng.below(40))
             .map(|_| {
-                let mut cells: Vec<(String, Cell)> = Vec::new();
+                let mut cells: Vec<(std::sync::Arc<str>, Cell)> = Vec::new();
                 for c in &columns {
-                    if cells.iter().any(|(k, _)| k == c) {
+                    if cells.iter().any(|(k, _)| **k == **c) {
                         continue;
                     }
                     let cell = match rng.below(4) {
@@ -430,7 +430,7 @@ fn random_sheets_never_panic() {
                         2 => Cell::Empty,
                         _ => Cell::Number(Decimal::from(40_000 + rng.below(10_000))),
                     };
-                    cells.push((c.to_string(), cell));
+                    cells.push(((*c).into(), cell));
                 }
                 Row(cells)
             })

@@ -241,7 +241,12 @@ fn engine(case: &Case) -> Analysis {
         rows: case
             .rows
             .iter()
-            .map(|r| Row(r.iter().map(|(k, v)| (k.clone(), cell(v))).collect()))
+            .map(|r| {
+                Row(r
+                    .iter()
+                    .map(|(k, v)| (k.as_str().into(), cell(v)))
+                    .collect())
+            })
             .collect(),
         total_rows: None,
     };

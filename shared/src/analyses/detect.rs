@@ -58,12 +58,12 @@ fn table_of<'a>(sheet: &'a Sheet, rows: impl Iterator<Item = &'a Row>) -> Table<
     let capacity = rows.size_hint().0;
     for (i, row) in rows.enumerate() {
         for (j, (key, cell)) in row.0.iter().enumerate() {
-            let index = if headers.get(j).is_some_and(|h| h == key) {
+            let index = if headers.get(j).is_some_and(|h| **h == **key) {
                 j
-            } else if let Some(found) = headers.iter().position(|h| h == key) {
+            } else if let Some(found) = headers.iter().position(|h| **h == **key) {
                 found
             } else {
-                headers.push(Cow::Borrowed(key.as_str()));
+                headers.push(Cow::Borrowed(&**key));
                 let mut column = Vec::with_capacity(capacity.max(i + 1));
                 column.resize(i, Value::Empty);
                 columns.push(column);
@@ -628,7 +628,12 @@ mod tests {
             name: "t.xlsx".into(),
             rows: rows
                 .into_iter()
-                .map(|r| Row(r.into_iter().map(|(k, c)| (k.to_string(), c)).collect()))
+                .map(|r| {
+                    Row(r
+                        .into_iter()
+                        .map(|(k, c)| (std::sync::Arc::from(k), c))
+                        .collect())
+                })
                 .collect(),
             total_rows: None,
         }

@@ -7,8 +7,10 @@
 //! `{answers: {FIN1: true, …}}` (null = does not apply). A file is `{name,
 //! rows, total_rows?}`; a row maps column → string | number | bool | null.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use rust_decimal::Decimal;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -94,7 +96,7 @@ pub enum Cell {
 
 /// One row: column name → cell, in the order the columns came.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Row(pub Vec<(String, Cell)>);
+pub struct Row(pub Vec<(Arc<str>, Cell)>);
 
 /// One spreadsheet (or one sheet of it).
 #[derive(Clone, Debug, PartialEq)]
@@ -494,10 +496,13 @@ impl<'de> Deserialize<'de> for Rows {
                 f.write_str("an array of row objects")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Rows, A::Error> {
-                let mut rows = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-                let mut width = 8;
-                while let Some(row) = seq.next_element_seed(RowSeed(width))? {
-                    width = row.0.len();
+                let mut rows: Vec<Row> = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+                let empty = Row::default();
+                loop {
+                    let seed = RowSeed(rows.last().unwrap_or(&empty));
+                    let Some(row) = seq.next_element_seed(seed)? else {
+                        break;
+                    };
                     if rows.len() == MAX_ROWS_PER_FILE {
                         return Err(de::Error::custom(format!(
                             "{LIMIT}more than {MAX_ROWS_PER_FILE} rows in one file"
@@ -514,36 +519,46 @@ impl<'de> Deserialize<'de> for Rows {
 
 impl<'de> Deserialize<'de> for Row {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        RowSeed(8).deserialize(d)
+        RowSeed(&Row::default()).deserialize(d)
     }
 }
 
-/// A row expected to have about `.0` cells (the previous row's count), so
-/// that rows hold no spare capacity.
-struct RowSeed(usize);
+/// A row read after `.0`, the previous row of its file: a column name that
+/// row already has is shared with it rather than allocated again (a sheet
+/// repeats its headers on every row), and the new row is sized like it.
+struct RowSeed<'a>(&'a Row);
 
-impl<'de> DeserializeSeed<'de> for RowSeed {
+impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
     type Value = Row;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Row, D::Error> {
-        struct V(usize);
-        impl<'de> Visitor<'de> for V {
+        struct V<'a>(&'a Row);
+        impl<'de> Visitor<'de> for V<'_> {
             type Value = Row;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a row object mapping column names to cells")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Row, A::Error> {
-                let mut cells: Vec<(String, Cell)> =
-                    Vec::with_capacity(map.size_hint().unwrap_or(self.0).min(64));
-                while let Some(key) = map.next_key::<String>()? {
-                    let key = bounded(key)?;
+                let previous = &self.0.0;
+                let mut cells: Vec<(Arc<str>, Cell)> =
+                    Vec::with_capacity(map.size_hint().unwrap_or(previous.len().max(8)).min(64));
+                while let Some(ColumnName(key)) = map.next_key()? {
                     if cells.len() == MAX_CELLS_PER_ROW {
                         return Err(de::Error::custom(format!(
                             "{LIMIT}more than {MAX_CELLS_PER_ROW} cells in one row"
                         )));
                     }
-                    if cells.iter().any(|(k, _)| *k == key) {
+                    if cells.iter().any(|(k, _)| **k == *key) {
                         return Err(de::Error::custom(format!("column {key:?} appears twice")));
                     }
+                    let same_place = previous.get(cells.len()).map(|(k, _)| k);
+                    let shared = same_place
+                        .filter(|k| ***k == *key)
+                        .or_else(|| previous.iter().map(|(k, _)| k).find(|k| ***k == *key))
+                        .cloned();
+                    let key = match shared {
+                        Some(k) => k,
+                        None => Arc::from(bounded(key.into_owned())?),
+                    };
                     let cell = map.next_value_seed(CellSeed)?;
                     cells.push((key, cell));
                 }
@@ -552,6 +567,31 @@ impl<'de> DeserializeSeed<'de> for RowSeed {
             }
         }
         d.deserialize_map(V(self.0))
+    }
+}
+
+/// A column name as the JSON text holds it: borrowed when it has no escapes.
+struct ColumnName<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for ColumnName<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ColumnName<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a column name")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(ColumnName(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(ColumnName(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(ColumnName(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 
@@ -630,7 +670,7 @@ mod tests {
         assert_eq!(module, Module::Ventas);
         assert_eq!(files[0].total_rows, Some(9));
         let row = &files[0].rows[0].0;
-        let names: Vec<&str> = row.iter().map(|(k, _)| k.as_str()).collect();
+        let names: Vec<&str> = row.iter().map(|(k, _)| &**k).collect();
         assert_eq!(names, ["z", "importe", "a", "ok", "n"]);
         assert_eq!(row[1].1, Cell::Number(dec!(19.99)));
         assert_eq!(row[3].1, Cell::Bool(true));

@@ -44,7 +44,7 @@ fn num(units: i64, scale: u32) -> Cell {
 }
 
 fn row(cells: Vec<(&str, Cell)>) -> Row {
-    Row(cells.into_iter().map(|(k, c)| (k.to_string(), c)).collect())
+    Row(cells.into_iter().map(|(k, c)| (k.into(), c)).collect())
 }
 
 const CUSTOMERS: [&str; 12] = [
