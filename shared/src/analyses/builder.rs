@@ -100,10 +100,6 @@ impl Builder {
         }
     }
 
-    pub fn strength_ids(&self) -> Vec<String> {
-        self.strengths.iter().map(|s| s.1.id.clone()).collect()
-    }
-
     pub fn priority_ids(&self) -> Vec<String> {
         self.priorities
             .iter()

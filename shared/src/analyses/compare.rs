@@ -201,7 +201,7 @@ fn headline(b: &mut Builder) {
                 *change,
                 Unit::Eur,
             );
-            format!("{} {shown}", label.to_lowercase())
+            format!("«{label}» {shown}")
         })
         .collect();
     b.set_headline(b.pick(
@@ -382,6 +382,9 @@ fn bridge(b: &mut Builder, earlier: &[Frame], later: &[Frame]) {
         .fold((Decimal::ZERO, Decimal::ZERO), |s, (_, b)| {
             (s.0 + b.0, s.1 + b.1)
         });
+    if qa.is_zero() {
+        return;
+    }
     let price: Decimal = common
         .iter()
         .map(|(a, b)| (b.0 / b.1 - a.0 / a.1) * b.1)
@@ -406,6 +409,55 @@ fn bridge(b: &mut Builder, earlier: &[Frame], later: &[Frame]) {
         mix,
         Unit::Eur,
     );
+}
+
+/// V7 / V6: gross margin % up 2 pp or more (strength), down 3 pp or more
+/// (priority).
+fn margin_change(b: &mut Builder) {
+    let Some(f) = b
+        .figures()
+        .iter()
+        .find(|f| f.id == "gross_margin_pct")
+        .cloned()
+    else {
+        return;
+    };
+    let Some(d) = f.delta else { return };
+    let shown = b.fig(
+        "gross_margin_pct_change",
+        (
+            "Cambio del margen bruto (puntos)",
+            "Gross margin change (points)",
+        ),
+        d.change,
+        Unit::Pct,
+    );
+    let now = super::format::show(f.value, Unit::Pct, b.lang);
+    if d.change >= Decimal::from(2) {
+        b.strength(
+            "V7",
+            Decimal::ZERO,
+            b.pick(
+                format!("Margen bruto mejorando: {now}, {shown} más que en el periodo anterior."),
+                format!("Gross margin improving: {now}, up {shown} on the previous period."),
+            ),
+        );
+    } else if d.change <= Decimal::from(-3) {
+        b.priority(
+            "V6",
+            Severity::High,
+            Decimal::ZERO,
+            b.pick(
+                format!("El margen bruto cae hasta el {now} ({shown} frente al periodo anterior)."),
+                format!("Gross margin fell to {now} ({shown} against the previous period)."),
+            ),
+            Horizon::Week,
+            b.pick(
+                "Esta semana: revisa precios y descuentos de los productos cuyo margen más ha caído.".into(),
+                "This week: review prices and discounts of the products whose margin fell most.".into(),
+            ),
+        );
+    }
 }
 
 /// Significant moves of the headline metrics, and dependences new in B.
@@ -456,6 +508,7 @@ fn new_findings(b: &mut Builder, before: &Builder) {
             );
         }
     }
+    margin_change(b);
     let earlier = before.priority_ids();
     for id in b.priority_ids() {
         if matches!(id.as_str(), "V1" | "SV5" | "E1") && !earlier.contains(&id) {
@@ -470,7 +523,78 @@ fn new_findings(b: &mut Builder, before: &Builder) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyses::request::{Cell, Kind, Lang, Request, Row, Sheet};
     use rust_decimal::dec;
+
+    fn sheet(lines: &[(&str, &str, &str, Decimal, Decimal)]) -> Sheet {
+        Sheet {
+            name: "v".into(),
+            rows: lines
+                .iter()
+                .map(|(d, c, p, q, price)| {
+                    Row(vec![
+                        ("Fecha".into(), Cell::Text(d.to_string())),
+                        ("Cliente".into(), Cell::Text(c.to_string())),
+                        ("Producto".into(), Cell::Text(p.to_string())),
+                        ("Cantidad".into(), Cell::Number(*q)),
+                        ("Precio".into(), Cell::Number(*price)),
+                    ])
+                })
+                .collect(),
+            total_rows: None,
+        }
+    }
+
+    #[test]
+    fn bridge_and_price_volume_mix_by_hand() {
+        // A: X 10 × 10 (Ana), Y 5 × 20 (Luis) → 200; B: X 12 × 11 (Ana), Y 3 × 20 (Marta) → 192
+        // price = (11 − 10) × 12 = 12; volume = (15 − 15) × 200 / 15 = 0; mix = −8 − 12 − 0 = −20
+        // customers: new Marta 60, lost Luis 100, retained Ana +32 → 32 + 60 − 100 = −8
+        let a = sheet(&[
+            ("05/01/2025", "Ana", "X", dec!(10), dec!(10)),
+            ("20/01/2025", "Luis", "Y", dec!(5), dec!(20)),
+        ]);
+        let b = sheet(&[
+            ("05/02/2025", "Ana", "X", dec!(12), dec!(11)),
+            ("20/02/2025", "Marta", "Y", dec!(3), dec!(20)),
+        ]);
+        let request = Request {
+            kind: Kind::Compare {
+                module: Module::Ventas,
+                a: vec![a],
+                b: vec![b],
+            },
+            lang: Lang::Es,
+            title: None,
+        };
+        let as_of = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
+        let r = crate::analyses::analyze(&request, as_of).unwrap().report;
+        let f = |id: &str| {
+            r.key_figures
+                .iter()
+                .find(|f| f.id == id)
+                .unwrap_or_else(|| panic!("{id}"))
+        };
+        assert_eq!(f("price_effect").value, dec!(12));
+        assert_eq!(f("volume_effect").value, dec!(0));
+        assert_eq!(f("mix_effect").value, dec!(-20));
+        assert_eq!(f("revenue_new_customers").value, dec!(60));
+        assert_eq!(f("revenue_lost_customers").value, dec!(100));
+        assert_eq!(f("retained_change").value, dec!(32));
+        let d = f("revenue").delta.clone().unwrap();
+        assert_eq!(
+            (d.previous, d.change, d.change_pct),
+            (dec!(200), dec!(-8), Some(dec!(-4)))
+        );
+        assert_eq!(
+            (d.direction, d.significance),
+            (Direction::Worsens, Significance::Slight)
+        );
+        assert!(
+            r.priorities.iter().any(|p| p.id == "D2"),
+            "lost customers outweigh new ones"
+        );
+    }
 
     #[test]
     fn deltas_polarity_and_significance() {
@@ -500,6 +624,42 @@ mod tests {
         assert_eq!(
             (d.change_pct, d.significance),
             (None, Significance::Significant)
+        );
+    }
+
+    #[test]
+    fn gross_margin_up_two_points_is_a_strength() {
+        // A: 100 sold at cost 70 → 30 %; B: 100 sold at cost 65 → 35 %: +5 pp → V7
+        let costed = |d: &str, cost: Decimal| Sheet {
+            name: "v".into(),
+            rows: vec![Row(vec![
+                ("Fecha".into(), Cell::Text(d.into())),
+                ("Importe".into(), Cell::Number(dec!(100))),
+                ("Coste total".into(), Cell::Number(cost)),
+            ])],
+            total_rows: None,
+        };
+        let request = Request {
+            kind: Kind::Compare {
+                module: Module::Ventas,
+                a: vec![costed("10/01/2025", dec!(70))],
+                b: vec![costed("10/02/2025", dec!(65))],
+            },
+            lang: Lang::Es,
+            title: None,
+        };
+        let as_of = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
+        let r = crate::analyses::analyze(&request, as_of).unwrap().report;
+        let change = r
+            .key_figures
+            .iter()
+            .find(|f| f.id == "gross_margin_pct_change")
+            .unwrap();
+        assert_eq!(change.value, dec!(5));
+        assert!(
+            r.strengths.iter().any(|s| s.id == "V7"),
+            "{:?}",
+            r.strengths
         );
     }
 }

@@ -5,13 +5,13 @@
 //! 0.6 × header score + 0.4 × type fit.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
 use super::normalize::{self, Header};
-use super::request::{Lang, Module, Sheet};
+use super::request::{Lang, Module, Row, Sheet};
 use super::roles::{self, Expect, Role};
 use super::sniff::{self, DateOrder, DecimalMark, Value};
 
@@ -48,9 +48,15 @@ impl Table<'_> {
 }
 
 pub fn table(sheet: &Sheet) -> Table<'_> {
+    table_of(sheet, sheet.rows.iter())
+}
+
+/// A table of some of the sheet's rows (all in `table`).
+fn table_of<'a>(sheet: &'a Sheet, rows: impl Iterator<Item = &'a Row>) -> Table<'a> {
     let mut headers: Vec<Cow<str>> = Vec::new();
     let mut columns: Vec<Vec<Value>> = Vec::new();
-    for (i, row) in sheet.rows.iter().enumerate() {
+    let capacity = rows.size_hint().0;
+    for (i, row) in rows.enumerate() {
         for (j, (key, cell)) in row.0.iter().enumerate() {
             let index = if headers.get(j).is_some_and(|h| h == key) {
                 j
@@ -58,7 +64,9 @@ pub fn table(sheet: &Sheet) -> Table<'_> {
                 found
             } else {
                 headers.push(Cow::Borrowed(key.as_str()));
-                columns.push(vec![Value::Empty; i]);
+                let mut column = Vec::with_capacity(capacity.max(i + 1));
+                column.resize(i, Value::Empty);
+                columns.push(column);
                 headers.len() - 1
             };
             let column = &mut columns[index];
@@ -226,7 +234,8 @@ const VAT_RATES: [Decimal; 12] = [
     Decimal::from_parts(21, 0, 0, false, 0),
 ];
 
-fn is_vat_rate(n: Decimal) -> bool {
+/// A VAT or IGIC rate (as % or as a fraction).
+pub fn is_vat_rate(n: Decimal) -> bool {
     let pct = if n > Decimal::ZERO && n < Decimal::ONE {
         n * Decimal::ONE_HUNDRED
     } else {
@@ -337,7 +346,24 @@ pub struct Frame<'a> {
 }
 
 pub fn frame(sheet: &Sheet, module: Module) -> Frame<'_> {
-    let table = table(sheet);
+    framed(table(sheet), module)
+}
+
+/// The frame of the rows a check needs: the first ten (a header inside the
+/// data) and the rows the sniffing samples, so that the roles found are
+/// those of the full frame at a fraction of the cost.
+pub fn check_frame(sheet: &Sheet, module: Module) -> Frame<'_> {
+    let step = (sheet.rows.len() / SNIFF_CELLS).max(1);
+    let rows = sheet
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i < HEADER_SCAN_ROWS || i % step == 0)
+        .map(|(_, r)| r);
+    framed(table_of(sheet, rows), module)
+}
+
+fn framed(table: Table<'_>, module: Module) -> Frame<'_> {
     let columns: Vec<Column> = table
         .headers
         .iter()
@@ -475,7 +501,13 @@ impl<'a> Frame<'a> {
         let (column, values) = self.column(role)?;
         let mut out: Vec<Option<Decimal>> = values
             .iter()
-            .map(|v| sniff::number(*v, column.mark))
+            .map(|v| {
+                sniff::number(*v, column.mark).or_else(|| {
+                    (role == Role::Horas)
+                        .then(|| sniff::duration_hours(*v))
+                        .flatten()
+                })
+            })
             .collect();
         let rate = matches!(role, Role::TipoIva | Role::Descuento) || column.header.hints.rate;
         if rate && out.iter().flatten().all(|x| x.abs() <= Decimal::ONE) {
@@ -488,10 +520,16 @@ impl<'a> Frame<'a> {
 
     pub fn dates(&self, role: Role) -> Option<Vec<Option<NaiveDate>>> {
         let (column, values) = self.column(role)?;
+        let mut seen: HashMap<&str, Option<NaiveDate>> = HashMap::new();
         Some(
             values
                 .iter()
-                .map(|v| sniff::date(*v, column.order))
+                .map(|v| match v {
+                    Value::Text(t) => *seen
+                        .entry(t)
+                        .or_insert_with(|| sniff::date(*v, column.order)),
+                    _ => sniff::date(*v, column.order),
+                })
                 .collect(),
         )
     }
@@ -504,10 +542,16 @@ impl<'a> Frame<'a> {
     /// Yes/no; a date (e.g. "fecha cobro") counts as yes.
     pub fn bools(&self, role: Role) -> Option<Vec<Option<bool>>> {
         let (column, values) = self.column(role)?;
+        let mut seen: HashMap<&str, Option<bool>> = HashMap::new();
+        let read =
+            |v: Value| sniff::boolean(v).or_else(|| sniff::date(v, column.order).map(|_| true));
         Some(
             values
                 .iter()
-                .map(|v| sniff::boolean(*v).or_else(|| sniff::date(*v, column.order).map(|_| true)))
+                .map(|v| match v {
+                    Value::Text(t) => *seen.entry(t).or_insert_with(|| read(*v)),
+                    _ => read(*v),
+                })
                 .collect(),
         )
     }
@@ -814,5 +858,63 @@ mod tests {
         assert!(is_total_label("Suma"));
         assert!(!is_total_label("Sumatorio Ltd"));
         assert!(!is_total_label("Talleres"));
+    }
+
+    #[test]
+    fn time_tracker_export_in_english() {
+        let s = sheet(vec![
+            vec![
+                ("User", text("Marta")),
+                ("Client", text("Acme")),
+                ("Project", text("Web")),
+                ("Duration", text("01:30:00")),
+                ("Billable", text("Yes")),
+            ],
+            vec![
+                ("User", text("Jorge")),
+                ("Client", text("Acme")),
+                ("Project", text("App")),
+                ("Duration", text("7:45")),
+                ("Billable", text("No")),
+            ],
+        ]);
+        let f = frame(&s, Module::Servicios);
+        assert_eq!(role_header(&f, Role::Persona), Some("User"));
+        assert_eq!(role_header(&f, Role::Cliente), Some("Client"));
+        assert_eq!(role_header(&f, Role::Proyecto), Some("Project"));
+        assert_eq!(role_header(&f, Role::Horas), Some("Duration"));
+        assert_eq!(
+            f.nums(Role::Horas).unwrap(),
+            [Some(dec!(1.5)), Some(dec!(7.75))]
+        );
+        assert_eq!(
+            f.bools(Role::Facturable).unwrap(),
+            [Some(true), Some(false)]
+        );
+    }
+
+    #[test]
+    fn bank_statement_newest_first() {
+        let s = sheet(vec![
+            vec![
+                ("Fecha operación", text("03/02/2025")),
+                ("Fecha valor", text("03/02/2025")),
+                ("Concepto", text("Recibo luz")),
+                ("Importe", text("-60,00")),
+                ("Saldo", text("940,00")),
+            ],
+            vec![
+                ("Fecha operación", text("01/02/2025")),
+                ("Fecha valor", text("01/02/2025")),
+                ("Concepto", text("Transferencia")),
+                ("Importe", text("1.000,00")),
+                ("Saldo", text("1.000,00")),
+            ],
+        ]);
+        let f = frame(&s, Module::Caja);
+        assert_eq!(role_header(&f, Role::Fecha), Some("Fecha operación"));
+        assert_eq!(role_header(&f, Role::Importe), Some("Importe"));
+        assert_eq!(role_header(&f, Role::Saldo), Some("Saldo"));
+        assert_eq!(f.nums(Role::Saldo).unwrap()[1], Some(dec!(1000)));
     }
 }

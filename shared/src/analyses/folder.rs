@@ -12,7 +12,7 @@ use rust_decimal::Decimal;
 
 use super::AnalysisError;
 use super::builder::Builder;
-use super::detect::{self, Frame};
+use super::detect::Frame;
 use super::modules::Names;
 use super::modules::{entradas, total, ventas};
 use super::report::{Horizon, Severity, Unit};
@@ -63,7 +63,10 @@ pub struct Classified<'a> {
     pub tie: bool,
 }
 
-pub fn classify(files: &[Sheet]) -> Result<Vec<Classified<'_>>, AnalysisError> {
+pub fn classify<'a>(
+    files: &'a [Sheet],
+    framer: for<'b> fn(&'b Sheet, Module) -> Frame<'b>,
+) -> Result<Vec<Classified<'a>>, AnalysisError> {
     files
         .iter()
         .enumerate()
@@ -71,7 +74,7 @@ pub fn classify(files: &[Sheet]) -> Result<Vec<Classified<'_>>, AnalysisError> {
             let mut scored: Vec<(f64, Module, Frame)> = Module::ALL
                 .iter()
                 .map(|m| {
-                    let f = detect::frame(sheet, *m);
+                    let f = framer(sheet, *m);
                     (score(&f, *m), *m, f)
                 })
                 .collect();
@@ -273,8 +276,8 @@ fn vat_against_cash(
             Severity::High,
             output - input - balance,
             sub.pick(
-                format!("El próximo IVA supera tu saldo: el IVA del trimestre a ingresar (modelo 303) ronda {due} y la caja tiene {bal}."),
-                format!("Next tax bill exceeds cash: the quarter's VAT to pay (form 303) is about {due} and cash holds {bal}."),
+                format!("El próximo IVA supera tu saldo: el IVA del trimestre a ingresar («modelo 303») ronda {due} y la caja tiene {bal}."),
+                format!("Next tax bill exceeds cash: the quarter's VAT to pay («form 303») is about {due} and cash holds {bal}."),
             ),
             Horizon::Week,
             sub.pick(

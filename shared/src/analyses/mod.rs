@@ -74,7 +74,7 @@ pub fn analyze(request: &Request, as_of: NaiveDate) -> Result<Analysis, Analysis
     let mut b = Builder::new(lang);
     match &request.kind {
         Kind::Excel { module, files } => {
-            let frames = frames(*module, files, "data.files")?;
+            let frames = frames(*module, files, "data.files", detect::frame)?;
             run_module(&mut b, *module, &frames, as_of);
         }
         Kind::Compare {
@@ -82,12 +82,12 @@ pub fn analyze(request: &Request, as_of: NaiveDate) -> Result<Analysis, Analysis
             a,
             b: later,
         } => {
-            let earlier = frames(*module, a, "data.a.files")?;
-            let later = frames(*module, later, "data.b.files")?;
+            let earlier = frames(*module, a, "data.a.files", detect::frame)?;
+            let later = frames(*module, later, "data.b.files", detect::frame)?;
             compare::analyze(&mut b, *module, &earlier, &later, as_of);
         }
         Kind::Folder { files } => {
-            let scored = folder::classify(files)?;
+            let scored = folder::classify(files, detect::frame)?;
             folder::analyze(&mut b, &scored, as_of);
         }
         Kind::Cuestionario { answers } => {
@@ -102,12 +102,14 @@ pub fn analyze(request: &Request, as_of: NaiveDate) -> Result<Analysis, Analysis
 /// least one usable amount column for its module.
 pub fn validate(request: &Request) -> Result<(), AnalysisError> {
     match &request.kind {
-        Kind::Excel { module, files } => frames(*module, files, "data.files").map(drop),
-        Kind::Compare { module, a, b } => {
-            frames(*module, a, "data.a.files")?;
-            frames(*module, b, "data.b.files").map(drop)
+        Kind::Excel { module, files } => {
+            frames(*module, files, "data.files", detect::check_frame).map(drop)
         }
-        Kind::Folder { files } => folder::classify(files).map(drop),
+        Kind::Compare { module, a, b } => {
+            frames(*module, a, "data.a.files", detect::check_frame)?;
+            frames(*module, b, "data.b.files", detect::check_frame).map(drop)
+        }
+        Kind::Folder { files } => folder::classify(files, detect::check_frame).map(drop),
         Kind::Cuestionario { answers } => cuestionario::check_answers(answers),
     }
 }
@@ -122,16 +124,21 @@ pub fn sample(request: &Request, as_of: NaiveDate) -> Analysis {
     }
 }
 
+/// How a sheet becomes a frame: `detect::frame` (all rows) or
+/// `detect::check_frame` (the rows validation needs).
+type Framer = for<'a> fn(&'a Sheet, Module) -> Frame<'a>;
+
 fn frames<'a>(
     module: Module,
     files: &'a [Sheet],
     param: &str,
+    framer: Framer,
 ) -> Result<Vec<Frame<'a>>, AnalysisError> {
     files
         .iter()
         .enumerate()
         .map(|(i, sheet)| {
-            let frame = detect::frame(sheet, module);
+            let frame = framer(sheet, module);
             if modules::has_any(&frame, roles::amount_roles(module)) {
                 Ok(frame)
             } else {

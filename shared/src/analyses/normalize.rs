@@ -6,6 +6,10 @@ use unicode_normalization::char::is_combining_mark;
 
 /// NFKC, lowercase, then NFD without combining marks: "Línea Nº" → "linea no".
 pub fn fold(text: &str) -> String {
+    // ASCII is its own NFKC and NFD form: skip the normalisation
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
     let lower: String = text.nfkc().collect::<String>().to_lowercase();
     lower.nfd().filter(|c| !is_combining_mark(*c)).collect()
 }

@@ -495,7 +495,9 @@ impl<'de> Deserialize<'de> for Rows {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Rows, A::Error> {
                 let mut rows = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-                while let Some(row) = seq.next_element::<Row>()? {
+                let mut width = 8;
+                while let Some(row) = seq.next_element_seed(RowSeed(width))? {
+                    width = row.0.len();
                     if rows.len() == MAX_ROWS_PER_FILE {
                         return Err(de::Error::custom(format!(
                             "{LIMIT}more than {MAX_ROWS_PER_FILE} rows in one file"
@@ -512,7 +514,18 @@ impl<'de> Deserialize<'de> for Rows {
 
 impl<'de> Deserialize<'de> for Row {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
+        RowSeed(8).deserialize(d)
+    }
+}
+
+/// A row expected to have about `.0` cells (the previous row's count), so
+/// that rows hold no spare capacity.
+struct RowSeed(usize);
+
+impl<'de> DeserializeSeed<'de> for RowSeed {
+    type Value = Row;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Row, D::Error> {
+        struct V(usize);
         impl<'de> Visitor<'de> for V {
             type Value = Row;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -520,7 +533,7 @@ impl<'de> Deserialize<'de> for Row {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Row, A::Error> {
                 let mut cells: Vec<(String, Cell)> =
-                    Vec::with_capacity(map.size_hint().unwrap_or(8).min(64));
+                    Vec::with_capacity(map.size_hint().unwrap_or(self.0).min(64));
                 while let Some(key) = map.next_key::<String>()? {
                     let key = bounded(key)?;
                     if cells.len() == MAX_CELLS_PER_ROW {
@@ -534,10 +547,11 @@ impl<'de> Deserialize<'de> for Row {
                     let cell = map.next_value_seed(CellSeed)?;
                     cells.push((key, cell));
                 }
+                cells.shrink_to_fit();
                 Ok(Row(cells))
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(self.0))
     }
 }
 

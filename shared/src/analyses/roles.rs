@@ -253,6 +253,9 @@ const CLIENTE: &[&str] = &[
     "destinatario",
     "customer",
     "client",
+    "contacto",
+    "contact",
+    "customer name",
 ];
 const PRODUCTO: &[&str] = &[
     "producto",
@@ -283,6 +286,7 @@ const PRECIO: &[&str] = &[
     "importe unitario",
     "unit price",
     "price",
+    "unit amount",
 ];
 const DESCUENTO: &[&str] = &["descuento", "dto.", "% dto.", "rappel", "discount"];
 const IMPORTE: &[&str] = &[
@@ -427,6 +431,9 @@ const PERSONA: &[&str] = &[
     "recurso",
     "responsable",
     "employee",
+    "user",
+    "member",
+    "usuario",
 ];
 const HORAS: &[&str] = &[
     "horas",
@@ -436,6 +443,8 @@ const HORAS: &[&str] = &[
     "dedicación",
     "jornadas",
     "hours",
+    "duration",
+    "time",
 ];
 const TARIFA: &[&str] = &[
     "tarifa",
@@ -460,6 +469,8 @@ const PROVEEDOR: &[&str] = &[
     "razón social",
     "supplier",
     "vendor",
+    "contacto",
+    "contact",
 ];
 const DOC_PROV: &[&str] = &[
     "nº factura proveedor",

@@ -52,12 +52,21 @@ struct Core {
 }
 
 fn core(text: &str) -> Option<Core> {
+    let first = text.trim_start().chars().next()?;
+    if !(first.is_ascii_digit() || "-−+(.,€$Ee".contains(first)) {
+        return None;
+    }
     let mut s: String = text
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '\u{a0}' && *c != '\u{202f}')
         .collect();
-    for symbol in ["€", "EUR", "eur", "$", "%"] {
-        s = s.replace(symbol, "");
+    if !s
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b".,-+()".contains(&b))
+    {
+        for symbol in ["€", "EUR", "eur", "$", "%"] {
+            s = s.replace(symbol, "");
+        }
     }
     let mut negative = false;
     if s.starts_with('(') && s.ends_with(')') && s.len() > 2 {
@@ -168,13 +177,20 @@ pub fn number_text(text: &str, mark: DecimalMark) -> Option<Decimal> {
     Some(if c.negative { -value } else { value })
 }
 
-/// A cell as a number: JSON numbers as they are, texts by `number_text`.
+/// The largest magnitude read as a number (10 000 million): beyond it a cell
+/// is unreadable, which keeps every sum and product of 200,000 rows far from
+/// `Decimal`'s range.
+pub const MAX_MAGNITUDE: Decimal = Decimal::from_parts(1_410_065_408, 2, 0, false, 0);
+
+/// A cell as a number: JSON numbers as they are, texts by `number_text`;
+/// magnitudes over `MAX_MAGNITUDE` are unreadable.
 pub fn number(value: Value, mark: DecimalMark) -> Option<Decimal> {
-    match value {
+    let n = match value {
         Value::Num(n) => Some(n),
         Value::Text(t) => number_text(t, mark),
         _ => None,
-    }
+    }?;
+    (n.abs() <= MAX_MAGNITUDE).then_some(n)
 }
 
 /// Excel (1900 system) serial → date; serials outside 20 000–80 000 are not
@@ -331,13 +347,37 @@ pub fn boolean(value: Value) -> Option<bool> {
         Value::Num(n) if n == Decimal::ONE => Some(true),
         Value::Num(n) if n.is_zero() => Some(false),
         Value::Num(_) | Value::Date(_) => None,
-        Value::Text(t) => match fold(t).trim() {
-            "si" | "s" | "x" | "✓" | "✔" | "1" | "true" | "yes" | "y" | "ok" | "hecho"
-            | "facturado" | "pagado" | "pagada" | "cobrado" | "cobrada" => Some(true),
-            "no" | "n" | "0" | "false" | "pendiente" | "-" | "" => Some(false),
-            _ => None,
-        },
+        Value::Text(t) => {
+            let folded = fold(t);
+            match folded.trim() {
+                "si" | "s" | "x" | "✓" | "✔" | "1" | "true" | "yes" | "y" | "ok" | "hecho"
+                | "facturado" | "facturada" | "pagado" | "pagada" | "cobrado" | "cobrada"
+                | "paid" | "collected" | "invoiced" | "billed" | "done" => Some(true),
+                "no" | "n" | "0" | "false" | "pendiente" | "-" | "" | "unpaid" | "pending"
+                | "overdue" | "draft" | "impagado" | "impagada" | "vencido" | "vencida" => {
+                    Some(false)
+                }
+                other if other.starts_with("no ") || other.starts_with("pendiente") => Some(false),
+                other if other.starts_with("awaiting") || other.starts_with("not ") => Some(false),
+                _ => None,
+            }
+        }
     }
+}
+
+/// A duration "7:30" or "01:30:00" → hours (7.5, 1.5).
+pub fn duration_hours(value: Value) -> Option<Decimal> {
+    let Value::Text(t) = value else { return None };
+    let parts: Vec<&str> = t.trim().split(':').collect();
+    let digits = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    if !(2..=3).contains(&parts.len()) || !parts.iter().all(digits) {
+        return None;
+    }
+    let n = |i: usize| -> Option<Decimal> {
+        parts.get(i).map_or(Some(Decimal::ZERO), |p| p.parse().ok())
+    };
+    let (h, m, s) = (n(0)?, n(1)?, n(2)?);
+    Some(h + m / Decimal::from(60) + s / Decimal::from(3600))
 }
 
 /// A header naming a period ("ene", "2025-01", "T1", "1T 2025") → a sortable
@@ -411,6 +451,12 @@ mod tests {
         assert_eq!(number_text("$1,200.00", es), Some(dec!(1200.00)));
         assert_eq!(number_text("abc", es), None);
         assert_eq!(number_text("12.34.5", es), None);
+        assert_eq!(MAX_MAGNITUDE, dec!(10_000_000_000));
+        assert_eq!(number(Value::Num(dec!(10_000_000_001)), es), None);
+        assert_eq!(
+            number(Value::Text("-10.000.000.000"), es),
+            Some(dec!(-10_000_000_000))
+        );
     }
 
     #[test]
@@ -471,6 +517,12 @@ mod tests {
         assert_eq!(boolean(Value::Text("Sí")), Some(true));
         assert_eq!(boolean(Value::Text("pendiente")), Some(false));
         assert_eq!(boolean(Value::Text("quizá")), None);
+        assert_eq!(boolean(Value::Text("Paid")), Some(true));
+        assert_eq!(boolean(Value::Text("No cobrado")), Some(false));
+        assert_eq!(boolean(Value::Text("Awaiting payment")), Some(false));
+        assert_eq!(duration_hours(Value::Text("7:30")), Some(dec!(7.5)));
+        assert_eq!(duration_hours(Value::Text("01:30:00")), Some(dec!(1.5)));
+        assert_eq!(duration_hours(Value::Text("7.5")), None);
         assert_eq!(period_header("Ene"), Some(1));
         assert_eq!(period_header("2025-03"), Some(202503));
         assert_eq!(period_header("03/2025"), Some(202503));

@@ -55,6 +55,8 @@ pub struct Concentration {
     pub effective: Decimal,
     /// The fewest items whose cumulative share reaches 80 %.
     pub pareto_k: usize,
+    /// Their cumulative share (≥ 80 %).
+    pub pareto_share: Decimal,
 }
 
 pub fn concentration(ranked: &[(String, Decimal)]) -> Option<Concentration> {
@@ -66,10 +68,12 @@ pub fn concentration(ranked: &[(String, Decimal)]) -> Option<Concentration> {
     let hhi: Decimal = shares.iter().map(|s| s * s).sum();
     let mut cumulative = Decimal::ZERO;
     let mut pareto_k = ranked.len();
+    let mut pareto_share = HUNDRED;
     for (i, s) in shares.iter().enumerate() {
         cumulative += s;
         if cumulative >= Decimal::from(80) {
             pareto_k = i + 1;
+            pareto_share = cumulative;
             break;
         }
     }
@@ -81,6 +85,7 @@ pub fn concentration(ranked: &[(String, Decimal)]) -> Option<Concentration> {
         hhi,
         effective: Decimal::from(10_000) / hhi,
         pareto_k,
+        pareto_share,
     })
 }
 

@@ -116,12 +116,21 @@ fn frame_movements(f: &Frame) -> (Vec<Movement>, usize, bool) {
             })
             .collect()
     };
-    let bank = read(false);
+    // bank exports often list the newest first: read them oldest first
+    let oldest_first = |mut m: Vec<Movement>| {
+        let first = m.iter().find_map(|x| x.date);
+        let last = m.iter().rev().find_map(|x| x.date);
+        if first > last {
+            m.reverse();
+        }
+        m
+    };
+    let bank = oldest_first(read(false));
     let skipped = f.len() - totals.iter().filter(|t| !**t).count();
     if !debe_haber {
         return (bank, skipped, false);
     }
-    let book = read(true);
+    let book = oldest_first(read(true));
     let fits = |m: &[Movement]| {
         m.windows(2)
             .filter(|w| match (w[0].saldo, w[1].saldo) {
@@ -577,5 +586,34 @@ mod tests {
         assert!(flipped);
         assert_eq!(moves[0].amount, dec!(100));
         assert_eq!(moves[1].amount, dec!(-40));
+    }
+
+    #[test]
+    fn newest_first_statements_reconcile() {
+        let rows = [
+            ("03/02/2025", "Luz", None, Some(dec!(60)), dec!(940)),
+            (
+                "01/02/2025",
+                "Transferencia",
+                Some(dec!(1000)),
+                None,
+                dec!(1000),
+            ),
+        ];
+        let s = sheet(&rows, ("Ingresos", "Gastos"));
+        let frames = [frame(&s, Module::Caja)];
+        let as_of = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
+        let mut b = Builder::new(Lang::Es);
+        analyze(&mut b, &frames, as_of);
+        let r = b.finish(as_of);
+        let v = |id: &str| {
+            r.key_figures
+                .iter()
+                .find(|f| f.id == id)
+                .unwrap_or_else(|| panic!("{id}"))
+                .value
+        };
+        assert_eq!(v("balance"), dec!(940));
+        assert!(r.key_figures.iter().all(|f| f.id != "balance_mismatches"));
     }
 }

@@ -3,7 +3,7 @@
 //! rises of the same item, duplicates, incomplete tickets, withholdings,
 //! overdue payables.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
@@ -112,6 +112,7 @@ pub fn purchases<'a>(
         let due = f.dates(Role::Vencimiento);
         let paid = f.bools(Role::Estado);
         let totals = f.total_rows();
+        let mut item_keys: HashMap<String, String> = HashMap::new();
         let (mut skipped_total, mut no_amount) = (0, 0);
         for i in 0..f.len() {
             if totals[i] {
@@ -157,7 +158,12 @@ pub fn purchases<'a>(
                 date: dates.as_ref().and_then(|d| d[i]),
                 supplier,
                 doc: text(&docs),
-                item: text(&items).map(|s| name_key(&s)),
+                item: items.as_ref().and_then(|t| t[i].as_deref()).map(|s| {
+                    item_keys
+                        .entry(s.to_string())
+                        .or_insert_with(|| name_key(s))
+                        .clone()
+                }),
                 category: text(&cats).map(|c| category(&c, b.lang)),
                 qty: qty[i],
                 unit_price: price[i].or(match qty[i] {
@@ -214,6 +220,8 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
         format!("Gasto de {spend_shown} sin IVA, con {vat_shown} de IVA soportado."),
         format!("Spend of {spend_shown} net of VAT, with {vat_shown} of input VAT."),
     ));
+    super::note_outliers(b, p.iter().map(|x| x.base));
+    totals_check(b, frames);
     suppliers(b, &p, &names, spend);
     categories(b, &p, spend);
     price_rises(b, &p);
@@ -232,8 +240,8 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
             Severity::Medium,
             ret,
             b.pick(
-                format!("Has retenido {shown} a profesionales o arrendadores: debes ingresarlos con los modelos 111 o 115."),
-                format!("You withheld {shown} from professionals or landlords: pay them in with forms 111 or 115."),
+                format!("Has retenido {shown} a profesionales o arrendadores: debes ingresarlos con el «modelo 111» o el «modelo 115»."),
+                format!("You withheld {shown} from professionals or landlords: pay them in with «form 111» or «form 115»."),
             ),
             Horizon::Month,
             b.pick(
@@ -246,6 +254,53 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
     }
     b.actions
         .push(crate::analyses::actions::compare(Module::Entradas, b.lang));
+}
+
+/// Rows whose base + VAT − withholding differs from their total by more
+/// than 0.02 €, and VAT rates outside the Spanish sets.
+fn totals_check(b: &mut Builder, frames: &[Frame]) {
+    let (mut off, mut odd_rates) = (0, 0);
+    for f in frames {
+        let (base, cuota, total, ret, rate) = (
+            col(f, Role::Base),
+            col(f, Role::CuotaIva),
+            col(f, Role::Total),
+            col(f, Role::Retencion),
+            col(f, Role::TipoIva),
+        );
+        let ret_is_rate = f
+            .column_header(Role::Retencion)
+            .is_some_and(|h| h.hints.rate);
+        for i in 0..f.len() {
+            if let (Some(bs), Some(c), Some(t)) = (base[i], cuota[i], total[i]) {
+                let r = ret[i].map_or(Decimal::ZERO, |x| {
+                    if ret_is_rate {
+                        bs * x / HUNDRED
+                    } else {
+                        x.abs()
+                    }
+                });
+                if (bs + c - r - t).abs() > Decimal::new(2, 2) {
+                    off += 1;
+                }
+            }
+            if rate[i].is_some_and(|r| !crate::analyses::detect::is_vat_rate(r)) {
+                odd_rates += 1;
+            }
+        }
+    }
+    if off > 0 {
+        b.note(
+            format!("{off} filas en las que base + IVA − retención no da el total."),
+            format!("{off} rows where base + VAT − withholding does not give the total."),
+        );
+    }
+    if odd_rates > 0 {
+        b.note(
+            format!("{odd_rates} tipos de IVA fuera de los tipos españoles (IVA o IGIC)."),
+            format!("{odd_rates} VAT rates outside the Spanish rates (VAT or IGIC)."),
+        );
+    }
 }
 
 fn suppliers(b: &mut Builder, p: &[Purchase], names: &Names, spend: Decimal) {
@@ -361,8 +416,8 @@ fn price_rises(b: &mut Builder, p: &[Purchase]) {
             Severity::Medium,
             Decimal::ZERO,
             b.pick(
-                format!("«{item}» sube un {shown}; {n} artículos suben un 10 % o más."),
-                format!("«{item}» up {shown}; {n} items rose by 10% or more."),
+                format!("«{item}» sube un {shown}; {n} artículos tienen subidas de dos dígitos."),
+                format!("«{item}» up {shown}; {n} items show double-digit rises."),
             ),
             Horizon::Month,
             b.pick(
@@ -497,8 +552,8 @@ fn payables(b: &mut Builder, p: &[Purchase], as_of: NaiveDate) {
             Severity::Medium,
             late,
             b.pick(
-                format!("Pagas fuera del plazo legal: {shown} vencidos hace más de 60 días."),
-                format!("Paying late: {shown} overdue for over 60 days."),
+                format!("Pagas fuera del plazo legal: {shown} vencidos hace más de dos meses."),
+                format!("Paying late: {shown} overdue for over two months."),
             ),
             Horizon::Month,
             b.pick(

@@ -97,6 +97,19 @@ pub fn note_odd_dates(b: &mut Builder, dates: &[NaiveDate], as_of: NaiveDate) {
     }
 }
 
+/// Amounts with a modified z-score over 3.5 are listed in the data-quality
+/// note, never removed.
+pub fn note_outliers(b: &mut Builder, amounts: impl Iterator<Item = rust_decimal::Decimal>) {
+    let xs: Vec<f64> = amounts.map(super::stats::to_f64).collect();
+    let n = super::stats::outliers(&xs);
+    if n > 0 {
+        b.note(
+            format!("{n} importes atípicos (z-score modificado por encima de 3,5): revísalos; se han contado."),
+            format!("{n} unusual amounts (modified z-score above 3.5): check them; they are counted."),
+        );
+    }
+}
+
 /// The degraded report of §1.5: the module's must-have columns are missing.
 pub fn missing(b: &mut Builder, module: Module, frames: &[Frame], what: (&str, &str)) {
     let rows: usize = frames.iter().map(Frame::len).sum();

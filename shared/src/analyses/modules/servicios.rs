@@ -450,9 +450,9 @@ fn unbilled(
             old,
             b.pick(
                 format!(
-                    "Trabajo hecho sin facturar: {shown}, de ellos {old_shown} con más de 30 días."
+                    "Trabajo hecho sin facturar: {shown}, de ellos {old_shown} con más de un mes."
                 ),
-                format!("Unbilled work: {shown}, {old_shown} of it older than 30 days."),
+                format!("Unbilled work: {shown}, {old_shown} of it older than a month."),
             ),
             Horizon::Week,
             b.pick(
@@ -535,5 +535,44 @@ mod tests {
         assert_eq!(v("top1_share"), dec!(100));
         assert!(r.priorities.iter().any(|p| p.id == "SV1"));
         assert!(r.priorities.iter().any(|p| p.id == "SV5"));
+    }
+
+    #[test]
+    fn utilisation_by_hand() {
+        // two people, Mon 3 – Fri 7 March 2025: 2 × 5 days × 8 h = 80 h available; 60 h billable → 75 %
+        let rows = [
+            ("2025-03-03", "Marta", dec!(30)),
+            ("2025-03-07", "Jorge", dec!(30)),
+        ];
+        let sheet = Sheet {
+            name: "horas".into(),
+            rows: rows
+                .iter()
+                .map(|(d, p, h)| {
+                    Row(vec![
+                        ("Fecha".into(), Cell::Text(d.to_string())),
+                        ("Técnico".into(), Cell::Text(p.to_string())),
+                        ("Horas".into(), Cell::Number(*h)),
+                        ("Precio hora".into(), Cell::Number(dec!(40))),
+                    ])
+                })
+                .collect(),
+            total_rows: None,
+        };
+        let frames = vec![frame(&sheet, Module::Servicios)];
+        let as_of = NaiveDate::from_ymd_opt(2025, 3, 10).unwrap();
+        let mut b = Builder::new(Lang::Es);
+        analyze(&mut b, &frames, as_of);
+        let r = b.finish(as_of);
+        let v = |id: &str| {
+            r.key_figures
+                .iter()
+                .find(|f| f.id == id)
+                .unwrap_or_else(|| panic!("{id}"))
+                .value
+        };
+        assert_eq!(v("utilisation"), dec!(75));
+        assert_eq!(v("billed"), dec!(2400));
+        assert_eq!(r.strengths[0].id, "SV4");
     }
 }

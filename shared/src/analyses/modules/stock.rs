@@ -537,4 +537,49 @@ mod tests {
         let ids: Vec<&str> = r.priorities.iter().map(|p| p.id.as_str()).collect();
         assert_eq!(ids, ["S2", "S3", "S1"]);
     }
+
+    #[test]
+    fn net_price_potential_margin_and_days_of_inventory_by_hand() {
+        // PVP with VAT, no rate given → 21 %: 12.10 → 10, 6.05 → 5
+        // V_c = 10 × 5 + 20 × 2.5 = 100; V_p = 10 × 10 + 20 × 5 = 200 → potential margin 100
+        // COGS = 73 × 5 = 365 → rotation 3.65, DIO = 365 / 3.65 = 100 days; B sells nothing → overstocked
+        let rows = [
+            ("A", dec!(10), dec!(5), dec!(12.10), dec!(73)),
+            ("B", dec!(20), dec!(2.5), dec!(6.05), dec!(0)),
+        ];
+        let sheet = Sheet {
+            name: "stock".into(),
+            rows: rows
+                .iter()
+                .map(|(r, q, c, p, sold)| {
+                    Row(vec![
+                        ("Artículo".into(), Cell::Text(r.to_string())),
+                        ("Stock".into(), Cell::Number(*q)),
+                        ("PMP".into(), Cell::Number(*c)),
+                        ("P.V.P.".into(), Cell::Number(*p)),
+                        ("Unidades vendidas".into(), Cell::Number(*sold)),
+                    ])
+                })
+                .collect(),
+            total_rows: None,
+        };
+        let frames = vec![frame(&sheet, Module::Stock)];
+        let as_of = NaiveDate::from_ymd_opt(2025, 6, 1).unwrap();
+        let mut b = Builder::new(Lang::En);
+        analyze(&mut b, &frames, as_of);
+        let r = b.finish(as_of);
+        let v = |id: &str| {
+            r.key_figures
+                .iter()
+                .find(|f| f.id == id)
+                .unwrap_or_else(|| panic!("{id}"))
+                .value
+        };
+        assert_eq!(v("stock_value"), dec!(100));
+        assert_eq!(v("value_at_price"), dec!(200));
+        assert_eq!(v("potential_margin"), dec!(100));
+        assert_eq!(v("dio"), dec!(100));
+        assert_eq!(v("overstocked_items"), dec!(1));
+        assert!(r.data_quality.notes.iter().any(|n| n.contains("21%")));
+    }
 }

@@ -243,6 +243,9 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
     let span = period(dates.iter().copied());
     b.scope(e.len(), sheet_total(frames), span);
     profit_and_loss(b, &e, span);
+    b.actions.push(crate::analyses::actions::model_130(b.lang));
+    b.actions
+        .push(crate::analyses::actions::analyze(Module::Caja, b.lang));
 }
 
 /// The figures and rules of a profit and loss (also the folder's combined view).

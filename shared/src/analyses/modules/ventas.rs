@@ -54,7 +54,7 @@ pub fn lines<'a>(
     skipped: &mut Vec<Vec<(&'static str, usize)>>,
 ) -> Sales<'a> {
     let mut sales = Sales {
-        lines: Vec::new(),
+        lines: Vec::with_capacity(frames.iter().map(Frame::len).sum()),
         customers: Names::default(),
         products: Names::default(),
         vat_included: false,
@@ -199,6 +199,7 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
         );
     }
     duplicates(b, l);
+    super::note_outliers(b, l.iter().map(|x| x.revenue));
 
     let r: Decimal = l.iter().map(|x| x.revenue).sum();
     let docs: BTreeSet<&str> = l.iter().filter_map(|x| x.doc.as_deref()).collect();
@@ -238,6 +239,8 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
     receivables(b, l, r, span, as_of);
     b.actions
         .push(crate::analyses::actions::compare(Module::Ventas, b.lang));
+    b.actions
+        .push(crate::analyses::actions::analyze(Module::Caja, b.lang));
 }
 
 fn duplicates(b: &mut Builder, l: &[Line]) {
@@ -245,7 +248,7 @@ fn duplicates(b: &mut Builder, l: &[Line]) {
     let dupes = l
         .iter()
         .filter(|x| x.doc.is_some())
-        .filter(|x| !seen.insert((x.date, x.doc.clone(), x.revenue)))
+        .filter(|x| !seen.insert((x.date, x.doc.as_deref(), x.revenue)))
         .count();
     if dupes > 0 {
         b.note(
@@ -294,6 +297,15 @@ fn customers(b: &mut Builder, sales: &Sales, r: Decimal) {
         c.pareto_k.into(),
         Unit::Count,
     );
+    let pareto = b.fig(
+        "pareto_share",
+        (
+            "Peso de los clientes del 80 %",
+            "Share of the 80% customers",
+        ),
+        c.pareto_share,
+        Unit::Pct,
+    );
     let top_amount = ranked[0].1;
     let name = &c.top1_name;
     if c.top1 > Decimal::from(30) {
@@ -335,8 +347,8 @@ fn customers(b: &mut Builder, sales: &Sales, r: Decimal) {
             Severity::Medium,
             r * c.top5 / HUNDRED / Decimal::from(5),
             b.pick(
-                format!("Cartera concentrada: los 5 mayores clientes suman el {top5} (índice HHI {hhi}), equivale a {effective} clientes del mismo tamaño."),
-                format!("Concentrated customer base: the top 5 make {top5} (HHI {hhi}), like {effective} customers of equal size."),
+                format!("Cartera concentrada: los cinco mayores clientes suman el {top5} (índice HHI {hhi}), equivale a {effective} clientes del mismo tamaño."),
+                format!("Concentrated customer base: the top five make {top5} (HHI {hhi}), like {effective} customers of equal size."),
             ),
             Horizon::Quarter,
             b.pick(
@@ -350,8 +362,8 @@ fn customers(b: &mut Builder, sales: &Sales, r: Decimal) {
             "V3",
             r,
             b.pick(
-                format!("Cartera diversificada: {count} clientes e índice HHI de {hhi}; {k} clientes hacen el 80 % de las ventas."),
-                format!("Diversified customers: {count} customers and an HHI of {hhi}; {k} customers make 80% of sales."),
+                format!("Cartera diversificada: {count} clientes e índice HHI de {hhi}; {k} clientes hacen el {pareto} de las ventas (principio de Pareto)."),
+                format!("Diversified customers: {count} customers and an HHI of {hhi}; {k} customers make {pareto} of sales (Pareto principle)."),
             ),
         );
     }
@@ -392,6 +404,7 @@ fn trend(b: &mut Builder, l: &[Line], span: Option<crate::analyses::report::Peri
     let Some(span) = span else { return };
     let series = monthly(l.iter().filter_map(|x| x.date.map(|d| (d, x.revenue))));
     let months = complete_months(&series, span.from, span.to);
+    growth_rates(b, &months);
     if months.len() >= 6 {
         let last: Decimal = months[months.len() - 3..].iter().map(|m| m.1).sum();
         let prev: Decimal = months[months.len() - 6..months.len() - 3]
@@ -424,8 +437,8 @@ fn trend(b: &mut Builder, l: &[Line], span: Option<crate::analyses::report::Peri
                     Severity::High,
                     last - prev,
                     b.pick(
-                        format!("Ventas {shown} en los últimos 3 meses frente a los 3 anteriores ({diff})."),
-                        format!("Sales {shown} in the last 3 months against the previous 3 ({diff})."),
+                        format!("Ventas {shown} en el último trimestre frente al anterior ({diff})."),
+                        format!("Sales {shown} in the last quarter against the one before ({diff})."),
                     ),
                     Horizon::Week,
                     b.pick(
@@ -438,8 +451,12 @@ fn trend(b: &mut Builder, l: &[Line], span: Option<crate::analyses::report::Peri
                     "V5",
                     last - prev,
                     b.pick(
-                        format!("Ventas +{shown} en los últimos 3 meses frente a los 3 anteriores ({diff})."),
-                        format!("Sales up {shown} in the last 3 months against the previous 3 ({diff})."),
+                        format!(
+                            "Ventas +{shown} en el último trimestre frente al anterior ({diff})."
+                        ),
+                        format!(
+                            "Sales up {shown} in the last quarter against the one before ({diff})."
+                        ),
                     ),
                 );
             }
@@ -487,6 +504,54 @@ fn trend(b: &mut Builder, l: &[Line], span: Option<crate::analyses::report::Peri
                     "Este trimestre: ahorra en los meses fuertes y prepara campañas para los flojos.".into(),
                     "This quarter: save in peak months and plan campaigns for the valley.".into(),
                 ),
+            );
+        }
+    }
+}
+
+/// MoM (last complete month against the one before), YoY (against the same
+/// month a year earlier) and CAGR (last 12 months against the first 12,
+/// with 24 months or more).
+fn growth_rates(b: &mut Builder, months: &[(NaiveDate, Decimal)]) {
+    let n = months.len();
+    if n >= 2 && months[n - 2].1 > Decimal::ZERO {
+        let mom = (months[n - 1].1 / months[n - 2].1 - Decimal::ONE) * HUNDRED;
+        b.fig(
+            "mom",
+            ("Variación del último mes", "Month over month"),
+            mom,
+            Unit::Pct,
+        );
+    }
+    let last = months[n.saturating_sub(1)..].first();
+    let year_before = last.and_then(|(m, _)| {
+        let target = m.checked_sub_months(chrono::Months::new(12))?;
+        months.iter().find(|(x, _)| *x == target)
+    });
+    if let (Some((_, now)), Some((_, then))) = (last, year_before)
+        && *then > Decimal::ZERO
+    {
+        b.fig(
+            "yoy",
+            (
+                "Variación interanual del último mes",
+                "Year over year (last month)",
+            ),
+            (*now / *then - Decimal::ONE) * HUNDRED,
+            Unit::Pct,
+        );
+    }
+    if n >= 24 {
+        let first: Decimal = months[..12].iter().map(|m| m.1).sum();
+        let latest: Decimal = months[n - 12..].iter().map(|m| m.1).sum();
+        if first > Decimal::ZERO && latest > Decimal::ZERO {
+            let years = (n - 12) as f64 / 12.0;
+            let cagr = (to_f64(latest) / to_f64(first)).powf(1.0 / years) - 1.0;
+            b.fig(
+                "cagr",
+                ("Crecimiento anual compuesto", "Compound annual growth"),
+                from_f64(cagr * 100.0),
+                Unit::Pct,
             );
         }
     }
@@ -738,12 +803,12 @@ fn receivables(
         );
         let text = match (dso_shown, dso_high) {
             (Some(d), true) => b.pick(
-                format!("{amount} vencidos hace más de 60 días y un periodo medio de cobro de {d}; pendiente total {shown}."),
-                format!("{amount} overdue for over 60 days and days sales outstanding of {d}; {shown} pending in all."),
+                format!("{amount} vencidos hace más de dos meses y un periodo medio de cobro de {d}; pendiente total {shown}."),
+                format!("{amount} overdue for over two months and days sales outstanding of {d}; {shown} pending in all."),
             ),
             _ => b.pick(
-                format!("{amount} vencidos hace más de 60 días sin cobrar; pendiente total {shown}."),
-                format!("{amount} overdue for over 60 days; {shown} pending in all."),
+                format!("{amount} vencidos hace más de dos meses sin cobrar; pendiente total {shown}."),
+                format!("{amount} overdue for over two months; {shown} pending in all."),
             ),
         };
         b.priority(
@@ -836,6 +901,73 @@ mod tests {
             r.priorities[0].text.contains("«Ana S.L.»"),
             "{}",
             r.priorities[0].text
+        );
+    }
+
+    #[test]
+    fn discounts_returns_receivables_repeat_and_growth_by_hand() {
+        // gross 1000 − 10 % discount = 900 (Ana, 15/01); 500 − 20 % = 400 (Ana, 20/02, unpaid, due 01/03);
+        // return −100 (Luis, 25/02); 300 (Eva, 10/03); 200 (Pío, 15/03); 100 (Sol, 25/03)
+        // R = 1800; discounts 100 + 100 = 200 → 200 / 2000 = 10 %; returns 100 / 1800 = 5.6 %
+        // repeat: Ana on two dates of 5 customers = 20 %; pending 400, 01/03 → 15/05 = 75 days overdue
+        // DSO = 400 / 1800 × 70 days (15/01–25/03) = 15.6 → 16; months Jan 900, Feb 300, Mar 600: MoM +100 %
+        let rows = [
+            (
+                "15/01/2025",
+                "Ana",
+                dec!(1000),
+                dec!(10),
+                "sí",
+                "15/01/2025",
+            ),
+            ("20/02/2025", "Ana", dec!(500), dec!(20), "no", "01/03/2025"),
+            (
+                "25/02/2025",
+                "Luis",
+                dec!(-100),
+                dec!(0),
+                "sí",
+                "25/02/2025",
+            ),
+            ("10/03/2025", "Eva", dec!(300), dec!(0), "sí", "10/03/2025"),
+            ("15/03/2025", "Pío", dec!(200), dec!(0), "sí", "15/03/2025"),
+            ("25/03/2025", "Sol", dec!(100), dec!(0), "sí", "25/03/2025"),
+        ];
+        let s = Sheet {
+            name: "v".into(),
+            rows: rows
+                .iter()
+                .map(|(d, c, p, dto, paid, due)| {
+                    Row(vec![
+                        ("Fecha".into(), Cell::Text(d.to_string())),
+                        ("Cliente".into(), Cell::Text(c.to_string())),
+                        ("Cantidad".into(), Cell::Number(dec!(1))),
+                        ("Precio".into(), Cell::Number(*p)),
+                        ("% Dto.".into(), Cell::Number(*dto)),
+                        ("Cobrado".into(), Cell::Text(paid.to_string())),
+                        ("Vencimiento".into(), Cell::Text(due.to_string())),
+                    ])
+                })
+                .collect(),
+            total_rows: None,
+        };
+        let frames = vec![frame(&s, Module::Ventas)];
+        let as_of = NaiveDate::from_ymd_opt(2025, 5, 15).unwrap();
+        let mut b = Builder::new(Lang::Es);
+        analyze(&mut b, &frames, as_of);
+        let r = b.finish(as_of);
+        assert_eq!(value(&r, "revenue"), dec!(1800));
+        assert_eq!(value(&r, "discount_rate"), dec!(10));
+        assert_eq!(value(&r, "returns"), dec!(100));
+        assert_eq!(value(&r, "returns_rate"), dec!(5.6));
+        assert_eq!(value(&r, "repeat_rate"), dec!(20));
+        assert_eq!(value(&r, "pending"), dec!(400));
+        assert_eq!(value(&r, "overdue_60"), dec!(400));
+        assert_eq!(value(&r, "dso"), dec!(16));
+        assert_eq!(value(&r, "mom"), dec!(100));
+        assert!(
+            r.priorities.iter().any(|p| p.id == "V12"),
+            "400 of 1800 overdue > 60 days"
         );
     }
 
