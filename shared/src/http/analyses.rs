@@ -81,9 +81,9 @@ impl From<AnalysesError> for ApiError {
 /// the same shape with `livemode: false`: no quota, nothing kept, no event.
 ///
 /// **Limits.** The body is read raw up to the service's body limit (6 MiB by
-/// default, AWS Lambda's payload limit, about 60,000 typical rows; `svc serve`
-/// takes more with `SVC_MAX_BODY_BYTES`), over it 413 `body_too_large`. Then
-/// per request: 20 files (per period in `compare`), 100,000 rows per file,
+/// default, AWS Lambda's payload limit: about 40,000 rows of a 7-column
+/// sales sheet; `svc serve` takes more with `SVC_MAX_BODY_BYTES`), over it
+/// 413 `body_too_large`. Then per request: 20 files (per period in `compare`), 100,000 rows per file,
 /// 200,000 rows in all, 200 columns per row, 1,000 characters per text; over
 /// one is 413 `analysis_too_large` with `param`. A stored analysis may take
 /// 256 KiB (413 `report_too_large` otherwise). A file without rows, with only
