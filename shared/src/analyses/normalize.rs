@@ -74,9 +74,14 @@ fn tokens(text: &str, drop_stop_words: bool) -> Vec<String> {
     out
 }
 
+/// Words of a header that take part in matching: real headers are short, and
+/// a long one must not make every synonym comparison long.
+const MAX_HEADER_WORDS: usize = 12;
+
 pub fn header(text: &str) -> Header {
     let folded = fold(text);
-    let toks = tokens(text, true);
+    let mut toks = tokens(text, true);
+    toks.truncate(MAX_HEADER_WORDS);
     let has = |w: &str| toks.iter().any(|t| t == w);
     let hints = Hints {
         rate: folded.contains('%'),
