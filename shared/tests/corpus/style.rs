@@ -196,9 +196,10 @@ impl Style {
         }
     }
 
-    /// A plain number (quantities, unit prices) in the document's decimal style.
+    /// A plain number (quantities, unit prices, rates) in the document's
+    /// decimal style, with the decimals it was made with.
     pub fn number(&self, x: Decimal) -> String {
-        let text = x.normalize().to_string();
+        let text = x.to_string();
         match self.numbers {
             Numbers::English => text,
             _ => text.replace('.', ","),
