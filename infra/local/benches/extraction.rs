@@ -3,13 +3,15 @@
 //! PDFs, 200-dpi PNG, JPEG and WebP, scanned PDFs, plain texts). Prints, as
 //! markdown: per source the share of exact fields, p50/p95 time per file and
 //! errors; per field and source the share exact; the `pdf_scanned` detection
-//! rate; mixed 5-file requests; the server's peak RSS on the largest request
-//! it accepts; and the first misses of each field, for the parser's authors.
+//! rate; mixed 5-file requests; e-invoices the service issues and reads back;
+//! the server's peak RSS on the largest request it accepts; and the first
+//! misses of each field, for the parser's authors.
 //!
 //! Run: `cargo bench -p svc --bench extraction`. Env: EXTRACTION_SEED (2026),
 //! EXTRACTION_PDFS (40), EXTRACTION_IMAGES (20 per format), EXTRACTION_SCANNED
-//! (20), EXTRACTION_TEXTS (20). Needs poppler (pdftoppm); images are read only
-//! when the server has an OCR engine (tesseract).
+//! (20), EXTRACTION_TEXTS (20), EXTRACTION_EINVOICES (10 per format). Needs
+//! poppler (pdftoppm); images are read only when the server has an OCR engine
+//! (tesseract).
 
 #[path = "../../../shared/tests/corpus/mod.rs"]
 mod corpus;
@@ -19,9 +21,12 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use corpus::invoice::Invoice;
 use corpus::score::{FIELDS, Verdict, score};
 use corpus::{Document, KINDS, Kind, request_body};
-use serde_json::Value as Json;
+use serde_json::{Value as Json, json};
 
 /// `svc serve` with quota and rate limit out of the way; unlike the other
 /// benches' server this one exposes its pid, for the peak RSS.
@@ -89,6 +94,57 @@ impl Server {
         let status = response.status().as_u16();
         let json = response.json().await.unwrap_or(Json::Null);
         (status, json, started.elapsed())
+    }
+
+    /// Issues `invoice` in the demo account's name; the reply as JSON.
+    async fn issue(&self, client: &reqwest::Client, invoice: &Invoice, key: &str) -> Json {
+        let (postal_code, city) = invoice.recipient.city.split_once(' ').unwrap();
+        let lines: Vec<Json> = invoice
+            .lines
+            .iter()
+            .map(|l| {
+                let mut line = json!({"description": l.description, "quantity": l.quantity.to_string(),
+                    "unit_price": l.unit_price.to_string(), "vat_rate": l.vat_rate.to_string()});
+                if l.vat_rate.is_zero() {
+                    line["exemption"] = json!("E1");
+                }
+                line
+            })
+            .collect();
+        let body = json!({
+            "customer": {"name": invoice.recipient.name, "tax_id": invoice.recipient.nif,
+                "address": invoice.recipient.street, "postal_code": postal_code, "city": city},
+            "lines": lines,
+            "irpf_rate": invoice.irpf_rate.map(|r| r.to_string()),
+            "equivalence_surcharge": !invoice.surcharge_amount.is_zero(),
+        });
+        let response = client
+            .post(format!("{}/api/v1/invoices", self.base))
+            .bearer_auth(&self.key)
+            .header("idempotency-key", key)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let json: Json = response.json().await.unwrap();
+        assert!(status.is_success(), "issuing failed: {status} {json}");
+        json
+    }
+
+    async fn download(&self, client: &reqwest::Client, path: &str) -> Vec<u8> {
+        let response = client
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(&self.key)
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            response.status().is_success(),
+            "GET {path}: {}",
+            response.status()
+        );
+        response.bytes().await.unwrap().to_vec()
     }
 }
 
@@ -284,6 +340,98 @@ async fn mixed_requests(server: &Server, client: &reqwest::Client, docs: &[Docum
     );
 }
 
+/// E-invoices the service issues itself (Facturae, UBL, CII, Factur-X) from
+/// corpus invoices, read back; the truth is the corpus invoice with the
+/// demo issuer, the service's number and date, and the service's own totals
+/// checked against the corpus's.
+async fn einvoices(server: &Server, client: &reqwest::Client, docs: &[Document], count: usize) {
+    let formats = [
+        ("facturae", "application/xml"),
+        ("ubl", "application/xml"),
+        ("cii", "application/xml"),
+        ("facturx", "application/pdf"),
+    ];
+    let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut totals_differ = 0;
+    for (i, doc) in docs
+        .iter()
+        .filter(|d| d.kind == Kind::TextPdf)
+        .take(count)
+        .enumerate()
+    {
+        let issued = server
+            .issue(
+                client,
+                &doc.invoice,
+                &format!("bench-einvoice-{}-{i}", std::process::id()),
+            )
+            .await;
+        let mut truth = doc.invoice.clone();
+        truth.issuer.name = issued["issuer"]["name"].as_str().unwrap().to_string();
+        truth.issuer.nif = issued["issuer"]["tax_id"].as_str().unwrap().to_string();
+        truth.number = issued["number"].as_str().unwrap().to_string();
+        truth.date = issued["issue_date"].as_str().unwrap().parse().unwrap();
+        if score(&truth, &issued)
+            .iter()
+            .any(|v| matches!(v.field, "base" | "vat_amount" | "irpf_amount" | "total") && !v.exact)
+        {
+            totals_differ += 1;
+        }
+        for (format, mime) in formats {
+            let path = match format {
+                "facturx" => format!("/api/v1/invoices/{}/pdf?format=facturx", issued["id"]),
+                _ => format!("/api/v1/invoices/{}/xml?format={format}", issued["id"]),
+            };
+            let data = server.download(client, &path).await;
+            let name = format!(
+                "{}-{format}.{}",
+                truth.number,
+                if format == "facturx" { "pdf" } else { "xml" }
+            );
+            let body =
+                json!({"files": [{"name": name, "mime": mime, "data": STANDARD.encode(&data)}]});
+            let (status, reply, time) = server.extract(client, body.to_string()).await;
+            let entry = Document {
+                name,
+                kind: Kind::TextPdf,
+                layout: doc.layout,
+                invoice: truth.clone(),
+                style: doc.style.clone(),
+                data,
+            };
+            tallies
+                .entry(format)
+                .or_default()
+                .add(&entry, outcome(&entry, status, &reply), time);
+        }
+    }
+    println!("
+E-invoices issued by the service and read back ({totals_differ} with totals other than the corpus's):\n");
+    println!("| format | docs | read | fields exact | p50 ms/file | errors | reported source |");
+    println!("|---|---|---|---|---|---|---|");
+    for (format, t) in &tallies {
+        let mut times = t.times.clone();
+        times.sort();
+        println!(
+            "| {format} | {} | {} | {:.1} % | {:.1} | {:?} | {:?} |",
+            t.documents,
+            t.read,
+            t.accuracy(None),
+            percentile(&times, 0.5),
+            t.errors,
+            t.sources
+        );
+    }
+    for (format, t) in &tallies {
+        for (name, v) in t.misses.iter().take(6) {
+            println!(
+                "- {format} {}: {name}: {:?} ≠ {:?}",
+                v.field, v.expected, v.got
+            );
+        }
+    }
+}
+
 /// Five JPEG pages as large as the body limit allows: the largest of a few
 /// resolutions and qualities that fits a fifth of `max_body_bytes`.
 fn largest_request(seed: u64, max_body_bytes: usize) -> (String, usize) {
@@ -330,6 +478,13 @@ async fn run(seed: u64) {
     }
     print_summary(&tallies);
     mixed_requests(&server, &client, &docs).await;
+    einvoices(
+        &server,
+        &client,
+        &docs,
+        env_count("EXTRACTION_EINVOICES", 10),
+    )
+    .await;
     drop(server);
 
     let max_body = shared::config::Config::default().max_body_bytes;
