@@ -1,5 +1,7 @@
 //! Embedded adapters: everything in one process and local files.
 
 pub mod sqlite_table;
+pub mod tesseract;
 
 pub use sqlite_table::SqliteTable;
+pub use tesseract::Tesseract;

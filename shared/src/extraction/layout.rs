@@ -3,8 +3,10 @@
 //! text. Coordinates are fractions of the page (0–1, origin top-left), so every
 //! source looks the same to the parser.
 
+use serde::{Deserialize, Serialize};
+
 /// One word (or a run of text that the source did not split) on a page.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Word {
     pub text: String,
     /// 1-based page number.
@@ -19,7 +21,7 @@ pub struct Word {
 
 /// A field an OCR service already typed (Textract's normalised expense
 /// fields), given to the parser as a hint; the parser re-derives every value.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hint {
     /// Textract's `Type` text, e.g. `VENDOR_NAME`, `TOTAL`, `TAX`.
     pub kind: String,
@@ -33,7 +35,7 @@ pub struct Hint {
 }
 
 /// The text of one document with positions, plus any hints.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TextDocument {
     pub words: Vec<Word>,
     pub hints: Vec<Hint>,

@@ -4,8 +4,13 @@
 //! the OCR engines and the use case live in `sandbox`, `crate::ports::ocr` and
 //! `crate::app::extraction`.
 
+pub mod einvoice;
 pub mod fields;
+pub mod image;
 pub mod layout;
+pub mod pdf;
+pub mod sandbox;
+pub mod sniff;
 
 pub use fields::{Field, Fields, Source, VatLine};
 pub use layout::{Hint, TextDocument, Word};

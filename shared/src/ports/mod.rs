@@ -3,6 +3,8 @@
 
 pub mod clock;
 pub mod ocr;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod ocr_contract;
 pub mod table;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod table_contract;

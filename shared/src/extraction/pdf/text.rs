@@ -1,0 +1,561 @@
+//! The text layer of one PDF page with positions: a small content-stream
+//! interpreter (text state, text and graphics matrices) that places every
+//! glyph on the page, then groups glyphs into words in content order, so rows
+//! keep the order the generator drew them in.
+//!
+//! Widths come from the font (`/Widths`, or `/W` and `/DW` of a CID font);
+//! the standard 14 fonts carry none, so half an em stands in for them, which
+//! only blurs positions inside a run drawn by one operator. Text inside form
+//! XObjects is not read (a page whose text lives there looks scanned, and is
+//! then OCRed). Page rotation is ignored: positions are on the unrotated page.
+
+use std::collections::HashMap;
+
+use lopdf::content::Content;
+use lopdf::{Dictionary, Document, Encoding, Object, ObjectId};
+
+use crate::extraction::layout::Word;
+
+/// Most glyphs read per page: an invoice page holds a few thousand.
+pub const MAX_GLYPHS_PER_PAGE: usize = 100_000;
+/// Most content bytes (decompressed) read per page.
+pub const MAX_CONTENT_BYTES: usize = 16 << 20;
+/// Deepest `q` nesting followed.
+const MAX_GRAPHICS_DEPTH: usize = 64;
+/// Entries read from a CID font's `/W` array.
+const MAX_WIDTH_ENTRIES: usize = 65_536;
+/// Width of a glyph whose font gives none, in thousandths of an em.
+const DEFAULT_WIDTH: f32 = 500.0;
+
+/// A glyph placed on the page: baseline origin and advance in points, page
+/// space (origin bottom-left), with its text and font size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Glyph {
+    pub text: String,
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub size: f32,
+}
+
+/// What one page's content stream drew.
+#[derive(Debug, Default)]
+pub struct PageText {
+    pub glyphs: Vec<Glyph>,
+    /// A font without any map from its codes to Unicode (a CID font without
+    /// `/ToUnicode`) drew text: its codes are glyph ids, not characters.
+    pub unmapped_font: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PageError {
+    #[error("the page content is larger than {MAX_CONTENT_BYTES} bytes decompressed")]
+    TooLarge,
+}
+
+/// Reads the glyphs a page draws. A content stream that does not parse gives
+/// no glyphs; only a decompression beyond the limit is an error.
+pub fn page_text(doc: &Document, page: ObjectId) -> Result<PageText, PageError> {
+    let content = match doc.get_page_content_with_limit(page, MAX_CONTENT_BYTES) {
+        Ok(content) => content,
+        Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. })) => {
+            return Err(PageError::TooLarge);
+        }
+        Err(_) => return Ok(PageText::default()),
+    };
+    let Ok(content) = Content::decode(&content) else {
+        return Ok(PageText::default());
+    };
+    let dicts: Vec<(Vec<u8>, Dictionary)> = doc
+        .get_page_fonts(page)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, dict)| (name, unicode_first(dict)))
+        .collect();
+    let fonts: HashMap<&[u8], Font> = dicts
+        .iter()
+        .map(|(name, dict)| (name.as_slice(), Font::load(doc, dict)))
+        .collect();
+    Ok(Interpreter::new(&fonts).run(&content.operations))
+}
+
+/// A copy of a font dictionary that lopdf decodes through `/ToUnicode` when
+/// there is one (it otherwise prefers `/Encoding`, which subset fonts fill
+/// with made-up glyph names).
+fn unicode_first(dict: &Dictionary) -> Dictionary {
+    let mut dict = dict.clone();
+    if dict.has(b"ToUnicode") {
+        dict.remove(b"Encoding");
+    }
+    dict
+}
+
+struct Font<'a> {
+    encoding: Option<Encoding<'a>>,
+    two_byte: bool,
+    widths: Widths,
+}
+
+enum Widths {
+    Simple {
+        first: i64,
+        widths: Vec<f32>,
+        missing: f32,
+    },
+    Cid {
+        default: f32,
+        widths: HashMap<u32, f32>,
+    },
+}
+
+impl<'a> Font<'a> {
+    fn load(doc: &'a Document, dict: &'a Dictionary) -> Self {
+        let two_byte = dict.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"Type0");
+        let encoding = if two_byte && !dict.has(b"ToUnicode") {
+            None
+        } else {
+            dict.get_font_encoding_with_limit(doc, MAX_CONTENT_BYTES)
+                .ok()
+        };
+        let widths = if two_byte {
+            cid_widths(doc, dict)
+        } else {
+            simple_widths(doc, dict)
+        };
+        Font {
+            encoding,
+            two_byte,
+            widths,
+        }
+    }
+
+    fn width(&self, code: u32) -> f32 {
+        match &self.widths {
+            Widths::Simple {
+                first,
+                widths,
+                missing,
+            } => usize::try_from(i64::from(code) - first)
+                .ok()
+                .and_then(|i| widths.get(i).copied())
+                .unwrap_or(*missing),
+            Widths::Cid { default, widths } => widths.get(&code).copied().unwrap_or(*default),
+        }
+    }
+
+    fn decode(&self, code: &[u8]) -> String {
+        match &self.encoding {
+            Some(encoding) => encoding
+                .bytes_to_string(code)
+                .unwrap_or_else(|_| "\u{FFFD}".into()),
+            None => "\u{FFFD}".into(),
+        }
+    }
+}
+
+fn resolve<'a>(doc: &'a Document, object: &'a Object) -> Option<&'a Object> {
+    doc.dereference(object).ok().map(|(_, o)| o)
+}
+
+fn number(doc: &Document, object: &Object) -> Option<f32> {
+    resolve(doc, object)?.as_float().ok()
+}
+
+fn simple_widths(doc: &Document, dict: &Dictionary) -> Widths {
+    let first = dict
+        .get(b"FirstChar")
+        .ok()
+        .and_then(|o| resolve(doc, o)?.as_i64().ok())
+        .unwrap_or(0);
+    let widths = dict
+        .get(b"Widths")
+        .ok()
+        .and_then(|o| resolve(doc, o)?.as_array().ok())
+        .map(|a| {
+            a.iter()
+                .take(256)
+                .map(|w| number(doc, w).unwrap_or(DEFAULT_WIDTH))
+                .collect()
+        })
+        .unwrap_or_default();
+    let missing = dict
+        .get(b"FontDescriptor")
+        .ok()
+        .and_then(|o| resolve(doc, o)?.as_dict().ok())
+        .and_then(|d| number(doc, d.get(b"MissingWidth").ok()?))
+        .filter(|w| *w > 0.0)
+        .unwrap_or(DEFAULT_WIDTH);
+    Widths::Simple {
+        first,
+        widths,
+        missing,
+    }
+}
+
+fn cid_widths(doc: &Document, dict: &Dictionary) -> Widths {
+    let descendant = dict
+        .get(b"DescendantFonts")
+        .ok()
+        .and_then(|o| resolve(doc, o)?.as_array().ok()?.first())
+        .and_then(|o| resolve(doc, o)?.as_dict().ok());
+    let default = descendant
+        .and_then(|d| number(doc, d.get(b"DW").ok()?))
+        .unwrap_or(1000.0);
+    let mut widths = HashMap::new();
+    let w = descendant
+        .and_then(|d| resolve(doc, d.get(b"W").ok()?)?.as_array().ok())
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut i = 0;
+    while i + 1 < w.len() && widths.len() < MAX_WIDTH_ENTRIES {
+        let Some(start) = number(doc, &w[i]).map(|n| n as u32) else {
+            break;
+        };
+        match resolve(doc, &w[i + 1]) {
+            Some(Object::Array(list)) => {
+                for (k, width) in list.iter().take(MAX_WIDTH_ENTRIES).enumerate() {
+                    if let Some(width) = number(doc, width) {
+                        widths.insert(start.saturating_add(k as u32), width);
+                    }
+                }
+                i += 2;
+            }
+            Some(end) => {
+                let (Some(end), Some(width)) = (
+                    end.as_float().ok().map(|n| n as u32),
+                    w.get(i + 2).and_then(|o| number(doc, o)),
+                ) else {
+                    break;
+                };
+                let last = end.min(start.saturating_add(MAX_WIDTH_ENTRIES as u32));
+                for code in start..=last {
+                    widths.insert(code, width);
+                }
+                i += 3;
+            }
+            None => break,
+        }
+    }
+    Widths::Cid { default, widths }
+}
+
+type Matrix = [f32; 6];
+
+const IDENTITY: Matrix = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+
+/// `a` then `b`: the PDF convention for `a × b`.
+fn multiply(a: &Matrix, b: &Matrix) -> Matrix {
+    [
+        a[0] * b[0] + a[1] * b[2],
+        a[0] * b[1] + a[1] * b[3],
+        a[2] * b[0] + a[3] * b[2],
+        a[2] * b[1] + a[3] * b[3],
+        a[4] * b[0] + a[5] * b[2] + b[4],
+        a[4] * b[1] + a[5] * b[3] + b[5],
+    ]
+}
+
+fn translate(tx: f32, ty: f32) -> Matrix {
+    [1.0, 0.0, 0.0, 1.0, tx, ty]
+}
+
+#[derive(Clone)]
+struct State<'f> {
+    ctm: Matrix,
+    font: Option<&'f [u8]>,
+    size: f32,
+    char_spacing: f32,
+    word_spacing: f32,
+    scale: f32,
+    leading: f32,
+    rise: f32,
+}
+
+struct Interpreter<'f, 'a> {
+    fonts: &'f HashMap<&'f [u8], Font<'a>>,
+    state: State<'f>,
+    saved: Vec<State<'f>>,
+    tm: Matrix,
+    tlm: Matrix,
+    out: PageText,
+}
+
+impl<'f, 'a> Interpreter<'f, 'a> {
+    fn new(fonts: &'f HashMap<&'f [u8], Font<'a>>) -> Self {
+        Interpreter {
+            fonts,
+            state: State {
+                ctm: IDENTITY,
+                font: None,
+                size: 0.0,
+                char_spacing: 0.0,
+                word_spacing: 0.0,
+                scale: 1.0,
+                leading: 0.0,
+                rise: 0.0,
+            },
+            saved: Vec::new(),
+            tm: IDENTITY,
+            tlm: IDENTITY,
+            out: PageText::default(),
+        }
+    }
+
+    fn run(mut self, operations: &[lopdf::content::Operation]) -> PageText {
+        for op in operations {
+            if self.out.glyphs.len() >= MAX_GLYPHS_PER_PAGE {
+                break;
+            }
+            self.step(op);
+        }
+        self.out
+    }
+
+    fn step(&mut self, op: &lopdf::content::Operation) {
+        let nums: Vec<f32> = op
+            .operands
+            .iter()
+            .filter_map(|o| o.as_float().ok())
+            .collect();
+        let n = |i: usize| nums.get(i).copied().unwrap_or(0.0);
+        match op.operator.as_str() {
+            "q" if self.saved.len() < MAX_GRAPHICS_DEPTH => self.saved.push(self.state.clone()),
+            "Q" => {
+                if let Some(state) = self.saved.pop() {
+                    self.state = state;
+                }
+            }
+            "cm" if nums.len() == 6 => {
+                self.state.ctm = multiply(&[n(0), n(1), n(2), n(3), n(4), n(5)], &self.state.ctm)
+            }
+            "BT" => {
+                self.tm = IDENTITY;
+                self.tlm = IDENTITY;
+            }
+            "Tf" => {
+                self.state.font = op
+                    .operands
+                    .first()
+                    .and_then(|o| o.as_name().ok())
+                    .and_then(|name| self.fonts.get_key_value(name).map(|(k, _)| *k));
+                self.state.size = n(0);
+            }
+            "Tc" => self.state.char_spacing = n(0),
+            "Tw" => self.state.word_spacing = n(0),
+            "Tz" => self.state.scale = n(0) / 100.0,
+            "TL" => self.state.leading = n(0),
+            "Ts" => self.state.rise = n(0),
+            "Td" => self.next_line(n(0), n(1)),
+            "TD" => {
+                self.state.leading = -n(1);
+                self.next_line(n(0), n(1));
+            }
+            "Tm" if nums.len() == 6 => {
+                self.tm = [n(0), n(1), n(2), n(3), n(4), n(5)];
+                self.tlm = self.tm;
+            }
+            "T*" => self.next_line(0.0, -self.state.leading),
+            "Tj" => self.show_operand(op.operands.first()),
+            "'" => {
+                self.next_line(0.0, -self.state.leading);
+                self.show_operand(op.operands.first());
+            }
+            "\"" => {
+                self.state.word_spacing = n(0);
+                self.state.char_spacing = n(1);
+                self.next_line(0.0, -self.state.leading);
+                self.show_operand(op.operands.get(2));
+            }
+            "TJ" => {
+                for item in op
+                    .operands
+                    .first()
+                    .and_then(|o| o.as_array().ok())
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+                {
+                    match item.as_float() {
+                        Ok(adjust) => self.advance(-adjust / 1000.0 * self.state.size),
+                        Err(_) => self.show_operand(Some(item)),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn next_line(&mut self, tx: f32, ty: f32) {
+        self.tlm = multiply(&translate(tx, ty), &self.tlm);
+        self.tm = self.tlm;
+    }
+
+    fn advance(&mut self, tx: f32) {
+        self.tm = multiply(&translate(tx * self.state.scale, 0.0), &self.tm);
+    }
+
+    fn show_operand(&mut self, operand: Option<&Object>) {
+        let Some(Object::String(bytes, _)) = operand else {
+            return;
+        };
+        let Some(font) = self.state.font.and_then(|name| self.fonts.get(name)) else {
+            return;
+        };
+        let code_len = if font.two_byte { 2 } else { 1 };
+        if font.encoding.is_none() && !bytes.is_empty() {
+            self.out.unmapped_font = true;
+        }
+        for code in bytes.chunks(code_len) {
+            if self.out.glyphs.len() >= MAX_GLYPHS_PER_PAGE {
+                return;
+            }
+            let value = code.iter().fold(0u32, |v, b| v << 8 | u32::from(*b));
+            let size = self.state.size;
+            let trm = multiply(
+                &[
+                    size * self.state.scale,
+                    0.0,
+                    0.0,
+                    size,
+                    0.0,
+                    self.state.rise,
+                ],
+                &multiply(&self.tm, &self.state.ctm),
+            );
+            let em = font.width(value) / 1000.0;
+            let x_scale = trm[0].hypot(trm[1]);
+            self.out.glyphs.push(Glyph {
+                text: font.decode(code),
+                x: trm[4],
+                y: trm[5],
+                width: em * x_scale,
+                size: trm[2].hypot(trm[3]),
+            });
+            let spacing = if code_len == 1 && value == 32 {
+                self.state.word_spacing
+            } else {
+                0.0
+            };
+            self.advance(em * size + self.state.char_spacing + spacing);
+        }
+    }
+}
+
+/// Groups glyphs into words: a word ends at white space, at a jump off the
+/// baseline, or at a gap wider than 0.15 em (kerning stays below it; a TJ
+/// adjustment standing for a space, typically 0.25 em, goes beyond). `page_box` is
+/// the visible page `[x0, y0, x1, y1]` in points.
+pub fn words(glyphs: &[Glyph], page: u32, page_box: [f32; 4]) -> Vec<Word> {
+    let [x0, y0, x1, y1] = page_box;
+    let (w, h) = ((x1 - x0).max(1.0), (y1 - y0).max(1.0));
+    let mut words = Vec::new();
+    let mut current: Option<(String, f32, f32, f32, f32)> = None;
+    let mut flush = |current: &mut Option<(String, f32, f32, f32, f32)>| {
+        if let Some((text, left, right, baseline, size)) = current.take() {
+            let frac = |v: f32| {
+                if v.is_finite() {
+                    v.clamp(0.0, 1.0)
+                } else {
+                    0.0
+                }
+            };
+            words.push(Word {
+                text,
+                page,
+                left: frac((left - x0) / w),
+                top: frac((y1 - baseline - 0.8 * size) / h),
+                width: frac((right - left) / w),
+                height: frac(size / h),
+                confidence: 1.0,
+            });
+        }
+    };
+    for g in glyphs {
+        if !(g.x.is_finite() && g.y.is_finite() && g.width.is_finite() && g.size.is_finite()) {
+            continue;
+        }
+        let blank = g.text.chars().all(char::is_whitespace);
+        let joins = current
+            .as_ref()
+            .is_some_and(|(_, _, right, baseline, size)| {
+                let tolerance = size.max(g.size);
+                (g.y - baseline).abs() <= 0.3 * tolerance
+                    && g.x - right <= 0.15 * tolerance
+                    && g.x - right >= -0.5 * tolerance
+            });
+        if blank || !joins {
+            flush(&mut current);
+        }
+        if blank {
+            continue;
+        }
+        match current.as_mut() {
+            Some((text, _, right, _, size)) => {
+                text.push_str(&g.text);
+                *right = right.max(g.x + g.width);
+                *size = size.max(g.size);
+            }
+            None => current = Some((g.text.clone(), g.x, g.x + g.width, g.y, g.size)),
+        }
+    }
+    flush(&mut current);
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn glyph(text: &str, x: f32, y: f32) -> Glyph {
+        Glyph {
+            text: text.into(),
+            x,
+            y,
+            width: 6.0,
+            size: 12.0,
+        }
+    }
+
+    #[test]
+    fn glyphs_become_words_in_drawing_order() {
+        let glyphs = [
+            glyph("B", 100.0, 700.0),
+            glyph("a", 106.0, 700.0),
+            glyph(" ", 112.0, 700.0),
+            glyph("1", 300.0, 700.0),
+            glyph("0", 306.0, 700.0),
+            glyph("T", 100.0, 680.0),
+        ];
+        let words = words(&glyphs, 2, [0.0, 0.0, 600.0, 800.0]);
+        let texts: Vec<_> = words.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, ["Ba", "10", "T"]);
+        let ba = &words[0];
+        assert_eq!(ba.page, 2);
+        assert!((ba.left - 100.0 / 600.0).abs() < 1e-6);
+        assert!((ba.width - 12.0 / 600.0).abs() < 1e-6);
+        assert!((ba.top - (800.0 - 700.0 - 9.6) / 800.0).abs() < 1e-6);
+        assert!((ba.height - 12.0 / 800.0).abs() < 1e-6);
+        assert!(words[2].top > ba.top);
+    }
+
+    #[test]
+    fn a_wide_gap_or_a_new_baseline_splits_a_word() {
+        let glyphs = [
+            glyph("A", 0.0, 10.0),
+            glyph("B", 6.0 + 1.9, 10.0),
+            glyph("C", 13.9, 30.0),
+        ];
+        assert_eq!(words(&glyphs, 1, [0.0, 0.0, 100.0, 100.0]).len(), 3);
+    }
+
+    #[test]
+    fn the_interpreter_follows_text_and_graphics_matrices() {
+        let fonts = HashMap::new();
+        let mut interpreter = Interpreter::new(&fonts);
+        let ops = Content::decode(b"q 2 0 0 2 10 20 cm BT 1 0 0 1 5 6 Tm 0 -10 Td").unwrap();
+        for op in &ops.operations {
+            interpreter.step(op);
+        }
+        assert_eq!(interpreter.tm, [1.0, 0.0, 0.0, 1.0, 5.0, -4.0]);
+        assert_eq!(interpreter.state.ctm, [2.0, 0.0, 0.0, 2.0, 10.0, 20.0]);
+    }
+}
