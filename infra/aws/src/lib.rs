@@ -2,5 +2,7 @@
 
 pub mod dynamodb_table;
 pub mod environment;
+pub mod textract;
 
 pub use dynamodb_table::DynamoTable;
+pub use textract::TextractOcr;

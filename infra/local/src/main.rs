@@ -48,9 +48,12 @@ async fn run(cli: Cli) -> Result<String, String> {
             dynamo.create_table().await.map_err(|e| e.to_string())?;
             Ok(String::new())
         }
-        Command::Serve { addr } => serve::serve(ports(&data, table).await?, &addr)
-            .await
-            .map(|()| String::new()),
+        Command::Serve { addr } => {
+            let ports = ports(&data, table)
+                .await?
+                .with_ocr(infra_aws::environment::ocr_from_env().await?);
+            serve::serve(ports, &addr).await.map(|()| String::new())
+        }
         Command::Accounts(c) => admin::accounts(&ports(&data, table).await?, c).await,
         Command::Keys(c) => admin::keys(&ports(&data, table).await?, c).await,
         Command::Issuer(c) => admin::issuer(&ports(&data, table).await?, c).await,

@@ -4,13 +4,16 @@
 //! the OCR engines and the use case live in `sandbox`, `crate::ports::ocr` and
 //! `crate::app::extraction`.
 
+pub mod checks;
 pub mod einvoice;
 pub mod fields;
 pub mod image;
 pub mod layout;
 pub mod pdf;
+pub mod result;
 pub mod sandbox;
 pub mod sniff;
+pub mod text;
 
 pub use fields::{Field, Fields, Source, VatLine};
 pub use layout::{Hint, TextDocument, Word};

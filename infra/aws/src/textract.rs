@@ -1,0 +1,299 @@
+//! The `Ocr` port on AWS: Textract `AnalyzeExpense` on the image bytes inline.
+//! WORD blocks become words (their bounding boxes are already page
+//! fractions, confidences 0–100 become 0–1); summary fields become hints,
+//! which the parser treats as suggestions only.
+//!
+//! Textract takes JPEG and PNG (not WebP) up to 5 MB inline: WebP is
+//! transcoded to PNG, and a larger image to JPEG, before the call.
+
+use std::collections::HashSet;
+use std::io::Cursor;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use aws_config::BehaviorVersion;
+use aws_config::meta::region::RegionProviderChain;
+use aws_sdk_textract::Client;
+use aws_sdk_textract::config::Region;
+use aws_sdk_textract::config::timeout::TimeoutConfig;
+use aws_sdk_textract::error::{DisplayErrorContext, SdkError};
+use aws_sdk_textract::operation::analyze_expense::{AnalyzeExpenseError, AnalyzeExpenseOutput};
+use aws_sdk_textract::primitives::Blob;
+use aws_sdk_textract::types::{Block, BlockType, Document, ExpenseDetection, ExpenseField};
+use shared::extraction::image::{ImageError, inspect_image};
+use shared::extraction::{Hint, TextDocument, Word};
+use shared::ports::ocr::{ImageFormat, Ocr, OcrError};
+
+/// The largest inline document sent (`Document.Bytes`).
+pub const MAX_INLINE_BYTES: usize = 5 << 20;
+/// Longest one call may take, retries included.
+pub const TIMEOUT: Duration = Duration::from_secs(60);
+const DEFAULT_REGION: &str = "eu-west-1";
+/// JPEG quality of an image re-encoded to fit the inline limit.
+const JPEG_QUALITY: u8 = 85;
+
+pub struct TextractOcr {
+    client: Client,
+}
+
+impl TextractOcr {
+    /// A client from the standard AWS environment (region, credentials,
+    /// `AWS_ENDPOINT_URL_TEXTRACT`).
+    pub async fn from_env() -> Self {
+        let region = RegionProviderChain::default_provider().or_else(Region::new(DEFAULT_REGION));
+        let shared = aws_config::defaults(BehaviorVersion::latest())
+            .region(region)
+            .load()
+            .await;
+        let config = aws_sdk_textract::config::Builder::from(&shared)
+            .timeout_config(TimeoutConfig::builder().operation_timeout(TIMEOUT).build())
+            .build();
+        TextractOcr {
+            client: Client::from_conf(config),
+        }
+    }
+}
+
+#[async_trait]
+impl Ocr for TextractOcr {
+    async fn read(&self, image: &[u8], format: ImageFormat) -> Result<TextDocument, OcrError> {
+        let bytes = payload(image, format)?;
+        let output = self
+            .client
+            .analyze_expense()
+            .document(Document::builder().bytes(Blob::new(bytes)).build())
+            .send()
+            .await
+            .map_err(error)?;
+        Ok(text_document(&output))
+    }
+}
+
+/// The bytes Textract accepts for this image: checked, WebP as PNG, and
+/// within the inline limit.
+fn payload(image: &[u8], format: ImageFormat) -> Result<Vec<u8>, OcrError> {
+    inspect_image(image, format).map_err(|e| match e {
+        ImageError::Unreadable(why) | ImageError::TooLarge(why) => OcrError::Unreadable(why),
+    })?;
+    let bytes = match format {
+        ImageFormat::Webp => encode(image, format, image::ImageFormat::Png)?,
+        ImageFormat::Png | ImageFormat::Jpeg => image.to_vec(),
+    };
+    if bytes.len() <= MAX_INLINE_BYTES {
+        return Ok(bytes);
+    }
+    let jpeg = encode(image, format, image::ImageFormat::Jpeg)?;
+    if jpeg.len() > MAX_INLINE_BYTES {
+        return Err(OcrError::Unreadable(format!(
+            "the image is larger than {MAX_INLINE_BYTES} bytes even as JPEG"
+        )));
+    }
+    Ok(jpeg)
+}
+
+fn encode(image: &[u8], from: ImageFormat, to: image::ImageFormat) -> Result<Vec<u8>, OcrError> {
+    let codec = match from {
+        ImageFormat::Png => image::ImageFormat::Png,
+        ImageFormat::Jpeg => image::ImageFormat::Jpeg,
+        ImageFormat::Webp => image::ImageFormat::WebP,
+    };
+    let decoded = image::load_from_memory_with_format(image, codec)
+        .map_err(|e| OcrError::Unreadable(format!("{from:?}: {e}")))?
+        .to_rgb8();
+    let mut out = Cursor::new(Vec::new());
+    let written = match to {
+        image::ImageFormat::Jpeg => decoded.write_with_encoder(
+            image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY),
+        ),
+        other => decoded.write_to(&mut out, other),
+    };
+    written.map_err(|e| OcrError::Failed(format!("re-encoding the image: {e}")))?;
+    Ok(out.into_inner())
+}
+
+/// Words from the WORD blocks (LINE blocks when a document has no WORD
+/// blocks), hints from the summary fields, across all expense documents.
+fn text_document(output: &AnalyzeExpenseOutput) -> TextDocument {
+    let mut seen = HashSet::new();
+    let mut words = Vec::new();
+    let mut hints = Vec::new();
+    for doc in output.expense_documents() {
+        let kind = if doc
+            .blocks()
+            .iter()
+            .any(|b| b.block_type() == Some(&BlockType::Word))
+        {
+            BlockType::Word
+        } else {
+            BlockType::Line
+        };
+        for block in doc.blocks() {
+            if block.block_type() == Some(&kind) && seen.insert(block.id().map(str::to_owned)) {
+                words.extend(word(block));
+            }
+        }
+        hints.extend(doc.summary_fields().iter().filter_map(hint));
+    }
+    TextDocument { words, hints }
+}
+
+fn word(block: &Block) -> Option<Word> {
+    let text = block.text()?.trim();
+    let bbox = block.geometry()?.bounding_box()?;
+    let frac = |v: f32| {
+        if v.is_finite() {
+            v.clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    };
+    (!text.is_empty()).then(|| Word {
+        text: text.to_string(),
+        page: block
+            .page()
+            .and_then(|p| u32::try_from(p).ok())
+            .unwrap_or(1),
+        left: frac(bbox.left()),
+        top: frac(bbox.top()),
+        width: frac(bbox.width()),
+        height: frac(bbox.height()),
+        confidence: frac(block.confidence().unwrap_or(0.0) / 100.0),
+    })
+}
+
+fn hint(field: &ExpenseField) -> Option<Hint> {
+    let value = field.value_detection()?;
+    Some(Hint {
+        kind: field.r#type()?.text()?.to_string(),
+        label: field
+            .label_detection()
+            .and_then(ExpenseDetection::text)
+            .map(str::to_owned),
+        value: value.text()?.to_string(),
+        groups: field
+            .group_properties()
+            .iter()
+            .flat_map(|g| g.types().iter().cloned())
+            .collect(),
+        confidence: (value.confidence().unwrap_or(0.0) / 100.0).clamp(0.0, 1.0),
+    })
+}
+
+/// Document problems are `Unreadable`; throttling, server and transport
+/// errors are `Failed`.
+fn error(e: SdkError<AnalyzeExpenseError>) -> OcrError {
+    let message = DisplayErrorContext(&e).to_string();
+    match e.as_service_error() {
+        Some(
+            AnalyzeExpenseError::BadDocumentException(_)
+            | AnalyzeExpenseError::UnsupportedDocumentException(_)
+            | AnalyzeExpenseError::DocumentTooLargeException(_)
+            | AnalyzeExpenseError::InvalidParameterException(_),
+        ) => OcrError::Unreadable(message),
+        _ => OcrError::Failed(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_textract::types::{
+        BoundingBox, ExpenseDocument, ExpenseGroupProperty, ExpenseType, Geometry,
+    };
+
+    use super::*;
+
+    fn block(kind: BlockType, id: &str, text: &str, left: f32) -> Block {
+        Block::builder()
+            .block_type(kind)
+            .id(id)
+            .text(text)
+            .confidence(97.5)
+            .page(1)
+            .geometry(
+                Geometry::builder()
+                    .bounding_box(
+                        BoundingBox::builder()
+                            .left(left)
+                            .top(0.09)
+                            .width(0.12)
+                            .height(0.01)
+                            .build(),
+                    )
+                    .build(),
+            )
+            .build()
+    }
+
+    fn detection(text: &str) -> ExpenseDetection {
+        ExpenseDetection::builder()
+            .text(text)
+            .confidence(98.0)
+            .build()
+    }
+
+    #[test]
+    fn word_blocks_and_summary_fields_become_words_and_hints() {
+        let field = ExpenseField::builder()
+            .r#type(
+                ExpenseType::builder()
+                    .text("VENDOR_VAT_NUMBER")
+                    .confidence(88.0)
+                    .build(),
+            )
+            .label_detection(detection("CIF:"))
+            .value_detection(detection("B12345674"))
+            .group_properties(
+                ExpenseGroupProperty::builder()
+                    .id("g1")
+                    .types("VENDOR")
+                    .build(),
+            )
+            .build();
+        let doc = ExpenseDocument::builder()
+            .blocks(block(BlockType::Line, "l1", "CIF: B12345674", 0.08))
+            .blocks(block(BlockType::Word, "w1", "CIF:", 0.08))
+            .blocks(block(BlockType::Word, "w2", "B12345674", 0.13))
+            .summary_fields(field)
+            .build();
+        let output = AnalyzeExpenseOutput::builder()
+            .expense_documents(doc.clone())
+            .expense_documents(doc)
+            .build();
+        let text = text_document(&output);
+        let words: Vec<_> = text.words.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(words, ["CIF:", "B12345674"]);
+        assert_eq!(
+            text.words[1],
+            Word {
+                text: "B12345674".into(),
+                page: 1,
+                left: 0.13,
+                top: 0.09,
+                width: 0.12,
+                height: 0.01,
+                confidence: 0.975,
+            }
+        );
+        assert_eq!(
+            text.hints[0],
+            Hint {
+                kind: "VENDOR_VAT_NUMBER".into(),
+                label: Some("CIF:".into()),
+                value: "B12345674".into(),
+                groups: vec!["VENDOR".into()],
+                confidence: 0.98,
+            }
+        );
+    }
+
+    #[test]
+    fn line_blocks_stand_in_when_there_are_no_words() {
+        let doc = ExpenseDocument::builder()
+            .blocks(block(BlockType::Line, "l1", "Total 1.639,29", 0.5))
+            .build();
+        let output = AnalyzeExpenseOutput::builder()
+            .expense_documents(doc)
+            .build();
+        assert_eq!(text_document(&output).words[0].text, "Total 1.639,29");
+    }
+}

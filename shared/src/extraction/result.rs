@@ -1,0 +1,208 @@
+//! The extracted invoice as the API returns it: every field read (null when
+//! unknown), the amounts as JSON numbers with two decimals, the confidence of
+//! each reading, the service's own checks and the warnings.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::{Serialize, Serializer};
+use utoipa::ToSchema;
+
+use crate::tax::money::{as_number, round2};
+
+fn amount<S: Serializer>(x: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+    as_number(&round2(*x), s)
+}
+
+fn optional_amount<S: Serializer>(x: &Option<Decimal>, s: S) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(x) => amount(x, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// One extracted invoice (an element of `invoices` in an extraction result).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({
+    "file_name": "factura-2026-0147.pdf",
+    "issuer_name": "Reformas Ibéricas Martínez, S.L.", "issuer_nif": "B12345674",
+    "recipient_name": null, "recipient_nif": "12345678Z",
+    "invoice_number": "2026/0147", "invoice_date": "2026-08-05",
+    "base": 1546.5, "vat_rate": 21.0, "vat_amount": 324.77,
+    "vat_breakdown": [{"rate": 21.0, "base": 1546.5, "vat_amount": 324.77}],
+    "irpf_rate": 15.0, "irpf_amount": 231.98, "total": 1639.29, "currency": "EUR", "source": "ocr",
+    "confidence": {"issuer_name": 0.95, "issuer_nif": 0.94, "invoice_number": 0.94, "invoice_date": 0.94,
+        "base": 0.94, "vat_amount": 0.93, "irpf_amount": 0.92, "total": 0.94},
+    "checks": {"totals_ok": true, "nif_valid": true, "recipient_nif_valid": true, "date_valid": true,
+        "vat_rate_valid": true},
+    "warnings": []
+}))]
+pub struct ExtractedInvoice {
+    /// The name of the submitted file.
+    pub file_name: String,
+    pub issuer_name: Option<String>,
+    /// The issuer's tax id: a Spanish NIF/CIF/NIE, normalised (no `ES`, spaces or
+    /// dashes), or a foreign EU VAT number with its country prefix.
+    pub issuer_nif: Option<String>,
+    pub recipient_name: Option<String>,
+    pub recipient_nif: Option<String>,
+    pub invoice_number: Option<String>,
+    /// `YYYY-MM-DD`.
+    #[schema(value_type = Option<String>, format = Date)]
+    pub invoice_date: Option<NaiveDate>,
+    /// Taxable base (sum of the bases of every rate).
+    #[serde(serialize_with = "optional_amount")]
+    #[schema(value_type = Option<f64>)]
+    pub base: Option<Decimal>,
+    /// VAT percent: the only rate, or with several rates the rate of the largest base.
+    #[serde(serialize_with = "optional_amount")]
+    #[schema(value_type = Option<f64>)]
+    pub vat_rate: Option<Decimal>,
+    /// VAT amount (all rates; the equivalence surcharge is not included).
+    #[serde(serialize_with = "optional_amount")]
+    #[schema(value_type = Option<f64>)]
+    pub vat_amount: Option<Decimal>,
+    /// One entry per VAT rate.
+    pub vat_breakdown: Vec<VatBreakdownLine>,
+    /// IRPF withholding percent; null when none.
+    #[serde(serialize_with = "optional_amount")]
+    #[schema(value_type = Option<f64>)]
+    pub irpf_rate: Option<Decimal>,
+    /// Withheld amount as a positive number; 0 when none.
+    #[serde(serialize_with = "amount")]
+    #[schema(value_type = f64)]
+    pub irpf_amount: Decimal,
+    /// Invoice total: base + VAT + surcharge − withholding.
+    #[serde(serialize_with = "optional_amount")]
+    #[schema(value_type = Option<f64>)]
+    pub total: Option<Decimal>,
+    /// ISO 4217; `EUR` when the document does not say.
+    pub currency: String,
+    /// `einvoice:facturae`, `einvoice:ubl`, `einvoice:cii`, `einvoice:facturx`, `pdf_text`, `ocr` or `text`.
+    pub source: String,
+    /// Confidence of each field read, 0–1 (1 for e-invoices); fields not read are absent.
+    pub confidence: BTreeMap<String, f64>,
+    pub checks: Checks,
+    /// Every check that failed and every oddity, with a stable code.
+    pub warnings: Vec<Warning>,
+}
+
+/// One VAT rate of the invoice.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct VatBreakdownLine {
+    /// VAT (or IGIC/IPSI) percent.
+    #[serde(serialize_with = "amount")]
+    #[schema(value_type = f64)]
+    pub rate: Decimal,
+    #[serde(serialize_with = "amount")]
+    #[schema(value_type = f64)]
+    pub base: Decimal,
+    #[serde(serialize_with = "amount")]
+    #[schema(value_type = f64)]
+    pub vat_amount: Decimal,
+    /// Equivalence surcharge percent, when charged.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "optional_amount"
+    )]
+    #[schema(value_type = Option<f64>)]
+    pub surcharge_rate: Option<Decimal>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "optional_amount"
+    )]
+    #[schema(value_type = Option<f64>)]
+    pub surcharge_amount: Option<Decimal>,
+}
+
+/// The service's own validations of the invoice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Checks {
+    /// base + VAT + surcharge − IRPF equals the total within 0.01, and every
+    /// rate's VAT is its base × rate within rounding.
+    pub totals_ok: bool,
+    /// The issuer's NIF passes its check character (a foreign EU VAT number:
+    /// its form only).
+    pub nif_valid: bool,
+    /// Same for the recipient; null when the invoice shows no recipient id.
+    pub recipient_nif_valid: Option<bool>,
+    /// A real date, not in the future (Europe/Madrid), not before 2000.
+    pub date_valid: bool,
+    /// Every rate was in force on the invoice date (IGIC and IPSI against their own rates).
+    pub vat_rate_valid: bool,
+}
+
+/// A failed check or an oddity: a stable snake_case code and a message,
+/// Spanish first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Warning {
+    pub code: String,
+    pub message: String,
+}
+
+impl Warning {
+    pub fn new(code: &str, message: impl Into<String>) -> Self {
+        Warning {
+            code: code.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal::dec;
+    use serde_json::json;
+
+    #[test]
+    fn amounts_are_numbers_and_unknowns_null() {
+        let invoice = ExtractedInvoice {
+            file_name: "f.pdf".into(),
+            issuer_name: None,
+            issuer_nif: Some("B12345674".into()),
+            recipient_name: None,
+            recipient_nif: None,
+            invoice_number: None,
+            invoice_date: NaiveDate::from_ymd_opt(2026, 8, 5),
+            base: Some(dec!(1546.5)),
+            vat_rate: Some(dec!(21)),
+            vat_amount: Some(dec!(324.765)),
+            vat_breakdown: vec![VatBreakdownLine {
+                rate: dec!(21),
+                base: dec!(1546.50),
+                vat_amount: dec!(324.77),
+                surcharge_rate: None,
+                surcharge_amount: None,
+            }],
+            irpf_rate: None,
+            irpf_amount: Decimal::ZERO,
+            total: None,
+            currency: "EUR".into(),
+            source: "text".into(),
+            confidence: BTreeMap::from([("base".to_string(), 0.95)]),
+            checks: Checks {
+                totals_ok: false,
+                nif_valid: true,
+                recipient_nif_valid: None,
+                date_valid: true,
+                vat_rate_valid: true,
+            },
+            warnings: vec![Warning::new("total_missing", "No se encontró el total")],
+        };
+        let value = serde_json::to_value(&invoice).unwrap();
+        assert_eq!(value["invoice_date"], json!("2026-08-05"));
+        assert_eq!(value["base"], json!(1546.5));
+        assert_eq!(value["vat_amount"], json!(324.77));
+        assert_eq!(value["irpf_amount"], json!(0.0));
+        assert_eq!(value["total"], json!(null));
+        assert_eq!(value["irpf_rate"], json!(null));
+        assert_eq!(
+            value["vat_breakdown"][0],
+            json!({"rate": 21.0, "base": 1546.5, "vat_amount": 324.77})
+        );
+        assert_eq!(value["checks"]["recipient_nif_valid"], json!(null));
+        assert_eq!(value["warnings"][0]["code"], json!("total_missing"));
+    }
+}

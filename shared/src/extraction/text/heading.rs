@@ -1,0 +1,186 @@
+//! The invoice number and the invoice date. The number is the first token
+//! after a number label that looks like one (letters, digits and `/ - . _`,
+//! with a digit, up to 30 characters); "Serie A Número 147" gives `A-147`.
+//! Order, customer and delivery-note numbers carry their own labels and are
+//! never taken. The date is the one after a date label; without one, the
+//! earliest date not labelled as a due, order or period date (with a note).
+
+use std::collections::HashSet;
+
+use chrono::NaiveDate;
+
+use crate::extraction::fields::Field;
+
+use super::date::{dates, first_date};
+use super::doc::Doc;
+use super::labels::{Hit, Kind};
+
+/// Confidence factors by how a value was found.
+pub const BESIDE: f32 = 0.95;
+pub const BELOW: f32 = 0.85;
+pub const FALLBACK: f32 = 0.5;
+
+const MAX_NUMBER_LEN: usize = 30;
+
+fn looks_like_number(token: &str) -> bool {
+    let len = token.chars().count();
+    (1..=MAX_NUMBER_LEN).contains(&len)
+        && token.chars().any(|c| c.is_ascii_digit())
+        && token
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '/' | '-' | '.' | '_'))
+        && first_date(token).is_none()
+}
+
+/// The first invoice-number-like token of a value text.
+fn number_in(text: &str) -> Option<String> {
+    text.split_whitespace()
+        .map(|t| t.trim_matches(|c: char| matches!(c, ':' | ',' | ';' | '#' | '(' | ')' | '|')))
+        .map(|t| t.trim_end_matches('.'))
+        .find(|t| looks_like_number(t))
+        .map(str::to_string)
+}
+
+fn series_in(text: &str) -> Option<String> {
+    text.split_whitespace()
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
+        .find(|t| !t.is_empty() && t.chars().count() <= 10)
+        .map(str::to_string)
+}
+
+/// Whether a number label is a strong one ("Nº factura"), a lone "Nº" that
+/// starts its cell (not the "nº 5" of an address), or the title "Factura".
+fn label_rank(doc: &Doc, hit: &Hit) -> Option<u8> {
+    match hit.kind {
+        Kind::InvoiceNumber if hit.end - hit.start > 1 => Some(0),
+        Kind::InvoiceNumber => {
+            let toks = &doc.rows.get(hit.row)?.toks;
+            let starts_cell = hit.start == 0
+                || toks
+                    .get(hit.start - 1)
+                    .zip(toks.get(hit.start))
+                    .is_some_and(|(p, t)| p.cell != t.cell);
+            starts_cell.then_some(1)
+        }
+        Kind::InvoiceTitle => Some(2),
+        _ => None,
+    }
+}
+
+pub fn invoice_number(doc: &Doc) -> Option<Field<String>> {
+    let found = (0..=2u8).find_map(|rank| {
+        doc.hits
+            .iter()
+            .filter(|h| label_rank(doc, h) == Some(rank))
+            .find_map(|hit| {
+                let (number, value) = doc.value(hit, number_in)?;
+                let factor = if value.below { BELOW } else { BESIDE };
+                let factor = factor * [1.0, 0.9, 0.75][usize::from(rank)];
+                Some((number, value.conf * factor, hit.row))
+            })
+    })?;
+    let (number, conf, row) = found;
+    let series = doc
+        .hits_of(Kind::Series)
+        .filter(|h| h.row == row || h.row + 1 == row)
+        .find_map(|h| doc.value(h, series_in))
+        .map(|(s, _)| s)
+        .filter(|s| !number.starts_with(s.as_str()));
+    let value = match series {
+        Some(series) => format!("{series}-{number}"),
+        None => number,
+    };
+    Some(Field::new(value, conf))
+}
+
+/// The invoice date, and whether it was guessed without a label.
+pub fn invoice_date(doc: &Doc) -> Option<(Field<NaiveDate>, bool)> {
+    let labelled = doc.hits_of(Kind::InvoiceDate).find_map(|hit| {
+        let (date, value) = doc.value(hit, first_date)?;
+        let factor = if value.below { BELOW } else { BESIDE };
+        Some(Field::new(date, value.conf * factor))
+    });
+    if let Some(field) = labelled {
+        return Some((field, false));
+    }
+    let excluded: HashSet<usize> = doc
+        .hits_of(Kind::OtherDate)
+        .filter_map(|h| doc.value(h, first_date).map(|(_, v)| v.row))
+        .collect();
+    doc.rows
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !excluded.contains(i))
+        .flat_map(|(_, row)| {
+            let conf = super::doc::mean_conf(&row.toks);
+            dates(&super::doc::join(&row.toks))
+                .into_iter()
+                .map(move |d| (d, conf))
+        })
+        .min_by_key(|(d, _)| *d)
+        .map(|(d, conf)| (Field::new(d, conf * FALLBACK), true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extraction::layout::TextDocument;
+    use crate::extraction::text::rows::rows;
+
+    fn doc(text: &str) -> Doc {
+        Doc::new(rows(&TextDocument::from_plain_text(text).words))
+    }
+
+    fn number(text: &str) -> Option<String> {
+        invoice_number(&doc(text)).map(|f| f.value)
+    }
+
+    #[test]
+    fn numbers_after_their_labels() {
+        assert_eq!(
+            number("Factura nº: 2026/0147").as_deref(),
+            Some("2026/0147")
+        );
+        assert_eq!(
+            number("N.º de factura F-2026-0147").as_deref(),
+            Some("F-2026-0147")
+        );
+        assert_eq!(number("N?2 Factura A/147").as_deref(), Some("A/147"));
+        assert_eq!(number("FACTURA 147").as_deref(), Some("147"));
+        assert_eq!(number("Serie A   Número 147").as_deref(), Some("A-147"));
+        assert_eq!(
+            number("Nº pedido: 555\nNº albarán 777\nFactura núm. 2026-12").as_deref(),
+            Some("2026-12")
+        );
+        assert_eq!(
+            number("Nº cliente 4431    Nº factura 88").as_deref(),
+            Some("88")
+        );
+        assert_eq!(
+            number("Nº Factura      Fecha\nFV26-001        05/08/2026").as_deref(),
+            Some("FV26-001")
+        );
+        assert_eq!(number("FACTURA\nReformas SL"), None);
+        assert_eq!(number("Factura rectificada 2026/0001"), None);
+        assert_eq!(
+            number("C/ Mayor nº 5\nNº: 2026/0147").as_deref(),
+            Some("2026/0147")
+        );
+    }
+
+    #[test]
+    fn dates_after_their_labels_or_the_earliest_other() {
+        let date = |text: &str| {
+            invoice_date(&doc(text)).map(|(f, guessed)| (f.value.to_string(), guessed))
+        };
+        assert_eq!(
+            date("Vencimiento: 05/09/2026\nFecha de expedición: 5 de agosto de 2026"),
+            Some(("2026-08-05".into(), false))
+        );
+        assert_eq!(
+            date("Fecha vencimiento 01/01/2026\nMadrid, 03/08/2026\nEntrega 10/08/2026"),
+            Some(("2026-08-03".into(), true))
+        );
+        assert_eq!(date("Fecha: 31/02/2026"), None);
+    }
+}

@@ -1,0 +1,682 @@
+//! The printed labels of Spanish (and Catalan) invoices and where they occur.
+//! Labels match case- and accent-insensitively on whole words, longest first,
+//! so look-alikes ("Nº pedido", "Total IVA", "Fecha de vencimiento") win over
+//! the shorter label they contain. `#` in a label stands for any reading of
+//! "Nº", OCR variants included ("N.º", "N°", "Núm.", "N?2", "N£2", "N®", "NO").
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::rows::Row;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    InvoiceNumber,
+    /// "Factura" alone: a number label only when a number follows.
+    InvoiceTitle,
+    Series,
+    InvoiceDate,
+    /// Due, order, delivery and period dates: never the invoice date.
+    OtherDate,
+    Base,
+    /// A subtotal before discounts: not the base.
+    Gross,
+    Vat,
+    VatTotal,
+    VatRate,
+    VatIncluded,
+    Surcharge,
+    SurchargeRate,
+    Irpf,
+    Total,
+    /// "A pagar", "Líquido a percibir": the total when no other is printed.
+    Payable,
+    Suplidos,
+    Discount,
+    TaxId,
+    IssuerBlock,
+    CustomerBlock,
+    Registry,
+    /// Order, customer and delivery-note numbers, bank and contact details.
+    Ignore,
+}
+
+const LABELS: &[(Kind, &[&str])] = &[
+    (
+        Kind::InvoiceNumber,
+        &[
+            "factura #",
+            "# factura",
+            "# de factura",
+            "numero de factura",
+            "numero factura",
+            "num factura",
+            "factura #:",
+            "# fra",
+            "fra #",
+            "factura simplificada #",
+            "factura simplificada",
+            "ticket #",
+            "# ticket",
+            "#",
+            "invoice #",
+            "invoice number",
+            "invoice no",
+            "# de la factura",
+            "factura num",
+            "factura numero",
+            "codigo factura",
+            "referencia factura",
+            "id factura",
+        ],
+    ),
+    (Kind::InvoiceTitle, &["factura", "invoice"]),
+    (
+        Kind::Series,
+        &["serie", "serie factura", "serie de factura", "# serie"],
+    ),
+    (
+        Kind::InvoiceDate,
+        &[
+            "fecha de expedicion",
+            "fecha expedicion",
+            "fecha factura",
+            "fecha de factura",
+            "fecha de emision",
+            "fecha emision",
+            "f factura",
+            "fecha",
+            "data factura",
+            "data de factura",
+            "data demissio",
+            "data emissio",
+            "data de emissio",
+            "data",
+            "invoice date",
+            "date",
+            "fecha fra",
+            "fecha de la factura",
+            "fecha expedicion factura",
+        ],
+    ),
+    (
+        Kind::OtherDate,
+        &[
+            "fecha de vencimiento",
+            "fecha vencimiento",
+            "vencimiento",
+            "vto",
+            "fecha de operacion",
+            "fecha operacion",
+            "fecha de prestacion",
+            "fecha de devengo",
+            "fecha pedido",
+            "fecha de pedido",
+            "fecha albaran",
+            "fecha de albaran",
+            "periodo de facturacion",
+            "periodo facturado",
+            "periodo",
+            "fecha de entrega",
+            "fecha entrega",
+            "fecha de pago",
+            "fecha limite de pago",
+            "data de venciment",
+            "venciment",
+            "due date",
+            "fecha de cargo",
+            "fecha de nacimiento",
+            "fecha de inicio",
+            "fecha fin",
+        ],
+    ),
+    (
+        Kind::Base,
+        &[
+            "base imponible",
+            "base imp",
+            "b imponible",
+            "base",
+            "subtotal",
+            "importe neto",
+            "total neto",
+            "total sin iva",
+            "suma sin iva",
+            "base imposable",
+            "total base",
+            "total base imponible",
+            "base total",
+            "importe base",
+            "neto",
+            "taxable base",
+            "net amount",
+            "total sin impuestos",
+            "base igic",
+            "base imponible igic",
+        ],
+    ),
+    (
+        Kind::Gross,
+        &[
+            "total bruto",
+            "importe bruto",
+            "bruto",
+            "total lineas",
+            "suma bruta",
+        ],
+    ),
+    (
+        Kind::Vat,
+        &[
+            "iva",
+            "i v a",
+            "cuota iva",
+            "cuota",
+            "importe iva",
+            "impuestos",
+            "impuesto",
+            "quota iva",
+            "quota",
+            "igic",
+            "cuota igic",
+            "ipsi",
+            "cuota ipsi",
+            "vat",
+            "iva repercutido",
+            "cuota de iva",
+            "importe del iva",
+        ],
+    ),
+    (
+        Kind::VatTotal,
+        &[
+            "total iva",
+            "total igic",
+            "total ipsi",
+            "total impuestos",
+            "total cuota iva",
+            "total cuota",
+        ],
+    ),
+    (
+        Kind::VatRate,
+        &[
+            "% iva",
+            "iva %",
+            "tipo iva",
+            "tipo",
+            "% igic",
+            "tipo igic",
+            "tipo impositivo",
+            "tipo de iva",
+        ],
+    ),
+    (
+        Kind::VatIncluded,
+        &[
+            "iva incluido",
+            "iva incl",
+            "impuestos incluidos",
+            "iva inclos",
+            "igic incluido",
+        ],
+    ),
+    (
+        Kind::Surcharge,
+        &[
+            "recargo de equivalencia",
+            "recargo equivalencia",
+            "recargo",
+            "re",
+            "r e",
+            "cuota re",
+            "cuota recargo",
+            "total recargo",
+            "recarrec dequivalencia",
+            "recarrec",
+            "cuota r e",
+            "recargo eq",
+        ],
+    ),
+    (
+        Kind::SurchargeRate,
+        &[
+            "% re",
+            "re %",
+            "tipo re",
+            "% recargo",
+            "% r e",
+            "tipo recargo",
+        ],
+    ),
+    (
+        Kind::Irpf,
+        &[
+            "retencion irpf",
+            "retencion",
+            "retenciones",
+            "irpf",
+            "ret irpf",
+            "ret",
+            "retencio irpf",
+            "retencio",
+            "retencion a cuenta irpf",
+            "retencion a cuenta",
+            "withholding",
+            "% irpf",
+            "irpf %",
+            "retencion de irpf",
+            "retencion i r p f",
+            "i r p f",
+        ],
+    ),
+    (
+        Kind::Total,
+        &[
+            "total factura",
+            "importe total",
+            "total iva incluido",
+            "total",
+            "total importe",
+            "import total",
+            "total eur",
+            "grand total",
+            "total de la factura",
+            "importe total factura",
+            "total impuestos incluidos",
+            "total iva incl",
+        ],
+    ),
+    (
+        Kind::Payable,
+        &[
+            "total a pagar",
+            "importe a pagar",
+            "liquido a percibir",
+            "total a percibir",
+            "a pagar",
+            "amount due",
+            "total a pagar eur",
+            "liquido a pagar",
+            "a percibir",
+        ],
+    ),
+    (
+        Kind::Suplidos,
+        &[
+            "suplidos",
+            "suplido",
+            "gastos suplidos",
+            "total suplidos",
+            "provision de fondos",
+        ],
+    ),
+    (
+        Kind::Discount,
+        &[
+            "descuento",
+            "dto",
+            "dcto",
+            "pronto pago",
+            "descuento pronto pago",
+            "descompte",
+            "discount",
+        ],
+    ),
+    (
+        Kind::TaxId,
+        &[
+            "cif",
+            "nif",
+            "dni",
+            "nie",
+            "nif iva",
+            "vat no",
+            "vat number",
+            "vat id",
+            "vat reg no",
+            "iva intracomunitario",
+            "nif intracomunitario",
+            "cif nif",
+            "nif cif",
+            "nifcif",
+            "cifnif",
+            "n i f",
+            "c i f",
+            "tax id",
+            "nif/iva",
+            "dninif",
+            "nifdni",
+            "nif del cliente",
+            "cif del cliente",
+            "nif cliente",
+            "cif cliente",
+            "nif emisor",
+            "nif proveedor",
+        ],
+    ),
+    (
+        Kind::IssuerBlock,
+        &[
+            "emisor",
+            "datos del emisor",
+            "proveedor",
+            "datos del proveedor",
+            "vendedor",
+            "prestador",
+            "emisor de la factura",
+            "emissor",
+            "datos emisor",
+        ],
+    ),
+    (
+        Kind::CustomerBlock,
+        &[
+            "cliente",
+            "datos del cliente",
+            "destinatario",
+            "facturar a",
+            "receptor",
+            "comprador",
+            "titular",
+            "enviar a",
+            "client",
+            "dades del client",
+            "bill to",
+            "billed to",
+            "customer",
+            "adquiriente",
+            "adquirente",
+            "datos cliente",
+            "facturado a",
+            "cliente final",
+        ],
+    ),
+    (
+        Kind::Registry,
+        &[
+            "inscrita en el registro mercantil",
+            "inscrita en el rm",
+            "registro mercantil",
+            "reg merc",
+            "rm",
+            "domicilio social",
+            "tomo",
+            "folio",
+            "hoja",
+            "inscrita",
+            "registre mercantil",
+        ],
+    ),
+    (
+        Kind::Ignore,
+        &[
+            "# pedido",
+            "pedido",
+            "# de pedido",
+            "# cliente",
+            "# de cliente",
+            "codigo cliente",
+            "cod cliente",
+            "codigo de cliente",
+            "# albaran",
+            "albaran",
+            "# de albaran",
+            "# contrato",
+            "contrato",
+            "# cuenta",
+            "cuenta",
+            "iban",
+            "ccc",
+            "swift",
+            "bic",
+            "telefono",
+            "tel",
+            "tlf",
+            "telf",
+            "movil",
+            "fax",
+            "# registro",
+            "referencia",
+            "ref",
+            "# referencia",
+            "su referencia",
+            "# poliza",
+            "poliza",
+            "# presupuesto",
+            "presupuesto",
+            "cp",
+            "codigo postal",
+            "email",
+            "e mail",
+            "correo",
+            "web",
+            "# orden",
+            "order",
+            "# de socio",
+            "# socio",
+            "# abonado",
+            "# suministro",
+            "cups",
+            "# expediente",
+            "factura rectificada",
+            "factura original",
+            "rectifica a",
+            "# factura rectificada",
+            "# factura original",
+            "# pedido cliente",
+            "# de cuenta",
+            "# tarjeta",
+        ],
+    ),
+];
+
+/// Readings of "Nº" after key folding.
+const NUMBER_SIGNS: &[&str] = &[
+    "n", "no", "n0", "n2", "n9", "nro", "nr", "num", "numero", "nm", "nu", "ng",
+];
+
+fn strip_accent(c: char) -> char {
+    match c {
+        'á' | 'à' | 'â' | 'ä' | 'ã' | 'ª' => 'a',
+        'é' | 'è' | 'ê' | 'ë' => 'e',
+        'í' | 'ì' | 'î' | 'ï' => 'i',
+        'ó' | 'ò' | 'ô' | 'ö' | 'õ' | 'º' | '°' => 'o',
+        'ú' | 'ù' | 'û' | 'ü' => 'u',
+        'ñ' => 'n',
+        'ç' => 'c',
+        other => other,
+    }
+}
+
+/// Lower case without accents (`Nº` → `no`, `Expedición` → `expedicion`).
+pub fn fold(text: &str) -> String {
+    text.chars()
+        .flat_map(char::to_lowercase)
+        .map(strip_accent)
+        .collect()
+}
+
+/// A word's matching key: folded, letters, digits and `%` only (`N.º` → `no`,
+/// `C.I.F.:` → `cif`, `(21%)` → `21%`).
+pub fn key(text: &str) -> String {
+    fold(text)
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == '%')
+        .collect()
+}
+
+struct Label {
+    kind: Kind,
+    keys: Vec<&'static str>,
+}
+
+/// Labels by their first key, longest first.
+fn index() -> &'static HashMap<&'static str, Vec<Label>> {
+    static INDEX: OnceLock<HashMap<&'static str, Vec<Label>>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut map: HashMap<&'static str, Vec<Label>> = HashMap::new();
+        for &(kind, labels) in LABELS {
+            for label in labels {
+                let keys: Vec<&'static str> = label
+                    .split(' ')
+                    .map(|k| k.trim_end_matches(':'))
+                    .filter(|k| !k.is_empty())
+                    .collect();
+                let Some(&first) = keys.first() else { continue };
+                let firsts: Vec<&'static str> = if first == "#" {
+                    NUMBER_SIGNS.to_vec()
+                } else {
+                    vec![first]
+                };
+                for f in firsts {
+                    map.entry(f).or_default().push(Label {
+                        kind,
+                        keys: keys.clone(),
+                    });
+                }
+            }
+        }
+        for labels in map.values_mut() {
+            labels.sort_by_key(|l| {
+                (
+                    std::cmp::Reverse(l.keys.len()),
+                    std::cmp::Reverse(l.keys.iter().map(|k| k.len()).sum::<usize>()),
+                )
+            });
+        }
+        map
+    })
+}
+
+fn key_matches(pattern: &str, key: &str) -> bool {
+    if pattern == "#" {
+        NUMBER_SIGNS.contains(&key)
+    } else {
+        pattern == key
+    }
+}
+
+/// A label found on a row: tokens `start..end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    pub kind: Kind,
+    pub row: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+fn is_numeric(key: &str) -> bool {
+    key.chars().next().is_some_and(|c| c.is_ascii_digit())
+}
+
+/// The longest label starting at token `i` of a row of keys.
+fn label_at(keys: &[&str], i: usize) -> Option<(Kind, usize)> {
+    let first = *keys.get(i)?;
+    let labels = index().get(first)?;
+    labels.iter().find_map(|label| {
+        let fits = label.keys.len() <= keys.len() - i
+            && label
+                .keys
+                .iter()
+                .zip(&keys[i..])
+                .all(|(p, k)| key_matches(p, k));
+        // "21 % IVA" is a rate and a VAT label, not a "% IVA" column heading.
+        let after_number = label.keys.first() == Some(&"%")
+            && i > 0
+            && keys.get(i - 1).is_some_and(|k| is_numeric(k));
+        (fits && !after_number).then_some((label.kind, label.keys.len()))
+    })
+}
+
+/// The labels of one row, left to right, without overlaps.
+pub fn row_hits(row: &Row, row_index: usize) -> Vec<Hit> {
+    let keys: Vec<&str> = row.toks.iter().map(|t| t.key.as_str()).collect();
+    let mut hits = Vec::new();
+    let mut i = 0;
+    while i < keys.len() {
+        match label_at(&keys, i) {
+            Some((kind, len)) => {
+                hits.push(Hit {
+                    kind,
+                    row: row_index,
+                    start: i,
+                    end: i + len,
+                });
+                i += len;
+            }
+            None => i += 1,
+        }
+    }
+    hits
+}
+
+/// Whether a printed label (a hint's) is one the parser knows at its start.
+pub fn known(label: &str) -> bool {
+    let keys: Vec<String> = label.split_whitespace().map(key).collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    label_at(&keys, 0).is_some_and(|(kind, _)| kind != Kind::Ignore)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extraction::layout::TextDocument;
+    use crate::extraction::text::rows::rows;
+
+    fn kinds(line: &str) -> Vec<Kind> {
+        let doc = TextDocument::from_plain_text(line);
+        let rows = rows(&doc.words);
+        rows.first()
+            .map(|r| row_hits(r, 0).into_iter().map(|h| h.kind).collect())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn keys_fold_case_accents_and_punctuation() {
+        assert_eq!(key("N.º"), "no");
+        assert_eq!(key("Nº"), "no");
+        assert_eq!(key("N°"), "no");
+        assert_eq!(key("N?2"), "n2");
+        assert_eq!(key("N£2"), "n2");
+        assert_eq!(key("N®"), "n");
+        assert_eq!(key("EXPEDICIÓN:"), "expedicion");
+        assert_eq!(key("(21%)"), "21%");
+        assert_eq!(key("C.I.F.:"), "cif");
+    }
+
+    #[test]
+    fn longest_label_wins_and_look_alikes_are_excluded() {
+        assert_eq!(kinds("Nº factura: 7"), [Kind::InvoiceNumber]);
+        assert_eq!(kinds("N?2 Factura 7"), [Kind::InvoiceNumber]);
+        assert_eq!(kinds("NO FACTURA 7"), [Kind::InvoiceNumber]);
+        assert_eq!(kinds("Factura núm. 7"), [Kind::InvoiceNumber]);
+        assert_eq!(kinds("Nº pedido 7"), [Kind::Ignore]);
+        assert_eq!(kinds("Nº de cliente 7"), [Kind::Ignore]);
+        assert_eq!(kinds("Total IVA 21,00"), [Kind::VatTotal]);
+        assert_eq!(kinds("Total (IVA incluido) 121,00"), [Kind::Total]);
+        assert_eq!(kinds("TOTAL FACTURA 121,00"), [Kind::Total]);
+        assert_eq!(kinds("Fecha de vencimiento 05/09/2026"), [Kind::OtherDate]);
+        assert_eq!(
+            kinds("Fecha de expedición: 05/08/2026"),
+            [Kind::InvoiceDate]
+        );
+        assert_eq!(kinds("Data d'emissió 05/08/2026"), [Kind::InvoiceDate]);
+        assert_eq!(kinds("Retención IRPF 15% -150,00"), [Kind::Irpf]);
+        assert_eq!(kinds("R.E. 5,2% 52,00"), [Kind::Surcharge]);
+        assert_eq!(kinds("Impuestos (21 % IVA) 21,00"), [Kind::Vat, Kind::Vat]);
+        assert_eq!(
+            kinds("Base   % IVA   Cuota"),
+            [Kind::Base, Kind::VatRate, Kind::Vat]
+        );
+        assert!(kinds("Juan Pérez García").is_empty());
+    }
+
+    #[test]
+    fn hint_labels_are_recognised() {
+        assert!(known("Retención IRPF 15%"));
+        assert!(known("CIF:"));
+        assert!(!known("Amount"));
+        assert!(!known("Nº pedido"));
+    }
+}

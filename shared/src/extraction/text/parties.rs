@@ -1,0 +1,535 @@
+//! Issuer and recipient: their tax ids and names. Every valid id on the
+//! invoice is scored: inside or right after a customer block ("Cliente",
+//! "Facturar a", "Destinatario" …) it counts for the recipient; in an issuer
+//! block or on the registry footer line ("Inscrita en el Registro Mercantil",
+//! "Domicilio social") for the issuer; Textract's VENDOR/RECEIVER groups are
+//! a weaker vote; the first id of the document, high on the first page, leans
+//! to the issuer, and so does a person's NIF when IRPF is withheld. The
+//! caller's own NIF, when printed, settles it: the caller is the recipient and
+//! the best other id is the issuer.
+
+use crate::extraction::fields::Field;
+use crate::extraction::layout::Hint;
+use crate::tax::nif::Nif;
+
+use super::doc::{Doc, cells_within, join, mean_conf};
+use super::heading::{BELOW, BESIDE, FALLBACK};
+use super::labels::{Kind, fold, key};
+use super::rows::{Party, Tok};
+use super::tax_id::{TaxId, find};
+
+#[derive(Debug, Default, PartialEq)]
+pub struct Parties {
+    pub issuer_name: Option<Field<String>>,
+    pub issuer_nif: Option<Field<String>>,
+    pub recipient_name: Option<Field<String>>,
+    pub recipient_nif: Option<Field<String>>,
+    pub notes: Vec<(String, String)>,
+}
+
+/// How many rows above an id a block label may be.
+const BLOCK_ROWS: usize = 8;
+/// A block's column: from a little left of its label to this far right of it.
+const BLOCK_LEFT_SLACK: f32 = 0.05;
+const BLOCK_WIDTH: f32 = 0.35;
+/// Distinct ids considered: an invoice prints two or three.
+const MAX_IDS: usize = 32;
+/// Rows above an id searched for its holder's name.
+const NAME_ROWS: usize = 5;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Context {
+    Issuer,
+    Customer,
+}
+
+struct Sighting {
+    id: TaxId,
+    row: usize,
+    tok: usize,
+    conf: f32,
+    score: f32,
+}
+
+fn block_context(kind: Kind) -> Option<Context> {
+    match kind {
+        Kind::CustomerBlock => Some(Context::Customer),
+        Kind::IssuerBlock | Kind::Registry => Some(Context::Issuer),
+        _ => None,
+    }
+}
+
+/// The block an id at `(row, tok)` sits in, from the nearest block label at
+/// its left on the row or above it in its column.
+fn context(doc: &Doc, row: usize, tok: usize) -> Option<Context> {
+    let r = doc.rows.get(row)?;
+    if let Some(party) = r.party {
+        return Some(match party {
+            Party::Issuer => Context::Issuer,
+            Party::Recipient => Context::Customer,
+        });
+    }
+    let id_label = doc
+        .row_hits(row)
+        .filter(|h| h.kind == Kind::TaxId && h.end <= tok)
+        .last()
+        .map(|h| doc.label_text(h));
+    if let Some(label) = id_label {
+        let label = fold(&label);
+        if label.contains("cliente") {
+            return Some(Context::Customer);
+        }
+        if label.contains("emisor") || label.contains("proveedor") {
+            return Some(Context::Issuer);
+        }
+    }
+    let same_row = doc
+        .row_hits(row)
+        .filter(|h| h.end <= tok)
+        .filter_map(|h| block_context(h.kind))
+        .last();
+    if same_row.is_some() {
+        return same_row;
+    }
+    let footer = doc
+        .hits_of(Kind::Registry)
+        .any(|h| h.row.abs_diff(row) <= 1 && doc.rows.get(h.row).is_some_and(|x| x.page == r.page));
+    if footer {
+        return Some(Context::Issuer);
+    }
+    let left = r.toks.get(tok)?.left;
+    (row.saturating_sub(BLOCK_ROWS)..row)
+        .rev()
+        .find_map(|above| {
+            if doc.rows.get(above)?.page != r.page {
+                return None;
+            }
+            doc.row_hits(above)
+                .filter(|h| matches!(h.kind, Kind::CustomerBlock | Kind::IssuerBlock))
+                .find(|h| {
+                    let label_left = doc.label_toks(h).first().map_or(0.0, |t| t.left);
+                    left >= label_left - BLOCK_LEFT_SLACK && left <= label_left + BLOCK_WIDTH
+                })
+                .and_then(|h| block_context(h.kind))
+        })
+}
+
+fn sightings(doc: &Doc, irpf: bool) -> Vec<Sighting> {
+    let mut found = Vec::new();
+    let mut first_doc_id = true;
+    for (i, row) in doc.rows.iter().enumerate() {
+        let labelled = doc.row_hits(i).any(|h| h.kind == Kind::TaxId);
+        let ignored = doc.row_hits(i).any(|h| h.kind == Kind::Ignore) && !labelled;
+        let words: Vec<&str> = row.toks.iter().map(|t| t.text.as_str()).collect();
+        for (id, tok) in find(&words, labelled && !ignored) {
+            let mut score = match context(doc, i, tok) {
+                Some(Context::Issuer) => 3.0,
+                Some(Context::Customer) => -3.0,
+                None => 0.0,
+            };
+            if row.party.is_some() {
+                score *= 2.0 / 3.0;
+            } else {
+                if first_doc_id {
+                    score += 1.0;
+                    first_doc_id = false;
+                }
+                if row.page == 1 && row.top < 0.3 {
+                    score += 0.5;
+                }
+            }
+            let person = Nif::parse(&id.value)
+                .is_ok_and(|n| !matches!(n.kind(), crate::tax::nif::NifKind::Entity(_)));
+            if irpf && person {
+                score += 0.5;
+            }
+            let conf = row.toks.get(tok).map_or(0.0, |t| t.conf);
+            if found.len() >= MAX_IDS {
+                return found;
+            }
+            found.push(Sighting {
+                id,
+                row: i,
+                tok,
+                conf,
+                score,
+            });
+        }
+    }
+    found
+}
+
+/// One entry per distinct id: the summed score, the first sighting.
+fn by_value(sightings: Vec<Sighting>) -> Vec<Sighting> {
+    let mut out: Vec<Sighting> = Vec::new();
+    for s in sightings {
+        match out.iter_mut().find(|o| o.id.value == s.id.value) {
+            Some(o) => {
+                o.score += s.score;
+                o.conf = o.conf.max(s.conf);
+                if doc_row(o) > doc_row(&s) {
+                    o.row = s.row;
+                    o.tok = s.tok;
+                }
+            }
+            None => out.push(s),
+        }
+    }
+    out
+}
+
+fn doc_row(s: &Sighting) -> usize {
+    s.row
+}
+
+const ADDRESS_STARTS: &[&str] = &[
+    "c",
+    "calle",
+    "avda",
+    "avenida",
+    "av",
+    "plaza",
+    "pza",
+    "pl",
+    "paseo",
+    "po",
+    "ctra",
+    "carretera",
+    "camino",
+    "travesia",
+    "ronda",
+    "poligono",
+    "pol",
+    "urb",
+    "tel",
+    "tlf",
+    "telf",
+    "telefono",
+    "www",
+    "http",
+    "https",
+    "email",
+    "cp",
+    "apartado",
+    "carrer",
+    "passeig",
+    "avinguda",
+    "movil",
+    "fax",
+];
+const TITLES: &[&str] = &[
+    "factura",
+    "invoice",
+    "ticket",
+    "presupuesto",
+    "abono",
+    "proforma",
+    "original",
+    "copia",
+    "pagina",
+];
+
+fn looks_like_name(text: &str) -> bool {
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    let digits = text.chars().filter(|c| c.is_ascii_digit()).count();
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(key)
+        .filter(|k| !k.is_empty())
+        .collect();
+    let first = words.first().map(String::as_str).unwrap_or("");
+    letters >= 3
+        && digits * 2 <= letters
+        && !text.contains('@')
+        && !ADDRESS_STARTS.contains(&first)
+        && !text.trim_start().starts_with("C/")
+        && !words
+            .iter()
+            .all(|w| TITLES.contains(&w.as_str()) || w.chars().all(|c| c.is_ascii_digit()))
+        && !first.chars().all(|c| c.is_ascii_digit())
+}
+
+fn clean_name(text: &str) -> String {
+    text.trim_matches(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | '-' | '|' | ';'))
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The words of a row in the column starting at `left`.
+fn column_text(toks: &[Tok], left: f32) -> (String, f32) {
+    let Some(cells) = cells_within(toks, left - 0.02, left + 0.3) else {
+        return (String::new(), 0.0);
+    };
+    let in_column: Vec<Tok> = toks
+        .iter()
+        .filter(|t| cells.contains(&t.cell))
+        .cloned()
+        .collect();
+    (join(&in_column), mean_conf(&in_column))
+}
+
+/// The name of the holder of an id: before its label on the same line, or
+/// the top line of the block above it.
+fn name_near(doc: &Doc, row: usize, tok: usize) -> Option<Field<String>> {
+    let r = doc.rows.get(row)?;
+    if r.page == 0 {
+        return None;
+    }
+    let cell = r.toks.get(tok)?.cell;
+    let first_label = doc
+        .row_hits(row)
+        .map(|h| h.start)
+        .chain(std::iter::once(tok))
+        .filter(|&s| r.toks.get(s).is_some_and(|t| t.cell == cell))
+        .min()
+        .unwrap_or(tok);
+    let before: Vec<Tok> = r
+        .toks
+        .iter()
+        .take(first_label)
+        .filter(|t| t.cell == cell)
+        .cloned()
+        .collect();
+    let text = clean_name(&join(&before));
+    if looks_like_name(&text) {
+        return Some(Field::new(text, mean_conf(&before) * BESIDE));
+    }
+    let left = r
+        .toks
+        .iter()
+        .find(|t| t.cell == cell)
+        .map_or(0.0, |t| t.left);
+    let height = (r.bottom - r.top).max(0.001);
+    let mut best = None;
+    let mut lower_top = r.top;
+    for above in (row.saturating_sub(NAME_ROWS)..row).rev() {
+        let Some(a) = doc.rows.get(above) else { break };
+        if a.page != r.page || lower_top - a.bottom > 2.5 * height {
+            break;
+        }
+        lower_top = a.top;
+        let (text, conf) = column_text(&a.toks, left);
+        let block_label = doc.row_hits(above).any(|h| {
+            matches!(
+                h.kind,
+                Kind::CustomerBlock | Kind::IssuerBlock | Kind::InvoiceNumber | Kind::InvoiceDate
+            )
+        });
+        if block_label {
+            break;
+        }
+        let text = clean_name(&text);
+        if looks_like_name(&text) {
+            best = Some(Field::new(text, conf * BELOW));
+        }
+    }
+    best
+}
+
+/// The name printed with a customer-block label, beside it or just below.
+fn customer_block_name(doc: &Doc) -> Option<Field<String>> {
+    doc.hits_of(Kind::CustomerBlock).find_map(|hit| {
+        let read = |t: &str| {
+            let name = clean_name(t.split(" | ").next().unwrap_or(t));
+            let has_id = find(&name.split_whitespace().collect::<Vec<_>>(), false).len() == 1;
+            (looks_like_name(&name) && !has_id).then_some(name)
+        };
+        let (name, value) = doc.value(hit, read)?;
+        let factor = if value.below { BELOW } else { BESIDE };
+        Some(Field::new(name, value.conf * factor))
+    })
+}
+
+/// The top line of the first page: the trade name, most of the time.
+fn top_line(doc: &Doc) -> Option<Field<String>> {
+    doc.rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.page == 1)
+        .take(6)
+        .find_map(|(i, r)| {
+            let labelled = doc.row_hits(i).any(|h| h.start == 0);
+            let first: Vec<Tok> = r.toks.iter().filter(|t| t.cell == 0).cloned().collect();
+            let text = clean_name(&join(&first));
+            (!labelled && looks_like_name(&text))
+                .then(|| Field::new(text, mean_conf(&first) * FALLBACK))
+        })
+}
+
+fn hint_name(hints: &[Hint], kind: &str) -> Option<Field<String>> {
+    hints
+        .iter()
+        .filter(|h| h.kind.eq_ignore_ascii_case(kind))
+        .find_map(|h| {
+            let name = clean_name(&h.value);
+            let conf = if h.confidence > 1.0 {
+                h.confidence / 100.0
+            } else {
+                h.confidence
+            };
+            looks_like_name(&name).then(|| Field::new(name, conf.clamp(0.0, 1.0)))
+        })
+}
+
+fn repair_note(id: &TaxId) -> Option<(String, String)> {
+    let from = id.repaired_from.as_ref()?;
+    Some((
+        "nif_repaired".to_string(),
+        format!(
+            "NIF leído con corrección OCR: {from} → {} (tax id repaired, check digit verified)",
+            id.value
+        ),
+    ))
+}
+
+pub fn read(doc: &Doc, hints: &[Hint], own_nif: Option<&Nif>, irpf: bool) -> Parties {
+    let mut ids = by_value(sightings(doc, irpf));
+    ids.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
+    let own = own_nif.and_then(|own| ids.iter().position(|s| s.id.value == own.as_str()));
+    let (issuer, recipient) = match own {
+        Some(o) => (
+            ids.iter().position(|s| s.id.value != ids[o].id.value),
+            Some(o),
+        ),
+        None => match ids.len() {
+            0 => (None, None),
+            1 if ids[0].score < 0.0 => (None, Some(0)),
+            1 => (Some(0), None),
+            n => (Some(0), Some(n - 1)),
+        },
+    };
+    let field = |i: Option<usize>| {
+        i.and_then(|i| ids.get(i)).map(|s| {
+            let factor = if s.id.repaired_from.is_some() {
+                FALLBACK
+            } else {
+                BESIDE
+            };
+            Field::new(s.id.value.clone(), s.conf * factor)
+        })
+    };
+    let mut parties = Parties {
+        issuer_nif: field(issuer),
+        recipient_nif: field(recipient),
+        ..Parties::default()
+    };
+    for i in [issuer, recipient].into_iter().flatten() {
+        if let Some(note) = ids.get(i).and_then(|s| repair_note(&s.id)) {
+            parties.notes.push(note);
+        }
+    }
+    let near = |i: Option<usize>| {
+        i.and_then(|i| ids.get(i))
+            .and_then(|s| name_near(doc, s.row, s.tok))
+    };
+    parties.issuer_name = hint_name(hints, "VENDOR_NAME")
+        .or_else(|| near(issuer))
+        .or_else(|| top_line(doc));
+    parties.recipient_name = hint_name(hints, "RECEIVER_NAME")
+        .or_else(|| customer_block_name(doc))
+        .or_else(|| near(recipient));
+    if parties.recipient_name == parties.issuer_name {
+        parties.recipient_name = None;
+    }
+    parties
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extraction::layout::TextDocument;
+    use crate::extraction::text::rows::rows;
+
+    fn parties(text: &str, own: Option<&str>, irpf: bool) -> Parties {
+        let doc = Doc::new(rows(&TextDocument::from_plain_text(text).words));
+        let own = own.map(|o| Nif::parse(o).unwrap());
+        read(&doc, &[], own.as_ref(), irpf)
+    }
+
+    fn ids(p: &Parties) -> (Option<&str>, Option<&str>) {
+        (
+            p.issuer_nif.as_ref().map(|f| f.value.as_str()),
+            p.recipient_nif.as_ref().map(|f| f.value.as_str()),
+        )
+    }
+
+    fn names(p: &Parties) -> (Option<&str>, Option<&str>) {
+        (
+            p.issuer_name.as_ref().map(|f| f.value.as_str()),
+            p.recipient_name.as_ref().map(|f| f.value.as_str()),
+        )
+    }
+
+    #[test]
+    fn two_column_header_with_customer_on_the_right() {
+        let p = parties(
+            "Reformas Ibéricas Martínez, S.L.            Cliente:\n\
+             CIF: B12345674                              Juan Pérez García\n\
+             C/ Mayor 1, 28001 Madrid                    NIF: 12345678Z\n\
+             \n\
+             Factura nº 2026/0147",
+            None,
+            false,
+        );
+        assert_eq!(ids(&p), (Some("B12345674"), Some("12345678Z")));
+        assert_eq!(
+            names(&p),
+            (
+                Some("Reformas Ibéricas Martínez, S.L."),
+                Some("Juan Pérez García")
+            )
+        );
+    }
+
+    #[test]
+    fn customer_box_first_and_issuer_in_the_registry_footer() {
+        let p = parties(
+            "FACTURA\n\
+             Facturar a:\n\
+             Talleres Norte SA\n\
+             NIF A13585625\n\
+             \n\
+             Base imponible 100,00\n\
+             \n\
+             Suministros Levante SL - Inscrita en el Registro Mercantil de Valencia, Tomo 1, Folio 2 - CIF B64717838",
+            None,
+            false,
+        );
+        assert_eq!(ids(&p), (Some("B64717838"), Some("A13585625")));
+        assert_eq!(
+            names(&p),
+            (Some("Suministros Levante SL"), Some("Talleres Norte SA"))
+        );
+    }
+
+    #[test]
+    fn own_nif_makes_the_caller_the_recipient() {
+        let text = "Juan Pérez García   NIF 12345678Z\nAsesoría López SL   CIF B12345674";
+        let p = parties(text, Some("12345678Z"), false);
+        assert_eq!(ids(&p), (Some("B12345674"), Some("12345678Z")));
+        let p = parties(text, None, false);
+        assert_eq!(ids(&p), (Some("12345678Z"), Some("B12345674")));
+        assert_eq!(names(&p).0, Some("Juan Pérez García"));
+    }
+
+    #[test]
+    fn ocr_repairs_next_to_a_label_leave_a_note() {
+        let p = parties("Reformas SL\nCIF: 812345674", None, false);
+        assert_eq!(ids(&p), (Some("B12345674"), None));
+        assert_eq!(p.notes[0].0, "nif_repaired");
+        let p = parties(
+            "Tel 912345678\nCuenta ES91 2100 0418 4502 0005 1332",
+            None,
+            false,
+        );
+        assert_eq!(ids(&p), (None, None));
+    }
+
+    #[test]
+    fn a_lone_id_in_a_customer_block_is_the_recipient() {
+        let p = parties("Ticket 55\nCliente: Ana Ruiz\nDNI 12345678Z", None, false);
+        assert_eq!(ids(&p), (None, Some("12345678Z")));
+        assert_eq!(names(&p).1, Some("Ana Ruiz"));
+    }
+}

@@ -1,0 +1,299 @@
+//! Words into rows and cells: words whose vertical centres lie within half a
+//! word height share a row; a row is read left to right and split into cells
+//! at gaps wider than about two glyphs, so printed columns stay apart.
+//! Textract hints become rows of their own, on page 0, carrying their party.
+
+use crate::extraction::layout::{Hint, Word};
+
+use super::labels::key;
+
+/// The party a hint says a row belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Party {
+    Issuer,
+    Recipient,
+}
+
+/// One word as the parser sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tok {
+    pub text: String,
+    /// Lower case, without accents, letters, digits and `%` only (see `labels::key`).
+    pub key: String,
+    pub left: f32,
+    pub right: f32,
+    pub conf: f32,
+    /// Index of the cell within the row.
+    pub cell: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub page: u32,
+    pub top: f32,
+    pub bottom: f32,
+    pub toks: Vec<Tok>,
+    pub party: Option<Party>,
+}
+
+/// Gap between words, in glyph widths, that starts a new cell.
+const CELL_GAP_GLYPHS: f32 = 1.9;
+
+fn finite(w: &Word) -> bool {
+    [w.left, w.top, w.width, w.height]
+        .iter()
+        .all(|v| v.is_finite())
+}
+
+/// Splits a word at inner spaces and after a colon glued to text
+/// (`CIF:B12345674`), sharing its box out by characters.
+fn split_word(w: &Word) -> Vec<Word> {
+    let total = w.text.chars().count().max(1) as f32;
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut start = 0usize;
+    let mut push = |text: &mut String, from: usize, to: usize| {
+        if !text.is_empty() {
+            parts.push(Word {
+                text: std::mem::take(text),
+                left: w.left + w.width * from as f32 / total,
+                width: w.width * (to - from) as f32 / total,
+                ..w.clone()
+            });
+        }
+    };
+    let chars: Vec<char> = w.text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_whitespace() {
+            push(&mut current, start, i);
+            start = i + 1;
+            continue;
+        }
+        current.push(c);
+        let glued = c == ':' && chars.get(i + 1).is_some_and(|n| !n.is_whitespace());
+        if glued {
+            push(&mut current, start, i + 1);
+            start = i + 1;
+        }
+    }
+    push(&mut current, start, chars.len());
+    parts
+}
+
+fn glyph_width(w: &Word) -> f32 {
+    w.width / w.text.chars().count().max(1) as f32
+}
+
+fn median(mut values: Vec<f32>) -> f32 {
+    values.sort_by(f32::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// The rows of a document, in reading order (page, then top).
+pub fn rows(words: &[Word]) -> Vec<Row> {
+    let mut words: Vec<Word> = words
+        .iter()
+        .filter(|w| finite(w))
+        .flat_map(split_word)
+        .collect();
+    let centre = |w: &Word| w.top + w.height / 2.0;
+    words.sort_by(|a, b| a.page.cmp(&b.page).then(centre(a).total_cmp(&centre(b))));
+    let mut groups: Vec<Vec<Word>> = Vec::new();
+    let mut row_centre = 0.0f32;
+    let mut row_height = 0.0f32;
+    for w in words {
+        let joins = groups.last().is_some_and(|g| {
+            g.first().is_some_and(|f| f.page == w.page)
+                && (centre(&w) - row_centre).abs() <= 0.5 * row_height.max(w.height)
+        });
+        if joins && let Some(group) = groups.last_mut() {
+            let n = group.len() as f32;
+            row_centre = (row_centre * n + centre(&w)) / (n + 1.0);
+            row_height = row_height.max(w.height);
+            group.push(w);
+        } else {
+            row_centre = centre(&w);
+            row_height = w.height;
+            groups.push(vec![w]);
+        }
+    }
+    groups.into_iter().map(into_row).collect()
+}
+
+fn into_row(mut words: Vec<Word>) -> Row {
+    words.sort_by(|a, b| a.left.total_cmp(&b.left));
+    let glyph = median(words.iter().map(glyph_width).collect());
+    let page = words.first().map_or(1, |w| w.page);
+    let top = words.iter().map(|w| w.top).fold(f32::INFINITY, f32::min);
+    let bottom = words
+        .iter()
+        .map(|w| w.top + w.height)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let mut toks: Vec<Tok> = Vec::with_capacity(words.len());
+    let mut cell = 0;
+    for w in words {
+        if let Some(prev) = toks.last()
+            && w.left - prev.right > CELL_GAP_GLYPHS * glyph
+        {
+            cell += 1;
+        }
+        toks.push(Tok {
+            key: key(&w.text),
+            left: w.left,
+            right: w.left + w.width,
+            conf: w.confidence.clamp(0.0, 1.0),
+            cell,
+            text: w.text,
+        });
+    }
+    Row {
+        page,
+        top,
+        bottom,
+        toks,
+        party: None,
+    }
+}
+
+/// The hint's party, from its type (`VENDOR_…`, `RECEIVER_…`) or its groups.
+fn hint_party(hint: &Hint) -> Option<Party> {
+    let names = std::iter::once(hint.kind.as_str()).chain(hint.groups.iter().map(String::as_str));
+    names.map(str::to_ascii_uppercase).find_map(|n| {
+        if n.starts_with("VENDOR") {
+            Some(Party::Issuer)
+        } else if n.starts_with("RECEIVER") {
+            Some(Party::Recipient)
+        } else {
+            None
+        }
+    })
+}
+
+/// The Spanish label a hint type stands for, when the hint prints none.
+fn canonical_label(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "SUBTOTAL" => "Base imponible",
+        "TAX" => "IVA",
+        "TOTAL" => "Total",
+        "AMOUNT_DUE" => "Total a pagar",
+        "INVOICE_RECEIPT_ID" => "Nº factura",
+        "INVOICE_RECEIPT_DATE" => "Fecha factura",
+        "DISCOUNT" => "Descuento",
+        "TAX_PAYER_ID" | "VENDOR_VAT_NUMBER" | "RECEIVER_VAT_NUMBER" => "NIF",
+        _ => return None,
+    })
+}
+
+/// Hints as rows `label value` on page 0, far apart from each other. A hint
+/// whose printed label is not one the parser knows gets the label of its type.
+pub fn hint_rows(hints: &[Hint], known_label: impl Fn(&str) -> bool) -> Vec<Row> {
+    hints
+        .iter()
+        .enumerate()
+        .filter_map(|(i, hint)| {
+            let kind = hint.kind.to_ascii_uppercase();
+            let canonical = canonical_label(&kind)?;
+            let label = hint
+                .label
+                .as_deref()
+                .filter(|l| known_label(l))
+                .unwrap_or(canonical);
+            let conf = if hint.confidence > 1.0 {
+                hint.confidence / 100.0
+            } else {
+                hint.confidence
+            };
+            let top = i as f32 * 10.0;
+            let text = format!("{label} {}", hint.value);
+            let toks = text
+                .split_whitespace()
+                .enumerate()
+                .map(|(k, t)| Tok {
+                    text: t.to_string(),
+                    key: key(t),
+                    left: k as f32 * 0.01,
+                    right: k as f32 * 0.01 + 0.005,
+                    conf: conf.clamp(0.0, 1.0),
+                    cell: 0,
+                })
+                .collect();
+            Some(Row {
+                page: 0,
+                top,
+                bottom: top + 0.01,
+                toks,
+                party: hint_party(hint),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extraction::layout::TextDocument;
+
+    fn texts(row: &Row) -> Vec<(usize, &str)> {
+        row.toks.iter().map(|t| (t.cell, t.text.as_str())).collect()
+    }
+
+    #[test]
+    fn plain_text_columns_become_cells() {
+        let doc = TextDocument::from_plain_text(
+            "ACME SL              Cliente:\nBase imponible   1.546,50 €\nCIF:B12345674",
+        );
+        let rows = rows(&doc.words);
+        assert_eq!(rows.len(), 3);
+        assert_eq!(texts(&rows[0]), [(0, "ACME"), (0, "SL"), (1, "Cliente:")]);
+        assert_eq!(
+            texts(&rows[1]),
+            [(0, "Base"), (0, "imponible"), (1, "1.546,50"), (1, "€")]
+        );
+        assert_eq!(texts(&rows[2]), [(0, "CIF:"), (0, "B12345674")]);
+    }
+
+    #[test]
+    fn words_cluster_by_vertical_centre_and_sort_by_left() {
+        let word = |text: &str, left: f32, top: f32| Word {
+            text: text.into(),
+            page: 1,
+            left,
+            top,
+            width: 0.05,
+            height: 0.01,
+            confidence: 0.9,
+        };
+        let rows = rows(&[
+            word("100,00", 0.8, 0.302),
+            word("Base", 0.1, 0.3),
+            word("Total", 0.1, 0.33),
+            word("bad", f32::NAN, 0.3),
+        ]);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(texts(&rows[0]), [(0, "Base"), (1, "100,00")]);
+        assert_eq!(texts(&rows[1]), [(0, "Total")]);
+    }
+
+    #[test]
+    fn hints_become_rows_with_their_party() {
+        let hint = |kind: &str, label: Option<&str>, value: &str, groups: &[&str]| Hint {
+            kind: kind.into(),
+            label: label.map(Into::into),
+            value: value.into(),
+            groups: groups.iter().map(|g| g.to_string()).collect(),
+            confidence: 97.0,
+        };
+        let rows = hint_rows(
+            &[
+                hint("TAX_PAYER_ID", Some("NIF:"), "12345678Z", &["RECEIVER"]),
+                hint("TOTAL", Some("Amount"), "121,00", &[]),
+                hint("VENDOR_PHONE", None, "911", &[]),
+            ],
+            |l| l.starts_with("NIF"),
+        );
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].party, Some(Party::Recipient));
+        assert_eq!(texts(&rows[1]), [(0, "Total"), (0, "121,00")]);
+        assert!((rows[1].toks[0].conf - 0.97).abs() < 1e-6);
+    }
+}
