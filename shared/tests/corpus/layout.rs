@@ -122,25 +122,21 @@ impl Builder<'_> {
         self.style.amount(x)
     }
 
+    /// "NIF: B12345674"; a person's id is never labelled CIF.
     fn tax_id(&self, party: &Party) -> String {
-        format!(
-            "{} {}",
-            self.style.labels.tax_id,
-            self.style.nif(&party.nif)
-        )
+        let label = match self.style.labels.tax_id {
+            "CIF:" if !party.company => "NIF:",
+            label => label,
+        };
+        format!("{label} {}", self.style.nif(&party.nif))
     }
 
-    /// Name, NIF and address from `y` down; returns the next free baseline.
-    fn party(&mut self, x: f32, mut y: f32, party: &Party, with_nif: bool) -> f32 {
+    /// Name, NIF and address from the baseline `y` down.
+    fn party(&mut self, x: f32, y: f32, party: &Party) {
         self.bold(x, y, 10.0, party.name.clone());
-        y += 5.0;
-        if with_nif {
-            self.text(x, y, 9.0, self.tax_id(party));
-            y += 4.5;
-        }
-        self.text(x, y, 9.0, party.street.clone());
-        self.text(x, y + 4.5, 9.0, party.city.clone());
-        y + 9.0
+        self.text(x, y + 5.0, 9.0, self.tax_id(party));
+        self.text(x, y + 9.5, 9.0, party.street.clone());
+        self.text(x, y + 14.0, 9.0, party.city.clone());
     }
 
     fn number_and_date(&mut self, x: f32, y: f32, invoice: &Invoice) {
@@ -177,7 +173,7 @@ impl Builder<'_> {
     }
 
     /// Label-value rows, labels at `x`, values right-aligned at 190 mm.
-    fn totals(&mut self, x: f32, mut y: f32, invoice: &Invoice) -> f32 {
+    fn totals(&mut self, x: f32, mut y: f32, invoice: &Invoice) {
         let style = self.style;
         let labels = &style.labels;
         self.text(x, y, 9.5, labels.base);
@@ -203,7 +199,6 @@ impl Builder<'_> {
             Align::Right,
             self.amount(invoice.total),
         );
-        y + 8.0
     }
 
     fn irpf(&mut self, x: f32, y: f32, invoice: &Invoice) -> f32 {
@@ -255,10 +250,10 @@ pub fn page(layout: Layout, invoice: &Invoice, style: &Style) -> Page {
 }
 
 fn classic(b: &mut Builder, invoice: &Invoice) {
-    b.party(20.0, 25.0, &invoice.issuer, true);
+    b.party(20.0, 25.0, &invoice.issuer);
     b.frame(115.0, 18.0, 75.0, 30.0);
     b.bold(118.0, 24.0, 9.0, b.style.labels.customer);
-    b.party(118.0, 30.0, &invoice.recipient, true);
+    b.party(118.0, 30.0, &invoice.recipient);
     b.bold(20.0, 62.0, 14.0, "FACTURA");
     b.number_and_date(20.0, 70.0, invoice);
     let y = b.lines(90.0, invoice);
@@ -267,12 +262,12 @@ fn classic(b: &mut Builder, invoice: &Invoice) {
 }
 
 fn stacked(b: &mut Builder, invoice: &Invoice) {
-    b.party(20.0, 22.0, &invoice.issuer, true);
+    b.party(20.0, 22.0, &invoice.issuer);
     b.bold(140.0, 22.0, 16.0, "Factura");
     b.number_and_date(140.0, 30.0, invoice);
     b.bold(20.0, 55.0, 9.0, b.style.labels.customer);
     b.rule(20.0, 100.0, 56.5);
-    b.party(20.0, 62.0, &invoice.recipient, true);
+    b.party(20.0, 62.0, &invoice.recipient);
     let y = b.lines(90.0, invoice);
     b.totals(115.0, y + 4.0, invoice);
     b.footer_note(invoice);
@@ -281,9 +276,9 @@ fn stacked(b: &mut Builder, invoice: &Invoice) {
 fn breakdown(b: &mut Builder, invoice: &Invoice) {
     let style = b.style;
     b.bold(20.0, 20.0, 9.0, "Emisor");
-    b.party(20.0, 26.0, &invoice.issuer, true);
+    b.party(20.0, 26.0, &invoice.issuer);
     b.bold(115.0, 20.0, 9.0, style.labels.customer);
-    b.party(115.0, 26.0, &invoice.recipient, true);
+    b.party(115.0, 26.0, &invoice.recipient);
     b.number_and_date(20.0, 55.0, invoice);
     let mut y = b.lines(75.0, invoice) + 4.0;
     let surcharge = invoice.groups.iter().any(|g| g.surcharge_rate.is_some());
@@ -454,7 +449,7 @@ fn registry_footer(b: &mut Builder, invoice: &Invoice) {
         format!("{} · {}", issuer.street, issuer.city),
     );
     b.bold(20.0, 48.0, 9.0, b.style.labels.customer);
-    b.party(20.0, 54.0, &invoice.recipient, true);
+    b.party(20.0, 54.0, &invoice.recipient);
     b.bold(130.0, 48.0, 12.0, "FACTURA");
     b.number_and_date(130.0, 54.0, invoice);
     let y = b.lines(85.0, invoice);
