@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod customers;
+pub mod extraction;
 pub mod idempotency;
 pub mod invoices;
 pub mod keys;

@@ -66,8 +66,9 @@ pub struct VatLine {
 }
 
 /// Everything a reader could read of one invoice. Amounts are positive
-/// magnitudes except on credit notes, which carry negative base, VAT and total;
-/// `irpf_amount` is the withheld amount as a positive number.
+/// except on credit notes, which carry every amount negative (base, VAT,
+/// surcharge, IRPF and total), so that total = base + VAT + surcharge − IRPF
+/// holds for both.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Fields {
     pub issuer_name: Option<Field<String>>,

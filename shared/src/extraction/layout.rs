@@ -105,6 +105,6 @@ mod tests {
         assert_eq!(doc.words[0].top, doc.words[1].top);
         assert!(doc.words[3].top > doc.words[0].top);
         assert!(doc.words[3].left > doc.words[2].left + doc.words[2].width);
-        assert_eq!(doc.useful_chars(), 20);
+        assert_eq!(doc.useful_chars(), 17);
     }
 }

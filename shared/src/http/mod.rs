@@ -5,6 +5,7 @@ pub mod auth;
 pub mod customers;
 pub mod documents;
 pub mod error;
+pub mod extraction;
 pub mod invoices;
 pub mod json;
 pub mod observe;
@@ -35,15 +36,17 @@ pub enum Group {
     Tax,
     Customers,
     Invoices,
+    Extraction,
     OpenApi,
 }
 
 impl Group {
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::Usage,
         Group::Tax,
         Group::Customers,
         Group::Invoices,
+        Group::Extraction,
         Group::OpenApi,
     ];
 
@@ -53,6 +56,7 @@ impl Group {
             Group::Tax => tax::routes(),
             Group::Customers => customers::routes(),
             Group::Invoices => invoices::routes().merge(documents::routes()),
+            Group::Extraction => extraction::routes(),
             Group::OpenApi => openapi::routes(),
         }
     }

@@ -47,6 +47,7 @@ const DESCRIPTION: &str = r#"Invoicing, analysis and tax tools for Spanish freel
         (name = "tax", description = "Spanish tax tools, computed by rules (estimates for the general regime; no quota)"),
         (name = "customers", description = "The customer address book"),
         (name = "invoices", description = "Issued invoices, their lifecycle and VERI*FACTU records"),
+        (name = "extraction", description = "Invoice data read from e-invoices, PDFs, images and text, checked by the service's own rules"),
         (name = "openapi", description = "This document"),
     )
 )]

@@ -24,25 +24,36 @@ impl FromRequestParts<AppState> for QuotaUnit {
     ) -> Result<Self, Self::Rejection> {
         let caller = Caller::from_request_parts(parts, state).await?;
         let uow = UnitOfWork::from_request_parts(parts, state).await?;
-        match quota::charge(&state.ports, &caller, &state.config.quotas).await {
-            Ok(writes) => {
-                uow.extend(writes);
-                Ok(QuotaUnit)
-            }
-            Err(QuotaError::Exceeded(status)) => {
-                let retry_after = (status.resets_at - state.ports.clock.now()).num_seconds();
-                Err(ApiError::too_many(
-                    "quota_exceeded",
-                    format!(
-                        "the daily quota of {} units of the {} plan is used up; it resets at {} (midnight, Europe/Madrid)",
-                        status.limit,
-                        caller.plan,
-                        status.resets_at.to_rfc3339()
-                    ),
-                    retry_after,
-                ))
-            }
-            Err(QuotaError::Table(e)) => Err(e.into()),
+        charge_unit(state, &caller, &uow).await?;
+        Ok(QuotaUnit)
+    }
+}
+
+/// Adds the charge of one unit to the unit of work, or answers 429
+/// `quota_exceeded`; for handlers whose cost depends on the request.
+pub async fn charge_unit(
+    state: &AppState,
+    caller: &Caller,
+    uow: &UnitOfWork,
+) -> Result<(), ApiError> {
+    match quota::charge(&state.ports, caller, &state.config.quotas).await {
+        Ok(writes) => {
+            uow.extend(writes);
+            Ok(())
         }
+        Err(QuotaError::Exceeded(status)) => {
+            let retry_after = (status.resets_at - state.ports.clock.now()).num_seconds();
+            Err(ApiError::too_many(
+                "quota_exceeded",
+                format!(
+                    "the daily quota of {} units of the {} plan is used up; it resets at {} (midnight, Europe/Madrid)",
+                    status.limit,
+                    caller.plan,
+                    status.resets_at.to_rfc3339()
+                ),
+                retry_after,
+            ))
+        }
+        Err(QuotaError::Table(e)) => Err(e.into()),
     }
 }

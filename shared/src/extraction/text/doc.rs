@@ -64,7 +64,7 @@ impl Doc {
         let mut hits: Vec<Hit> = Vec::new();
         for (i, row) in rows.iter().enumerate() {
             hits.extend(
-                merge_repeats(row_hits(row, i))
+                merge_repeats(row, row_hits(row, i))
                     .into_iter()
                     .take(MAX_HITS_PER_ROW),
             );
@@ -200,12 +200,19 @@ pub fn cells_within(toks: &[Tok], from: f32, to: f32) -> Option<RangeInclusive<u
 }
 
 /// "Impuestos (21 % IVA) 21,00" reads as two VAT labels; the second one,
-/// right after the first's words, continues it.
-fn merge_repeats(hits: Vec<Hit>) -> Vec<Hit> {
+/// right after the first's words and in the same cell, continues it.
+fn merge_repeats(row: &Row, hits: Vec<Hit>) -> Vec<Hit> {
+    let cell = |i: usize| row.toks.get(i).map(|t| t.cell);
     let mut merged: Vec<Hit> = Vec::new();
     for hit in hits {
         match merged.last_mut() {
-            Some(prev) if prev.kind == hit.kind && hit.start <= prev.end + 2 => prev.end = hit.end,
+            Some(prev)
+                if prev.kind == hit.kind
+                    && hit.start <= prev.end + 2
+                    && cell(prev.end.saturating_sub(1)) == cell(hit.start) =>
+            {
+                prev.end = hit.end
+            }
             _ => merged.push(hit),
         }
     }

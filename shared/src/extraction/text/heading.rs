@@ -163,6 +163,10 @@ mod tests {
         assert_eq!(number("FACTURA\nReformas SL"), None);
         assert_eq!(number("Factura rectificada 2026/0001"), None);
         assert_eq!(
+            number("Factura rectificativa nº R-2026-1   Factura rectificada: 2026/0001").as_deref(),
+            Some("R-2026-1")
+        );
+        assert_eq!(
             number("C/ Mayor nº 5\nNº: 2026/0147").as_deref(),
             Some("2026/0147")
         );

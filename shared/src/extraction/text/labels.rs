@@ -33,6 +33,8 @@ pub enum Kind {
     Payable,
     Suplidos,
     Discount,
+    /// Exempt, reverse-charge or not-subject operations: no VAT charged.
+    Exempt,
     TaxId,
     IssuerBlock,
     CustomerBlock,
@@ -45,6 +47,7 @@ const LABELS: &[(Kind, &[&str])] = &[
     (
         Kind::InvoiceNumber,
         &[
+            "serie y #",
             "factura #",
             "# factura",
             "# de factura",
@@ -68,6 +71,12 @@ const LABELS: &[(Kind, &[&str])] = &[
             "codigo factura",
             "referencia factura",
             "id factura",
+            "factura rectificativa #",
+            "rectificativa #",
+            "factura de abono #",
+            "abono #",
+            "factura rectificativa",
+            "factura proforma #",
         ],
     ),
     (Kind::InvoiceTitle, &["factura", "invoice"]),
@@ -185,6 +194,8 @@ const LABELS: &[(Kind, &[&str])] = &[
             "iva repercutido",
             "cuota de iva",
             "importe del iva",
+            "tax",
+            "sales tax",
         ],
     ),
     (
@@ -321,6 +332,25 @@ const LABELS: &[(Kind, &[&str])] = &[
             "descuento pronto pago",
             "descompte",
             "discount",
+        ],
+    ),
+    (
+        Kind::Exempt,
+        &[
+            "exento",
+            "exenta",
+            "exento de iva",
+            "exenta de iva",
+            "operacion exenta",
+            "inversion del sujeto pasivo",
+            "isp",
+            "no sujeto",
+            "no sujeta",
+            "no sujeto a iva",
+            "no sujeta a iva",
+            "iva exento",
+            "exempt",
+            "exempta",
         ],
     ),
     (
@@ -570,12 +600,19 @@ fn is_numeric(key: &str) -> bool {
     key.chars().next().is_some_and(|c| c.is_ascii_digit())
 }
 
-/// The longest label starting at token `i` of a row of keys.
-fn label_at(keys: &[&str], i: usize) -> Option<(Kind, usize)> {
+/// The longest label starting at token `i` of a row of keys; with `cells`
+/// (each token's cell), a label never spans two cells.
+fn label_at(keys: &[&str], cells: Option<&[usize]>, i: usize) -> Option<(Kind, usize)> {
     let first = *keys.get(i)?;
     let labels = index().get(first)?;
     labels.iter().find_map(|label| {
-        let fits = label.keys.len() <= keys.len() - i
+        let len = label.keys.len();
+        let one_cell = cells.is_none_or(|c| {
+            c.get(i..i + len)
+                .is_some_and(|span| span.iter().all(|&x| Some(&x) == span.first()))
+        });
+        let fits = len <= keys.len() - i
+            && one_cell
             && label
                 .keys
                 .iter()
@@ -592,10 +629,11 @@ fn label_at(keys: &[&str], i: usize) -> Option<(Kind, usize)> {
 /// The labels of one row, left to right, without overlaps.
 pub fn row_hits(row: &Row, row_index: usize) -> Vec<Hit> {
     let keys: Vec<&str> = row.toks.iter().map(|t| t.key.as_str()).collect();
+    let cells: Vec<usize> = row.toks.iter().map(|t| t.cell).collect();
     let mut hits = Vec::new();
     let mut i = 0;
     while i < keys.len() {
-        match label_at(&keys, i) {
+        match label_at(&keys, Some(&cells), i) {
             Some((kind, len)) => {
                 hits.push(Hit {
                     kind,
@@ -615,7 +653,7 @@ pub fn row_hits(row: &Row, row_index: usize) -> Vec<Hit> {
 pub fn known(label: &str) -> bool {
     let keys: Vec<String> = label.split_whitespace().map(key).collect();
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    label_at(&keys, 0).is_some_and(|(kind, _)| kind != Kind::Ignore)
+    label_at(&keys, None, 0).is_some_and(|(kind, _)| kind != Kind::Ignore)
 }
 
 #[cfg(test)]

@@ -16,11 +16,13 @@ mod parties;
 mod reconcile;
 mod rows;
 pub(crate) mod tax_id;
+#[cfg(test)]
+mod tests;
 mod totals;
 pub(crate) mod wording;
 
 use crate::extraction::fields::Fields;
-use crate::extraction::layout::TextDocument;
+use crate::extraction::layout::{TextDocument, Word};
 use crate::tax::nif::Nif;
 
 use doc::Doc;
@@ -28,7 +30,8 @@ use doc::Doc;
 /// Reads the fields of one invoice. `own_nif` is the caller's own NIF: when
 /// it appears on the invoice, the caller is the recipient.
 pub fn parse(doc: &TextDocument, own_nif: Option<&Nif>) -> Fields {
-    let mut all_rows = rows::rows(&doc.words);
+    let mut all_rows = rows::rows(&without_watermarks(&doc.words));
+    all_rows.retain(|row| !refers_to_another_invoice(row));
     all_rows.extend(rows::hint_rows(&doc.hints, labels::known));
     let d = Doc::new(all_rows);
     let mut fields = Fields::default();
@@ -65,4 +68,35 @@ pub fn parse(doc: &TextDocument, own_nif: Option<&Nif>) -> Fields {
     notes.extend(reconciled.notes);
     fields.notes = notes;
     fields
+}
+
+/// Words many times taller than the text around them are a stamp or a
+/// watermark ("ANULADA", "COPIA", "PAGADO") drawn across the page; they
+/// would cut through the rows of the invoice.
+const WATERMARK_HEIGHT: f32 = 4.0;
+
+fn without_watermarks(words: &[Word]) -> Vec<Word> {
+    let mut heights: Vec<f32> = words.iter().map(|w| w.height).collect();
+    heights.sort_by(f32::total_cmp);
+    let Some(&median) = heights.get(heights.len() / 2) else {
+        return Vec::new();
+    };
+    words
+        .iter()
+        .filter(|w| w.height <= median * WATERMARK_HEIGHT)
+        .cloned()
+        .collect()
+}
+
+/// A rectifying invoice names the invoice it corrects, often with that
+/// invoice's number and amounts ("Factura rectificada: F2026-000009",
+/// "Importes de la factura rectificada: base imponible 300,00 €"): those rows
+/// describe another invoice.
+fn refers_to_another_invoice(row: &rows::Row) -> bool {
+    row.toks.iter().any(|t| {
+        matches!(
+            t.key.as_str(),
+            "rectificada" | "rectificadas" | "rectifica" | "sustituye" | "sustituida"
+        )
+    })
 }

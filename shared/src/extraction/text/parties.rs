@@ -5,8 +5,10 @@
 //! "Domicilio social") for the issuer; Textract's VENDOR/RECEIVER groups are
 //! a weaker vote; the first id of the document, high on the first page, leans
 //! to the issuer, and so does a person's NIF when IRPF is withheld. The
-//! caller's own NIF, when printed, settles it: the caller is the recipient and
-//! the best other id is the issuer.
+//! caller's own NIF, when printed, settles it (the caller is the recipient and
+//! the best other id is the issuer) unless the blocks say otherwise: the own
+//! id under an issuer label with another id under a customer label is the
+//! caller's own sales invoice.
 
 use crate::extraction::fields::Field;
 use crate::extraction::layout::Hint;
@@ -26,6 +28,10 @@ pub struct Parties {
     pub recipient_nif: Option<Field<String>>,
     pub notes: Vec<(String, String)>,
 }
+
+/// The score of an id under a block label (issuer +3, customer −3; ⅔ of
+/// that on a row shared by both parties).
+const LABELLED: f32 = 2.0;
 
 /// How many rows above an id a block label may be.
 const BLOCK_ROWS: usize = 8;
@@ -229,7 +235,13 @@ const TITLES: &[&str] = &[
     "pagina",
 ];
 
+/// Longer lines are sentences, not names.
+const MAX_NAME_LEN: usize = 120;
+
 fn looks_like_name(text: &str) -> bool {
+    if text.len() > MAX_NAME_LEN * 4 || text.chars().count() > MAX_NAME_LEN {
+        return false;
+    }
     let letters = text.chars().filter(|c| c.is_alphabetic()).count();
     let digits = text.chars().filter(|c| c.is_ascii_digit()).count();
     let words: Vec<String> = text
@@ -386,7 +398,10 @@ fn repair_note(id: &TaxId) -> Option<(String, String)> {
 pub fn read(doc: &Doc, hints: &[Hint], own_nif: Option<&Nif>, irpf: bool) -> Parties {
     let mut ids = by_value(sightings(doc, irpf));
     ids.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
-    let own = own_nif.and_then(|own| ids.iter().position(|s| s.id.value == own.as_str()));
+    let labelled_customer = ids.iter().any(|s| s.score <= -LABELLED);
+    let own = own_nif
+        .and_then(|own| ids.iter().position(|s| s.id.value == own.as_str()))
+        .filter(|&o| !(labelled_customer && ids[o].score >= LABELLED));
     let (issuer, recipient) = match own {
         Some(o) => (
             ids.iter().position(|s| s.id.value != ids[o].id.value),

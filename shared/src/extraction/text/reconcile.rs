@@ -122,6 +122,7 @@ fn merge(lines: Vec<TaxLine>) -> Vec<TaxLine> {
             None => out.push(line),
         }
     }
+    drop_sum_lines(&mut out);
     let rated: Vec<usize> = (0..out.len()).filter(|&i| out[i].rate.is_some()).collect();
     let unrated: Vec<usize> = (0..out.len()).filter(|&i| out[i].rate.is_none()).collect();
     if let ([r], [u]) = (rated.as_slice(), unrated.as_slice())
@@ -134,6 +135,28 @@ fn merge(lines: Vec<TaxLine>) -> Vec<TaxLine> {
         }
     }
     out
+}
+
+/// With several rated lines (a breakdown table), an unrated line whose
+/// figures are their sums is the invoice's VAT total printed beside the
+/// table, not another rate.
+fn drop_sum_lines(lines: &mut Vec<TaxLine>) {
+    let rated: Vec<&TaxLine> = lines.iter().filter(|l| l.rate.is_some()).collect();
+    if rated.len() < 2 {
+        return;
+    }
+    let sum = |f: fn(&TaxLine) -> Option<Reading>| -> Decimal {
+        rated.iter().filter_map(|l| f(l).map(|r| r.value)).sum()
+    };
+    let (bases, vats) = (sum(|l| l.base), sum(|l| l.vat));
+    let near = |r: Option<Reading>, total: Decimal| {
+        r.is_none_or(|r| (r.value - total).abs() <= Decimal::new(1, 2))
+    };
+    lines.retain(|l| {
+        l.rate.is_some()
+            || (l.base.is_none() && l.vat.is_none())
+            || !(near(l.base, bases) && near(l.vat, vats))
+    });
 }
 
 fn line_ok(line: &TaxLine) -> bool {
@@ -256,6 +279,17 @@ impl Work {
         }
         for (code, message) in notes {
             self.note(code, message);
+        }
+    }
+
+    /// On a credit invoice (negative base) the withholding is negative too,
+    /// whatever sign is printed, so that base + VAT − IRPF = total holds.
+    fn sign_irpf_like_base(&mut self) {
+        if let (Some(base), Some(irpf)) = (self.bases(), self.irpf.as_mut())
+            && base.is_sign_negative()
+            && irpf.value.is_sign_positive()
+        {
+            irpf.value = -irpf.value;
         }
     }
 
@@ -497,15 +531,7 @@ pub fn reconcile(figures: Figures) -> Reconciled {
         .into_iter()
         .partition(|l| l.base.is_some() || l.vat.is_some());
     attach_surcharges(&mut lines, figures.surcharges.clone());
-    let explicit_base = {
-        let line_bases: Decimal = lines.iter().filter_map(|l| l.base.map(|b| b.value)).sum();
-        figures
-            .bases
-            .iter()
-            .find(|b| b.value == line_bases)
-            .or(figures.bases.first())
-            .copied()
-    };
+    let explicit_base = explicit_base(&lines, &figures.bases);
     let missing: Vec<usize> = (0..lines.len())
         .filter(|&i| lines[i].base.is_none())
         .collect();
@@ -527,17 +553,37 @@ pub fn reconcile(figures: Figures) -> Reconciled {
             ..TaxLine::default()
         });
     }
+    let mut exempt_note = None;
+    if lines.is_empty()
+        && figures.exempt
+        && let Some(base) = explicit_base
+    {
+        lines.push(TaxLine {
+            rate: Some(Decimal::ZERO),
+            base: Some(base),
+            vat: Some(Reading {
+                value: Decimal::ZERO,
+                ..base
+            }),
+            ..TaxLine::default()
+        });
+        exempt_note = Some((
+            "vat_exempt".to_string(),
+            "Operación exenta, no sujeta o con inversión del sujeto pasivo: sin cuota de IVA (VAT exempt or reverse charge)".to_string(),
+        ));
+    }
     let suplidos: Decimal = figures.suplidos.iter().map(|r| r.value.abs()).sum();
     let mut work = Work {
         lines,
         irpf: figures.irpf,
         irpf_rate: figures.irpf_rate,
         suplidos,
-        notes: Vec::new(),
+        notes: exempt_note.into_iter().collect(),
     };
     back_calculate(&mut work, &figures, printed_rate);
     work.complete_lines();
     work.complete_irpf();
+    work.sign_irpf_like_base();
     let mut total = pick_total(&mut work, &figures);
     if let (Some(t), Some(discount)) = (total, figures.discounts.first()) {
         apply_discount(&mut work, t.value, discount.value);
@@ -600,6 +646,31 @@ pub fn reconcile(figures: Figures) -> Reconciled {
         indirect_tax: figures.indirect_tax.clone(),
         notes: work.notes,
     }
+}
+
+/// The base printed without a rate: the one that sums the lines' bases, or
+/// that gives the VAT of the one line without a base; else the first.
+fn explicit_base(lines: &[TaxLine], bases: &[Reading]) -> Option<Reading> {
+    let line_bases: Decimal = lines.iter().filter_map(|l| l.base.map(|b| b.value)).sum();
+    let fits_line = |b: &Reading| {
+        let mut open = lines.iter().filter(|l| l.base.is_none());
+        match (open.next(), open.next()) {
+            (Some(line), None) => line_ok(&TaxLine {
+                base: Some(Reading {
+                    value: b.value - line_bases,
+                    ..*b
+                }),
+                ..line.clone()
+            }),
+            _ => false,
+        }
+    };
+    bases
+        .iter()
+        .find(|b| b.value == line_bases)
+        .or_else(|| bases.iter().find(|b| fits_line(b)))
+        .or(bases.first())
+        .copied()
 }
 
 /// A printed base before a discount: the discount taken off when that makes

@@ -185,19 +185,19 @@ fn canonical_label(kind: &str) -> Option<&'static str> {
 }
 
 /// Hints as rows `label value` on page 0, far apart from each other. A hint
-/// whose printed label is not one the parser knows gets the label of its type.
+/// whose printed label is not one the parser knows gets the label of its
+/// type; one of type `OTHER` counts only by its label ("Retención IRPF").
 pub fn hint_rows(hints: &[Hint], known_label: impl Fn(&str) -> bool) -> Vec<Row> {
     hints
         .iter()
         .enumerate()
         .filter_map(|(i, hint)| {
             let kind = hint.kind.to_ascii_uppercase();
-            let canonical = canonical_label(&kind)?;
             let label = hint
                 .label
                 .as_deref()
                 .filter(|l| known_label(l))
-                .unwrap_or(canonical);
+                .or_else(|| canonical_label(&kind))?;
             let conf = if hint.confidence > 1.0 {
                 hint.confidence / 100.0
             } else {
@@ -288,10 +288,12 @@ mod tests {
                 hint("TAX_PAYER_ID", Some("NIF:"), "12345678Z", &["RECEIVER"]),
                 hint("TOTAL", Some("Amount"), "121,00", &[]),
                 hint("VENDOR_PHONE", None, "911", &[]),
+                hint("OTHER", Some("NIF:"), "B12345674", &[]),
+                hint("OTHER", Some("Forma de pago"), "Transferencia", &[]),
             ],
             |l| l.starts_with("NIF"),
         );
-        assert_eq!(rows.len(), 2);
+        assert_eq!(rows.len(), 3);
         assert_eq!(rows[0].party, Some(Party::Recipient));
         assert_eq!(texts(&rows[1]), [(0, "Total"), (0, "121,00")]);
         assert!((rows[1].toks[0].conf - 0.97).abs() < 1e-6);

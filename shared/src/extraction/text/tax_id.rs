@@ -162,20 +162,35 @@ fn spanish(nif: Nif, repaired_from: Option<String>) -> TaxId {
 /// Every tax id in a row of words, with the index of its first word. An id may
 /// be printed over up to four words; the longest reading at a position wins.
 pub fn find(words: &[&str], labelled: bool) -> Vec<(TaxId, usize)> {
+    // Per word: (characters, letters and digits, digits), counted once.
+    let counts: Vec<(usize, usize, usize)> = words
+        .iter()
+        .map(|w| {
+            let chars = w.chars().count();
+            let alnum = w.chars().filter(|c| c.is_alphanumeric()).count();
+            let digits = w.chars().filter(char::is_ascii_digit).count();
+            (chars, alnum, digits)
+        })
+        .collect();
     let mut found: Vec<(TaxId, usize)> = Vec::new();
     let mut i = 0;
     while i < words.len() {
         let mut best = None;
+        let (mut alnum, mut digits) = (0, 0);
         for len in 1..=MAX_TOKENS.min(words.len() - i) {
-            let window = &words[i..i + len];
-            if window.iter().any(|w| w.chars().count() > MAX_TOKEN) {
+            let Some(&(chars, a, d)) = counts.get(i + len - 1) else {
+                break;
+            };
+            alnum += a;
+            digits += d;
+            if chars > MAX_TOKEN || alnum > 14 {
                 break;
             }
-            let printed = window.concat();
-            if printed.chars().filter(|c| c.is_alphanumeric()).count() > 14 {
-                break;
+            // Seven digits at least, two of them possibly misread.
+            if digits < 5 {
+                continue;
             }
-            if let Some(id) = read(&printed, labelled) {
+            if let Some(id) = read(&words[i..i + len].concat(), labelled) {
                 best = Some((id, len));
             }
         }

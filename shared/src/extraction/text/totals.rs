@@ -48,6 +48,8 @@ pub struct Figures {
     pub payables: Vec<Reading>,
     pub suplidos: Vec<Reading>,
     pub discounts: Vec<Reading>,
+    /// "Exento", "Inversión del sujeto pasivo", "No sujeto": no VAT charged.
+    pub exempt: bool,
     /// "IVA incluido" printed, with its rate when given.
     pub vat_included: Option<Option<Decimal>>,
     pub indirect_tax: Option<String>,
@@ -60,6 +62,24 @@ fn reading(n: &Number, conf: f32) -> Reading {
         conf,
         plain: n.plain,
     }
+}
+
+/// Words after which a number is a legal reference ("art. 20 LIVA"), not money.
+const REFERENCE_WORDS: &[&str] = &["art", "articulo", "ley", "rd", "apartado", "disposicion"];
+
+/// The money amounts of a value text, legal references left out.
+fn money_in(text: &str, doc: &Doc) -> Vec<Number> {
+    amounts(text, doc.mark)
+        .into_iter()
+        .filter(|n| {
+            let before = text.get(..n.start).unwrap_or("");
+            let word = before
+                .split_whitespace()
+                .next_back()
+                .map(super::labels::key);
+            !word.is_some_and(|w| REFERENCE_WORDS.contains(&w.as_str()))
+        })
+        .collect()
 }
 
 /// What a label says: the rate printed with it and its money amounts, beside
@@ -78,7 +98,7 @@ fn labelled(doc: &Doc, hit: &Hit) -> Labelled {
         .and_then(|r| hit.start.checked_sub(1).and_then(|i| r.toks.get(i)))
         .and_then(|t| percent(&t.text, doc.mark));
     let rate = percent(&beside.text, doc.mark).or(before_rate);
-    let money: Vec<Reading> = amounts(&beside.text, doc.mark)
+    let money: Vec<Reading> = money_in(&beside.text, doc)
         .iter()
         .map(|n| reading(n, beside.conf * BESIDE))
         .collect();
@@ -92,11 +112,11 @@ fn labelled(doc: &Doc, hit: &Hit) -> Labelled {
     let below = doc
         .below(hit)
         .into_iter()
-        .find(|v| !amounts(&v.text, doc.mark).is_empty());
+        .find(|v| !money_in(&v.text, doc).is_empty());
     match below {
         Some(v) => Labelled {
             rate: rate.or_else(|| percent(&v.text, doc.mark)),
-            money: amounts(&v.text, doc.mark)
+            money: money_in(&v.text, doc)
                 .iter()
                 .map(|n| reading(n, v.conf * BELOW))
                 .collect(),
@@ -125,18 +145,50 @@ const MAX_TABLE_ROWS: usize = 12;
 /// The highest number a rate column holds without a `%`.
 const MAX_RATE: Decimal = Decimal::from_parts(30, 0, 0, false, 0);
 
-/// A header row: a base column and a VAT column, and no amounts beside them.
-fn table_header(doc: &Doc, row: usize) -> Option<Vec<Hit>> {
-    let hits: Vec<Hit> = doc
+/// A header row: a base column and a VAT column without amounts beside them.
+/// Labels with an amount on the same row (a totals box printed to the right
+/// of the table) are not columns.
+fn table_header(doc: &Doc, row: usize) -> Option<(Vec<Hit>, Option<f32>)> {
+    let (hits, beside): (Vec<Hit>, Vec<Hit>) = doc
         .row_hits(row)
         .filter(|h| TABLE_KINDS.contains(&h.kind))
-        .copied()
+        .partition(|h| amounts(&join(doc.segment(h)), doc.mark).is_empty());
+    let box_left = beside
+        .iter()
+        .filter_map(|h| doc.label_toks(h).first().map(|t| t.left))
+        .reduce(f32::min);
+    let hits: Vec<Hit> = hits
+        .into_iter()
+        .filter(|h| {
+            let left = doc.label_toks(h).first().map_or(0.0, |t| t.left);
+            box_left.is_none_or(|b| left < b)
+        })
         .collect();
     let has = |k: Kind| hits.iter().any(|h| h.kind == k);
-    let bare = hits
-        .iter()
-        .all(|h| amounts(&join(doc.segment(h)), doc.mark).is_empty());
-    (has(Kind::Base) && (has(Kind::Vat) || has(Kind::VatRate)) && bare).then_some(hits)
+    (has(Kind::Base) && (has(Kind::Vat) || has(Kind::VatRate))).then_some((hits, box_left))
+}
+
+/// Where a table ends on the right: where a labelled amount beside its
+/// header begins (a totals box), else past its last column by half the gap
+/// before that column.
+fn right_edge(doc: &Doc, header: &[Hit], box_left: Option<f32>) -> f32 {
+    if let Some(left) = box_left {
+        return left;
+    }
+    let extent = |h: &Hit| {
+        let t = doc.label_toks(h);
+        (
+            t.first().map_or(0.0, |t| t.left),
+            t.last().map_or(0.0, |t| t.right),
+        )
+    };
+    match header {
+        [.., prev, last] => {
+            let (prev, last) = (extent(prev), extent(last));
+            last.1 + ((last.0 - prev.1).max(0.0) / 2.0).max(0.02)
+        }
+        _ => f32::INFINITY,
+    }
 }
 
 /// The numbers of a row with the horizontal centre of each.
@@ -163,8 +215,9 @@ fn positioned_numbers(toks: &[Tok], doc: &Doc) -> Vec<(Number, f32, f32)> {
         .collect()
 }
 
-/// Column bounds: midway between neighbouring header labels.
-fn columns(doc: &Doc, header: &[Hit]) -> Vec<(Kind, f32, f32, Option<Decimal>)> {
+/// Column bounds: midway between neighbouring header labels, the last one
+/// up to the table's right edge.
+fn columns(doc: &Doc, header: &[Hit], edge: f32) -> Vec<(Kind, f32, f32, Option<Decimal>)> {
     let extents: Vec<(f32, f32)> = header
         .iter()
         .map(|h| {
@@ -185,19 +238,28 @@ fn columns(doc: &Doc, header: &[Hit]) -> Vec<(Kind, f32, f32, Option<Decimal>)> 
             };
             let to = match extents.get(i + 1) {
                 Some(next) => (extents[i].1 + next.0) / 2.0,
-                None => f32::INFINITY,
+                None => edge,
             };
             (h.kind, from, to, percent(&join(doc.segment(h)), doc.mark))
         })
         .collect()
 }
 
-fn read_table(doc: &Doc, header_row: usize, header: &[Hit], figures: &mut Figures) -> usize {
-    let cols = columns(doc, header);
+/// Reads the rows under a table header; returns the last row read and the
+/// table's right edge (what lies beyond it on those rows is not the table's).
+fn read_table(
+    doc: &Doc,
+    header_row: usize,
+    (header, box_left): &(Vec<Hit>, Option<f32>),
+    figures: &mut Figures,
+) -> (usize, f32) {
+    let edge = right_edge(doc, header, *box_left);
+    let cols = columns(doc, header, edge);
     let Some(page) = doc.rows.get(header_row).map(|r| r.page) else {
-        return header_row;
+        return (header_row, edge);
     };
     let mut last = header_row;
+    let mut table: Vec<TaxLine> = Vec::new();
     for (r, row) in doc
         .rows
         .iter()
@@ -205,11 +267,15 @@ fn read_table(doc: &Doc, header_row: usize, header: &[Hit], figures: &mut Figure
         .skip(header_row + 1)
         .take(MAX_TABLE_ROWS)
     {
+        let inside = row.toks.partition_point(|t| t.left < edge);
+        if row.page == page && inside == 0 {
+            continue;
+        }
         let starts_with_label = doc.row_hits(r).any(|h| h.start == 0);
         if row.page != page || starts_with_label {
             break;
         }
-        let found = positioned_numbers(&row.toks, doc);
+        let found = positioned_numbers(row.toks.get(..inside).unwrap_or(&[]), doc);
         if found.is_empty() {
             break;
         }
@@ -249,12 +315,40 @@ fn read_table(doc: &Doc, header_row: usize, header: &[Hit], figures: &mut Figure
             }
         }
         if line.base.is_some() && (line.vat.is_some() || line.rate.is_some()) {
-            figures.lines.push(line);
-            figures.from_table = true;
+            table.push(line);
         }
         last = r;
     }
-    last
+    figures.from_table |= !table.is_empty();
+    figures.lines.extend(per_rate(table));
+    (last, edge)
+}
+
+fn add(a: Option<Reading>, b: Option<Reading>) -> Option<Reading> {
+    let (a, b) = (a?, b?);
+    Some(Reading {
+        value: a.value + b.value,
+        conf: a.conf.min(b.conf),
+        plain: false,
+    })
+}
+
+/// Rows of the same rate (items of a line table) summed into one line.
+fn per_rate(rows: Vec<TaxLine>) -> Vec<TaxLine> {
+    let mut lines: Vec<TaxLine> = Vec::new();
+    for row in rows {
+        match lines.iter_mut().find(|l| {
+            l.rate.is_some() && l.rate == row.rate && l.surcharge_rate == row.surcharge_rate
+        }) {
+            Some(line) => {
+                line.base = add(line.base, row.base);
+                line.vat = add(line.vat, row.vat);
+                line.surcharge = add(line.surcharge, row.surcharge);
+            }
+            None => lines.push(row),
+        }
+    }
+    lines
 }
 
 fn has_word(text: &str, words: &[&str]) -> bool {
@@ -288,22 +382,29 @@ pub fn read(doc: &Doc) -> Figures {
         currency: currency(doc),
         ..Figures::default()
     };
-    let mut in_table = vec![false; doc.rows.len()];
+    // Per row, the right edge of the table that covers it.
+    let mut in_table: Vec<Option<f32>> = vec![None; doc.rows.len()];
     let mut skip_until = 0usize;
     for row in 0..doc.rows.len() {
         if row < skip_until {
             continue;
         }
         if let Some(header) = table_header(doc, row) {
-            let end = read_table(doc, row, &header, &mut figures);
+            let (end, edge) = read_table(doc, row, &header, &mut figures);
             for flag in in_table.iter_mut().take(end + 1).skip(row) {
-                *flag = true;
+                *flag = Some(edge);
             }
             skip_until = end + 1;
         }
     }
     for hit in &doc.hits {
-        if in_table.get(hit.row).copied().unwrap_or(false) {
+        let left = doc.label_toks(hit).first().map_or(0.0, |t| t.left);
+        if in_table
+            .get(hit.row)
+            .copied()
+            .flatten()
+            .is_some_and(|edge| left < edge)
+        {
             continue;
         }
         read_hit(doc, hit, &mut figures);
@@ -335,6 +436,7 @@ fn read_hit(doc: &Doc, hit: &Hit, figures: &mut Figures) {
         Kind::Payable,
         Kind::Suplidos,
         Kind::Discount,
+        Kind::Exempt,
     ];
     if !kinds_with_values.contains(&hit.kind) {
         return;
@@ -385,6 +487,7 @@ fn read_hit(doc: &Doc, hit: &Hit, figures: &mut Figures) {
                 });
             }
         }
+        Kind::Exempt => figures.exempt = true,
         Kind::Total => figures.totals.extend(last(&l.money)),
         Kind::Payable => figures.payables.extend(last(&l.money)),
         Kind::Suplidos => figures.suplidos.extend(last(&l.money)),

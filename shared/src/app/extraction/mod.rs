@@ -1,0 +1,210 @@
+//! The extraction use case, callable without HTTP (REST, MCP and the jobs
+//! worker run the same two phases): `prepare` (format checks, e-invoices,
+//! PDF opening; cheap, before the quota charge) and `finish` (field parsing
+//! and OCR, then the checks). Nothing is stored: neither the files nor the data.
+
+pub mod prepare;
+pub mod request;
+mod sample;
+
+use chrono::NaiveDate;
+use serde::Serialize;
+use tokio::task::JoinSet;
+use utoipa::ToSchema;
+
+use crate::extraction::checks::check;
+use crate::extraction::result::ExtractedInvoice;
+use crate::extraction::text::parse;
+use crate::extraction::{Fields, Source, TextDocument};
+use crate::ports::Ports;
+use crate::ports::ocr::OcrError;
+use crate::tax::nif::Nif;
+pub use prepare::{Item, ItemError, Prepared, Work, prepare};
+pub use request::ExtractRequest;
+
+/// An item that gave no invoice.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"file_name": "escaneo.pdf", "code": "pdf_scanned",
+    "message": "the PDF has no usable text layer (a scan); send its pages as images (image/jpeg, image/png or image/webp) to have them read by OCR"}))]
+pub struct ExtractionError {
+    pub file_name: String,
+    /// `pdf_scanned`, `file_unreadable`, `mime_mismatch`, `mime_unsupported`,
+    /// `file_too_large`, `pdf_encrypted`, `no_invoice_found`,
+    /// `ocr_unavailable` or `ocr_failed` (the OCR engine failed; retry later).
+    pub code: String,
+    pub message: String,
+}
+
+/// The result of an extraction request: every item is in exactly one of the
+/// two arrays, in request order (files, then texts). A Facturae batch file
+/// with several invoices gives one entry per invoice, each with its name.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Extraction {
+    /// Always `extraction`.
+    pub object: &'static str,
+    pub invoices: Vec<ExtractedInvoice>,
+    pub errors: Vec<ExtractionError>,
+    /// False when made with a test key (sample data).
+    pub livemode: bool,
+}
+
+enum Outcome {
+    Invoices(Vec<ExtractedInvoice>),
+    Error(ExtractionError),
+}
+
+fn failed(file_name: &str, error: ItemError) -> Outcome {
+    Outcome::Error(ExtractionError {
+        file_name: file_name.to_string(),
+        code: error.code.to_string(),
+        message: error.message,
+    })
+}
+
+/// Nothing recognisable as an invoice: no amount, no number, no tax id.
+fn is_empty(fields: &Fields) -> bool {
+    fields.total.is_none()
+        && fields.base.is_none()
+        && fields.vat_amount.is_none()
+        && fields.invoice_number.is_none()
+        && fields.issuer_nif.is_none()
+}
+
+fn parsed(
+    file_name: &str,
+    source: Source,
+    document: &TextDocument,
+    own_nif: Option<&Nif>,
+    today: NaiveDate,
+) -> Outcome {
+    let fields = parse(document, own_nif);
+    if is_empty(&fields) {
+        return failed(
+            file_name,
+            ItemError::new(
+                "no_invoice_found",
+                "no invoice was found: no amounts, invoice number or tax id could be read",
+            ),
+        );
+    }
+    Outcome::Invoices(vec![check(fields, source, file_name, today)])
+}
+
+fn ocr_error(e: OcrError) -> ItemError {
+    match e {
+        OcrError::Unavailable(m) => ItemError::new(
+            "ocr_unavailable",
+            format!(
+                "images cannot be read on this host ({m}); send the invoice as a text PDF, an e-invoice or text"
+            ),
+        ),
+        OcrError::Unreadable(m) => {
+            ItemError::new("file_unreadable", format!("the image cannot be read: {m}"))
+        }
+        OcrError::Failed(m) => ItemError::new(
+            "ocr_failed",
+            format!("the OCR engine failed ({m}); try again later"),
+        ),
+    }
+}
+
+/// The second phase: parse texts, OCR images (concurrently), check every invoice.
+/// `own_nif` is the caller's own tax id (the account's issuer NIF), which tells
+/// issuer and recipient apart on purchase invoices; `today` is the Madrid date.
+pub async fn finish(
+    ports: &Ports,
+    prepared: Prepared,
+    own_nif: Option<Nif>,
+    today: NaiveDate,
+) -> Extraction {
+    let mut outcomes: Vec<(String, Option<Outcome>)> = Vec::with_capacity(prepared.items.len());
+    let mut ocr = JoinSet::new();
+    for (index, item) in prepared.items.into_iter().enumerate() {
+        let outcome = match item.work {
+            Work::Failed(e) => Some(failed(&item.file_name, e)),
+            Work::Einvoice { source, invoices } => Some(Outcome::Invoices(
+                invoices
+                    .into_iter()
+                    .map(|f| check(f, source, &item.file_name, today))
+                    .collect(),
+            )),
+            Work::Text { source, document } => Some(parsed(
+                &item.file_name,
+                source,
+                &document,
+                own_nif.as_ref(),
+                today,
+            )),
+            Work::Image { bytes, format } => {
+                let engine = ports.ocr.clone();
+                let own_nif = own_nif.clone();
+                let file_name = item.file_name.clone();
+                ocr.spawn(async move {
+                    let outcome = match engine.read(&bytes, format).await {
+                        Ok(document) => {
+                            parsed(&file_name, Source::Ocr, &document, own_nif.as_ref(), today)
+                        }
+                        Err(e) => failed(&file_name, ocr_error(e)),
+                    };
+                    (index, outcome)
+                });
+                None
+            }
+        };
+        outcomes.push((item.file_name, outcome));
+    }
+    while let Some(joined) = ocr.join_next().await {
+        if let Ok((index, outcome)) = joined
+            && let Some((_, slot)) = outcomes.get_mut(index)
+        {
+            *slot = Some(outcome);
+        }
+    }
+    let mut extraction = Extraction {
+        object: "extraction",
+        invoices: Vec::new(),
+        errors: Vec::new(),
+        livemode: true,
+    };
+    for (file_name, outcome) in outcomes {
+        match outcome {
+            Some(Outcome::Invoices(invoices)) => extraction.invoices.extend(invoices),
+            Some(Outcome::Error(e)) => extraction.errors.push(e),
+            None => extraction.errors.push(ExtractionError {
+                file_name,
+                code: "ocr_failed".into(),
+                message: "the OCR of this item stopped unexpectedly; try again".into(),
+            }),
+        }
+    }
+    extraction
+}
+
+/// What a test key gets: the same validation (the first phase's errors stand),
+/// then a sample invoice of the same shape for every item that would be read.
+pub fn sample(prepared: Prepared, today: NaiveDate) -> Extraction {
+    let mut extraction = Extraction {
+        object: "extraction",
+        invoices: Vec::new(),
+        errors: Vec::new(),
+        livemode: false,
+    };
+    for item in prepared.items {
+        let source = match item.work {
+            Work::Failed(e) => {
+                extraction.errors.push(ExtractionError {
+                    file_name: item.file_name,
+                    code: e.code.to_string(),
+                    message: e.message,
+                });
+                continue;
+            }
+            Work::Einvoice { source, .. } | Work::Text { source, .. } => source,
+            Work::Image { .. } => Source::Ocr,
+        };
+        extraction
+            .invoices
+            .push(check(sample::fields(today), source, &item.file_name, today));
+    }
+    extraction
+}

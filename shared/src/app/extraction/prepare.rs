@@ -1,0 +1,366 @@
+//! The cheap first phase of an extraction, run before the quota is charged:
+//! decode each item, check its declared type against its bytes and its size,
+//! read e-invoices (exact and free), open PDFs in their isolated child (text
+//! layer, attachments, scan detection) and check image headers. What is left
+//! for the second phase is the parsing and the OCR.
+
+use base64::Engine;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+
+use super::request::{ExtractRequest, FileInput, TextInput};
+use crate::extraction::einvoice::{self, EinvoiceError, Format};
+use crate::extraction::image::{ImageError, inspect_image};
+use crate::extraction::pdf::{PdfContent, PdfError, read_pdf};
+use crate::extraction::sniff::{FileKind, sniff};
+use crate::extraction::{Fields, Source, TextDocument};
+use crate::ports::ocr::ImageFormat;
+
+/// Largest decoded file (Textract's inline limit; a request body is smaller anyway by default).
+pub const MAX_FILE_BYTES: usize = 5 * 1024 * 1024;
+/// Largest text item, in characters.
+pub const MAX_TEXT_CHARS: usize = 200_000;
+/// Fewer letters and digits than this cannot hold an invoice.
+const MIN_USEFUL_CHARS: usize = 20;
+
+/// Attachment names under which PDFs carry their e-invoice (Factur-X,
+/// ZUGFeRD, XRechnung), compared without case.
+const EINVOICE_ATTACHMENTS: [&str; 3] = ["factur-x.xml", "zugferd-invoice.xml", "xrechnung.xml"];
+
+/// Why one item gave no invoice: its entry in `errors`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ItemError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ItemError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        ItemError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// What the second phase does with an item.
+#[derive(Clone, Debug)]
+pub enum Work {
+    Failed(ItemError),
+    /// Read exactly; only the checks are left.
+    Einvoice {
+        source: Source,
+        invoices: Vec<Fields>,
+    },
+    /// Positioned text for the field parser.
+    Text {
+        source: Source,
+        document: TextDocument,
+    },
+    Image {
+        bytes: Vec<u8>,
+        format: ImageFormat,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Item {
+    pub file_name: String,
+    pub work: Work,
+}
+
+/// Every item of a request after the first phase, in request order (files, then texts).
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub items: Vec<Item>,
+}
+
+impl Prepared {
+    /// A request costs a quota unit when at least one item goes to the parser
+    /// or the OCR; e-invoices read natively and items rejected by the format
+    /// checks cost nothing.
+    pub fn chargeable(&self) -> bool {
+        self.items
+            .iter()
+            .any(|i| matches!(i.work, Work::Text { .. } | Work::Image { .. }))
+    }
+}
+
+pub async fn prepare(request: ExtractRequest) -> Prepared {
+    let mut items = Vec::with_capacity(request.files.len() + request.texts.len());
+    for file in request.files {
+        let file_name = file.name.trim().to_string();
+        let work = prepare_file(file).await.unwrap_or_else(Work::Failed);
+        items.push(Item { file_name, work });
+    }
+    for text in request.texts {
+        let file_name = text.name.trim().to_string();
+        let work = prepare_text(text).unwrap_or_else(Work::Failed);
+        items.push(Item { file_name, work });
+    }
+    Prepared { items }
+}
+
+/// The accepted mime types, by what the bytes must be.
+fn declared_kind(mime: &str) -> Option<FileKind> {
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match essence.as_str() {
+        "application/pdf" => Some(FileKind::Pdf),
+        "image/png" => Some(FileKind::Png),
+        "image/jpeg" | "image/jpg" => Some(FileKind::Jpeg),
+        "image/webp" => Some(FileKind::Webp),
+        "application/xml" | "text/xml" => Some(FileKind::Xml),
+        _ => None,
+    }
+}
+
+fn kind_name(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Pdf => "a PDF",
+        FileKind::Png => "a PNG image",
+        FileKind::Jpeg => "a JPEG image",
+        FileKind::Webp => "a WebP image",
+        FileKind::Xml => "an XML document",
+    }
+}
+
+/// Lenient base64: standard or URL-safe alphabet, padding optional, white
+/// space ignored, an optional `data:…;base64,` prefix.
+fn decode_base64(data: &str) -> Result<Vec<u8>, ItemError> {
+    let payload = match data.trim_start().strip_prefix("data:") {
+        Some(rest) => rest.split_once(',').map(|(_, p)| p).unwrap_or(""),
+        None => data,
+    };
+    let compact: String = payload
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    let url_safe = compact.contains(['-', '_']);
+    let config =
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    let engine = if url_safe {
+        GeneralPurpose::new(&alphabet::URL_SAFE, config)
+    } else {
+        GeneralPurpose::new(&alphabet::STANDARD, config)
+    };
+    engine.decode(compact.as_bytes()).map_err(|e| {
+        ItemError::new(
+            "file_unreadable",
+            format!("`data` is not valid base64 ({e})"),
+        )
+    })
+}
+
+async fn prepare_file(file: FileInput) -> Result<Work, ItemError> {
+    let declared = declared_kind(&file.mime).ok_or_else(|| {
+        ItemError::new(
+            "mime_unsupported",
+            format!(
+                "mime {:?} is not accepted; send application/pdf, image/jpeg, image/png, image/webp, or application/xml for e-invoices",
+                file.mime
+            ),
+        )
+    })?;
+    if file.data.len() / 4 * 3 > MAX_FILE_BYTES + 3 {
+        return Err(too_large());
+    }
+    let bytes = decode_base64(&file.data)?;
+    if bytes.is_empty() {
+        return Err(ItemError::new("file_unreadable", "the file is empty"));
+    }
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    let actual = sniff(&bytes).ok_or_else(|| {
+        ItemError::new(
+            "file_unreadable",
+            format!(
+                "the bytes are not {} (nor any accepted type): the file is corrupt or of another kind",
+                kind_name(declared)
+            ),
+        )
+    })?;
+    if actual != declared {
+        return Err(ItemError::new(
+            "mime_mismatch",
+            format!(
+                "declared as {} but the bytes are {}; send the right mime",
+                file.mime.trim(),
+                kind_name(actual)
+            ),
+        ));
+    }
+    match actual {
+        FileKind::Xml => read_einvoice(&bytes, None),
+        FileKind::Pdf => prepare_pdf(bytes).await,
+        FileKind::Png => prepare_image(bytes, ImageFormat::Png),
+        FileKind::Jpeg => prepare_image(bytes, ImageFormat::Jpeg),
+        FileKind::Webp => prepare_image(bytes, ImageFormat::Webp),
+    }
+}
+
+fn too_large() -> ItemError {
+    ItemError::new(
+        "file_too_large",
+        format!(
+            "the file is larger than {} MiB",
+            MAX_FILE_BYTES / (1024 * 1024)
+        ),
+    )
+}
+
+fn source_of(format: Format) -> Source {
+    match format {
+        Format::Facturae => Source::Facturae,
+        Format::Ubl => Source::Ubl,
+        Format::Cii => Source::Cii,
+    }
+}
+
+/// An e-invoice read natively; `source` overrides the format's own (Factur-X).
+fn read_einvoice(xml: &[u8], source: Option<Source>) -> Result<Work, ItemError> {
+    match einvoice::read(xml) {
+        Ok((format, invoices)) if !invoices.is_empty() => Ok(Work::Einvoice {
+            source: source.unwrap_or(source_of(format)),
+            invoices,
+        }),
+        Ok(_) => Err(ItemError::new(
+            "no_invoice_found",
+            "the e-invoice holds no invoice",
+        )),
+        Err(EinvoiceError::NotEinvoice) => Err(ItemError::new(
+            "no_invoice_found",
+            "the XML is not an e-invoice in a format read here (Facturae 3.x, UBL 2.1 Invoice or CreditNote, UN/CEFACT CII)",
+        )),
+        Err(e) => Err(ItemError::new("file_unreadable", e.to_string())),
+    }
+}
+
+fn embedded_einvoice(content: &PdfContent) -> Option<&[u8]> {
+    let named = content.attachments.iter().find(|a| {
+        EINVOICE_ATTACHMENTS
+            .iter()
+            .any(|n| a.name.eq_ignore_ascii_case(n))
+    });
+    named
+        .or_else(|| {
+            content
+                .attachments
+                .iter()
+                .find(|a| einvoice::detect(&a.bytes).is_some())
+        })
+        .map(|a| a.bytes.as_slice())
+}
+
+async fn prepare_pdf(bytes: Vec<u8>) -> Result<Work, ItemError> {
+    let content = read_pdf(bytes).await.map_err(|e| match e {
+        PdfError::Encrypted => ItemError::new(
+            "pdf_encrypted",
+            "the PDF is encrypted or password-protected; send it without protection",
+        ),
+        PdfError::Unreadable(m) => {
+            ItemError::new("file_unreadable", format!("the PDF cannot be read: {m}"))
+        }
+        PdfError::TooLarge(m) => ItemError::new("file_too_large", m),
+    })?;
+    let mut fallback_note = None;
+    if let Some(xml) = embedded_einvoice(&content) {
+        match read_einvoice(xml, Some(Source::FacturX)) {
+            Ok(work) => return Ok(work),
+            Err(e) => fallback_note = Some(e.message),
+        }
+    }
+    if content.scanned {
+        return Err(ItemError::new(
+            "pdf_scanned",
+            "the PDF has no usable text layer (a scan); send its pages as images (image/jpeg, image/png or image/webp) to have them read by OCR",
+        ));
+    }
+    let mut document = content.text;
+    if let Some(message) = fallback_note {
+        document.hints.push(crate::extraction::Hint {
+            kind: "EINVOICE_UNREADABLE".into(),
+            label: None,
+            value: message,
+            groups: Vec::new(),
+            confidence: 1.0,
+        });
+    }
+    Ok(Work::Text {
+        source: Source::PdfText,
+        document,
+    })
+}
+
+fn prepare_image(bytes: Vec<u8>, format: ImageFormat) -> Result<Work, ItemError> {
+    inspect_image(&bytes, format).map_err(|e| match e {
+        ImageError::TooLarge(m) => ItemError::new("file_too_large", m),
+        ImageError::Unreadable(m) => {
+            ItemError::new("file_unreadable", format!("the image cannot be read: {m}"))
+        }
+    })?;
+    Ok(Work::Image { bytes, format })
+}
+
+fn prepare_text(text: TextInput) -> Result<Work, ItemError> {
+    if text.text.chars().count() > MAX_TEXT_CHARS {
+        return Err(ItemError::new(
+            "file_too_large",
+            format!("the text is longer than {MAX_TEXT_CHARS} characters"),
+        ));
+    }
+    let trimmed = text.text.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.starts_with('<') && einvoice::detect(trimmed.as_bytes()).is_some() {
+        return read_einvoice(trimmed.as_bytes(), None);
+    }
+    let document = TextDocument::from_plain_text(&text.text);
+    if document.useful_chars() < MIN_USEFUL_CHARS {
+        return Err(ItemError::new(
+            "no_invoice_found",
+            "the text is too short to hold an invoice",
+        ));
+    }
+    Ok(Work::Text {
+        source: Source::Text,
+        document,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_is_read_leniently() {
+        let expected = b"%PDF-1.7 hi?>".to_vec();
+        for data in [
+            "JVBERi0xLjcgaGk/Pg==",
+            "JVBERi0xLjcgaGk/Pg",
+            "JVBERi0x\nLjcgaGk/Pg==",
+            "JVBERi0xLjcgaGk_Pg",
+            "data:application/pdf;base64,JVBERi0xLjcgaGk/Pg==",
+        ] {
+            assert_eq!(decode_base64(data).unwrap(), expected, "{data}");
+        }
+        assert_eq!(
+            decode_base64("not base64!").unwrap_err().code,
+            "file_unreadable"
+        );
+    }
+
+    #[test]
+    fn mimes_are_matched_by_essence() {
+        assert_eq!(declared_kind("Application/PDF"), Some(FileKind::Pdf));
+        assert_eq!(declared_kind("image/jpg"), Some(FileKind::Jpeg));
+        assert_eq!(
+            declared_kind("text/xml; charset=utf-8"),
+            Some(FileKind::Xml)
+        );
+        assert_eq!(declared_kind("image/gif"), None);
+    }
+}
