@@ -133,12 +133,30 @@ impl Doc {
         (left, right)
     }
 
+    /// The column headings of an item table ("Descripción | Cant. | Precio |
+    /// IVA | Importe"): several cells, most of them not labels. What lies
+    /// under such a heading is an item's figure, not the label's value.
+    fn items_heading(&self, row: usize) -> bool {
+        let Some(r) = self.rows.get(row) else {
+            return false;
+        };
+        let cells = r.toks.last().map_or(0, |t| t.cell + 1);
+        let labelled: std::collections::BTreeSet<usize> = self
+            .row_hits(row)
+            .flat_map(|h| self.label_toks(h).iter().map(|t| t.cell))
+            .collect();
+        cells >= 3 && labelled.len() * 2 < cells
+    }
+
     /// The words under a label, in the rows below it: the cells that overlap
     /// its extent, skipping rows whose overlapping words are labels.
     pub fn below(&self, hit: &Hit) -> Vec<Value> {
         let Some(row) = self.rows.get(hit.row) else {
             return Vec::new();
         };
+        if self.items_heading(hit.row) {
+            return Vec::new();
+        }
         let (left, right) = self.extent(hit);
         let height = (row.bottom - row.top).max(0.001);
         let mut values = Vec::new();

@@ -283,6 +283,83 @@ impl Work {
         }
     }
 
+    /// "Base 61.374,05 · IVA 0 % 0,00 · IVA 21 % 217,42": the exempt or 0 %
+    /// part has no base of its own printed; it is what the printed total base
+    /// leaves once the other rates' bases are known.
+    fn fill_untaxed_base(&mut self, explicit: Option<Reading>) {
+        let Some(explicit) = explicit else { return };
+        let untaxed = |l: &TaxLine| {
+            l.base.is_none()
+                && (l.rate.is_some_and(|r| r.is_zero()) || l.vat.is_some_and(|v| v.value.is_zero()))
+        };
+        let missing: Vec<usize> = (0..self.lines.len())
+            .filter(|&i| self.lines[i].base.is_none())
+            .collect();
+        let [only] = missing.as_slice() else { return };
+        if !self.lines.get(*only).is_some_and(untaxed) {
+            return;
+        }
+        let others: Decimal = self
+            .lines
+            .iter()
+            .filter_map(|l| l.base.map(|b| b.value))
+            .sum();
+        let rest = explicit.value - others;
+        if rest.is_zero() || rest.is_sign_negative() != explicit.value.is_sign_negative() {
+            return;
+        }
+        if let Some(line) = self.lines.get_mut(*only) {
+            line.base = Some(Reading {
+                value: rest,
+                ..explicit
+            });
+            line.rate = line.rate.or(Some(Decimal::ZERO));
+        }
+    }
+
+    /// Bases computed from a VAT amount carry its rounding (a 4 % VAT of
+    /// 1.271,66 gives a base anywhere within ±0,13); when the printed total
+    /// base differs from their sum by no more than that, it is the exact one,
+    /// and the computed base with the widest uncertainty takes the difference.
+    fn align_to_printed_base(&mut self, explicit: Option<Reading>, computed: &[usize]) {
+        let Some(explicit) = explicit else { return };
+        let Some(sum) = self
+            .lines
+            .iter()
+            .map(|l| l.base.map(|b| b.value))
+            .sum::<Option<Decimal>>()
+        else {
+            return;
+        };
+        let gap = explicit.value - sum;
+        let rate_of = |i: &usize| {
+            self.lines
+                .get(*i)
+                .and_then(|l| l.rate)
+                .filter(|r| !r.is_zero())
+        };
+        let half_cent = Decimal::new(5, 3);
+        let tolerance: Decimal = computed
+            .iter()
+            .filter_map(rate_of)
+            .map(|r| half_cent * Decimal::ONE_HUNDRED / r + half_cent)
+            .sum();
+        if gap.is_zero() || gap.abs() > tolerance {
+            return;
+        }
+        let widest = computed
+            .iter()
+            .filter(|i| rate_of(i).is_some())
+            .min_by_key(|i| rate_of(i))
+            .copied();
+        if let Some(base) = widest
+            .and_then(|i| self.lines.get_mut(i))
+            .and_then(|l| l.base.as_mut())
+        {
+            base.value += gap;
+        }
+    }
+
     /// On a credit invoice (negative base) the withholding is negative too,
     /// whatever sign is printed, so that base + VAT − IRPF = total holds.
     fn sign_irpf_like_base(&mut self) {
@@ -646,7 +723,16 @@ pub fn reconcile(figures: Figures) -> Reconciled {
         notes,
     };
     back_calculate(&mut work, &figures, printed_rate);
+    let computed: Vec<usize> = (0..work.lines.len())
+        .filter(|&i| {
+            work.lines[i].base.is_none()
+                && work.lines[i].vat.is_some()
+                && work.lines[i].rate.is_some_and(|r| !r.is_zero())
+        })
+        .collect();
     work.complete_lines();
+    work.fill_untaxed_base(explicit_base);
+    work.align_to_printed_base(explicit_base, &computed);
     work.complete_irpf();
     work.sign_irpf_like_base();
     let total = pick_total(&mut work, &figures);

@@ -1,0 +1,125 @@
+//! Extraction accuracy must not regress: a small seeded corpus (12 text PDFs
+//! over all five layouts, 6 plain texts, 4 scanned PDFs, and 3 PNG pages when
+//! tesseract is installed) through `POST /api/v1/invoices/extract` in
+//! process, scored field by field against the ground truth. Needs poppler.
+
+mod corpus;
+mod support;
+
+use std::sync::Arc;
+
+use axum::Router;
+use corpus::score::{FIELDS, Verdict, score};
+use corpus::{Document, Kind, request_body};
+use serde_json::Value as Json;
+use shared::domain::account::Plan;
+use shared::embedded::tesseract::Tesseract;
+use shared::http::AppState;
+use support::{Harness, post_json, send};
+
+const SEED: u64 = 7;
+
+/// Every document's reply entry, five documents to a request.
+async fn extract(h: &Harness, docs: &[Document]) -> Vec<(Json, Json)> {
+    let mut entries = Vec::new();
+    for batch in docs.chunks(5) {
+        let refs: Vec<&Document> = batch.iter().collect();
+        let body = request_body(&refs);
+        let reply = send(
+            &h.app,
+            post_json("/api/v1/invoices/extract", &h.live, None, &body),
+        )
+        .await;
+        assert_eq!(reply.status, 200, "{}", reply.json);
+        for doc in batch {
+            let named = |list: &str| {
+                reply.json[list]
+                    .as_array()
+                    .and_then(|items| items.iter().find(|i| i["file_name"] == doc.name.as_str()))
+                    .cloned()
+                    .unwrap_or(Json::Null)
+            };
+            entries.push((named("invoices"), named("errors")));
+        }
+    }
+    entries
+}
+
+/// The share of exact fields and the misses, as `document field: expected ≠ got`.
+fn accuracy(docs: &[Document], entries: &[(Json, Json)]) -> (f64, Vec<String>) {
+    let mut exact = 0;
+    let mut misses = Vec::new();
+    for (doc, (invoice, error)) in docs.iter().zip(entries) {
+        if invoice.is_null() {
+            misses.push(format!("{}: not read ({error})", doc.name));
+            continue;
+        }
+        for Verdict {
+            field,
+            exact: ok,
+            expected,
+            got,
+        } in score(&doc.invoice, invoice)
+        {
+            if ok {
+                exact += 1;
+            } else {
+                misses.push(format!("{} {field}: {expected:?} ≠ {got:?}", doc.name));
+            }
+        }
+    }
+    (
+        100.0 * exact as f64 / (docs.len() * FIELDS.len()) as f64,
+        misses,
+    )
+}
+
+#[tokio::test]
+async fn text_pdfs_and_texts_are_read_exactly() {
+    let h = support::start(support::relaxed(), Plan::Pro, Router::new()).await;
+    let docs: Vec<Document> = corpus::documents(SEED, Kind::TextPdf, 12)
+        .into_iter()
+        .chain(corpus::documents(SEED, Kind::Text, 6))
+        .collect();
+    let entries = extract(&h, &docs).await;
+    let (share, misses) = accuracy(&docs, &entries);
+    assert!(
+        share >= 99.0,
+        "{share:.1} % fields exact; misses:\n{}",
+        misses.join("\n")
+    );
+}
+
+#[tokio::test]
+async fn scanned_pdfs_are_reported_as_scanned() {
+    let h = support::start(support::relaxed(), Plan::Pro, Router::new()).await;
+    let docs = corpus::documents(SEED, Kind::ScannedPdf, 4);
+    for (doc, (invoice, error)) in docs.iter().zip(extract(&h, &docs).await) {
+        assert_eq!(
+            error["code"], "pdf_scanned",
+            "{}: {invoice} {error}",
+            doc.name
+        );
+    }
+}
+
+#[tokio::test]
+async fn png_pages_are_read_by_ocr() {
+    let Some(tesseract) = Tesseract::detect() else {
+        println!(
+            "tesseract with the spa model is not installed: the OCR accuracy check is skipped"
+        );
+        return;
+    };
+    let mut h = support::start(support::relaxed(), Plan::Pro, Router::new()).await;
+    let ports = h.ports.clone().with_ocr(Arc::new(tesseract));
+    h.app = shared::http::service_router(AppState::new(ports, support::relaxed()));
+    let docs = corpus::documents(SEED, Kind::Png, 3);
+    let entries = extract(&h, &docs).await;
+    let (share, misses) = accuracy(&docs, &entries);
+    assert!(
+        share >= 90.0,
+        "{share:.1} % fields exact; misses:\n{}",
+        misses.join("\n")
+    );
+}
