@@ -496,7 +496,7 @@ fn cash_limit(b: &mut Builder, flows: &[&Movement]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyses::detect::frame;
+    use crate::analyses::modules::{figure, report_of};
     use crate::analyses::request::{Cell, Lang, Row, Sheet};
     use rust_decimal::dec;
 
@@ -539,18 +539,9 @@ mod tests {
             ("10/01/2025", "Cobro", Some(dec!(400)), None, dec!(200)),
         ];
         let s = sheet(&rows, ("Ingresos", "Gastos"));
-        let frames = [frame(&s, Module::Caja)];
         let as_of = NaiveDate::from_ymd_opt(2025, 2, 1).unwrap();
-        let mut b = Builder::new(Lang::Es);
-        analyze(&mut b, &frames, as_of);
-        let r = b.finish(as_of);
-        let v = |id: &str| {
-            r.key_figures
-                .iter()
-                .find(|f| f.id == id)
-                .unwrap_or_else(|| panic!("{id}"))
-                .value
-        };
+        let r = report_of(&s, Module::Caja, Lang::Es, as_of, analyze);
+        let v = |id: &str| figure(&r, id);
         assert_eq!(v("inflows"), dec!(700));
         assert_eq!(v("outflows"), dec!(1700));
         assert_eq!(v("net_flow"), dec!(-1000));
@@ -581,7 +572,7 @@ mod tests {
             ("02/01/2025", "Compra", None, Some(dec!(40)), dec!(60)),
         ];
         let s = sheet(&rows, ("Debe", "Haber"));
-        let frames = [frame(&s, Module::Caja)];
+        let frames = [crate::analyses::detect::frame(&s, Module::Caja)];
         let (moves, _, flipped) = frame_movements(&frames[0]);
         assert!(flipped);
         assert_eq!(moves[0].amount, dec!(100));
@@ -601,18 +592,9 @@ mod tests {
             ),
         ];
         let s = sheet(&rows, ("Ingresos", "Gastos"));
-        let frames = [frame(&s, Module::Caja)];
         let as_of = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
-        let mut b = Builder::new(Lang::Es);
-        analyze(&mut b, &frames, as_of);
-        let r = b.finish(as_of);
-        let v = |id: &str| {
-            r.key_figures
-                .iter()
-                .find(|f| f.id == id)
-                .unwrap_or_else(|| panic!("{id}"))
-                .value
-        };
+        let r = report_of(&s, Module::Caja, Lang::Es, as_of, analyze);
+        let v = |id: &str| figure(&r, id);
         assert_eq!(v("balance"), dec!(940));
         assert!(r.key_figures.iter().all(|f| f.id != "balance_mismatches"));
     }

@@ -569,7 +569,7 @@ fn payables(b: &mut Builder, p: &[Purchase], as_of: NaiveDate) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyses::detect::frame;
+    use crate::analyses::modules::{figure, report_of};
     use crate::analyses::request::{Cell, Lang, Row, Sheet};
     use rust_decimal::dec;
 
@@ -601,18 +601,9 @@ mod tests {
                 .collect(),
             total_rows: None,
         };
-        let frames = vec![frame(&sheet, Module::Entradas)];
         let as_of = NaiveDate::from_ymd_opt(2025, 4, 1).unwrap();
-        let mut b = Builder::new(Lang::Es);
-        analyze(&mut b, &frames, as_of);
-        let r = b.finish(as_of);
-        let v = |id: &str| {
-            r.key_figures
-                .iter()
-                .find(|f| f.id == id)
-                .unwrap_or_else(|| panic!("{id}"))
-                .value
-        };
+        let r = report_of(&sheet, Module::Entradas, Lang::Es, as_of, analyze);
+        let v = |id: &str| figure(&r, id);
         assert_eq!(v("spend"), dec!(520));
         assert_eq!(v("input_vat"), dec!(109.2));
         assert_eq!(v("suppliers"), dec!(2));

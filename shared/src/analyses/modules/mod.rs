@@ -162,3 +162,29 @@ pub fn missing(b: &mut Builder, module: Module, frames: &[Frame], what: (&str, &
 pub fn has_any(frame: &Frame, roles: &[Role]) -> bool {
     roles.iter().any(|r| frame.has(*r))
 }
+
+/// One sheet through one module's `analyze`: the report, for the modules' tests.
+#[cfg(test)]
+pub(crate) fn report_of(
+    sheet: &super::request::Sheet,
+    module: Module,
+    lang: super::request::Lang,
+    as_of: NaiveDate,
+    analyze: fn(&mut Builder, &[Frame], NaiveDate),
+) -> super::report::Report {
+    let frames = vec![super::detect::frame(sheet, module)];
+    let mut b = Builder::new(lang);
+    analyze(&mut b, &frames, as_of);
+    b.finish(as_of)
+}
+
+/// The value of key figure `id` of a report (panics when it is missing).
+#[cfg(test)]
+pub(crate) fn figure(report: &super::report::Report, id: &str) -> rust_decimal::Decimal {
+    report
+        .key_figures
+        .iter()
+        .find(|f| f.id == id)
+        .unwrap_or_else(|| panic!("no key figure {id}"))
+        .value
+}

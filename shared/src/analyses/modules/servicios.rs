@@ -466,7 +466,7 @@ fn unbilled(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyses::detect::frame;
+    use crate::analyses::modules::{figure, report_of};
     use crate::analyses::request::{Cell, Lang, Row, Sheet};
     use rust_decimal::dec;
 
@@ -513,18 +513,9 @@ mod tests {
                 .collect(),
             total_rows: None,
         };
-        let frames = vec![frame(&sheet, Module::Servicios)];
         let as_of = NaiveDate::from_ymd_opt(2025, 5, 1).unwrap();
-        let mut b = Builder::new(Lang::Es);
-        analyze(&mut b, &frames, as_of);
-        let r = b.finish(as_of);
-        let v = |id: &str| {
-            r.key_figures
-                .iter()
-                .find(|f| f.id == id)
-                .unwrap_or_else(|| panic!("{id}"))
-                .value
-        };
+        let r = report_of(&sheet, Module::Servicios, Lang::Es, as_of, analyze);
+        let v = |id: &str| figure(&r, id);
         assert_eq!(v("hours"), dec!(20));
         assert_eq!(v("billable_hours"), dec!(15));
         assert_eq!(v("billed"), dec!(750));
@@ -559,18 +550,9 @@ mod tests {
                 .collect(),
             total_rows: None,
         };
-        let frames = vec![frame(&sheet, Module::Servicios)];
         let as_of = NaiveDate::from_ymd_opt(2025, 3, 10).unwrap();
-        let mut b = Builder::new(Lang::Es);
-        analyze(&mut b, &frames, as_of);
-        let r = b.finish(as_of);
-        let v = |id: &str| {
-            r.key_figures
-                .iter()
-                .find(|f| f.id == id)
-                .unwrap_or_else(|| panic!("{id}"))
-                .value
-        };
+        let r = report_of(&sheet, Module::Servicios, Lang::Es, as_of, analyze);
+        let v = |id: &str| figure(&r, id);
         assert_eq!(v("utilisation"), dec!(75));
         assert_eq!(v("billed"), dec!(2400));
         assert_eq!(r.strengths[0].id, "SV4");

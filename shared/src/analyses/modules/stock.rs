@@ -483,7 +483,7 @@ fn coverage(b: &mut Builder, items: &[Item], vc: Decimal) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyses::detect::frame;
+    use crate::analyses::modules::{figure, report_of};
     use crate::analyses::request::{Cell, Lang, Row, Sheet};
     use rust_decimal::dec;
 
@@ -514,18 +514,9 @@ mod tests {
                 .collect(),
             total_rows: None,
         };
-        let frames = vec![frame(&sheet, Module::Stock)];
         let as_of = NaiveDate::from_ymd_opt(2025, 6, 1).unwrap();
-        let mut b = Builder::new(Lang::Es);
-        analyze(&mut b, &frames, as_of);
-        let r = b.finish(as_of);
-        let v = |id: &str| {
-            r.key_figures
-                .iter()
-                .find(|f| f.id == id)
-                .unwrap_or_else(|| panic!("{id}"))
-                .value
-        };
+        let r = report_of(&sheet, Module::Stock, Lang::Es, as_of, analyze);
+        let v = |id: &str| figure(&r, id);
         assert_eq!(v("stock_value"), dec!(1000));
         assert_eq!(v("units"), dec!(113));
         assert_eq!(v("dead_stock"), dec!(200));
@@ -563,18 +554,9 @@ mod tests {
                 .collect(),
             total_rows: None,
         };
-        let frames = vec![frame(&sheet, Module::Stock)];
         let as_of = NaiveDate::from_ymd_opt(2025, 6, 1).unwrap();
-        let mut b = Builder::new(Lang::En);
-        analyze(&mut b, &frames, as_of);
-        let r = b.finish(as_of);
-        let v = |id: &str| {
-            r.key_figures
-                .iter()
-                .find(|f| f.id == id)
-                .unwrap_or_else(|| panic!("{id}"))
-                .value
-        };
+        let r = report_of(&sheet, Module::Stock, Lang::En, as_of, analyze);
+        let v = |id: &str| figure(&r, id);
         assert_eq!(v("stock_value"), dec!(100));
         assert_eq!(v("value_at_price"), dec!(200));
         assert_eq!(v("potential_margin"), dec!(100));

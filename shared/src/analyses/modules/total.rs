@@ -464,7 +464,7 @@ fn growth(b: &mut Builder, e: &[Entry], span: Option<crate::analyses::report::Pe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyses::detect::frame;
+    use crate::analyses::modules::{figure, report_of};
     use crate::analyses::request::{Cell, Lang, Row, Sheet};
     use rust_decimal::dec;
 
@@ -492,18 +492,9 @@ mod tests {
                 .collect(),
             total_rows: None,
         };
-        let frames = vec![frame(&sheet, Module::Total)];
         let as_of = NaiveDate::from_ymd_opt(2025, 6, 1).unwrap();
-        let mut b = Builder::new(Lang::Es);
-        analyze(&mut b, &frames, as_of);
-        let r = b.finish(as_of);
-        let v = |id: &str| {
-            r.key_figures
-                .iter()
-                .find(|f| f.id == id)
-                .unwrap_or_else(|| panic!("{id}"))
-                .value
-        };
+        let r = report_of(&sheet, Module::Total, Lang::Es, as_of, analyze);
+        let v = |id: &str| figure(&r, id);
         assert_eq!(v("revenue"), dec!(10000));
         assert_eq!(v("costs"), dec!(8000));
         assert_eq!(v("result"), dec!(2000));

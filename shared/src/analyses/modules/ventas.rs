@@ -828,7 +828,7 @@ fn receivables(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyses::detect::frame;
+    use crate::analyses::modules::{figure, report_of};
     use crate::analyses::request::{Cell, Lang, Row, Sheet};
     use rust_decimal::dec;
 
@@ -852,14 +852,6 @@ mod tests {
         }
     }
 
-    fn value(r: &crate::analyses::report::Report, id: &str) -> Decimal {
-        r.key_figures
-            .iter()
-            .find(|f| f.id == id)
-            .unwrap_or_else(|| panic!("{id}"))
-            .value
-    }
-
     #[test]
     fn revenue_ticket_concentration_and_margin_by_hand() {
         // lines: 2×100 (A), 1×50 (A, same invoice), 4×25 (B), 1×40 (C), 2×30 (A)
@@ -873,27 +865,26 @@ mod tests {
             ("15/02/2025", "F3", "Carlos", dec!(1), dec!(40), dec!(10)),
             ("20/02/2025", "F4", "Ana", dec!(2), dec!(30), dec!(10)),
         ]);
-        let frames = vec![frame(&s, Module::Ventas)];
-        let mut b = Builder::new(Lang::Es);
-        analyze(
-            &mut b,
-            &frames,
+        let r = report_of(
+            &s,
+            Module::Ventas,
+            Lang::Es,
             NaiveDate::from_ymd_opt(2025, 3, 1).unwrap(),
+            analyze,
         );
-        let r = b.finish(NaiveDate::from_ymd_opt(2025, 3, 1).unwrap());
-        assert_eq!(value(&r, "revenue"), dec!(450));
-        assert_eq!(value(&r, "operations"), dec!(4));
-        assert_eq!(value(&r, "average_ticket"), dec!(112.5));
-        assert_eq!(value(&r, "customers"), dec!(3));
-        assert_eq!(value(&r, "top1_share"), dec!(68.9));
-        assert_eq!(value(&r, "hhi"), dec!(5319));
-        assert_eq!(value(&r, "gross_margin"), dec!(160));
-        assert_eq!(value(&r, "gross_margin_pct"), dec!(35.6));
-        assert_eq!(value(&r, "markup"), dec!(55.2));
-        assert_eq!(value(&r, "below_cost_lines"), dec!(1));
-        assert_eq!(value(&r, "below_cost_loss"), dec!(20));
-        assert_eq!(value(&r, "units"), dec!(10));
-        assert_eq!(value(&r, "average_price"), dec!(45));
+        assert_eq!(figure(&r, "revenue"), dec!(450));
+        assert_eq!(figure(&r, "operations"), dec!(4));
+        assert_eq!(figure(&r, "average_ticket"), dec!(112.5));
+        assert_eq!(figure(&r, "customers"), dec!(3));
+        assert_eq!(figure(&r, "top1_share"), dec!(68.9));
+        assert_eq!(figure(&r, "hhi"), dec!(5319));
+        assert_eq!(figure(&r, "gross_margin"), dec!(160));
+        assert_eq!(figure(&r, "gross_margin_pct"), dec!(35.6));
+        assert_eq!(figure(&r, "markup"), dec!(55.2));
+        assert_eq!(figure(&r, "below_cost_lines"), dec!(1));
+        assert_eq!(figure(&r, "below_cost_loss"), dec!(20));
+        assert_eq!(figure(&r, "units"), dec!(10));
+        assert_eq!(figure(&r, "average_price"), dec!(45));
         let ids: Vec<&str> = r.priorities.iter().map(|p| p.id.as_str()).collect();
         assert_eq!(ids, ["V1", "V6", "V2"]);
         assert!(r.summary.contains("450,00 €"), "{}", r.summary);
@@ -951,20 +942,17 @@ mod tests {
                 .collect(),
             total_rows: None,
         };
-        let frames = vec![frame(&s, Module::Ventas)];
         let as_of = NaiveDate::from_ymd_opt(2025, 5, 15).unwrap();
-        let mut b = Builder::new(Lang::Es);
-        analyze(&mut b, &frames, as_of);
-        let r = b.finish(as_of);
-        assert_eq!(value(&r, "revenue"), dec!(1800));
-        assert_eq!(value(&r, "discount_rate"), dec!(10));
-        assert_eq!(value(&r, "returns"), dec!(100));
-        assert_eq!(value(&r, "returns_rate"), dec!(5.6));
-        assert_eq!(value(&r, "repeat_rate"), dec!(20));
-        assert_eq!(value(&r, "pending"), dec!(400));
-        assert_eq!(value(&r, "overdue_60"), dec!(400));
-        assert_eq!(value(&r, "dso"), dec!(16));
-        assert_eq!(value(&r, "mom"), dec!(100));
+        let r = report_of(&s, Module::Ventas, Lang::Es, as_of, analyze);
+        assert_eq!(figure(&r, "revenue"), dec!(1800));
+        assert_eq!(figure(&r, "discount_rate"), dec!(10));
+        assert_eq!(figure(&r, "returns"), dec!(100));
+        assert_eq!(figure(&r, "returns_rate"), dec!(5.6));
+        assert_eq!(figure(&r, "repeat_rate"), dec!(20));
+        assert_eq!(figure(&r, "pending"), dec!(400));
+        assert_eq!(figure(&r, "overdue_60"), dec!(400));
+        assert_eq!(figure(&r, "dso"), dec!(16));
+        assert_eq!(figure(&r, "mom"), dec!(100));
         assert!(
             r.priorities.iter().any(|p| p.id == "V12"),
             "400 of 1800 overdue > 60 days"
@@ -991,16 +979,15 @@ mod tests {
             rows,
             total_rows: Some(100),
         };
-        let frames = vec![frame(&s, Module::Ventas)];
-        let mut b = Builder::new(Lang::En);
-        analyze(
-            &mut b,
-            &frames,
+        let r = report_of(
+            &s,
+            Module::Ventas,
+            Lang::En,
             NaiveDate::from_ymd_opt(2025, 7, 1).unwrap(),
+            analyze,
         );
-        let r = b.finish(NaiveDate::from_ymd_opt(2025, 7, 1).unwrap());
-        assert_eq!(value(&r, "change_3m"), dec!(-20));
-        assert_eq!(value(&r, "rows_share"), dec!(12));
+        assert_eq!(figure(&r, "change_3m"), dec!(-20));
+        assert_eq!(figure(&r, "rows_share"), dec!(12));
         assert_eq!(r.priorities[0].id, "V4");
         assert!(
             r.summary.starts_with(
