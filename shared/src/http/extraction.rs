@@ -45,7 +45,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// `Idempotency-Key` replays the same response and charges once. Test keys
 /// validate exactly as live keys, then return a sample invoice of the same
 /// shape per readable item (`livemode: false`) and use no quota. Nothing is
-/// stored: neither the files nor the extracted data.
+/// stored and nothing of the content is logged: neither the files nor the
+/// extracted data — except that a request sent with an `Idempotency-Key`
+/// keeps its response with the key for 24 hours, to replay it.
 #[utoipa::path(post, path = "/api/v1/invoices/extract", tag = "extraction", operation_id = "extract_invoices",
     request_body = ExtractRequest,
     responses((status = 200, description = "One entry per item, in `invoices` or in `errors`", body = Extraction)))]
