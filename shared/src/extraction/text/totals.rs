@@ -152,11 +152,13 @@ struct Labelled {
 
 fn labelled(doc: &Doc, hit: &Hit) -> Labelled {
     let beside = doc.segment_value(hit);
-    let before_rate = doc
-        .rows
-        .get(hit.row)
-        .and_then(|r| hit.start.checked_sub(1).and_then(|i| r.toks.get(i)))
-        .and_then(|t| percent(&t.text, doc.mark));
+    // "21% IVA" or "21 % IVA": the rate printed just before the label.
+    let before_rate = doc.rows.get(hit.row).and_then(|r| {
+        let before = r.toks.get(hit.start.saturating_sub(2)..hit.start)?;
+        (1..=before.len())
+            .rev()
+            .find_map(|n| percent(&join(before.get(before.len() - n..)?), doc.mark))
+    });
     let rate = percent(&beside.text, doc.mark).or(before_rate);
     let money: Vec<Reading> = leading_money(&beside.text, doc)
         .iter()
