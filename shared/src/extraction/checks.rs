@@ -314,54 +314,35 @@ fn implied_rate(base: Decimal, vat: Decimal, on: NaiveDate) -> Option<Decimal> {
 
 /// The confidence of each field read; the VAT rate shares its VAT amount's.
 fn confidence(fields: &Fields, has_vat_rate: bool) -> BTreeMap<String, f64> {
-    let rounded = |c: f32| (f64::from(c.clamp(0.0, 1.0)) * 100.0).round() / 100.0;
-    let mut map = BTreeMap::new();
-    let mut put = |name: &str, c: Option<f32>| {
-        if let Some(c) = c {
-            map.insert(name.to_string(), rounded(c));
-        }
-    };
-    put(
-        "issuer_name",
-        fields.issuer_name.as_ref().map(|f| f.confidence),
-    );
-    put(
-        "issuer_nif",
-        fields.issuer_nif.as_ref().map(|f| f.confidence),
-    );
-    put(
-        "recipient_name",
-        fields.recipient_name.as_ref().map(|f| f.confidence),
-    );
-    put(
-        "recipient_nif",
-        fields.recipient_nif.as_ref().map(|f| f.confidence),
-    );
-    put(
-        "invoice_number",
-        fields.invoice_number.as_ref().map(|f| f.confidence),
-    );
-    put(
-        "invoice_date",
-        fields.invoice_date.as_ref().map(|f| f.confidence),
-    );
-    put("base", fields.base.as_ref().map(|f| f.confidence));
-    put(
-        "vat_amount",
-        fields.vat_amount.as_ref().map(|f| f.confidence),
-    );
-    let vat_rate = fields
-        .vat_amount
-        .as_ref()
-        .map(|f| f.confidence)
-        .or(fields.vat_breakdown.first().map(|_| 1.0));
-    put("vat_rate", vat_rate.filter(|_| has_vat_rate));
-    put("irpf_rate", fields.irpf_rate.as_ref().map(|f| f.confidence));
-    put(
-        "irpf_amount",
-        fields.irpf_amount.as_ref().map(|f| f.confidence),
-    );
-    put("total", fields.total.as_ref().map(|f| f.confidence));
+    fn of<T>(f: &Option<Field<T>>) -> Option<f32> {
+        f.as_ref().map(|f| f.confidence)
+    }
+    let vat_rate = of(&fields.vat_amount)
+        .or(fields.vat_breakdown.first().map(|_| 1.0))
+        .filter(|_| has_vat_rate);
+    let read = [
+        ("issuer_name", of(&fields.issuer_name)),
+        ("issuer_nif", of(&fields.issuer_nif)),
+        ("recipient_name", of(&fields.recipient_name)),
+        ("recipient_nif", of(&fields.recipient_nif)),
+        ("invoice_number", of(&fields.invoice_number)),
+        ("invoice_date", of(&fields.invoice_date)),
+        ("base", of(&fields.base)),
+        ("vat_amount", of(&fields.vat_amount)),
+        ("vat_rate", vat_rate),
+        ("irpf_rate", of(&fields.irpf_rate)),
+        ("irpf_amount", of(&fields.irpf_amount)),
+        ("total", of(&fields.total)),
+    ];
+    let map: BTreeMap<String, f64> = read
+        .into_iter()
+        .filter_map(|(name, c)| {
+            c.map(|c| {
+                let rounded = (f64::from(c.clamp(0.0, 1.0)) * 100.0).round() / 100.0;
+                (name.to_string(), rounded)
+            })
+        })
+        .collect();
     map
 }
 
