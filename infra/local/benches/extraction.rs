@@ -15,10 +15,9 @@
 
 #[path = "../../../shared/tests/corpus/mod.rs"]
 mod corpus;
+mod support;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -27,60 +26,22 @@ use corpus::invoice::Invoice;
 use corpus::score::{FIELDS, Verdict, score};
 use corpus::{Document, KINDS, Kind, request_body};
 use serde_json::{Value as Json, json};
+use support::Server;
 
-/// `svc serve` with quota and rate limit out of the way; unlike the other
-/// benches' server this one exposes its pid, for the peak RSS.
-struct Server {
-    child: Child,
-    base: String,
-    key: String,
+/// `svc serve` on its own data directory, with the quota out of the way.
+fn start(data: &std::path::Path) -> Server {
+    support::serve_with(
+        &["--data".to_string(), data.display().to_string()],
+        &[("SVC_QUOTA_PRO", "100000")],
+    )
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The server's peak resident memory so far, in MiB.
+fn peak_rss_mib(server: &Server) -> f64 {
+    server.peak_rss().unwrap_or(0) as f64 / (1024.0 * 1024.0)
 }
 
 impl Server {
-    fn start(data: &std::path::Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
-            .args(["--data", &data.display().to_string()])
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .env("SVC_RATE_LIMIT_PER_MINUTE", "100000000")
-            .env("SVC_QUOTA_PRO", "100000")
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("svc serve starts");
-        let (mut key, mut base) = (String::new(), String::new());
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        for line in lines.by_ref() {
-            let line = line.unwrap();
-            if let Some(k) = line.trim().strip_prefix("live key: ") {
-                key = k.to_string();
-            }
-            if let Some(addr) = line.strip_prefix("svc listening on ") {
-                base = addr.to_string();
-                break;
-            }
-        }
-        std::thread::spawn(move || lines.for_each(drop));
-        Server { child, base, key }
-    }
-
-    /// Peak resident set size so far, in MiB (`VmHWM`).
-    fn peak_rss_mib(&self) -> f64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let kib: f64 = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap();
-        kib / 1024.0
-    }
-
     async fn extract(&self, client: &reqwest::Client, body: String) -> (u16, Json, Duration) {
         let started = Instant::now();
         let response = client
@@ -465,7 +426,7 @@ async fn run(seed: u64) {
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path());
+    let server = start(dir.path());
     let mut tallies: BTreeMap<Kind, Tally> = BTreeMap::new();
     for kind in KINDS {
         for doc in docs.iter().filter(|d| d.kind == kind) {
@@ -490,15 +451,15 @@ async fn run(seed: u64) {
     let max_body = shared::config::Config::default().max_body_bytes;
     let (body, file_bytes) = largest_request(seed, max_body);
     let fresh = tempfile::tempdir().unwrap();
-    let server = Server::start(fresh.path());
-    let idle = server.peak_rss_mib();
+    let server = start(fresh.path());
+    let idle = peak_rss_mib(&server);
     let (status, reply, time) = server.extract(&client, body.clone()).await;
     let read = reply["invoices"].as_array().map_or(0, Vec::len);
     println!(
         "\nLargest request: 5 JPEG files of {file_bytes} bytes, body {} of {max_body} bytes: HTTP {status}, {read} invoices, {:.0} ms; server peak RSS {:.1} MiB (idle {idle:.1} MiB)",
         body.len(),
         time.as_secs_f64() * 1000.0,
-        server.peak_rss_mib()
+        peak_rss_mib(&server)
     );
 }
 
