@@ -4,7 +4,7 @@
 //! bytes depend only on the invoice: the document id and dates come from it.
 
 mod canvas;
-mod format;
+pub(crate) mod format;
 mod layout;
 mod qr;
 mod render;

@@ -8,7 +8,12 @@ use crate::tax::money::round2;
 
 /// A money amount with exactly two decimals: `-1.234,56 €`.
 pub fn amount(x: Decimal) -> String {
-    format!("{} €", spanish(round2(x), 2))
+    format!("{} €", figure(x))
+}
+
+/// The figure of an amount, without the currency: `-1.234,56`.
+pub fn figure(x: Decimal) -> String {
+    spanish(round2(x), 2)
 }
 
 /// A unit price: two decimals at least, more when the price has them.
