@@ -1,6 +1,8 @@
 //! Embedded adapters: everything in one process and local files.
 
+pub mod sqlite_queue;
 pub mod sqlite_table;
 pub mod tesseract;
 
+pub use sqlite_queue::{QueueSettings, SqliteQueue};
 pub use sqlite_table::SqliteTable;
