@@ -48,6 +48,7 @@ fn wake_up(path: &Path, queue: &str) -> Arc<Notify> {
         .clone()
 }
 
+/// An embedded queue's settings (on SQS, attributes of the queue).
 #[derive(Clone, Copy, Debug)]
 pub struct QueueSettings {
     /// How long a received message stays invisible unless deleted.

@@ -46,7 +46,8 @@ pub trait Queue: Send + Sync {
     /// Up to `max` (1..=`MAX_BATCH`) visible messages, waiting up to `wait`
     /// (at most `MAX_WAIT`) for the first one; an empty list when none came.
     async fn receive(&self, max: usize, wait: Duration) -> Result<Vec<Message>, QueueError>;
-    /// Removes a received message for good.
+    /// Removes a received message for good. A receipt of an earlier receive
+    /// of a message received again since may be refused (`Invalid`) or taken.
     async fn delete(&self, receipt: &str) -> Result<(), QueueError>;
     /// Makes a received message visible again after `timeout` (zero: at once).
     async fn change_visibility(&self, receipt: &str, timeout: Duration) -> Result<(), QueueError>;
