@@ -3,6 +3,7 @@
 pub mod accounts;
 pub mod analyses;
 pub mod customers;
+pub mod events;
 pub mod extraction;
 pub mod idempotency;
 pub mod invoices;
