@@ -251,9 +251,9 @@ fn group_views(totals: &Totals) -> Vec<GroupView> {
         .collect()
 }
 
-/// A compact view of an invoice for event payloads.
+/// The data of an `invoice.*` event: `object`, a compact view of the invoice.
 pub fn event_data(invoice: &Invoice) -> serde_json::Value {
-    json!({
+    json!({"object": {
         "id": invoice.id,
         "number": invoice.number,
         "kind": invoice.kind,
@@ -262,7 +262,7 @@ pub fn event_data(invoice: &Invoice) -> serde_json::Value {
         "total": invoice.total,
         "customer_id": invoice.customer_id,
         "livemode": invoice.livemode,
-    })
+    }})
 }
 
 /// Numbers the draft and returns the invoice with the writes of its transaction.
