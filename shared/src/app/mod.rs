@@ -3,6 +3,7 @@
 pub mod accounts;
 pub mod analyses;
 pub mod customers;
+pub mod dispatch;
 pub mod events;
 pub mod extraction;
 pub mod idempotency;
