@@ -701,6 +701,8 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
             "/api/v1/analyze",
             "/api/v1/customers",
             "/api/v1/customers/{id}",
+            "/api/v1/events",
+            "/api/v1/events/{id}",
             "/api/v1/invoices",
             "/api/v1/invoices/extract",
             "/api/v1/invoices/{id}",

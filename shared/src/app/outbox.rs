@@ -48,8 +48,9 @@ pub struct Event {
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 #[schema(example = json!({"id": "evt_019aa3b7c2e4a1b2c3d4e5f6a7b8", "type": "invoice.paid",
     "created_at": "2026-11-21T10:00:00.000Z", "livemode": true,
-    "data": {"object": {"id": 1, "number": "F2026-1", "kind": "F1", "status": "paid",
-        "issue_date": "2026-11-20", "total": 121.0, "customer_id": null, "livemode": true}}}))]
+    "data": {"object": {"id": 1, "object": "invoice", "number": "F2026-1", "kind": "F1", "status": "paid",
+        "livemode": true, "issue_date": "2026-11-20", "customer_id": null, "base": 100.0, "vat_amount": 21.0,
+        "irpf_amount": 0.0, "total": 121.0}}}))]
 pub struct Envelope {
     /// `evt_…`, sortable by creation time.
     pub id: String,
