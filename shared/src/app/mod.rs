@@ -6,6 +6,7 @@ pub mod customers;
 pub mod dispatch;
 pub mod events;
 pub mod extraction;
+pub mod fiscal_deadlines;
 pub mod idempotency;
 pub mod invoices;
 pub mod keys;
