@@ -2,6 +2,7 @@
 
 pub mod dispatcher;
 pub mod feed;
+pub mod scheduler;
 pub mod sqlite_table;
 pub mod tesseract;
 
