@@ -12,24 +12,33 @@ use std::sync::Arc;
 
 use clap::Parser;
 use shared::embedded::SqliteTable;
+use shared::embedded::feed::Feed;
 use shared::ports::clock::SystemClock;
 use shared::ports::{Clock, Ports};
 
 use cli::{Cli, Command, TableCommand};
 
 async fn ports(data: &Path, table: Option<&str>) -> Result<Ports, String> {
+    Ok(host(data, table).await?.0)
+}
+
+/// The ports, and the feed of the embedded engine when it is the store.
+async fn host(data: &Path, table: Option<&str>) -> Result<(Ports, Option<Feed>), String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let table: Arc<dyn shared::ports::Table> = match table {
-        Some(name) => Arc::new(infra_aws::DynamoTable::from_env(name, clock.clone()).await),
+    let (table, feed): (Arc<dyn shared::ports::Table>, _) = match table {
+        Some(name) => (
+            Arc::new(infra_aws::DynamoTable::from_env(name, clock.clone()).await),
+            None,
+        ),
         None => {
             let path = data.join("svc.db");
-            Arc::new(
-                SqliteTable::open(&path, clock.clone())
-                    .map_err(|e| format!("{}: {e}", path.display()))?,
-            )
+            let sqlite = SqliteTable::open(&path, clock.clone())
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let feed = sqlite.feed();
+            (Arc::new(sqlite), Some(feed))
         }
     };
-    Ok(Ports::new(table, clock))
+    Ok((Ports::new(table, clock), feed))
 }
 
 async fn run(cli: Cli) -> Result<String, String> {
@@ -49,10 +58,11 @@ async fn run(cli: Cli) -> Result<String, String> {
             Ok(String::new())
         }
         Command::Serve { addr } => {
-            let ports = ports(&data, table)
-                .await?
-                .with_ocr(infra_aws::environment::ocr_from_env().await?);
-            serve::serve(ports, &addr).await.map(|()| String::new())
+            let (ports, feed) = host(&data, table).await?;
+            let ports = ports.with_ocr(infra_aws::environment::ocr_from_env().await?);
+            serve::serve(ports, feed, &addr)
+                .await
+                .map(|()| String::new())
         }
         Command::Accounts(c) => admin::accounts(&ports(&data, table).await?, c).await,
         Command::Keys(c) => admin::keys(&ports(&data, table).await?, c).await,
