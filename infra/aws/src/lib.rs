@@ -2,6 +2,7 @@
 
 pub mod dynamodb_table;
 pub mod environment;
+pub mod stream_dispatcher;
 pub mod textract;
 
 pub use dynamodb_table::DynamoTable;
