@@ -54,13 +54,13 @@ pub struct Event {
 pub struct Envelope {
     /// `evt_…`, sortable by creation time.
     pub id: String,
-    /// One of the event types listed in the events group.
+    /// The event type; the types and their `data` are listed under `GET /api/v1/events`.
     #[serde(rename = "type")]
     pub kind: String,
     /// RFC 3339 UTC with milliseconds.
     pub created_at: String,
     pub livemode: bool,
-    /// Depends on `type` (see the table in the events group).
+    /// Depends on `type` (the table under `GET /api/v1/events`).
     #[schema(value_type = Object)]
     pub data: Json,
 }
