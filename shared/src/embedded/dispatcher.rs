@@ -40,15 +40,15 @@ pub async fn run(ports: Ports, feed: Feed) {
     .await;
     let mut pruned = Instant::now();
     loop {
+        if pruned.elapsed() >= PRUNE_EVERY {
+            if let Err(e) = feed.prune().await {
+                tracing::warn!(error = %e, "pruning the feed failed");
+            }
+            pruned = Instant::now();
+        }
         commits.borrow_and_update();
         let records = retrying("read the feed", || feed.after(done, BATCH)).await;
         if records.is_empty() {
-            if pruned.elapsed() >= PRUNE_EVERY {
-                if let Err(e) = feed.prune().await {
-                    tracing::warn!(error = %e, "pruning the feed failed");
-                }
-                pruned = Instant::now();
-            }
             tokio::select! {
                 _ = commits.changed() => {}
                 () = sleep(POLL) => {}
