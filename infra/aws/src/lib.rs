@@ -4,6 +4,7 @@ pub mod dynamodb_table;
 pub mod environment;
 pub mod s3_blobs;
 pub mod sqs_queue;
+pub mod stream_dispatcher;
 pub mod textract;
 
 pub use dynamodb_table::DynamoTable;

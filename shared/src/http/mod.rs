@@ -7,6 +7,7 @@ pub mod auth;
 pub mod customers;
 pub mod documents;
 pub mod error;
+pub mod events;
 pub mod extraction;
 pub mod invoices;
 pub mod json;
@@ -41,10 +42,11 @@ pub enum Group {
     Extraction,
     Analyses,
     OpenApi,
+    Events,
 }
 
 impl Group {
-    pub const ALL: [Group; 7] = [
+    pub const ALL: [Group; 8] = [
         Group::Usage,
         Group::Tax,
         Group::Customers,
@@ -52,6 +54,7 @@ impl Group {
         Group::Extraction,
         Group::Analyses,
         Group::OpenApi,
+        Group::Events,
     ];
 
     pub fn routes(self) -> OpenApiRouter<AppState> {
@@ -63,6 +66,7 @@ impl Group {
             Group::Extraction => extraction::routes(),
             Group::Analyses => analyses::routes(),
             Group::OpenApi => openapi::routes(),
+            Group::Events => events::routes(),
         }
     }
 }

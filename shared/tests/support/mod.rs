@@ -128,3 +128,16 @@ pub fn assert_error_shape(r: &Reply, status: StatusCode, kind: &str, code: &str)
     assert!(request_id.starts_with("req_"));
     assert_eq!(r.json["error"]["request_id"], request_id);
 }
+
+/// The account's events of both modes, each mode newest first.
+pub async fn events(h: &Harness) -> Vec<shared::app::outbox::Event> {
+    use shared::app::events::{Filter, list};
+    let mut all = Vec::new();
+    for mode in [Mode::Live, Mode::Test] {
+        let (page, _) = list(&h.ports, &h.account, mode, 1000, None, &Filter::default())
+            .await
+            .unwrap();
+        all.extend(page);
+    }
+    all
+}
