@@ -16,6 +16,7 @@ use shared::ports::blobs::NoBlobs;
 use shared::ports::clock::SystemClock;
 use shared::ports::ocr::NoOcr;
 use shared::ports::queue::NoQueue;
+use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::{Blobs, Clock, Ocr, Ports, Queue, Table};
 
 use crate::textract::TextractOcr;
@@ -54,12 +55,17 @@ pub async fn state_from_env() -> Result<AppState, String> {
             return Err("set TABLE_NAME (DynamoDB) or SVC_DATA_DIR (embedded engine)".into());
         }
     };
-    let ports = Ports::new(table, clock).with_ocr(ocr_from_env().await?);
+    let config = Config::from_env()?;
+    let ports = Ports::new(table, clock)
+        .with_ocr(ocr_from_env().await?)
+        .with_sender(Arc::new(HttpWebhookSender::new(
+            config.webhook_allow_private,
+        )));
     let ports = match &data_dir {
         Some(dir) => with_embedded_queues_and_blobs(ports, dir)?,
         None => with_aws_queues_and_blobs(ports).await,
     };
-    Ok(AppState::new(ports, Config::from_env()?))
+    Ok(AppState::new(ports, config))
 }
 
 /// `ports` with the embedded queues `jobs` and `deliveries` in

@@ -1,10 +1,13 @@
 //! `svc serve`: every endpoint group in one process.
 
+use std::sync::Arc;
+
 use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
+use shared::ports::webhook_http::HttpWebhookSender;
 
 use crate::admin::demo_issuer;
 
@@ -43,6 +46,9 @@ async fn seed_demo(ports: &Ports) -> Result<(), String> {
 
 pub async fn serve(ports: Ports, addr: &str) -> Result<(), String> {
     let config = Config::from_env()?;
+    let ports = ports.with_sender(Arc::new(HttpWebhookSender::new(
+        config.webhook_allow_private,
+    )));
     seed_demo(&ports).await?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
