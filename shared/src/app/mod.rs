@@ -13,6 +13,7 @@ pub mod quota;
 pub mod rate_limit;
 pub mod tax_tools;
 pub mod usage;
+pub mod webhooks;
 
 #[cfg(test)]
 pub(crate) fn test_ports_at(
