@@ -20,6 +20,7 @@ pub mod state;
 pub mod tax;
 pub mod unit_of_work;
 pub mod usage;
+pub mod webhooks;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -41,10 +42,11 @@ pub enum Group {
     Extraction,
     Analyses,
     OpenApi,
+    Webhooks,
 }
 
 impl Group {
-    pub const ALL: [Group; 7] = [
+    pub const ALL: [Group; 8] = [
         Group::Usage,
         Group::Tax,
         Group::Customers,
@@ -52,6 +54,7 @@ impl Group {
         Group::Extraction,
         Group::Analyses,
         Group::OpenApi,
+        Group::Webhooks,
     ];
 
     pub fn routes(self) -> OpenApiRouter<AppState> {
@@ -63,6 +66,7 @@ impl Group {
             Group::Extraction => extraction::routes(),
             Group::Analyses => analyses::routes(),
             Group::OpenApi => openapi::routes(),
+            Group::Webhooks => webhooks::routes(),
         }
     }
 }
