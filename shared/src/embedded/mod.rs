@@ -1,5 +1,6 @@
 //! Embedded adapters: everything in one process and local files.
 
+pub mod delivery_worker;
 pub mod file_blobs;
 pub mod sqlite_queue;
 pub mod sqlite_table;
