@@ -368,6 +368,7 @@ pub fn event_key(space: &Space, event_id: &str) -> Key {
 /// What started an attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
+#[schema(as = WebhookAttemptTrigger)]
 pub enum Trigger {
     /// The delivery schedule (first send and automatic retries).
     Scheduled,
@@ -379,7 +380,7 @@ pub enum Trigger {
 
 /// One HTTP try of a delivery, as the delivery log shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"id": "att_019aa3b7c2e4a1b2c3d4e5f6a7b8", "object": "webhook_attempt",
+#[schema(as = WebhookAttempt, example = json!({"id": "att_019aa3b7c2e4a1b2c3d4e5f6a7b8", "object": "webhook_attempt",
     "webhook_id": "we_019aa3b7c2e41f0c2a9d8e7b6a5c", "delivery_id": "dlv_5b1f0e9d8c7b6a5f4e3d2c1b",
     "event_id": "evt_019aa3b7c2e40a1b2c3d4e5f6a7b", "event_type": "invoice.paid", "trigger": "scheduled",
     "attempt": 2, "created_at": "2026-11-21T10:00:05.123Z", "status_code": 503, "duration_ms": 184,
