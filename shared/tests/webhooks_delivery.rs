@@ -240,3 +240,17 @@ async fn a_deleted_webhook_ends_its_deliveries_unsent() {
     assert!(receiver.received().is_empty());
     assert_eq!(receiver.pending(), 0);
 }
+
+#[tokio::test]
+async fn a_tls_failure_is_a_failed_attempt_without_a_status() {
+    let receiver = Receiver::start(&[]).await;
+    let plain = url::Url::parse(&receiver.url.replace("http://", "https://")).unwrap();
+    let sender = shared::ports::webhook_http::HttpWebhookSender::new(true);
+    let outcome = shared::ports::WebhookSender::post(&sender, &plain, &[], b"{}").await;
+    assert_eq!(outcome.status, None);
+    assert!(!outcome.error.unwrap().is_empty());
+    assert!(
+        receiver.received().is_empty(),
+        "no request without a TLS session"
+    );
+}
