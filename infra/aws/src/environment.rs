@@ -31,11 +31,11 @@ pub const JOBS_QUEUE: QueueSettings = QueueSettings {
     max_receives: 5,
 };
 
-/// The embedded deliveries queue: a delivery attempt takes at most its 10 s
-/// request timeout, so 60 s of invisibility cover it; 5 receives, as
-/// `WebhooksQueue` in `template.yaml`.
+/// The embedded deliveries queue: 6 times the deliveries function's 30 s
+/// timeout (a batch of attempts of at most 10 s each), longer than a
+/// delivery's 30 s lease; 5 receives, as `WebhooksQueue` in `template.yaml`.
 pub const DELIVERIES_QUEUE: QueueSettings = QueueSettings {
-    visibility_timeout: Duration::from_secs(60),
+    visibility_timeout: Duration::from_secs(6 * 30),
     max_receives: 5,
 };
 

@@ -24,9 +24,10 @@ use crate::webhooks::health::Verdict;
 use crate::webhooks::schedule;
 
 /// How long an attempt may hold its delivery: a send's 10 s and bookkeeping,
-/// well below the queues' visibility timeouts, so that the message of a
-/// worker that died mid-attempt finds the lease over when it comes back.
-const LEASE: chrono::Duration = chrono::Duration::seconds(60);
+/// well below the deliveries queue's visibility timeout (180 s), so that the
+/// message of a worker that died mid-attempt finds the lease over when it
+/// comes back.
+const LEASE: chrono::Duration = chrono::Duration::seconds(30);
 /// Rounds of read-modify-write of the webhook's health before giving up.
 const HEALTH_ROUNDS: usize = 5;
 
