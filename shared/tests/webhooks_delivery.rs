@@ -1,5 +1,5 @@
 //! Deliveries end to end on the embedded engine: events fanned out to the
-//! account's webhooks, the deliveries worker on an in-memory queue driven by
+//! account's webhooks, the deliveries worker on the embedded queue driven by
 //! the manual clock, a local receiver scripted to fail. Covers the retry
 //! schedule, exactly-once delivery, `410 Gone`, 3 days of failures and the
 //! event item's delivery counts.

@@ -6,7 +6,6 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use async_trait::async_trait;
 use aws_lambda_events::event::sqs::SqsEvent;
 use serde_json::{Value, json};
 use shared::app::keys::Caller;
@@ -14,33 +13,11 @@ use shared::app::outbox::Event;
 use shared::app::webhooks::{self, WebhookInput};
 use shared::app::{accounts, keys};
 use shared::domain::account::{Mode, Plan};
-use shared::embedded::SqliteTable;
+use shared::embedded::{QueueSettings, SqliteQueue, SqliteTable};
 use shared::ports::clock::SystemClock;
-use shared::ports::queue::{Message, Queue, QueueError};
+use shared::ports::queue::{NoQueue, Queue};
 use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::{Clock, Ports};
-
-/// A deliveries queue that keeps what is sent; the event source mapping
-/// does the receiving on AWS.
-#[derive(Default)]
-struct Sent(Mutex<Vec<String>>);
-
-#[async_trait]
-impl Queue for Sent {
-    async fn send(&self, body: &str, _: Duration) -> Result<(), QueueError> {
-        self.0.lock().unwrap().push(body.to_string());
-        Ok(())
-    }
-    async fn receive(&self, _: usize, _: Duration) -> Result<Vec<Message>, QueueError> {
-        Ok(Vec::new())
-    }
-    async fn delete(&self, _: &str) -> Result<(), QueueError> {
-        Ok(())
-    }
-    async fn change_visibility(&self, _: &str, _: Duration) -> Result<(), QueueError> {
-        Ok(())
-    }
-}
 
 async fn receiver() -> (String, Arc<Mutex<usize>>) {
     let hits = Arc::new(Mutex::new(0));
@@ -63,9 +40,19 @@ async fn the_sample_sqs_event_delivers_and_reports_failures() {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(SystemClock);
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-    let sent = Arc::new(Sent::default());
+    let settings = QueueSettings {
+        visibility_timeout: Duration::from_secs(180),
+        max_receives: 5,
+    };
+    let queue = SqliteQueue::open(
+        &dir.path().join("svc.db"),
+        "deliveries",
+        settings,
+        clock.clone(),
+    );
+    let queue = Arc::new(queue.unwrap());
     let ports = Ports::new(Arc::new(table), clock.clone())
-        .with_queues(Arc::new(Sent::default()), sent.clone())
+        .with_queues(Arc::new(NoQueue), queue.clone())
         .with_sender(Arc::new(HttpWebhookSender::new(true)));
     let account = accounts::create(&ports, "Lambda", Plan::Pro, None)
         .await
@@ -95,7 +82,10 @@ async fn the_sample_sqs_event_delivers_and_reports_failures() {
         data: json!({"object": {"id": "inv_1"}}),
     };
     webhooks::fan_out(&ports, &event).await.unwrap();
-    let message = sent.0.lock().unwrap().pop().unwrap();
+    // What the SQS event source would receive and hand to the function.
+    let received = queue.receive(10, Duration::ZERO).await.unwrap();
+    assert_eq!(received.len(), 1);
+    let message = received[0].body.clone();
     assert!(message.contains(&webhook.id));
 
     let mut sample: Value =
@@ -123,5 +113,6 @@ async fn the_sample_sqs_event_delivers_and_reports_failures() {
         1,
         "a finished delivery is acked without a send"
     );
-    assert!(sent.0.lock().unwrap().is_empty(), "nothing to schedule");
+    let later = queue.receive(10, Duration::ZERO).await.unwrap();
+    assert!(later.is_empty(), "nothing scheduled");
 }

@@ -1,13 +1,13 @@
-//! Webhook test support: a deliveries queue in memory on the manual clock, a
-//! local receiver that answers from a script and keeps what it got, and the
-//! harness that wires them (the sender may reach loopback, as
+//! Webhook test support: the embedded deliveries queue on the manual clock,
+//! a local receiver that answers from a script and keeps what it got, and
+//! the harness that wires them (the sender may reach loopback, as
 //! `SVC_WEBHOOK_ALLOW_PRIVATE=true` allows).
 
 use std::collections::VecDeque;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use async_trait::async_trait;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, Request, StatusCode};
@@ -17,165 +17,110 @@ use serde_json::Value as Json;
 use shared::app::outbox::Event;
 use shared::domain::account::{Mode, Plan};
 use shared::embedded::delivery_worker;
+use shared::embedded::{QueueSettings, SqliteQueue};
 use shared::ports::clock::{Clock, ManualClock};
-use shared::ports::queue::{MAX_DELAY, Message, NoQueue, Queue, QueueError};
+use shared::ports::queue::NoQueue;
 use shared::ports::table::{Item, Key};
 use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::{Ports, WebhookSender};
 
 use super::{Harness, Reply, relaxed, send, start_with};
 
-/// How long a received message stays invisible (the deliveries queue's setting).
-pub const VISIBILITY: chrono::Duration = chrono::Duration::seconds(180);
+/// The deliveries queue's settings on the embedded host (`WebhooksQueue` in
+/// template.yaml): invisible 180 s once received, dead-lettered after 5.
+pub const DELIVERIES: QueueSettings = QueueSettings {
+    visibility_timeout: Duration::from_secs(180),
+    max_receives: 5,
+};
 
-struct Entry {
-    id: String,
-    body: String,
-    visible_at: DateTime<Utc>,
-    receipt: Option<String>,
-    receive_count: u32,
+/// The embedded deliveries queue (`SqliteQueue`, in its own file) on the
+/// manual clock, and a look at its file to know when to move the clock.
+pub struct Deliveries {
+    pub queue: Arc<SqliteQueue>,
+    path: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
-/// A queue in memory whose delays and visibility run on the manual clock.
-pub struct MemoryQueue {
-    clock: Arc<ManualClock>,
-    entries: Mutex<Vec<Entry>>,
-}
-
-impl MemoryQueue {
-    pub fn new(clock: Arc<ManualClock>) -> Self {
-        MemoryQueue {
-            clock,
-            entries: Mutex::new(Vec::new()),
+impl Deliveries {
+    fn open(clock: Arc<ManualClock>) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("queue.db");
+        let queue = SqliteQueue::open(&path, "deliveries", DELIVERIES, clock).unwrap();
+        Deliveries {
+            queue: Arc::new(queue),
+            path,
+            _dir: dir,
         }
+    }
+
+    fn look<T>(&self, sql: &str, row: impl FnOnce(&rusqlite::Row) -> rusqlite::Result<T>) -> T {
+        let conn = rusqlite::Connection::open(&self.path).unwrap();
+        conn.query_row(sql, ["deliveries"], row).unwrap()
     }
 
     /// When the next message becomes visible.
     pub fn next_visible_at(&self) -> Option<DateTime<Utc>> {
-        self.entries
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|e| e.visible_at)
-            .min()
+        let millis: Option<i64> = self.look(
+            "SELECT MIN(visible_at) FROM queue_messages WHERE queue = ?1",
+            |r| r.get(0),
+        );
+        millis.map(|m| DateTime::from_timestamp_millis(m).unwrap())
     }
 
     pub fn len(&self) -> usize {
-        self.entries.lock().unwrap().len()
+        let count: i64 = self.look(
+            "SELECT COUNT(*) FROM queue_messages WHERE queue = ?1",
+            |r| r.get(0),
+        );
+        usize::try_from(count).unwrap()
     }
 
     pub fn bodies(&self) -> Vec<String> {
-        self.entries
-            .lock()
+        let conn = rusqlite::Connection::open(&self.path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT body FROM queue_messages WHERE queue = ?1 ORDER BY rowid")
+            .unwrap();
+        stmt.query_map(["deliveries"], |r| r.get(0))
             .unwrap()
-            .iter()
-            .map(|e| e.body.clone())
-            .collect()
+            .collect::<Result<_, _>>()
+            .unwrap()
     }
 }
 
-#[async_trait]
-impl Queue for MemoryQueue {
-    async fn send(&self, body: &str, delay: Duration) -> Result<(), QueueError> {
-        if delay > MAX_DELAY {
-            return Err(QueueError::Invalid(format!("delay {delay:?} over 15 min")));
+/// Runs the deliveries worker: handles what is visible, then moves the clock
+/// to the next message, until the queue is empty (the clock then stays at the
+/// last message handled) or, with `until`, the next message is due after it
+/// (the clock then ends at `until`).
+async fn run(ports: &Ports, queue: &Deliveries, clock: &ManualClock, until: Option<DateTime<Utc>>) {
+    for _ in 0..100_000 {
+        if delivery_worker::process(ports, Duration::ZERO)
+            .await
+            .unwrap()
+            > 0
+        {
+            continue;
         }
-        self.entries.lock().unwrap().push(Entry {
-            id: shared::ids::new_id("msg"),
-            body: body.to_string(),
-            visible_at: self.clock.now() + chrono::Duration::from_std(delay).unwrap(),
-            receipt: None,
-            receive_count: 0,
-        });
-        Ok(())
-    }
-
-    async fn receive(&self, max: usize, _wait: Duration) -> Result<Vec<Message>, QueueError> {
-        let now = self.clock.now();
-        let mut entries = self.entries.lock().unwrap();
-        let mut out = Vec::new();
-        for e in entries.iter_mut().filter(|e| e.visible_at <= now).take(max) {
-            let receipt = shared::ids::new_id("rcpt");
-            e.visible_at = now + VISIBILITY;
-            e.receipt = Some(receipt.clone());
-            e.receive_count += 1;
-            out.push(Message {
-                id: e.id.clone(),
-                body: e.body.clone(),
-                receipt,
-                receive_count: e.receive_count,
-            });
-        }
-        Ok(out)
-    }
-
-    async fn delete(&self, receipt: &str) -> Result<(), QueueError> {
-        let mut entries = self.entries.lock().unwrap();
-        let before = entries.len();
-        entries.retain(|e| e.receipt.as_deref() != Some(receipt));
-        match entries.len() < before {
-            true => Ok(()),
-            false => Err(QueueError::Invalid(format!("unknown receipt {receipt}"))),
+        match (queue.next_visible_at(), until) {
+            (Some(at), None) => clock.set(at.max(clock.now())),
+            (Some(at), Some(until)) if at <= until => clock.set(at.max(clock.now())),
+            (_, Some(until)) => return clock.set(until.max(clock.now())),
+            (None, None) => return,
         }
     }
-
-    async fn change_visibility(&self, receipt: &str, timeout: Duration) -> Result<(), QueueError> {
-        let now = self.clock.now();
-        let mut entries = self.entries.lock().unwrap();
-        let entry = entries
-            .iter_mut()
-            .find(|e| e.receipt.as_deref() == Some(receipt))
-            .ok_or_else(|| QueueError::Invalid(format!("unknown receipt {receipt}")))?;
-        entry.visible_at = now + chrono::Duration::from_std(timeout).unwrap();
-        Ok(())
-    }
+    panic!("the deliveries queue never emptied");
 }
 
-/// Runs the deliveries worker until the queue is empty or the next message
-/// is due after `until`: it handles what is visible, then moves the clock to
-/// the next message. The clock ends at the last message handled (or `until`).
+pub async fn drain(ports: &Ports, queue: &Deliveries, clock: &ManualClock) {
+    run(ports, queue, clock, None).await
+}
+
 pub async fn drain_until(
     ports: &Ports,
-    queue: &MemoryQueue,
+    queue: &Deliveries,
     clock: &ManualClock,
     until: DateTime<Utc>,
 ) {
-    for _ in 0..100_000 {
-        if delivery_worker::process(ports, Duration::ZERO)
-            .await
-            .unwrap()
-            > 0
-        {
-            continue;
-        }
-        match queue.next_visible_at() {
-            Some(at) if at <= until => clock.set(at.max(clock.now())),
-            _ => {
-                clock.set(until.max(clock.now()));
-                return;
-            }
-        }
-    }
-    panic!("the deliveries queue never emptied");
-}
-
-pub async fn drain(ports: &Ports, queue: &MemoryQueue, clock: &ManualClock) {
-    let far = clock.now() + chrono::Duration::days(365);
-    for _ in 0..100_000 {
-        if delivery_worker::process(ports, Duration::ZERO)
-            .await
-            .unwrap()
-            > 0
-        {
-            continue;
-        }
-        match queue.next_visible_at() {
-            Some(at) if at <= far => clock.set(at.max(clock.now())),
-            Some(_) => panic!("a message is due more than a year ahead"),
-            None => return,
-        }
-    }
-    panic!("the deliveries queue never emptied");
+    run(ports, queue, clock, Some(until)).await
 }
 
 /// What the receiver got.
@@ -246,20 +191,23 @@ impl Receiver {
     }
 }
 
-/// The harness with the deliveries queue in memory and `sender`.
-pub async fn harness_with(sender: Arc<dyn WebhookSender>) -> (Harness, Arc<MemoryQueue>) {
-    let mut queue = None;
+/// The harness with the embedded deliveries queue and `sender`.
+pub async fn harness_with(sender: Arc<dyn WebhookSender>) -> (Harness, Deliveries) {
+    let mut deliveries = None;
     let h = start_with(relaxed(), Plan::Pro, Router::new(), |ports, clock| {
-        let q = Arc::new(MemoryQueue::new(clock));
-        queue = Some(q.clone());
-        ports.with_queues(Arc::new(NoQueue), q).with_sender(sender)
+        let d = Deliveries::open(clock);
+        let queue = d.queue.clone();
+        deliveries = Some(d);
+        ports
+            .with_queues(Arc::new(NoQueue), queue)
+            .with_sender(sender)
     })
     .await;
-    (h, queue.unwrap())
+    (h, deliveries.unwrap())
 }
 
 /// The harness whose sender may reach the local receiver.
-pub async fn harness() -> (Harness, Arc<MemoryQueue>) {
+pub async fn harness() -> (Harness, Deliveries) {
     harness_with(Arc::new(HttpWebhookSender::new(true))).await
 }
 
