@@ -13,6 +13,9 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// The invoicing software named in every VERI*FACTU record (`SVC_VERIFACTU_*`).
     pub verifactu: SystemInfo,
+    /// Webhooks may reach loopback and private addresses
+    /// (`SVC_WEBHOOK_ALLOW_PRIVATE`, default false): for a developer's own machine.
+    pub webhook_allow_private: bool,
 }
 
 fn default_system() -> SystemInfo {
@@ -49,6 +52,7 @@ impl Default for Config {
             quotas: QuotaLimits::default(),
             max_body_bytes: 6 * 1024 * 1024,
             verifactu: default_system(),
+            webhook_allow_private: false,
         }
     }
 }
@@ -64,6 +68,14 @@ fn var<T: std::str::FromStr>(
             .trim()
             .parse()
             .map_err(|_| format!("{name}={raw:?} is not a valid number")),
+    }
+}
+
+fn flag(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<bool, String> {
+    match get(name).as_deref().map(str::trim) {
+        None | Some("" | "false" | "0") => Ok(false),
+        Some("true" | "1") => Ok(true),
+        Some(other) => Err(format!("{name}={other:?} must be true or false")),
     }
 }
 
@@ -120,6 +132,7 @@ impl Config {
                 )?,
                 ..d.verifactu
             },
+            webhook_allow_private: flag(get, "SVC_WEBHOOK_ALLOW_PRIVATE")?,
         })
     }
 }
@@ -144,5 +157,12 @@ mod tests {
             Config::from_lookup(&|n| (n == "SVC_RATE_LIMIT_PER_MINUTE").then(|| "0".into()))
                 .is_err()
         );
+        let private = |v: &str| {
+            let v = v.to_string();
+            Config::from_lookup(&move |n| (n == "SVC_WEBHOOK_ALLOW_PRIVATE").then(|| v.clone()))
+                .map(|c| c.webhook_allow_private)
+        };
+        assert_eq!((private("true"), private("0")), (Ok(true), Ok(false)));
+        assert!(private("yes").is_err());
     }
 }

@@ -14,3 +14,4 @@ pub mod invoice;
 pub mod ports;
 pub mod tax;
 pub mod verifactu;
+pub mod webhooks;

@@ -719,7 +719,13 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
             "/api/v1/tax/vat",
             "/api/v1/tax/withholding",
             "/api/v1/usage",
-            "/api/v1/verifactu/chain/verify"
+            "/api/v1/verifactu/chain/verify",
+            "/api/v1/webhooks",
+            "/api/v1/webhooks/{id}",
+            "/api/v1/webhooks/{id}/deliveries",
+            "/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
+            "/api/v1/webhooks/{id}/rotate-secret",
+            "/api/v1/webhooks/{id}/test"
         ]
     );
     let vat = &r.json["paths"]["/api/v1/tax/vat"]["post"];

@@ -16,6 +16,7 @@ use shared::ports::blobs::NoBlobs;
 use shared::ports::clock::SystemClock;
 use shared::ports::ocr::NoOcr;
 use shared::ports::queue::NoQueue;
+use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::{Blobs, Clock, Ocr, Ports, Queue, Table};
 
 use crate::textract::TextractOcr;
@@ -30,11 +31,11 @@ pub const JOBS_QUEUE: QueueSettings = QueueSettings {
     max_receives: 5,
 };
 
-/// The embedded deliveries queue: a delivery attempt takes at most its 10 s
-/// request timeout, so 60 s of invisibility cover it; 5 receives, as
-/// `WebhooksQueue` in `template.yaml`.
+/// The embedded deliveries queue: 6 times the deliveries function's 30 s
+/// timeout (a batch of attempts of at most 10 s each), longer than a
+/// delivery's 30 s lease; 5 receives, as `WebhooksQueue` in `template.yaml`.
 pub const DELIVERIES_QUEUE: QueueSettings = QueueSettings {
-    visibility_timeout: Duration::from_secs(60),
+    visibility_timeout: Duration::from_secs(6 * 30),
     max_receives: 5,
 };
 
@@ -54,12 +55,17 @@ pub async fn state_from_env() -> Result<AppState, String> {
             return Err("set TABLE_NAME (DynamoDB) or SVC_DATA_DIR (embedded engine)".into());
         }
     };
-    let ports = Ports::new(table, clock).with_ocr(ocr_from_env().await?);
+    let config = Config::from_env()?;
+    let ports = Ports::new(table, clock)
+        .with_ocr(ocr_from_env().await?)
+        .with_sender(Arc::new(HttpWebhookSender::new(
+            config.webhook_allow_private,
+        )));
     let ports = match &data_dir {
         Some(dir) => with_embedded_queues_and_blobs(ports, dir)?,
         None => with_aws_queues_and_blobs(ports).await,
     };
-    Ok(AppState::new(ports, Config::from_env()?))
+    Ok(AppState::new(ports, config))
 }
 
 /// `ports` with the embedded queues `jobs` and `deliveries` in

@@ -1,6 +1,8 @@
 //! `svc serve`: every endpoint group in one process, with the background work
 //! of the embedded host: the dispatcher of the feed and the scheduler timer.
 
+use std::sync::Arc;
+
 use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
@@ -8,6 +10,7 @@ use shared::embedded::feed::Feed;
 use shared::embedded::{dispatcher, scheduler};
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
+use shared::ports::webhook_http::HttpWebhookSender;
 
 use crate::admin::demo_issuer;
 
@@ -48,6 +51,9 @@ async fn seed_demo(ports: &Ports) -> Result<(), String> {
 /// table, whose stream the `dispatcher` function reads.
 pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), String> {
     let config = Config::from_env()?;
+    let ports = ports.with_sender(Arc::new(HttpWebhookSender::new(
+        config.webhook_allow_private,
+    )));
     seed_demo(&ports).await?;
     let mut background = vec![scheduler::spawn(ports.clone())];
     background.extend(feed.map(|feed| dispatcher::spawn(ports.clone(), feed)));

@@ -1,5 +1,6 @@
 //! Embedded adapters: everything in one process and local files.
 
+pub mod delivery_worker;
 pub mod dispatcher;
 pub mod feed;
 pub mod file_blobs;

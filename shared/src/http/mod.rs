@@ -21,6 +21,7 @@ pub mod state;
 pub mod tax;
 pub mod unit_of_work;
 pub mod usage;
+pub mod webhooks;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -43,10 +44,11 @@ pub enum Group {
     Analyses,
     OpenApi,
     Events,
+    Webhooks,
 }
 
 impl Group {
-    pub const ALL: [Group; 8] = [
+    pub const ALL: [Group; 9] = [
         Group::Usage,
         Group::Tax,
         Group::Customers,
@@ -55,6 +57,7 @@ impl Group {
         Group::Analyses,
         Group::OpenApi,
         Group::Events,
+        Group::Webhooks,
     ];
 
     pub fn routes(self) -> OpenApiRouter<AppState> {
@@ -67,6 +70,7 @@ impl Group {
             Group::Analyses => analyses::routes(),
             Group::OpenApi => openapi::routes(),
             Group::Events => events::routes(),
+            Group::Webhooks => webhooks::routes(),
         }
     }
 }

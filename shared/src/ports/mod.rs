@@ -16,6 +16,8 @@ pub mod recording_queue;
 pub mod table;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod table_contract;
+pub mod webhook_http;
+pub mod webhook_sender;
 
 use std::sync::Arc;
 
@@ -24,6 +26,7 @@ pub use clock::Clock;
 pub use ocr::Ocr;
 pub use queue::Queue;
 pub use table::Table;
+pub use webhook_sender::WebhookSender;
 
 /// The ports a use case receives.
 #[derive(Clone)]
@@ -36,11 +39,15 @@ pub struct Ports {
     /// The queue of webhook deliveries (messages `{"webhook_id", "delivery_id"}`).
     pub deliveries: Arc<dyn Queue>,
     pub blobs: Arc<dyn Blobs>,
+    /// Webhook deliveries' HTTP client.
+    pub sender: Arc<dyn WebhookSender>,
 }
 
 impl Ports {
     /// The ports of a host without OCR, queues or blobs; add them with
-    /// `with_ocr`, `with_queues` and `with_blobs`.
+    /// `with_ocr`, `with_queues` and `with_blobs`. Webhooks go out through the
+    /// guarded HTTP sender that reaches public addresses only (`with_sender`
+    /// replaces it).
     pub fn new(table: Arc<dyn Table>, clock: Arc<dyn Clock>) -> Self {
         Ports {
             table,
@@ -49,6 +56,7 @@ impl Ports {
             jobs: Arc::new(queue::NoQueue),
             deliveries: Arc::new(queue::NoQueue),
             blobs: Arc::new(blobs::NoBlobs),
+            sender: Arc::new(webhook_http::HttpWebhookSender::new(false)),
         }
     }
 
@@ -66,5 +74,9 @@ impl Ports {
 
     pub fn with_ocr(self, ocr: Arc<dyn Ocr>) -> Self {
         Ports { ocr, ..self }
+    }
+
+    pub fn with_sender(self, sender: Arc<dyn WebhookSender>) -> Self {
+        Ports { sender, ..self }
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod invoice_fixtures;
 pub mod nif_corpus;
+pub mod webhooks;
 
 use std::sync::Arc;
 
@@ -37,10 +38,20 @@ pub struct Harness {
 
 /// Every endpoint group plus `extra` routes behind the pipeline, at 2026-11-21T10:00:00Z.
 pub async fn start(config: Config, plan: Plan, extra: Router<AppState>) -> Harness {
+    start_with(config, plan, extra, |ports, _| ports).await
+}
+
+/// `start`, with the ports changed by `adapt` (given the clock) before use.
+pub async fn start_with(
+    config: Config,
+    plan: Plan,
+    extra: Router<AppState>,
+    adapt: impl FnOnce(Ports, Arc<ManualClock>) -> Ports,
+) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-    let ports = Ports::new(Arc::new(table), clock.clone());
+    let ports = adapt(Ports::new(Arc::new(table), clock.clone()), clock.clone());
     let account = accounts::create(&ports, "Test", plan, None).await.unwrap();
     let (live_key_id, live) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
     let (_, test) = keys::create(&ports, &account.id, Mode::Test).await.unwrap();
