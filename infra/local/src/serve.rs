@@ -1,5 +1,6 @@
 //! `svc serve`: every endpoint group in one process, with the background work
-//! of the embedded host: the dispatcher of the feed and the scheduler timer.
+//! of the embedded host: the dispatcher of the feed, the webhook deliveries
+//! worker and the scheduler timer.
 
 use std::sync::Arc;
 
@@ -7,7 +8,7 @@ use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
 use shared::embedded::feed::Feed;
-use shared::embedded::{dispatcher, scheduler};
+use shared::embedded::{delivery_worker, dispatcher, scheduler};
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
 use shared::ports::webhook_http::HttpWebhookSender;
@@ -56,7 +57,12 @@ pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), S
     )));
     seed_demo(&ports).await?;
     let mut background = vec![scheduler::spawn(ports.clone())];
-    background.extend(feed.map(|feed| dispatcher::spawn(ports.clone(), feed)));
+    // The queues live beside the feed in the embedded file; on a DynamoDB
+    // table the AWS functions do this work.
+    if let Some(feed) = feed {
+        background.push(dispatcher::spawn(ports.clone(), feed));
+        background.push(tokio::spawn(delivery_worker::run(ports.clone())));
+    }
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;

@@ -6,14 +6,12 @@
 
 use std::time::Duration;
 
-use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use super::WebhookError;
 use super::deliver::DeliveryMessage;
 use super::store::{self, Delivery, Space, Status};
 use crate::app::outbox::Event;
-use crate::domain::account::Mode;
 use crate::ports::Ports;
 use crate::ports::table::{Condition, TableError, UpdateOp};
 
@@ -23,26 +21,10 @@ pub fn delivery_id(event_id: &str, webhook_id: &str) -> String {
     format!("dlv_{}", &hex::encode(digest)[..24])
 }
 
-/// The body every delivery of the event sends.
-fn envelope(event: &Event) -> String {
-    json!({
-        "id": event.id,
-        "type": event.kind,
-        "created_at": event.created_at,
-        "livemode": event.livemode,
-        "data": event.data,
-    })
-    .to_string()
-}
-
 pub async fn fan_out(ports: &Ports, event: &Event) -> Result<(), WebhookError> {
     let space = Space {
         account_id: event.account_id.clone(),
-        mode: if event.livemode {
-            Mode::Live
-        } else {
-            Mode::Test
-        },
+        mode: event.mode(),
     };
     let targets: Vec<_> = store::all_webhooks(ports, &space)
         .await?
@@ -52,7 +34,7 @@ pub async fn fan_out(ports: &Ports, event: &Event) -> Result<(), WebhookError> {
     if targets.is_empty() {
         return Ok(());
     }
-    let body = envelope(event);
+    let body = serde_json::to_string(&event.envelope()).expect("envelopes serialise");
     let now = ports.clock.now();
     for webhook in &targets {
         let delivery = Delivery {

@@ -359,6 +359,7 @@ pub async fn get_delivery(
 }
 
 /// The event item whose `deliveries` and `delivered` counts the webhooks keep.
+/// The key `outbox::record` gives the event (checked by a test below).
 pub fn event_key(space: &Space, event_id: &str) -> Key {
     Key::new(format!("EVENTS#{space}"), event_id)
 }
@@ -448,4 +449,25 @@ pub async fn attempts_page(
         })
         .collect::<Result<_, _>>()?;
     Ok((attempts, has_more))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::account::AccountId;
+
+    #[test]
+    fn event_keys_are_the_outbox_keys() {
+        let account = AccountId::generate();
+        for mode in [Mode::Live, Mode::Test] {
+            let space = Space {
+                account_id: account.to_string(),
+                mode,
+            };
+            assert_eq!(
+                event_key(&space, "evt_1"),
+                crate::app::outbox::key(&account, mode, "evt_1")
+            );
+        }
+    }
 }
