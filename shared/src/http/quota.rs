@@ -30,16 +30,17 @@ impl FromRequestParts<AppState> for QuotaUnit {
 }
 
 /// Adds the charge of one unit to the unit of work, or answers 429
-/// `quota_exceeded`; for handlers whose cost depends on the request.
+/// `quota_exceeded`; for handlers whose cost depends on the request. Returns
+/// the Madrid day charged (`None` for a test key).
 pub async fn charge_unit(
     state: &AppState,
     caller: &Caller,
     uow: &UnitOfWork,
-) -> Result<(), ApiError> {
+) -> Result<Option<String>, ApiError> {
     match quota::charge(&state.ports, caller, &state.config.quotas).await {
-        Ok(writes) => {
-            uow.extend(writes);
-            Ok(())
+        Ok(charge) => {
+            uow.extend(charge.writes);
+            Ok(charge.day)
         }
         Err(QuotaError::Exceeded(status)) => {
             let retry_after = (status.resets_at - state.ports.clock.now()).num_seconds();
