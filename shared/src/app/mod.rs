@@ -6,6 +6,7 @@ pub mod customers;
 pub mod extraction;
 pub mod idempotency;
 pub mod invoices;
+pub mod jobs;
 pub mod keys;
 pub mod ledger;
 pub mod outbox;
