@@ -3,12 +3,14 @@
 
 pub mod analyses;
 pub mod analyze_request;
+pub mod async_mode;
 pub mod auth;
 pub mod customers;
 pub mod documents;
 pub mod error;
 pub mod extraction;
 pub mod invoices;
+pub mod jobs;
 pub mod json;
 pub mod observe;
 pub mod openapi;
@@ -41,10 +43,11 @@ pub enum Group {
     Extraction,
     Analyses,
     OpenApi,
+    Jobs,
 }
 
 impl Group {
-    pub const ALL: [Group; 7] = [
+    pub const ALL: [Group; 8] = [
         Group::Usage,
         Group::Tax,
         Group::Customers,
@@ -52,6 +55,7 @@ impl Group {
         Group::Extraction,
         Group::Analyses,
         Group::OpenApi,
+        Group::Jobs,
     ];
 
     pub fn routes(self) -> OpenApiRouter<AppState> {
@@ -63,6 +67,7 @@ impl Group {
             Group::Extraction => extraction::routes(),
             Group::Analyses => analyses::routes(),
             Group::OpenApi => openapi::routes(),
+            Group::Jobs => jobs::routes(),
         }
     }
 }
