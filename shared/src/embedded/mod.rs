@@ -1,5 +1,6 @@
 //! Embedded adapters: everything in one process and local files.
 
+pub mod job_worker;
 pub mod sqlite_table;
 pub mod tesseract;
 
