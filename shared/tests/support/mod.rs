@@ -4,7 +4,9 @@
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+pub mod doubles;
 pub mod invoice_fixtures;
+pub mod jobs;
 pub mod nif_corpus;
 
 use std::sync::Arc;
@@ -37,10 +39,24 @@ pub struct Harness {
 
 /// Every endpoint group plus `extra` routes behind the pipeline, at 2026-11-21T10:00:00Z.
 pub async fn start(config: Config, plan: Plan, extra: Router<AppState>) -> Harness {
+    start_wired(config, plan, extra, |ports, _, _| ports).await
+}
+
+/// `start` with more ports: `wire` gets the ports, the clock and the data directory.
+pub async fn start_wired(
+    config: Config,
+    plan: Plan,
+    extra: Router<AppState>,
+    wire: impl FnOnce(Ports, Arc<ManualClock>, &std::path::Path) -> Ports,
+) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-    let ports = Ports::new(Arc::new(table), clock.clone());
+    let ports = wire(
+        Ports::new(Arc::new(table), clock.clone()),
+        clock.clone(),
+        dir.path(),
+    );
     let account = accounts::create(&ports, "Test", plan, None).await.unwrap();
     let (live_key_id, live) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
     let (_, test) = keys::create(&ports, &account.id, Mode::Test).await.unwrap();

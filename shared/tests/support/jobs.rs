@@ -1,0 +1,210 @@
+//! The harness of the jobs tests: the embedded host with a jobs queue and
+//! blobs whose reads can be made to fail or hang, the dispatcher's part
+//! (sending a created job's message) and the in-process worker.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as B64;
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use shared::app::{accounts, outbox};
+use shared::config::Config;
+use shared::domain::account::{Issuer, Plan};
+use shared::embedded::job_worker;
+use shared::ports::blobs::{BlobError, Blobs};
+use shared::ports::queue::NoQueue;
+use shared::tax::nif::Nif;
+
+use super::doubles::{MemoryBlobs, MemoryQueue};
+use super::{Harness, Reply, get, post_json, send};
+
+pub const EXTRACT: &str = "/api/v1/invoices/extract";
+pub const ANALYZE: &str = "/api/v1/analyze";
+/// The jobs queue's visibility timeout (6 × the worker function's 60 s).
+pub const VISIBILITY: Duration = Duration::from_secs(360);
+
+/// Blobs whose reads can fail (`fail_reads`) or never return (`hang_next_read`).
+#[derive(Default)]
+pub struct FaultyBlobs {
+    pub inner: MemoryBlobs,
+    pub fail_reads: AtomicBool,
+    pub hang_next_read: AtomicBool,
+}
+
+#[async_trait]
+impl Blobs for FaultyBlobs {
+    async fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), BlobError> {
+        self.inner.put(key, bytes).await
+    }
+
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
+        if self.fail_reads.load(Ordering::SeqCst) {
+            return Err(BlobError::Unavailable("injected".into()));
+        }
+        if self.hang_next_read.swap(false, Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
+        self.inner.get(key).await
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), BlobError> {
+        self.inner.delete(key).await
+    }
+}
+
+pub struct Env {
+    pub h: Harness,
+    pub queue: Arc<MemoryQueue>,
+    pub blobs: Arc<FaultyBlobs>,
+}
+
+/// A Pro account whose issuer NIF is set (the field parser's own NIF).
+pub async fn start(config: Config) -> Env {
+    let blobs = Arc::new(FaultyBlobs::default());
+    let mut queue = None;
+    let h = super::start_wired(config, Plan::Pro, Router::new(), |ports, clock, _| {
+        let jobs = Arc::new(MemoryQueue::new(clock, VISIBILITY));
+        queue = Some(jobs.clone());
+        ports
+            .with_queues(jobs, Arc::new(NoQueue))
+            .with_blobs(blobs.clone())
+    })
+    .await;
+    let issuer = Issuer {
+        name: Some("Ana García Pérez".into()),
+        nif: Some(Nif::parse("12345678Z").unwrap()),
+        address: Some("Calle Mayor 1".into()),
+        postal_code: Some("28013".into()),
+        city: Some("Madrid".into()),
+        province: None,
+        country: Some("ES".into()),
+    };
+    accounts::set_issuer(&h.ports, &h.account, &issuer)
+        .await
+        .unwrap();
+    Env {
+        h,
+        queue: queue.unwrap(),
+        blobs,
+    }
+}
+
+impl Env {
+    pub async fn post(
+        &self,
+        path: &str,
+        key: &str,
+        idempotency: Option<&str>,
+        body: &Value,
+    ) -> Reply {
+        send(
+            &self.h.app,
+            post_json(path, key, idempotency, &body.to_string()),
+        )
+        .await
+    }
+
+    /// A POST with `Prefer: respond-async`.
+    pub async fn post_preferring_async(&self, path: &str, key: &str, body: &Value) -> Reply {
+        let req = Request::post(path)
+            .header("authorization", format!("Bearer {key}"))
+            .header("content-type", "application/json")
+            .header("prefer", "wait=10, respond-async")
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        send(&self.h.app, req).await
+    }
+
+    pub async fn job(&self, id: &str, key: &str) -> Reply {
+        send(&self.h.app, get(&format!("/api/v1/jobs/{id}"), Some(key))).await
+    }
+
+    /// What the dispatcher does once a job item is committed.
+    pub async fn dispatch(&self, job_id: &str) {
+        use shared::ports::Queue;
+        self.queue
+            .send(&json!({"job_id": job_id}).to_string(), Duration::ZERO)
+            .await
+            .unwrap();
+    }
+
+    /// One round of the in-process worker: the number of messages it took.
+    pub async fn work(&self) -> usize {
+        job_worker::poll(&self.h.ports, Duration::ZERO)
+            .await
+            .unwrap()
+    }
+
+    pub fn advance(&self, by: Duration) {
+        self.h
+            .clock
+            .advance(chrono::Duration::from_std(by).unwrap());
+    }
+
+    pub async fn used(&self) -> u64 {
+        send(&self.h.app, get("/api/v1/usage", Some(&self.h.live)))
+            .await
+            .json["used"]
+            .as_u64()
+            .unwrap()
+    }
+
+    /// The recorded events of a type, oldest first.
+    pub async fn events(&self, kind: &str) -> Vec<outbox::Event> {
+        outbox::pending(&self.h.ports, 1000)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.kind == kind)
+            .collect()
+    }
+
+    /// Issues an invoice and returns its PDF (a text PDF the field parser reads).
+    pub async fn invoice_pdf(&self) -> Vec<u8> {
+        let body = json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4",
+            "postal_code": "10003", "city": "Cáceres"}, "irpf_rate": 15,
+            "lines": [{"description": "Diseño de logotipo", "quantity": 1, "unit_price": 1000, "vat_rate": 21}]});
+        let r = self
+            .post("/api/v1/invoices", &self.h.live, Some("issue-1"), &body)
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+        let req = Request::get("/api/v1/invoices/1/pdf")
+            .header("authorization", format!("Bearer {}", self.h.live))
+            .body(Body::empty())
+            .unwrap();
+        let response = self.h.app.clone().oneshot(req).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec()
+    }
+}
+
+pub fn pdf_request(pdf: &[u8]) -> Value {
+    json!({"files": [{"name": "factura.pdf", "mime": "application/pdf", "data": B64.encode(pdf)}]})
+}
+
+pub fn ventas() -> Value {
+    let clients = ["Taller Ana SL", "Bar Lola", "Ferretería Pérez"];
+    let rows: Vec<Value> = (0..30)
+        .map(|i| {
+            json!({"Fecha": format!("2026-{:02}-{:02}", 1 + i % 10, 1 + i % 28),
+                "Cliente": clients[i % clients.len()], "Importe": 50 + (i % 17) * 10})
+        })
+        .collect();
+    json!({"type": "excel", "title": "Ventas 2026",
+        "data": {"module": "ventas", "files": [{"name": "ventas.xlsx", "rows": rows}]}})
+}
