@@ -20,16 +20,18 @@ pub const RETENTION: Duration = Duration::hours(24);
 /// (the staging bucket's 1-day lifecycle), after which it could not run.
 pub const UNFINISHED_RETENTION: Duration = Duration::hours(24);
 
+/// The state of a job: `queued` (accepted, waiting for a worker) →
+/// `running` (a worker runs it; a run interrupted by a failure of the
+/// service is retried, 3 runs at most) → `succeeded` (`result` holds what
+/// the synchronous request returns) or `failed` (`error` says why; a failed
+/// job costs no quota). `succeeded` and `failed` are final.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = JobStatus)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
-    /// Accepted, waiting for a worker.
     Queued,
-    /// A worker is running it (`attempts` counts the runs started).
     Running,
-    /// Finished: `result` holds what the synchronous request would have returned.
     Succeeded,
-    /// Finished without a result: `error` says why. A failed job costs no quota.
     Failed,
 }
 
@@ -59,13 +61,13 @@ impl Status {
     }
 }
 
-/// The operation a job runs.
+/// The operation a job runs: `invoices.extract` (`POST
+/// /api/v1/invoices/extract`) or `analyze` (`POST /api/v1/analyze`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = JobKind)]
 pub enum Kind {
-    /// `POST /api/v1/invoices/extract`.
     #[serde(rename = "invoices.extract")]
     Extract,
-    /// `POST /api/v1/analyze`.
     #[serde(rename = "analyze")]
     Analyze,
 }
@@ -88,7 +90,7 @@ impl Kind {
 /// Why a job failed: the error object of the REST API.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"type": "api_error", "code": "internal_error",
-    "message": "the job failed 3 times for an internal reason; no quota was used, submit it again"}))]
+    "message": "the job could not be run (3 attempts failed on the service's side); no quota was used, submit it again"}))]
 pub struct JobError {
     /// `invalid_request_error` (the request cannot give a result, e.g.
     /// `report_too_large`) or `api_error` (the service's own fault).
