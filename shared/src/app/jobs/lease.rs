@@ -63,17 +63,10 @@ pub fn release(job: &Job) -> (Job, Write) {
 mod tests {
     use super::*;
     use crate::app::jobs::model::Kind;
-    use crate::app::keys::Caller;
-    use crate::domain::account::{Mode, Plan};
+    use crate::app::jobs::model::tests::caller;
 
     fn job() -> Job {
-        let caller = Caller {
-            account_id: "acct_01".parse().unwrap(),
-            plan: Plan::Pro,
-            mode: Mode::Live,
-            key_id: "key_1".into(),
-        };
-        Job::new(&caller, Kind::Analyze, None, at(0))
+        Job::new(&caller(), Kind::Analyze, None, at(0))
     }
 
     fn at(seconds: i64) -> DateTime<Utc> {

@@ -7,16 +7,19 @@
 //! Jobs are read for 24 h after they end.
 
 mod finish;
+mod item;
 mod lease;
 mod model;
 mod read;
+mod resource;
 mod run;
 mod store;
 mod submit;
 mod work;
 
 pub use lease::{LEASE, MAX_ATTEMPTS};
-pub use model::{Job, JobError, JobResource, Kind, RETENTION, Status, UNFINISHED_RETENTION};
+pub use model::{Job, JobError, Kind, RETENTION, Status, UNFINISHED_RETENTION};
 pub use read::get;
+pub use resource::JobResource;
 pub use submit::submit;
 pub use work::{Disposition, work};

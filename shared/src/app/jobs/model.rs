@@ -1,7 +1,4 @@
-//! The job as it is stored and as the API shows it. A job item lives under
-//! pk `JOB#<job_id>`, sk `JOB` (one partition per job: workers never compete
-//! with other accounts' jobs), with `entity` = "job" so the dispatcher sends
-//! its message when it is created.
+//! The job: its states, kinds, error, and the times it keeps.
 
 use chrono::{DateTime, Duration, SecondsFormat, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
@@ -10,7 +7,6 @@ use utoipa::ToSchema;
 
 use crate::app::keys::Caller;
 use crate::domain::account::{AccountId, Mode, Plan};
-use crate::ports::table::{Item, Key, TTL, TableError};
 
 /// What a job id starts with.
 pub const ID_PREFIX: &str = "job";
@@ -45,7 +41,7 @@ impl Status {
         }
     }
 
-    fn parse(s: &str) -> Option<Self> {
+    pub(super) fn parse(s: &str) -> Option<Self> {
         [
             Status::Queued,
             Status::Running,
@@ -80,7 +76,7 @@ impl Kind {
         }
     }
 
-    fn parse(s: &str) -> Option<Self> {
+    pub(super) fn parse(s: &str) -> Option<Self> {
         [Kind::Extract, Kind::Analyze]
             .into_iter()
             .find(|k| k.as_str() == s)
@@ -170,10 +166,6 @@ pub fn timestamp(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-pub fn key(id: &str) -> Key {
-    Key::new(format!("JOB#{id}"), "JOB")
-}
-
 /// Whether `s` has the shape of a job id (`job_` and 24 hex digits).
 pub fn is_id(s: &str) -> bool {
     s.strip_prefix(ID_PREFIX)
@@ -220,151 +212,13 @@ impl Job {
     pub fn input_key(&self) -> String {
         format!("jobs/{}/input", self.id)
     }
-
-    pub fn to_item(&self) -> Item {
-        let mut item = Item::new(key(&self.id))
-            .with("entity", "job")
-            .with("id", self.id.as_str())
-            .with("account_id", self.account_id.as_str())
-            .with("mode", self.mode.as_str())
-            .with("plan", self.plan.as_str())
-            .with("key_id", self.key_id.as_str())
-            .with("kind", self.kind.as_str())
-            .with("status", self.status.as_str())
-            .with("created_at", timestamp(self.created_at))
-            .with(TTL, self.expires_at.timestamp())
-            .with("attempts", i64::from(self.attempts))
-            .with("version", self.version);
-        let optional = [
-            ("started_at", self.started_at.map(timestamp)),
-            ("finished_at", self.finished_at.map(timestamp)),
-            ("result", self.result.as_ref().map(Json::to_string)),
-            ("error", self.error.as_ref().map(error_text)),
-            ("quota_day", self.quota_day.clone()),
-        ];
-        for (name, value) in optional {
-            if let Some(value) = value {
-                item = item.with(name, value);
-            }
-        }
-        if let Some(lease) = self.lease_until {
-            item = item.with("lease_until", lease.timestamp_millis());
-        }
-        item
-    }
-
-    pub fn from_item(item: &Item) -> Result<Job, TableError> {
-        let corrupt = |what: &str| TableError::Invalid(format!("job item {}: {what}", item.key));
-        let text = |name: &str| item.s(name).ok_or_else(|| corrupt(name));
-        let time = |name: &str| -> Result<Option<DateTime<Utc>>, TableError> {
-            item.s(name)
-                .map(|s| s.parse().map_err(|_| corrupt(name)))
-                .transpose()
-        };
-        Ok(Job {
-            id: text("id")?.to_string(),
-            account_id: text("account_id")?
-                .parse()
-                .map_err(|_| corrupt("account_id"))?,
-            mode: text("mode")?.parse().map_err(|_| corrupt("mode"))?,
-            plan: text("plan")?.parse().map_err(|_| corrupt("plan"))?,
-            key_id: text("key_id")?.to_string(),
-            kind: Kind::parse(text("kind")?).ok_or_else(|| corrupt("kind"))?,
-            status: Status::parse(text("status")?).ok_or_else(|| corrupt("status"))?,
-            created_at: time("created_at")?.ok_or_else(|| corrupt("created_at"))?,
-            started_at: time("started_at")?,
-            finished_at: time("finished_at")?,
-            expires_at: item
-                .ttl()
-                .and_then(|t| DateTime::from_timestamp(t, 0))
-                .ok_or_else(|| corrupt("ttl"))?,
-            attempts: item
-                .n("attempts")
-                .and_then(|n| u32::try_from(n).ok())
-                .ok_or_else(|| corrupt("attempts"))?,
-            result: item
-                .s("result")
-                .map(|r| serde_json::from_str(r).map_err(|_| corrupt("result")))
-                .transpose()?,
-            error: item
-                .s("error")
-                .map(|e| serde_json::from_str(e).map_err(|_| corrupt("error")))
-                .transpose()?,
-            quota_day: item.s("quota_day").map(str::to_string),
-            lease_until: item
-                .n("lease_until")
-                .map(|ms| DateTime::from_timestamp_millis(ms).ok_or_else(|| corrupt("lease_until")))
-                .transpose()?,
-            version: item.n("version").ok_or_else(|| corrupt("version"))?,
-        })
-    }
-}
-
-pub fn error_text(error: &JobError) -> String {
-    serde_json::to_string(error).expect("job errors serialise")
-}
-
-/// A job as `GET /api/v1/jobs/{id}` returns it (and the 202 of a request
-/// made in async mode). Every field is always present, `null` when it does
-/// not apply yet.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-#[schema(example = json!({"id": "job_5c1e0a9d3f7b2e8a4d6c0b1f", "object": "job", "kind": "invoices.extract",
-    "status": "succeeded", "livemode": true, "created_at": "2026-11-21T10:00:00.000Z",
-    "started_at": "2026-11-21T10:00:00.210Z", "finished_at": "2026-11-21T10:00:01.034Z",
-    "expires_at": "2026-11-22T10:00:01Z", "attempts": 1,
-    "result": {"object": "extraction", "invoices": [], "errors": [], "livemode": true}, "error": null}))]
-pub struct JobResource {
-    /// `job_` and a token.
-    pub id: String,
-    /// Always `job`.
-    pub object: &'static str,
-    pub kind: Kind,
-    pub status: Status,
-    /// False for a job made with a test key (its result is sample data).
-    pub livemode: bool,
-    pub created_at: DateTime<Utc>,
-    /// When the first run started.
-    pub started_at: Option<DateTime<Utc>>,
-    pub finished_at: Option<DateTime<Utc>>,
-    /// When the job and its result are deleted: 24 h after it finished; while
-    /// not finished, 24 h after it was created. Then `GET` is 404.
-    pub expires_at: DateTime<Utc>,
-    /// Runs started so far (a run interrupted by a failure of the service is
-    /// retried, 3 runs at most).
-    pub attempts: u32,
-    /// When `succeeded`: what the synchronous request returns (`invoices.extract`:
-    /// the extraction object with `invoices` and `errors`; `analyze`: the analysis).
-    #[schema(value_type = Option<Object>)]
-    pub result: Option<Json>,
-    /// When `failed`: why, as the error object of the REST API.
-    pub error: Option<JobError>,
-}
-
-impl From<&Job> for JobResource {
-    fn from(job: &Job) -> Self {
-        JobResource {
-            id: job.id.clone(),
-            object: "job",
-            kind: job.kind,
-            status: job.status,
-            livemode: job.mode.is_live(),
-            created_at: job.created_at,
-            started_at: job.started_at,
-            finished_at: job.finished_at,
-            expires_at: job.expires_at,
-            attempts: job.attempts,
-            result: job.result.clone(),
-            error: job.error.clone(),
-        }
-    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn caller() -> Caller {
+    pub fn caller() -> Caller {
         Caller {
             account_id: "acct_01".parse().unwrap(),
             plan: Plan::Pro,
@@ -374,22 +228,21 @@ mod tests {
     }
 
     #[test]
-    fn a_job_reads_back_as_written() {
-        let now = "2026-11-21T10:00:00.123456Z".parse().unwrap();
-        let mut job = Job::new(&caller(), Kind::Analyze, Some("2026-11-21".into()), now);
+    fn a_new_job_is_queued_for_a_day_as_its_caller() {
+        let job = Job::new(
+            &caller(),
+            Kind::Analyze,
+            None,
+            "2026-11-21T10:00:00.5Z".parse().unwrap(),
+        );
         assert!(is_id(&job.id), "{}", job.id);
-        assert_eq!(timestamp(job.created_at), "2026-11-21T10:00:00.123Z");
+        assert_eq!(
+            (job.status, job.attempts, job.version),
+            (Status::Queued, 0, 1)
+        );
         assert_eq!(timestamp(job.expires_at), "2026-11-22T10:00:01.000Z");
-        assert_eq!(Job::from_item(&job.to_item()).unwrap(), job);
-        job.status = Status::Failed;
-        job.attempts = 3;
-        job.started_at = Some(job.created_at);
-        job.finished_at = Some(job.created_at);
-        job.lease_until = Some(job.created_at + Duration::seconds(120));
-        job.error = Some(JobError::invalid("report_too_large", "too big", None));
-        job.result = Some(json!({"a": [1, 2]}));
-        assert_eq!(Job::from_item(&job.to_item()).unwrap(), job);
         assert_eq!(job.caller(), caller());
+        assert_eq!(job.input_key(), format!("jobs/{}/input", job.id));
     }
 
     #[test]
@@ -402,24 +255,6 @@ mod tests {
             "",
         ] {
             assert!(!is_id(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn the_resource_has_every_field() {
-        let job = Job::new(
-            &caller(),
-            Kind::Extract,
-            None,
-            "2026-11-21T10:00:00Z".parse().unwrap(),
-        );
-        let shown = serde_json::to_value(JobResource::from(&job)).unwrap();
-        assert_eq!(shown["object"], "job");
-        assert_eq!(shown["kind"], "invoices.extract");
-        assert_eq!(shown["status"], "queued");
-        assert_eq!(shown["expires_at"], "2026-11-22T10:00:00Z");
-        for field in ["started_at", "finished_at", "result", "error"] {
-            assert!(shown[field].is_null(), "{field}");
         }
     }
 }

@@ -2,7 +2,8 @@
 //! version read (the table offers no other compare-and-set), so of two
 //! workers acting on the same reading only one wins.
 
-use super::model::{Job, key};
+use super::item::key;
+use super::model::Job;
 use crate::ports::Ports;
 use crate::ports::table::{Condition, TableError, UpdateOp, Write};
 
@@ -52,22 +53,14 @@ pub fn transition(before: &Job, change: impl FnOnce(&mut Job)) -> (Job, Write) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::jobs::model::tests::caller;
     use crate::app::jobs::model::{Kind, Status};
-    use crate::app::keys::Caller;
     use crate::app::test_ports;
-    use crate::domain::account::{Mode, Plan};
-    use crate::ports::table::TableError;
 
     #[tokio::test]
     async fn a_transition_holds_only_on_the_version_read() {
         let (ports, _dir) = test_ports();
-        let caller = Caller {
-            account_id: "acct_01".parse().unwrap(),
-            plan: Plan::Pro,
-            mode: Mode::Live,
-            key_id: "key_1".into(),
-        };
-        let job = Job::new(&caller, Kind::Extract, None, ports.clock.now());
+        let job = Job::new(&caller(), Kind::Extract, None, ports.clock.now());
         ports.table.transact(vec![create(&job)]).await.unwrap();
         let (running, first) = transition(&job, |j| {
             j.status = Status::Running;
