@@ -1,39 +1,110 @@
 //! What a function builds once at start, from its environment: the ports
-//! (DynamoDB table `TABLE_NAME`, or the embedded engine when `SVC_DATA_DIR` is
-//! set, e.g. under `cargo lambda watch`; the OCR engine named by `SVC_OCR`)
-//! and the configuration.
+//! (DynamoDB table `TABLE_NAME`, SQS queues `JOBS_QUEUE_URL` and
+//! `DELIVERIES_QUEUE_URL`, S3 bucket `STAGING_BUCKET`, or the embedded engine
+//! when `SVC_DATA_DIR` is set, e.g. under `cargo lambda watch`; the OCR engine
+//! named by `SVC_OCR`) and the configuration.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use shared::config::Config;
-use shared::embedded::SqliteTable;
 use shared::embedded::tesseract::Tesseract;
+use shared::embedded::{FileBlobs, QueueSettings, SqliteQueue, SqliteTable};
 use shared::http::AppState;
+use shared::ports::blobs::NoBlobs;
 use shared::ports::clock::SystemClock;
 use shared::ports::ocr::NoOcr;
-use shared::ports::{Clock, Ocr, Ports, Table};
+use shared::ports::queue::NoQueue;
+use shared::ports::{Blobs, Clock, Ocr, Ports, Queue, Table};
 
-use crate::DynamoTable;
 use crate::textract::TextractOcr;
+use crate::{DynamoTable, S3Blobs, SqsQueue};
+
+/// The embedded jobs queue. A job runs for at most 60 s (the worker
+/// function's timeout); a received job stays invisible 6 times that, as AWS
+/// advises for a queue feeding a function, and goes to the dead-letter queue
+/// after 5 receives: `JobsQueue` in `template.yaml` says the same.
+pub const JOBS_QUEUE: QueueSettings = QueueSettings {
+    visibility_timeout: Duration::from_secs(6 * 60),
+    max_receives: 5,
+};
+
+/// The embedded deliveries queue: a delivery attempt takes at most its 10 s
+/// request timeout, so 60 s of invisibility cover it; 5 receives, as
+/// `WebhooksQueue` in `template.yaml`.
+pub const DELIVERIES_QUEUE: QueueSettings = QueueSettings {
+    visibility_timeout: Duration::from_secs(60),
+    max_receives: 5,
+};
 
 pub async fn state_from_env() -> Result<AppState, String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let table: Arc<dyn Table> = match (std::env::var("SVC_DATA_DIR"), std::env::var("TABLE_NAME")) {
-        (Ok(dir), _) => {
-            let path = PathBuf::from(dir).join("svc.db");
+    let data_dir = std::env::var("SVC_DATA_DIR").ok().map(PathBuf::from);
+    let table: Arc<dyn Table> = match (&data_dir, std::env::var("TABLE_NAME")) {
+        (Some(dir), _) => {
+            let path = dir.join("svc.db");
             Arc::new(
                 SqliteTable::open(&path, clock.clone())
                     .map_err(|e| format!("{}: {e}", path.display()))?,
             )
         }
-        (Err(_), Ok(name)) => Arc::new(DynamoTable::from_env(&name, clock.clone()).await),
-        (Err(_), Err(_)) => {
+        (None, Ok(name)) => Arc::new(DynamoTable::from_env(&name, clock.clone()).await),
+        (None, Err(_)) => {
             return Err("set TABLE_NAME (DynamoDB) or SVC_DATA_DIR (embedded engine)".into());
         }
     };
     let ports = Ports::new(table, clock).with_ocr(ocr_from_env().await?);
+    let ports = match &data_dir {
+        Some(dir) => with_embedded_queues_and_blobs(ports, dir)?,
+        None => with_aws_queues_and_blobs(ports).await,
+    };
     Ok(AppState::new(ports, Config::from_env()?))
+}
+
+/// `ports` with the embedded queues `jobs` and `deliveries` in
+/// `<data_dir>/svc.db` and the blobs under `<data_dir>/blobs/`.
+pub fn with_embedded_queues_and_blobs(ports: Ports, data_dir: &Path) -> Result<Ports, String> {
+    let path = data_dir.join("svc.db");
+    let open = |name, settings| {
+        SqliteQueue::open(&path, name, settings, ports.clock.clone())
+            .map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let (jobs, deliveries) = (
+        open("jobs", JOBS_QUEUE)?,
+        open("deliveries", DELIVERIES_QUEUE)?,
+    );
+    Ok(ports
+        .with_queues(Arc::new(jobs), Arc::new(deliveries))
+        .with_blobs(Arc::new(FileBlobs::new(data_dir))))
+}
+
+/// `ports` with the SQS queues and the S3 bucket the environment names; one
+/// not named stays unconfigured (its calls fail as unavailable), logged once.
+async fn with_aws_queues_and_blobs(ports: Ports) -> Ports {
+    let [jobs, deliveries, bucket] = ["JOBS_QUEUE_URL", "DELIVERIES_QUEUE_URL", "STAGING_BUCKET"]
+        .map(|var| (var, std::env::var(var).ok().filter(|v| !v.is_empty())));
+    let unset: Vec<&str> = [&jobs, &deliveries, &bucket]
+        .into_iter()
+        .filter_map(|(var, value)| value.is_none().then_some(*var))
+        .collect();
+    if !unset.is_empty() {
+        tracing::info!(?unset, "queues or blobs not configured");
+    }
+    let blobs: Arc<dyn Blobs> = match bucket.1 {
+        Some(bucket) => Arc::new(S3Blobs::from_env(&bucket).await),
+        None => Arc::new(NoBlobs),
+    };
+    ports
+        .with_queues(sqs_queue(jobs.1).await, sqs_queue(deliveries.1).await)
+        .with_blobs(blobs)
+}
+
+async fn sqs_queue(url: Option<String>) -> Arc<dyn Queue> {
+    match url {
+        Some(url) => Arc::new(SqsQueue::from_env(&url).await),
+        None => Arc::new(NoQueue),
+    }
 }
 
 /// An OCR engine a host can use.
@@ -89,6 +160,26 @@ pub async fn ocr_from_env() -> Result<Arc<dyn Ocr>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn the_embedded_queues_and_blobs_live_in_the_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+        let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
+        let ports =
+            with_embedded_queues_and_blobs(Ports::new(Arc::new(table), clock), dir.path()).unwrap();
+        ports
+            .jobs
+            .send(r#"{"job_id":"job_1"}"#, Duration::ZERO)
+            .await
+            .unwrap();
+        let none = ports.deliveries.receive(1, Duration::ZERO).await.unwrap();
+        assert!(none.is_empty(), "two queues");
+        let jobs = ports.jobs.receive(1, Duration::ZERO).await.unwrap();
+        assert_eq!(jobs[0].body, r#"{"job_id":"job_1"}"#);
+        ports.blobs.put("jobs/job_1/input", vec![1]).await.unwrap();
+        assert!(dir.path().join("blobs/jobs/job_1/input").is_file());
+    }
 
     #[test]
     fn the_setting_names_the_engine_and_lambda_defaults_to_textract() {

@@ -3,6 +3,10 @@
 pub mod dynamodb_table;
 pub mod environment;
 pub mod jobs_worker;
+pub mod s3_blobs;
+pub mod sqs_queue;
 pub mod textract;
 
 pub use dynamodb_table::DynamoTable;
+pub use s3_blobs::S3Blobs;
+pub use sqs_queue::SqsQueue;

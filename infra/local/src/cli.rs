@@ -11,7 +11,8 @@ use clap::{Args, Parser, Subcommand};
     about = "Invoicing, analysis and tax-tools API: server and admin commands"
 )]
 pub struct Cli {
-    /// Directory of the embedded engine's database (svc.db).
+    /// Directory of the embedded engine's database (svc.db: items and queues)
+    /// and of its blobs (blobs/).
     #[arg(long, global = true, env = "SVC_DATA_DIR", default_value = "./data")]
     pub data: PathBuf,
     /// Use this DynamoDB table instead of the embedded engine (endpoint and

@@ -17,19 +17,19 @@ use shared::ports::{Clock, Ports};
 
 use cli::{Cli, Command, TableCommand};
 
+/// The ports on the embedded engine in `data` (items and queues in svc.db,
+/// blobs under blobs/), or on the DynamoDB table `table` without queues or
+/// blobs.
 async fn ports(data: &Path, table: Option<&str>) -> Result<Ports, String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let table: Arc<dyn shared::ports::Table> = match table {
-        Some(name) => Arc::new(infra_aws::DynamoTable::from_env(name, clock.clone()).await),
-        None => {
-            let path = data.join("svc.db");
-            Arc::new(
-                SqliteTable::open(&path, clock.clone())
-                    .map_err(|e| format!("{}: {e}", path.display()))?,
-            )
-        }
-    };
-    Ok(Ports::new(table, clock))
+    if let Some(name) = table {
+        let table = infra_aws::DynamoTable::from_env(name, clock.clone()).await;
+        return Ok(Ports::new(Arc::new(table), clock));
+    }
+    let path = data.join("svc.db");
+    let table =
+        SqliteTable::open(&path, clock.clone()).map_err(|e| format!("{}: {e}", path.display()))?;
+    infra_aws::environment::with_embedded_queues_and_blobs(Ports::new(Arc::new(table), clock), data)
 }
 
 async fn run(cli: Cli) -> Result<String, String> {

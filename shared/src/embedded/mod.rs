@@ -1,7 +1,11 @@
 //! Embedded adapters: everything in one process and local files.
 
+pub mod file_blobs;
 pub mod job_worker;
+pub mod sqlite_queue;
 pub mod sqlite_table;
 pub mod tesseract;
 
+pub use file_blobs::FileBlobs;
+pub use sqlite_queue::{QueueSettings, SqliteQueue};
 pub use sqlite_table::SqliteTable;

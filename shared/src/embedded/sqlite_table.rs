@@ -43,7 +43,7 @@ fn unavailable(e: impl std::fmt::Display) -> TableError {
     TableError::Unavailable(e.to_string())
 }
 
-fn open_connection(path: &Path) -> Result<Connection, TableError> {
+pub(super) fn open_connection(path: &Path) -> Result<Connection, TableError> {
     let conn = Connection::open(path).map_err(unavailable)?;
     conn.busy_timeout(Duration::from_secs(30))
         .map_err(unavailable)?;

@@ -2,11 +2,15 @@
 //! `crate::embedded` (one process, local files) and in the `infra-aws` crate.
 
 pub mod blobs;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod blobs_contract;
 pub mod clock;
 pub mod ocr;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod ocr_contract;
 pub mod queue;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod queue_contract;
 pub mod table;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod table_contract;

@@ -46,10 +46,36 @@ pub trait Queue: Send + Sync {
     /// Up to `max` (1..=`MAX_BATCH`) visible messages, waiting up to `wait`
     /// (at most `MAX_WAIT`) for the first one; an empty list when none came.
     async fn receive(&self, max: usize, wait: Duration) -> Result<Vec<Message>, QueueError>;
-    /// Removes a received message for good.
+    /// Removes a received message for good. A receipt of an earlier receive
+    /// of a message received again since may be refused (`Invalid`) or taken.
     async fn delete(&self, receipt: &str) -> Result<(), QueueError>;
     /// Makes a received message visible again after `timeout` (zero: at once).
     async fn change_visibility(&self, receipt: &str, timeout: Duration) -> Result<(), QueueError>;
+}
+
+/// Checks a `send`'s delay against `MAX_DELAY`.
+pub fn validate_send(delay: Duration) -> Result<(), QueueError> {
+    if delay > MAX_DELAY {
+        return Err(QueueError::Invalid(format!(
+            "a delay of {delay:?} is over the {MAX_DELAY:?} limit"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a `receive`'s batch size (1..=`MAX_BATCH`) and wait (at most `MAX_WAIT`).
+pub fn validate_receive(max: usize, wait: Duration) -> Result<(), QueueError> {
+    if !(1..=MAX_BATCH).contains(&max) {
+        return Err(QueueError::Invalid(format!(
+            "a batch of {max} messages is outside 1..={MAX_BATCH}"
+        )));
+    }
+    if wait > MAX_WAIT {
+        return Err(QueueError::Invalid(format!(
+            "a wait of {wait:?} is over the {MAX_WAIT:?} limit"
+        )));
+    }
+    Ok(())
 }
 
 /// The adapter of a host without a queue: every call is `Unavailable`.

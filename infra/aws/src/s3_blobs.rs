@@ -1,0 +1,105 @@
+//! The S3 engine of the `Blobs` port: objects of the staging bucket, whose
+//! lifecycle rule (`template.yaml`) removes what a job left behind.
+
+use async_trait::async_trait;
+use aws_config::BehaviorVersion;
+use aws_config::meta::region::RegionProviderChain;
+use aws_sdk_s3::Client;
+use aws_sdk_s3::config::Region;
+use aws_sdk_s3::error::{DisplayErrorContext, SdkError};
+use aws_sdk_s3::operation::get_object::GetObjectError;
+use aws_sdk_s3::primitives::ByteStream;
+use shared::ports::blobs::{BlobError, Blobs, is_valid_key};
+
+const DEFAULT_REGION: &str = "eu-west-1";
+
+pub struct S3Blobs {
+    client: Client,
+    bucket: String,
+}
+
+fn unavailable(err: impl std::error::Error) -> BlobError {
+    BlobError::Unavailable(DisplayErrorContext(&err).to_string())
+}
+
+fn checked(key: &str) -> Result<&str, BlobError> {
+    if is_valid_key(key) {
+        Ok(key)
+    } else {
+        Err(BlobError::InvalidKey(key.to_string()))
+    }
+}
+
+impl S3Blobs {
+    /// The bucket `bucket`, reached through the SDK's standard configuration
+    /// (credentials, `AWS_REGION`, `AWS_ENDPOINT_URL[_S3]`), in `eu-west-1`
+    /// when no region is configured. With an endpoint configured (an
+    /// emulator, which has no host name per bucket) requests name the bucket
+    /// in the path.
+    pub async fn from_env(bucket: &str) -> S3Blobs {
+        let region = RegionProviderChain::default_provider().or_else(Region::new(DEFAULT_REGION));
+        let shared = aws_config::defaults(BehaviorVersion::latest())
+            .region(region)
+            .load()
+            .await;
+        let emulated = ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"]
+            .iter()
+            .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
+        let config = aws_sdk_s3::config::Builder::from(&shared)
+            .force_path_style(emulated)
+            .build();
+        S3Blobs::new(Client::from_conf(config), bucket)
+    }
+
+    pub fn new(client: Client, bucket: impl Into<String>) -> S3Blobs {
+        S3Blobs {
+            client,
+            bucket: bucket.into(),
+        }
+    }
+}
+
+#[async_trait]
+impl Blobs for S3Blobs {
+    async fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), BlobError> {
+        self.client
+            .put_object()
+            .bucket(&self.bucket)
+            .key(checked(key)?)
+            .body(ByteStream::from(bytes))
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
+        let got = self
+            .client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(checked(key)?)
+            .send()
+            .await;
+        let object = match got {
+            Ok(object) => object,
+            Err(SdkError::ServiceError(e)) if matches!(e.err(), GetObjectError::NoSuchKey(_)) => {
+                return Ok(None);
+            }
+            Err(err) => return Err(unavailable(err)),
+        };
+        let bytes = object.body.collect().await.map_err(unavailable)?;
+        Ok(Some(bytes.to_vec()))
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), BlobError> {
+        self.client
+            .delete_object()
+            .bucket(&self.bucket)
+            .key(checked(key)?)
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,39 @@
+//! The `Blobs` contract suite against S3, run when an emulator (or a real
+//! endpoint) is configured through the SDK's standard endpoint variables.
+
+mod support;
+
+use std::sync::Arc;
+
+use aws_config::BehaviorVersion;
+use aws_sdk_s3::types::{BucketLocationConstraint, CreateBucketConfiguration};
+use infra_aws::S3Blobs;
+use shared::ids::random_token;
+use shared::ports::blobs_contract;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s3_engine_passes_the_blobs_contract() {
+    if !support::emulator_of("S3", "S3 contract suite") {
+        return;
+    }
+    let bucket = format!("svc-contract-{}", random_token(6));
+    let blobs = S3Blobs::from_env(&bucket).await;
+    let config = aws_config::load_defaults(BehaviorVersion::latest()).await;
+    let region = config.region().expect("a region").to_string();
+    let s3 = aws_sdk_s3::Client::from_conf(
+        aws_sdk_s3::config::Builder::from(&config)
+            .force_path_style(true)
+            .build(),
+    );
+    s3.create_bucket()
+        .bucket(&bucket)
+        .create_bucket_configuration(
+            CreateBucketConfiguration::builder()
+                .location_constraint(BucketLocationConstraint::from(region.as_str()))
+                .build(),
+        )
+        .send()
+        .await
+        .expect("create the bucket");
+    blobs_contract::run(Arc::new(blobs)).await;
+}
