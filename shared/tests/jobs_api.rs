@@ -89,7 +89,7 @@ async fn an_async_extraction_gives_the_sync_result_charged_once_also_when_replay
     assert_eq!(replay.header("location"), accepted.header("location"));
     assert_eq!(replay.header("retry-after"), "2");
     assert_eq!(env.used().await, 2, "a replay charges nothing");
-    assert_eq!(env.blobs.inner.keys(), [format!("jobs/{id}/input")]);
+    assert_eq!(env.staged(), [format!("jobs/{id}/input")]);
 
     let queued = env.job(&id, &env.h.live).await;
     assert_eq!(queued.status, StatusCode::OK);
@@ -110,11 +110,7 @@ async fn an_async_extraction_gives_the_sync_result_charged_once_also_when_replay
         time(&done["expires_at"]) - finished,
         chrono::Duration::hours(24)
     );
-    assert!(
-        env.blobs.inner.keys().is_empty(),
-        "the input goes when the job ends"
-    );
-    assert_eq!(env.queue.len(), 0);
+    assert!(env.staged().is_empty(), "the input goes when the job ends");
     assert_eq!(env.used().await, 2);
     let events = env.events("job.completed").await;
     assert_eq!(events.len(), 1);
@@ -125,12 +121,8 @@ async fn an_async_extraction_gives_the_sync_result_charged_once_also_when_replay
     assert!(events[0].livemode);
 
     env.dispatch(&id).await;
-    assert_eq!(env.work().await, 1);
-    assert_eq!(
-        env.queue.len(),
-        0,
-        "a duplicate message of a finished job is acked"
-    );
+    assert_eq!(env.work().await, 1, "a duplicate message of a finished job");
+    env.assert_queue_empty().await;
     assert_eq!(
         env.job(&id, &env.h.live).await.json,
         done,
@@ -215,7 +207,7 @@ async fn format_and_quota_errors_come_at_once_and_create_no_job() {
         "parameter_invalid",
     );
     assert_eq!(r.param(), "async");
-    assert!(env.blobs.inner.keys().is_empty());
+    assert!(env.staged().is_empty());
     assert_eq!(env.used().await, 0);
 
     let first = env
@@ -239,11 +231,7 @@ async fn format_and_quota_errors_come_at_once_and_create_no_job() {
             "quota_exceeded",
         );
     }
-    assert_eq!(
-        env.blobs.inner.keys().len(),
-        1,
-        "only the first job was queued"
-    );
+    assert_eq!(env.staged().len(), 1, "only the first job was queued");
     let r = env
         .post(
             &format!("{EXTRACT}?async=false"),
@@ -322,8 +310,8 @@ async fn a_job_is_read_for_24_hours_after_it_ends_and_only_by_its_owner() {
         StatusCode::NOT_FOUND
     );
     env.dispatch(&forgotten).await;
-    assert_eq!(env.work().await, 1);
-    assert_eq!(env.queue.len(), 0, "the message of an expired job is acked");
+    assert_eq!(env.work().await, 1, "the message of an expired job");
+    env.assert_queue_empty().await;
 }
 
 #[tokio::test]

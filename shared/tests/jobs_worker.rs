@@ -60,7 +60,7 @@ async fn a_worker_killed_mid_job_is_taken_over_after_its_lease_and_the_job_ends_
     env.dispatch(&id).await;
     assert_eq!(env.work().await, 1);
     assert_eq!(job(&env, &id).await, running, "a live lease is left alone");
-    assert_eq!(env.queue.len(), 2);
+    assert_eq!(env.work().await, 0, "both messages are invisible");
 
     let lease = LEASE.to_std().unwrap();
     env.advance(lease);
@@ -79,19 +79,23 @@ async fn a_worker_killed_mid_job_is_taken_over_after_its_lease_and_the_job_ends_
         "started by the first run"
     );
     assert_eq!(
-        env.queue.len(),
-        1,
+        env.work().await,
+        0,
         "the killed worker's message is still invisible"
     );
 
-    env.advance(VISIBILITY);
+    env.advance(VISIBILITY - lease);
     assert_eq!(
         env.work().await,
         1,
         "redelivered after the visibility timeout"
     );
-    assert_eq!(env.queue.len(), 0, "and acked: the job has ended");
-    assert_eq!(job(&env, &id).await, done);
+    env.assert_queue_empty().await;
+    assert_eq!(
+        job(&env, &id).await,
+        done,
+        "acked without work: the job has ended"
+    );
     assert_eq!(env.events("job.completed").await.len(), 1);
     assert_eq!(
         env.events("analysis.completed").await.len(),
@@ -125,7 +129,7 @@ async fn a_killed_worker_s_own_message_retakes_the_job_after_the_visibility_time
         (done["status"].as_str(), done["attempts"].as_u64()),
         (Some("succeeded"), Some(2))
     );
-    assert_eq!(env.queue.len(), 0);
+    env.assert_queue_empty().await;
     assert_eq!(env.events("job.completed").await.len(), 1);
 }
 
@@ -160,6 +164,6 @@ async fn a_job_failing_on_the_service_s_side_is_retried_then_fails_and_costs_not
     assert_eq!(events[0].data["error"], failed["error"]);
     assert!(env.events("job.completed").await.is_empty());
     assert!(env.events("analysis.completed").await.is_empty());
-    assert_eq!(env.queue.len(), 0);
-    assert!(env.blobs.inner.keys().is_empty());
+    assert!(env.staged().is_empty());
+    env.assert_queue_empty().await;
 }

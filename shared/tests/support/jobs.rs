@@ -1,7 +1,9 @@
-//! The harness of the jobs tests: the embedded host with a jobs queue and
-//! blobs whose reads can be made to fail or hang, the dispatcher's part
-//! (sending a created job's message) and the in-process worker.
+//! The harness of the jobs tests: the embedded host with its jobs queue
+//! (`SqliteQueue`, settings as `svc serve` has them) and blobs (`FileBlobs`)
+//! whose reads can be made to fail or hang, the dispatcher's part (sending a
+//! created job's message) and the in-process worker.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -19,12 +21,11 @@ use tower::ServiceExt;
 use shared::app::{accounts, outbox};
 use shared::config::Config;
 use shared::domain::account::{Issuer, Plan};
-use shared::embedded::job_worker;
+use shared::embedded::{FileBlobs, QueueSettings, SqliteQueue, job_worker};
 use shared::ports::blobs::{BlobError, Blobs};
 use shared::ports::queue::NoQueue;
 use shared::tax::nif::Nif;
 
-use super::doubles::{MemoryBlobs, MemoryQueue};
 use super::{Harness, Reply, get, post_json, send};
 
 pub const EXTRACT: &str = "/api/v1/invoices/extract";
@@ -33,9 +34,8 @@ pub const ANALYZE: &str = "/api/v1/analyze";
 pub const VISIBILITY: Duration = Duration::from_secs(360);
 
 /// Blobs whose reads can fail (`fail_reads`) or never return (`hang_next_read`).
-#[derive(Default)]
 pub struct FaultyBlobs {
-    pub inner: MemoryBlobs,
+    inner: FileBlobs,
     pub fail_reads: AtomicBool,
     pub hang_next_read: AtomicBool,
 }
@@ -63,22 +63,31 @@ impl Blobs for FaultyBlobs {
 
 pub struct Env {
     pub h: Harness,
-    pub queue: Arc<MemoryQueue>,
     pub blobs: Arc<FaultyBlobs>,
+    data_dir: PathBuf,
 }
 
 /// A Pro account whose issuer NIF is set (the field parser's own NIF).
 pub async fn start(config: Config) -> Env {
-    let blobs = Arc::new(FaultyBlobs::default());
-    let mut queue = None;
-    let h = super::start_wired(config, Plan::Pro, Router::new(), |ports, clock, _| {
-        let jobs = Arc::new(MemoryQueue::new(clock, VISIBILITY));
-        queue = Some(jobs.clone());
+    let mut wired = None;
+    let h = super::start_wired(config, Plan::Pro, Router::new(), |ports, clock, dir| {
+        let settings = QueueSettings {
+            visibility_timeout: VISIBILITY,
+            max_receives: 5,
+        };
+        let jobs = SqliteQueue::open(&dir.join("svc.db"), "jobs", settings, clock).unwrap();
+        let blobs = Arc::new(FaultyBlobs {
+            inner: FileBlobs::new(dir),
+            fail_reads: AtomicBool::new(false),
+            hang_next_read: AtomicBool::new(false),
+        });
+        wired = Some((blobs.clone(), dir.to_path_buf()));
         ports
-            .with_queues(jobs, Arc::new(NoQueue))
-            .with_blobs(blobs.clone())
+            .with_queues(Arc::new(jobs), Arc::new(NoQueue))
+            .with_blobs(blobs)
     })
     .await;
+    let (blobs, data_dir) = wired.unwrap();
     let issuer = Issuer {
         name: Some("Ana García Pérez".into()),
         nif: Some(Nif::parse("12345678Z").unwrap()),
@@ -91,10 +100,22 @@ pub async fn start(config: Config) -> Env {
     accounts::set_issuer(&h.ports, &h.account, &issuer)
         .await
         .unwrap();
-    Env {
-        h,
-        queue: queue.unwrap(),
-        blobs,
+    Env { h, blobs, data_dir }
+}
+
+fn files_under(dir: &Path, root: &Path, found: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files_under(&path, root, found);
+        } else {
+            found.push(
+                path.strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
     }
 }
 
@@ -130,11 +151,27 @@ impl Env {
 
     /// What the dispatcher does once a job item is committed.
     pub async fn dispatch(&self, job_id: &str) {
-        use shared::ports::Queue;
-        self.queue
+        self.h
+            .ports
+            .jobs
             .send(&json!({"job_id": job_id}).to_string(), Duration::ZERO)
             .await
             .unwrap();
+    }
+
+    /// The staged blobs' keys (files under `<data dir>/blobs/`).
+    pub fn staged(&self) -> Vec<String> {
+        let root = self.data_dir.join("blobs");
+        let mut found = Vec::new();
+        files_under(&root, &root, &mut found);
+        found
+    }
+
+    /// Asserts that the jobs queue holds no message: none comes back even
+    /// after the visibility timeout (the clock moves past it).
+    pub async fn assert_queue_empty(&self) {
+        self.advance(VISIBILITY);
+        assert_eq!(self.work().await, 0, "a message is left in the jobs queue");
     }
 
     /// One round of the in-process worker: the number of messages it took.

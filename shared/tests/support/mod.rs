@@ -4,7 +4,6 @@
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
-pub mod doubles;
 pub mod invoice_fixtures;
 pub mod jobs;
 pub mod nif_corpus;
