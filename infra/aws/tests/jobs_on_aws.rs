@@ -25,9 +25,9 @@ use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
 use shared::http::{AppState, service_router};
 use shared::ids::random_token;
+use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
 use shared::ports::queue::NoQueue;
-use shared::ports::Ports;
 
 async fn call(app: &axum::Router, req: Request<Body>) -> (StatusCode, Value) {
     let response = app.clone().oneshot(req).await.unwrap();
