@@ -91,9 +91,8 @@ async fn used_today(h: &Harness) -> u64 {
 }
 
 async fn completed_events(h: &Harness) -> Vec<outbox::Event> {
-    outbox::pending(&h.ports, 1000)
+    support::events(h)
         .await
-        .unwrap()
         .into_iter()
         .filter(|e| e.kind == "analysis.completed")
         .collect()

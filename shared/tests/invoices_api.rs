@@ -11,7 +11,6 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use shared::app::accounts;
-use shared::app::outbox;
 use shared::domain::account::{Issuer, Plan};
 use shared::tax::nif::Nif;
 use shared::verifactu::{RegistrationHashInput, fingerprint_registration};
@@ -449,9 +448,8 @@ async fn post(h: &Harness, path: &str, body: Value) -> Reply {
 }
 
 async fn events_of(h: &Harness, kind: &str) -> usize {
-    outbox::pending(&h.ports, 1000)
+    support::events(h)
         .await
-        .unwrap()
         .iter()
         .filter(|e| e.kind == kind)
         .count()

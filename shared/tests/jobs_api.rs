@@ -12,6 +12,7 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
+use shared::app::jobs::Disposition;
 use shared::app::quota::QuotaLimits;
 use shared::app::{accounts, keys};
 use shared::config::Config;
@@ -54,10 +55,9 @@ fn assert_queued(r: &support::Reply, kind: &str, livemode: bool) -> String {
     id
 }
 
-/// Dispatches, works, and returns the job as `GET` shows it.
+/// Works until the job has finished; the job as `GET` shows it.
 async fn run(env: &Env, id: &str, key: &str) -> Value {
-    env.dispatch(id).await;
-    assert_eq!(env.work().await, 1);
+    env.work_until_finished(id, key).await;
     let r = env.job(id, key).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);
     assert_eq!(
@@ -120,8 +120,12 @@ async fn an_async_extraction_gives_the_sync_result_charged_once_also_when_replay
     );
     assert!(events[0].livemode);
 
-    env.dispatch(&id).await;
-    assert_eq!(env.work().await, 1, "a duplicate message of a finished job");
+    env.dispatch_again(&id).await;
+    assert_eq!(
+        env.work_now().await,
+        1,
+        "a duplicate message of a finished job"
+    );
     env.assert_queue_empty().await;
     assert_eq!(
         env.job(&id, &env.h.live).await.json,
@@ -270,7 +274,10 @@ async fn a_job_is_read_for_24_hours_after_it_ends_and_only_by_its_owner() {
         .await;
     let forgotten = assert_queued(&forgotten, "analyze", true);
     env.advance(Duration::from_secs(60));
-    let done = run(&env, &id, &env.h.live).await;
+    // Only this job runs: the other one's message waits in the queue.
+    assert_eq!(env.work_on(&id).await, Disposition::Ack);
+    let done = env.job(&id, &env.h.live).await.json;
+    assert_eq!(done["status"], "succeeded", "{done}");
 
     let other = accounts::create(&env.h.ports, "Other", Plan::Pro, None)
         .await
@@ -309,8 +316,11 @@ async fn a_job_is_read_for_24_hours_after_it_ends_and_only_by_its_owner() {
         env.job(&id, &env.h.live).await.status,
         StatusCode::NOT_FOUND
     );
-    env.dispatch(&forgotten).await;
-    assert_eq!(env.work().await, 1, "the message of an expired job");
+    let messages = env.work().await + env.work_now().await;
+    assert_eq!(
+        messages, 2,
+        "the messages of the finished and the expired job are acked"
+    );
     env.assert_queue_empty().await;
 }
 

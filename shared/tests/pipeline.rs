@@ -19,7 +19,7 @@ use tokio::sync::Notify;
 mod support;
 
 use shared::app::keys::Caller;
-use shared::app::{accounts, keys, outbox};
+use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{AccountId, Mode, Plan};
 use shared::http::AppState;
@@ -290,7 +290,7 @@ async fn the_quota_is_charged_per_live_request_and_resets_at_madrid_midnight() {
         (json!(5), json!(0))
     );
 
-    let events = outbox::pending(&h.ports, 100).await.unwrap();
+    let events = support::events(&h).await;
     let thresholds: Vec<_> = events
         .iter()
         .filter(|e| e.kind == "quota.threshold")
@@ -299,9 +299,10 @@ async fn the_quota_is_charged_per_live_request_and_resets_at_madrid_midnight() {
     assert_eq!(
         thresholds,
         [
-            (json!(80), h.account.to_string()),
-            (json!(100), h.account.to_string())
-        ]
+            (json!(100), h.account.to_string()),
+            (json!(80), h.account.to_string())
+        ],
+        "newest first"
     );
 
     h.clock.set(midnight);
@@ -706,6 +707,8 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
             "/api/v1/analyze",
             "/api/v1/customers",
             "/api/v1/customers/{id}",
+            "/api/v1/events",
+            "/api/v1/events/{id}",
             "/api/v1/invoices",
             "/api/v1/invoices/extract",
             "/api/v1/invoices/{id}",

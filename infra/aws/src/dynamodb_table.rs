@@ -18,7 +18,8 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, CancellationReason, ConditionCheck, Delete,
     KeySchemaElement, KeyType, Put, ReturnValue, ReturnValuesOnConditionCheckFailure,
-    ScalarAttributeType, TimeToLiveSpecification, TimeToLiveStatus, TransactWriteItem, Update,
+    ScalarAttributeType, StreamSpecification, StreamViewType, TimeToLiveSpecification,
+    TimeToLiveStatus, TransactWriteItem, Update,
 };
 use shared::ports::Clock;
 use shared::ports::table::{
@@ -33,6 +34,9 @@ pub const SORT_KEY: &str = "sk";
 pub const KEY_ATTRIBUTE_TYPE: &str = "S";
 pub const BILLING_MODE: &str = "PAY_PER_REQUEST";
 pub const TTL_ATTRIBUTE: &str = TTL;
+/// The table's stream carries each changed item as it is after the change:
+/// what the `dispatcher` function needs of a created event or job.
+pub const STREAM_VIEW_TYPE: &str = "NEW_IMAGE";
 
 /// DynamoDB attribute values by name (or by placeholder).
 type Attrs = HashMap<String, AttributeValue>;
@@ -75,7 +79,8 @@ impl DynamoTable {
         }
     }
 
-    /// Creates the table unless it exists, waits until it is active and enables TTL.
+    /// Creates the table unless it exists, waits until it is active and
+    /// enables TTL and the stream.
     pub async fn create_table(&self) -> Result<(), TableError> {
         let created = self
             .client
@@ -86,6 +91,7 @@ impl DynamoTable {
             .key_schema(key_element(PARTITION_KEY, KeyType::Hash)?)
             .key_schema(key_element(SORT_KEY, KeyType::Range)?)
             .billing_mode(BillingMode::from(BILLING_MODE))
+            .stream_specification(stream_specification()?)
             .send()
             .await;
         if let Err(err) = created
@@ -99,7 +105,40 @@ impl DynamoTable {
             .wait(TABLE_ACTIVE_WAIT)
             .await
             .map_err(|err| TableError::Unavailable(DisplayErrorContext(&err).to_string()))?;
+        self.enable_stream().await?;
         self.enable_ttl().await
+    }
+
+    /// Turns the stream on for a table created without it.
+    async fn enable_stream(&self) -> Result<(), TableError> {
+        let described = self
+            .client
+            .describe_table()
+            .table_name(&self.name)
+            .send()
+            .await
+            .map_err(sdk_error)?;
+        let enabled = described
+            .table()
+            .and_then(|t| t.stream_specification())
+            .is_some_and(|s| s.stream_enabled());
+        if enabled {
+            return Ok(());
+        }
+        self.client
+            .update_table()
+            .table_name(&self.name)
+            .stream_specification(stream_specification()?)
+            .send()
+            .await
+            .map_err(sdk_error)?;
+        self.client
+            .wait_until_table_exists()
+            .table_name(&self.name)
+            .wait(TABLE_ACTIVE_WAIT)
+            .await
+            .map_err(|err| TableError::Unavailable(DisplayErrorContext(&err).to_string()))?;
+        Ok(())
     }
 
     async fn enable_ttl(&self) -> Result<(), TableError> {
@@ -533,6 +572,14 @@ fn key_element(name: &str, key_type: KeyType) -> Result<KeySchemaElement, TableE
         .map_err(build_error)
 }
 
+fn stream_specification() -> Result<StreamSpecification, TableError> {
+    StreamSpecification::builder()
+        .stream_enabled(true)
+        .stream_view_type(StreamViewType::from(STREAM_VIEW_TYPE))
+        .build()
+        .map_err(build_error)
+}
+
 fn key_attrs(key: &Key) -> Attrs {
     HashMap::from([
         (PARTITION_KEY.to_string(), AttributeValue::S(key.pk.clone())),
@@ -546,7 +593,8 @@ fn encode(item: &Item) -> Attrs {
     attrs
 }
 
-fn decode(attrs: &Attrs) -> Result<Item, TableError> {
+/// An item from its DynamoDB attributes (as stored, or as a stream image).
+pub(crate) fn decode(attrs: &Attrs) -> Result<Item, TableError> {
     let key = Key::new(
         string_attr(attrs, PARTITION_KEY)?,
         string_attr(attrs, SORT_KEY)?,

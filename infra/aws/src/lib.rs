@@ -5,6 +5,7 @@ pub mod environment;
 pub mod jobs_worker;
 pub mod s3_blobs;
 pub mod sqs_queue;
+pub mod stream_dispatcher;
 pub mod textract;
 
 pub use dynamodb_table::DynamoTable;

@@ -2,7 +2,7 @@
 //! creates (and that the emulator tests run against).
 
 use infra_aws::dynamodb_table::{
-    BILLING_MODE, KEY_ATTRIBUTE_TYPE, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE,
+    BILLING_MODE, KEY_ATTRIBUTE_TYPE, PARTITION_KEY, SORT_KEY, STREAM_VIEW_TYPE, TTL_ATTRIBUTE,
 };
 use serde_norway::Value;
 
@@ -57,6 +57,10 @@ fn the_template_table_matches_the_adapter_definition() {
     assert_eq!(
         p["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"].as_bool(),
         Some(true)
+    );
+    assert_eq!(
+        p["StreamSpecification"]["StreamViewType"].as_str(),
+        Some(STREAM_VIEW_TYPE)
     );
 }
 

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use shared::embedded::SqliteTable;
+use shared::embedded::feed::Feed;
 use shared::ports::clock::SystemClock;
 use shared::ports::{Clock, Ports};
 
@@ -21,15 +22,25 @@ use cli::{Cli, Command, TableCommand};
 /// blobs under blobs/), or on the DynamoDB table `table` without queues or
 /// blobs.
 async fn ports(data: &Path, table: Option<&str>) -> Result<Ports, String> {
+    Ok(host(data, table).await?.0)
+}
+
+/// The ports, and the feed of the embedded engine when it is the store.
+async fn host(data: &Path, table: Option<&str>) -> Result<(Ports, Option<Feed>), String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     if let Some(name) = table {
         let table = infra_aws::DynamoTable::from_env(name, clock.clone()).await;
-        return Ok(Ports::new(Arc::new(table), clock));
+        return Ok((Ports::new(Arc::new(table), clock), None));
     }
     let path = data.join("svc.db");
     let table =
         SqliteTable::open(&path, clock.clone()).map_err(|e| format!("{}: {e}", path.display()))?;
-    infra_aws::environment::with_embedded_queues_and_blobs(Ports::new(Arc::new(table), clock), data)
+    let feed = table.feed();
+    let ports = infra_aws::environment::with_embedded_queues_and_blobs(
+        Ports::new(Arc::new(table), clock),
+        data,
+    )?;
+    Ok((ports, Some(feed)))
 }
 
 async fn run(cli: Cli) -> Result<String, String> {
@@ -49,10 +60,11 @@ async fn run(cli: Cli) -> Result<String, String> {
             Ok(String::new())
         }
         Command::Serve { addr } => {
-            let ports = ports(&data, table)
-                .await?
-                .with_ocr(infra_aws::environment::ocr_from_env().await?);
-            serve::serve(ports, &addr).await.map(|()| String::new())
+            let (ports, feed) = host(&data, table).await?;
+            let ports = ports.with_ocr(infra_aws::environment::ocr_from_env().await?);
+            serve::serve(ports, feed, &addr)
+                .await
+                .map(|()| String::new())
         }
         Command::Accounts(c) => admin::accounts(&ports(&data, table).await?, c).await,
         Command::Keys(c) => admin::keys(&ports(&data, table).await?, c).await,

@@ -1,8 +1,11 @@
-//! `svc serve`: every endpoint group in one process.
+//! `svc serve`: every endpoint group in one process, with the background work
+//! of the embedded host: the dispatcher of the feed and the scheduler timer.
 
 use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
+use shared::embedded::feed::Feed;
+use shared::embedded::{dispatcher, scheduler};
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
 
@@ -41,9 +44,13 @@ async fn seed_demo(ports: &Ports) -> Result<(), String> {
     Ok(())
 }
 
-pub async fn serve(ports: Ports, addr: &str) -> Result<(), String> {
+/// `feed`: the embedded engine's, dispatched in-process; None on a DynamoDB
+/// table, whose stream the `dispatcher` function reads.
+pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), String> {
     let config = Config::from_env()?;
     seed_demo(&ports).await?;
+    let mut background = vec![scheduler::spawn(ports.clone())];
+    background.extend(feed.map(|feed| dispatcher::spawn(ports.clone(), feed)));
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
@@ -53,10 +60,14 @@ pub async fn serve(ports: Ports, addr: &str) -> Result<(), String> {
         "  try: curl -H \"Authorization: Bearer <key>\" http://{local}/api/v1/usage"
     ));
     let app = service_router(AppState::new(ports, config));
-    axum::serve(listener, app)
+    let served = axum::serve(listener, app)
         .with_graceful_shutdown(shutdown())
         .await
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string());
+    for task in background {
+        task.abort();
+    }
+    served
 }
 
 async fn shutdown() {

@@ -3,7 +3,7 @@
 use crate::domain::account::{Account, AccountId, Issuer, Plan};
 use crate::ports::Ports;
 use crate::ports::table::{
-    Condition, Item, Key, Query, SortKey, TableError, UpdateOp, Value, Write,
+    Condition, Cursor, Item, Key, Query, SortKey, TableError, UpdateOp, Value, Write,
 };
 use crate::tax::nif::Nif;
 
@@ -141,6 +141,24 @@ pub async fn any(ports: &Ports) -> Result<bool, AccountError> {
     Ok(!page.items.is_empty())
 }
 
+/// Account ids in id order, a page at a time: pass the returned cursor back
+/// for the next page (None: no more).
+pub async fn ids(
+    ports: &Ports,
+    cursor: Option<Cursor>,
+) -> Result<(Vec<AccountId>, Option<Cursor>), AccountError> {
+    let page = ports
+        .table
+        .query(&Query::new(INDEX_PK, SortKey::All).after(cursor))
+        .await?;
+    let ids = page
+        .items
+        .iter()
+        .filter_map(|item| item.key.sk.parse().ok())
+        .collect();
+    Ok((ids, page.next))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +173,10 @@ mod tests {
             .await
             .unwrap();
         assert!(any(&ports).await.unwrap());
+        assert_eq!(
+            ids(&ports, None).await.unwrap(),
+            (vec![account.id.clone()], None)
+        );
         let read = get(&ports, &account.id).await.unwrap();
         assert_eq!(read, account);
         assert_eq!(read.issuer.nif, Some(nif));

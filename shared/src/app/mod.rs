@@ -3,7 +3,10 @@
 pub mod accounts;
 pub mod analyses;
 pub mod customers;
+pub mod dispatch;
+pub mod events;
 pub mod extraction;
+pub mod fiscal_deadlines;
 pub mod idempotency;
 pub mod invoices;
 pub mod jobs;
@@ -14,6 +17,7 @@ pub mod quota;
 pub mod rate_limit;
 pub mod tax_tools;
 pub mod usage;
+pub mod webhooks;
 
 #[cfg(test)]
 pub(crate) fn test_ports_at(

@@ -223,9 +223,13 @@ mod tests {
         };
         assert_eq!(exceeded.used, 5);
         assert_eq!(exceeded.resets_at.to_rfc3339(), "2026-11-21T23:00:00+00:00");
-        let events = outbox::pending(&ports, 10).await.unwrap();
+        let filter = crate::app::events::Filter::default();
+        let (events, _) =
+            crate::app::events::list(&ports, &live.account_id, Mode::Live, 10, None, &filter)
+                .await
+                .unwrap();
         let percents: Vec<_> = events.iter().map(|e| e.data["percent"].clone()).collect();
-        assert_eq!(percents, [json!(80), json!(100)]);
+        assert_eq!(percents, [json!(100), json!(80)], "newest first");
         assert!(
             events
                 .iter()

@@ -1,7 +1,10 @@
 //! Embedded adapters: everything in one process and local files.
 
+pub mod dispatcher;
+pub mod feed;
 pub mod file_blobs;
 pub mod job_worker;
+pub mod scheduler;
 pub mod sqlite_queue;
 pub mod sqlite_table;
 pub mod tesseract;

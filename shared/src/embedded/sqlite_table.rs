@@ -2,6 +2,8 @@
 //! safely by several threads and several processes. Writes run in `BEGIN
 //! IMMEDIATE` transactions, so conditions are checked and writes applied under
 //! the database's single write lock; `synchronous=FULL` makes a commit durable.
+//! A transaction that creates an event or job item also appends it to the feed
+//! (`super::feed`), the embedded stand-in for DynamoDB Streams.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -9,7 +11,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use tokio::sync::watch;
 
+use super::feed::{self, Feed};
 use crate::ports::clock::Clock;
 use crate::ports::table::{
     Condition, Cursor, Item, Key, Page, Query, SortKey, Table, TableError, UpdateOp, Write,
@@ -29,7 +33,7 @@ pub struct SqliteTable {
     inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(super) struct Inner {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
     /// This process's writers queue here instead of in SQLite's busy handler,
@@ -37,9 +41,11 @@ struct Inner {
     /// at SQLite's own lock.
     writer: Mutex<()>,
     clock: Arc<dyn Clock>,
+    /// The sequence of the last feed record this process committed.
+    commits: watch::Sender<i64>,
 }
 
-fn unavailable(e: impl std::fmt::Display) -> TableError {
+pub(super) fn unavailable(e: impl std::fmt::Display) -> TableError {
     TableError::Unavailable(e.to_string())
 }
 
@@ -62,38 +68,66 @@ impl SqliteTable {
         }
         let conn = open_connection(path)?;
         conn.execute(SCHEMA, []).map_err(unavailable)?;
+        conn.execute_batch(feed::SCHEMA).map_err(unavailable)?;
         Ok(SqliteTable {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
                 idle: Mutex::new(vec![conn]),
                 writer: Mutex::new(()),
                 clock,
+                commits: watch::Sender::new(0),
             }),
         })
     }
 
-    /// Runs `f` on a pooled connection on the blocking thread pool; `writes`
-    /// takes this process's writer lock first.
+    /// The feed of created event and job items, in commit order.
+    pub fn feed(&self) -> Feed {
+        Feed::new(self.inner.clone())
+    }
+
     async fn run<T, F>(&self, writes: bool, f: F) -> Result<T, TableError>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
     {
-        let inner = self.inner.clone();
+        self.inner.clone().run(writes, f).await
+    }
+
+    /// Commits the writes and tells the feed's readers when they fed it;
+    /// returns what the last write stored.
+    async fn commit(&self, writes: Vec<Write>, indexed: bool) -> Result<Option<Item>, TableError> {
+        let (stored, fed) = self
+            .run(true, move |conn, now| {
+                write_all(conn, &writes, indexed, now)
+            })
+            .await?;
+        if let Some(seq) = fed {
+            self.inner.commits.send_replace(seq);
+        }
+        Ok(stored)
+    }
+}
+
+impl Inner {
+    /// Runs `f` on a pooled connection on the blocking thread pool; `writes`
+    /// takes this process's writer lock first.
+    pub(super) async fn run<T, F>(self: Arc<Self>, writes: bool, f: F) -> Result<T, TableError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
+    {
         tokio::task::spawn_blocking(move || {
-            let pooled = inner.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let pooled = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let mut conn = match pooled {
                 Some(c) => c,
-                None => open_connection(&inner.path)?,
+                None => open_connection(&self.path)?,
             };
             let result = {
-                let _writer =
-                    writes.then(|| inner.writer.lock().unwrap_or_else(|e| e.into_inner()));
-                let now = inner.clock.now().timestamp();
+                let _writer = writes.then(|| self.writer.lock().unwrap_or_else(|e| e.into_inner()));
+                let now = self.clock.now().timestamp();
                 f(&mut conn, now)
             };
-            inner
-                .idle
+            self.idle
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .push(conn);
@@ -101,6 +135,10 @@ impl SqliteTable {
         })
         .await
         .map_err(unavailable)?
+    }
+
+    pub(super) fn commits(&self) -> watch::Receiver<i64> {
+        self.commits.subscribe()
     }
 }
 
@@ -116,7 +154,7 @@ fn read_live(conn: &Connection, key: &Key, now: i64) -> Result<Option<Item>, Tab
     row.map(|attrs| decode(key.clone(), &attrs)).transpose()
 }
 
-fn decode(key: Key, attrs: &str) -> Result<Item, TableError> {
+pub(super) fn decode(key: Key, attrs: &str) -> Result<Item, TableError> {
     let attrs = serde_json::from_str(attrs).map_err(unavailable)?;
     Ok(Item { key, attrs })
 }
@@ -141,7 +179,11 @@ fn remove(conn: &Connection, key: &Key) -> Result<(), TableError> {
 }
 
 enum Effect {
-    Store(Item),
+    /// `created`: no live item had the key before.
+    Store {
+        item: Item,
+        created: bool,
+    },
     Remove(Key),
     Nothing,
 }
@@ -162,29 +204,44 @@ fn plan(
             key: write.key().clone(),
         });
     }
+    let created = live.is_none();
     Ok(match write {
-        Write::Put { item, .. } => Effect::Store(item.clone()),
-        Write::Update { key, ops, .. } => Effect::Store(apply_update(live, key, ops)?),
+        Write::Put { item, .. } => Effect::Store {
+            item: item.clone(),
+            created,
+        },
+        Write::Update { key, ops, .. } => Effect::Store {
+            item: apply_update(live, key, ops)?,
+            created,
+        },
         Write::Delete { key, .. } => Effect::Remove(key.clone()),
         Write::Check { .. } => Effect::Nothing,
     })
 }
 
-fn apply(conn: &Connection, effect: &Effect) -> Result<(), TableError> {
+/// Applies one effect; returns the feed sequence when it fed the feed.
+fn apply(conn: &Connection, effect: &Effect) -> Result<Option<i64>, TableError> {
     match effect {
-        Effect::Store(item) => store(conn, item),
-        Effect::Remove(key) => remove(conn, key),
-        Effect::Nothing => Ok(()),
+        Effect::Store { item, created } => {
+            store(conn, item)?;
+            if *created && feed::is_fed(item) {
+                return feed::append(conn, item).map(Some);
+            }
+            Ok(None)
+        }
+        Effect::Remove(key) => remove(conn, key).map(|()| None),
+        Effect::Nothing => Ok(None),
     }
 }
 
-/// Runs writes in one immediate transaction: all conditions first, then all effects.
+/// Runs writes in one immediate transaction: all conditions first, then all
+/// effects. Returns what the last write stored and the last feed sequence.
 fn write_all(
     conn: &mut Connection,
     writes: &[Write],
     indexed: bool,
     now: i64,
-) -> Result<Option<Item>, TableError> {
+) -> Result<(Option<Item>, Option<i64>), TableError> {
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(unavailable)?;
@@ -192,14 +249,16 @@ fn write_all(
     for (i, write) in writes.iter().enumerate() {
         effects.push(plan(&tx, write, indexed.then_some(i), now)?);
     }
+    let mut fed = None;
     for effect in &effects {
-        apply(&tx, effect)?;
+        fed = apply(&tx, effect)?.or(fed);
     }
     tx.commit().map_err(unavailable)?;
-    Ok(match effects.pop() {
-        Some(Effect::Store(item)) => Some(item),
+    let stored = match effects.pop() {
+        Some(Effect::Store { item, .. }) => Some(item),
         _ => None,
-    })
+    };
+    Ok((stored, fed))
 }
 
 fn sort_key_clause(sk: &SortKey, args: &mut Vec<rusqlite::types::Value>) -> String {
@@ -274,11 +333,9 @@ impl Table for SqliteTable {
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), TableError> {
         validate_item(&item)?;
-        let writes = [Write::Put { item, condition }];
-        self.run(true, move |conn, now| {
-            write_all(conn, &writes, false, now).map(|_| ())
-        })
-        .await
+        self.commit(vec![Write::Put { item, condition }], false)
+            .await
+            .map(|_| ())
     }
 
     async fn update(
@@ -288,35 +345,27 @@ impl Table for SqliteTable {
         condition: Option<Condition>,
     ) -> Result<Item, TableError> {
         validate_update(key, &ops)?;
-        let writes = [Write::Update {
+        let writes = vec![Write::Update {
             key: key.clone(),
             ops,
             condition,
         }];
-        self.run(true, move |conn, now| {
-            write_all(conn, &writes, false, now)?
-                .ok_or_else(|| TableError::Unavailable("update stored no item".into()))
-        })
-        .await
+        self.commit(writes, false)
+            .await?
+            .ok_or_else(|| TableError::Unavailable("update stored no item".into()))
     }
 
     async fn delete(&self, key: &Key, condition: Option<Condition>) -> Result<(), TableError> {
-        let writes = [Write::Delete {
+        let writes = vec![Write::Delete {
             key: key.clone(),
             condition,
         }];
-        self.run(true, move |conn, now| {
-            write_all(conn, &writes, false, now).map(|_| ())
-        })
-        .await
+        self.commit(writes, false).await.map(|_| ())
     }
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
         validate_transaction(&writes)?;
-        self.run(true, move |conn, now| {
-            write_all(conn, &writes, true, now).map(|_| ())
-        })
-        .await
+        self.commit(writes, true).await.map(|_| ())
     }
 }
 

@@ -8,6 +8,7 @@ pub mod auth;
 pub mod customers;
 pub mod documents;
 pub mod error;
+pub mod events;
 pub mod extraction;
 pub mod invoices;
 pub mod jobs;
@@ -43,11 +44,12 @@ pub enum Group {
     Extraction,
     Analyses,
     OpenApi,
+    Events,
     Jobs,
 }
 
 impl Group {
-    pub const ALL: [Group; 8] = [
+    pub const ALL: [Group; 9] = [
         Group::Usage,
         Group::Tax,
         Group::Customers,
@@ -55,6 +57,7 @@ impl Group {
         Group::Extraction,
         Group::Analyses,
         Group::OpenApi,
+        Group::Events,
         Group::Jobs,
     ];
 
@@ -67,6 +70,7 @@ impl Group {
             Group::Extraction => extraction::routes(),
             Group::Analyses => analyses::routes(),
             Group::OpenApi => openapi::routes(),
+            Group::Events => events::routes(),
             Group::Jobs => jobs::routes(),
         }
     }

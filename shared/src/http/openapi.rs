@@ -52,6 +52,7 @@ const DESCRIPTION: &str = r#"Invoicing, analysis and tax tools for Spanish freel
         (name = "extraction", description = "Invoice data read from e-invoices, PDFs, images and text, checked by the service's own rules"),
         (name = "analyses", description = "Analyses of spreadsheet rows and the business cuestionario: a structured report with key figures, strengths, priorities and an action plan"),
         (name = "openapi", description = "This document"),
+        (name = "events", description = "The account's events of the last 30 days, as its webhooks receive them"),
         (name = "jobs", description = "Extractions and analyses requested in async mode"),
     )
 )]

@@ -11,6 +11,8 @@ pub mod ocr_contract;
 pub mod queue;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod queue_contract;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod recording_queue;
 pub mod table;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod table_contract;

@@ -1,7 +1,7 @@
-//! The harness of the jobs tests: the embedded host with its jobs queue
-//! (`SqliteQueue`, settings as `svc serve` has them) and blobs (`FileBlobs`)
-//! whose reads can be made to fail or hang, the dispatcher's part (sending a
-//! created job's message) and the in-process worker.
+//! The harness of the jobs tests: the embedded host as `svc serve` runs it,
+//! with its jobs queue (`SqliteQueue`, `svc serve`'s settings), its blobs
+//! (`FileBlobs`, whose reads can be made to fail or hang) and its dispatcher
+//! (sending a created job's message), and the in-process worker run on demand.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,12 +18,13 @@ use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
-use shared::app::{accounts, outbox};
+use shared::app::{accounts, dispatch, jobs, outbox};
 use shared::config::Config;
 use shared::domain::account::{Issuer, Plan};
-use shared::embedded::{FileBlobs, QueueSettings, SqliteQueue, job_worker};
+use shared::embedded::{FileBlobs, QueueSettings, SqliteQueue, dispatcher, job_worker};
 use shared::ports::blobs::{BlobError, Blobs};
 use shared::ports::queue::NoQueue;
+use shared::ports::table::Key;
 use shared::tax::nif::Nif;
 
 use super::{Harness, Reply, get, post_json, send};
@@ -32,6 +33,8 @@ pub const EXTRACT: &str = "/api/v1/invoices/extract";
 pub const ANALYZE: &str = "/api/v1/analyze";
 /// The jobs queue's visibility timeout (6 × the worker function's 60 s).
 pub const VISIBILITY: Duration = Duration::from_secs(360);
+/// The longest the worker waits for the dispatcher's message (real time).
+const DISPATCH_WAIT: Duration = Duration::from_secs(5);
 
 /// Blobs whose reads can fail (`fail_reads`) or never return (`hang_next_read`).
 pub struct FaultyBlobs {
@@ -70,21 +73,25 @@ pub struct Env {
 /// A Pro account whose issuer NIF is set (the field parser's own NIF).
 pub async fn start(config: Config) -> Env {
     let mut wired = None;
-    let h = super::start_wired(config, Plan::Pro, Router::new(), |ports, clock, dir| {
+    let h = super::start_wired(config, Plan::Pro, Router::new(), |ports, wiring| {
         let settings = QueueSettings {
             visibility_timeout: VISIBILITY,
             max_receives: 5,
         };
-        let jobs = SqliteQueue::open(&dir.join("svc.db"), "jobs", settings, clock).unwrap();
+        let dir = wiring.data_dir;
+        let jobs =
+            SqliteQueue::open(&dir.join("svc.db"), "jobs", settings, ports.clock.clone()).unwrap();
         let blobs = Arc::new(FaultyBlobs {
             inner: FileBlobs::new(dir),
             fail_reads: AtomicBool::new(false),
             hang_next_read: AtomicBool::new(false),
         });
-        wired = Some((blobs.clone(), dir.to_path_buf()));
-        ports
+        let ports = ports
             .with_queues(Arc::new(jobs), Arc::new(NoQueue))
-            .with_blobs(blobs)
+            .with_blobs(blobs.clone());
+        dispatcher::spawn(ports.clone(), wiring.feed);
+        wired = Some((blobs, dir.to_path_buf()));
+        ports
     })
     .await;
     let (blobs, data_dir) = wired.unwrap();
@@ -149,14 +156,16 @@ impl Env {
         send(&self.h.app, get(&format!("/api/v1/jobs/{id}"), Some(key))).await
     }
 
-    /// What the dispatcher does once a job item is committed.
-    pub async fn dispatch(&self, job_id: &str) {
-        self.h
-            .ports
-            .jobs
-            .send(&json!({"job_id": job_id}).to_string(), Duration::ZERO)
-            .await
-            .unwrap();
+    /// The job item dispatched once more, as a feed delivering twice does.
+    pub async fn dispatch_again(&self, job_id: &str) {
+        let key = Key::new(format!("JOB#{job_id}"), "JOB");
+        let item = self.h.ports.table.get(&key).await.unwrap().unwrap();
+        dispatch::dispatch(&self.h.ports, &item).await.unwrap();
+    }
+
+    /// The worker's use case on one job's message, outside the queue.
+    pub async fn work_on(&self, job_id: &str) -> jobs::Disposition {
+        jobs::work(&self.h.ports, &json!({"job_id": job_id}).to_string()).await
     }
 
     /// The staged blobs' keys (files under `<data dir>/blobs/`).
@@ -171,14 +180,57 @@ impl Env {
     /// after the visibility timeout (the clock moves past it).
     pub async fn assert_queue_empty(&self) {
         self.advance(VISIBILITY);
-        assert_eq!(self.work().await, 0, "a message is left in the jobs queue");
+        assert_eq!(
+            self.work_now().await,
+            0,
+            "a message is left in the jobs queue"
+        );
     }
 
-    /// One round of the in-process worker: the number of messages it took.
+    /// One round of the in-process worker, waiting for the dispatcher's
+    /// message if none is visible yet: the number of messages it took.
     pub async fn work(&self) -> usize {
+        job_worker::poll(&self.h.ports, DISPATCH_WAIT)
+            .await
+            .unwrap()
+    }
+
+    /// One round of the worker on what is visible now.
+    pub async fn work_now(&self) -> usize {
         job_worker::poll(&self.h.ports, Duration::ZERO)
             .await
             .unwrap()
+    }
+
+    /// Works until `GET` shows the job finished (the dispatcher's message
+    /// may come with others').
+    pub async fn work_until_finished(&self, id: &str, key: &str) {
+        for _ in 0..10 {
+            if self.job(id, key).await.json["status"]
+                .as_str()
+                .is_some_and(|s| s == "succeeded" || s == "failed")
+            {
+                return;
+            }
+            self.work().await;
+        }
+        panic!("job {id} did not finish");
+    }
+
+    /// A worker that takes the job's message and dies in the middle of the
+    /// run, its lease taken (its blob read never returns; the task is aborted).
+    pub async fn kill_worker_mid_job(&self, id: &str) {
+        self.blobs.hang_next_read.store(true, Ordering::SeqCst);
+        let ports = self.h.ports.clone();
+        let worker = tokio::spawn(async move { job_worker::poll(&ports, DISPATCH_WAIT).await });
+        for _ in 0..1000 {
+            if self.job(id, &self.h.live).await.json["status"] == "running" {
+                worker.abort();
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("job {id} was not taken");
     }
 
     pub fn advance(&self, by: Duration) {
@@ -195,14 +247,11 @@ impl Env {
             .unwrap()
     }
 
-    /// The recorded events of a type, oldest first.
+    /// The recorded events of a type, of both modes.
     pub async fn events(&self, kind: &str) -> Vec<outbox::Event> {
-        outbox::pending(&self.h.ports, 1000)
-            .await
-            .unwrap()
-            .into_iter()
-            .filter(|e| e.kind == kind)
-            .collect()
+        let mut events = super::events(&self.h).await;
+        events.retain(|e| e.kind == kind);
+        events
     }
 
     /// Issues an invoice and returns its PDF (a text PDF the field parser reads).

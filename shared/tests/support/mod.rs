@@ -36,25 +36,35 @@ pub struct Harness {
     _dir: tempfile::TempDir,
 }
 
-/// Every endpoint group plus `extra` routes behind the pipeline, at 2026-11-21T10:00:00Z.
-pub async fn start(config: Config, plan: Plan, extra: Router<AppState>) -> Harness {
-    start_wired(config, plan, extra, |ports, _, _| ports).await
+/// What `start_wired` hands its `wire` besides the ports.
+pub struct Wiring<'a> {
+    pub data_dir: &'a std::path::Path,
+    pub feed: shared::embedded::feed::Feed,
 }
 
-/// `start` with more ports: `wire` gets the ports, the clock and the data directory.
+/// Every endpoint group plus `extra` routes behind the pipeline, at 2026-11-21T10:00:00Z.
+pub async fn start(config: Config, plan: Plan, extra: Router<AppState>) -> Harness {
+    start_wired(config, plan, extra, |ports, _| ports).await
+}
+
+/// `start` with more ports: `wire` gets the ports (their table is a
+/// `SqliteTable`, whose feed it gets too) and the data directory.
 pub async fn start_wired(
     config: Config,
     plan: Plan,
     extra: Router<AppState>,
-    wire: impl FnOnce(Ports, Arc<ManualClock>, &std::path::Path) -> Ports,
+    wire: impl FnOnce(Ports, Wiring<'_>) -> Ports,
 ) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
+    let feed = table.feed();
     let ports = wire(
         Ports::new(Arc::new(table), clock.clone()),
-        clock.clone(),
-        dir.path(),
+        Wiring {
+            data_dir: dir.path(),
+            feed,
+        },
     );
     let account = accounts::create(&ports, "Test", plan, None).await.unwrap();
     let (live_key_id, live) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
@@ -142,4 +152,17 @@ pub fn assert_error_shape(r: &Reply, status: StatusCode, kind: &str, code: &str)
     let request_id = r.header("request-id");
     assert!(request_id.starts_with("req_"));
     assert_eq!(r.json["error"]["request_id"], request_id);
+}
+
+/// The account's events of both modes, each mode newest first.
+pub async fn events(h: &Harness) -> Vec<shared::app::outbox::Event> {
+    use shared::app::events::{Filter, list};
+    let mut all = Vec::new();
+    for mode in [Mode::Live, Mode::Test] {
+        let (page, _) = list(&h.ports, &h.account, mode, 1000, None, &Filter::default())
+            .await
+            .unwrap();
+        all.extend(page);
+    }
+    all
 }

@@ -251,18 +251,31 @@ fn group_views(totals: &Totals) -> Vec<GroupView> {
         .collect()
 }
 
-/// A compact view of an invoice for event payloads.
+/// The members of the invoice summary that `invoice.*` events carry.
+const SUMMARY: [&str; 12] = [
+    "id",
+    "object",
+    "number",
+    "kind",
+    "status",
+    "livemode",
+    "issue_date",
+    "customer_id",
+    "base",
+    "vat_amount",
+    "irpf_amount",
+    "total",
+];
+
+/// The data of an `invoice.*` event: `object`, the invoice summary, with the
+/// same member types as the invoice itself.
 pub fn event_data(invoice: &Invoice) -> serde_json::Value {
-    json!({
-        "id": invoice.id,
-        "number": invoice.number,
-        "kind": invoice.kind,
-        "status": invoice.status,
-        "issue_date": invoice.issue_date,
-        "total": invoice.total,
-        "customer_id": invoice.customer_id,
-        "livemode": invoice.livemode,
-    })
+    let full = serde_json::to_value(invoice).expect("invoices serialise");
+    let summary: serde_json::Map<String, serde_json::Value> = SUMMARY
+        .iter()
+        .filter_map(|name| Some((name.to_string(), full.get(name)?.clone())))
+        .collect();
+    json!({ "object": summary })
 }
 
 /// Numbers the draft and returns the invoice with the writes of its transaction.

@@ -1,0 +1,21 @@
+//! The scheduled work as a Lambda function, triggered by an EventBridge
+//! schedule (its event carries nothing the work needs): the fiscal deadline
+//! reminders due now.
+
+use lambda_runtime::{LambdaEvent, service_fn};
+use serde_json::{Value, json};
+use shared::app::fiscal_deadlines;
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_runtime::Error> {
+    shared::http::observe::init_logging();
+    let ports = infra_aws::environment::state_from_env().await?.ports;
+    lambda_runtime::run(service_fn(move |_: LambdaEvent<Value>| {
+        let ports = ports.clone();
+        async move {
+            let sent = fiscal_deadlines::run(&ports, ports.clock.now()).await?;
+            Ok::<_, lambda_runtime::Error>(json!({ "fiscal_deadline_reminders": sent }))
+        }
+    }))
+    .await
+}

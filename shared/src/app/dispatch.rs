@@ -1,0 +1,128 @@
+//! The after-commit work of a created item, handed over by the table's feed
+//! (DynamoDB Streams on AWS, the embedded feed in `svc serve`): a job goes to
+//! the jobs queue, an event is fanned out to the account's webhooks, any other
+//! item is ignored. Feeds deliver at least once, so dispatching twice is safe:
+//! a second job message finds the job leased or finished and is acked without
+//! work, and a second fan-out finds its deliveries (their ids derive from the
+//! event and the webhook) already made.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::app::outbox::{self, Event};
+use crate::app::webhooks;
+use crate::ports::Ports;
+use crate::ports::queue::QueueError;
+use crate::ports::table::{Item, TableError};
+
+/// The `entity` attribute of a job item.
+pub const JOB_ENTITY: &str = "job";
+
+#[derive(Debug, thiserror::Error)]
+pub enum DispatchError {
+    #[error("the jobs queue refused the job: {0}")]
+    Queue(#[from] QueueError),
+    #[error("fan-out to webhooks failed: {0}")]
+    Webhooks(String),
+    /// The item will never dispatch (it is malformed); retrying cannot help.
+    #[error("cannot dispatch: {0}")]
+    Unreadable(TableError),
+}
+
+impl DispatchError {
+    /// Whether a retry can succeed; an unreadable item fails the same way forever.
+    pub fn is_transient(&self) -> bool {
+        !matches!(self, DispatchError::Unreadable(_))
+    }
+}
+
+pub async fn dispatch(ports: &Ports, item: &Item) -> Result<(), DispatchError> {
+    match item.s("entity") {
+        Some(JOB_ENTITY) => {
+            let message = json!({ "job_id": job_id(item)? }).to_string();
+            ports.jobs.send(&message, Duration::ZERO).await?;
+        }
+        Some(outbox::ENTITY) => {
+            let event = Event::from_item(item).map_err(DispatchError::Unreadable)?;
+            webhooks::fan_out(ports, &event)
+                .await
+                .map_err(|e| DispatchError::Webhooks(e.to_string()))?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A job item's key is `JOB#<job_id>`.
+fn job_id(item: &Item) -> Result<&str, DispatchError> {
+    item.key
+        .pk
+        .strip_prefix("JOB#")
+        .filter(|id| !id.is_empty())
+        .ok_or_else(|| {
+            DispatchError::Unreadable(TableError::Invalid(format!(
+                "job item {} has no job id in its key",
+                item.key
+            )))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::app::test_ports;
+    use crate::ports::recording_queue::RecordingQueue;
+    use crate::ports::table::Key;
+
+    fn with_jobs() -> (Ports, Arc<RecordingQueue>, tempfile::TempDir) {
+        let (ports, dir) = test_ports();
+        let jobs = Arc::new(RecordingQueue::default());
+        let ports = ports.with_queues(jobs.clone(), Arc::new(RecordingQueue::default()));
+        (ports, jobs, dir)
+    }
+
+    fn job(pk: &str) -> Item {
+        Item::new(Key::new(pk, "JOB")).with("entity", "job")
+    }
+
+    #[tokio::test]
+    async fn a_job_is_queued_by_its_id_each_time_it_is_dispatched() {
+        let (ports, jobs, _dir) = with_jobs();
+        dispatch(&ports, &job("JOB#job_01")).await.unwrap();
+        dispatch(&ports, &job("JOB#job_01")).await.unwrap();
+        assert_eq!(jobs.sent(), [r#"{"job_id":"job_01"}"#; 2]);
+
+        jobs.refuse(1);
+        let err = dispatch(&ports, &job("JOB#job_02")).await.unwrap_err();
+        assert!(err.is_transient(), "{err}");
+        let err = dispatch(&ports, &job("JOB#")).await.unwrap_err();
+        assert!(!err.is_transient(), "{err}");
+    }
+
+    #[tokio::test]
+    async fn events_are_fanned_out_and_other_items_ignored() {
+        let (ports, jobs, _dir) = with_jobs();
+        let account = "acct_0a1b".parse().unwrap();
+        let write = outbox::record(
+            &account,
+            crate::domain::account::Mode::Live,
+            "invoice.paid",
+            json!({}),
+            ports.clock.now(),
+        );
+        let crate::ports::table::Write::Put { item, .. } = write else {
+            panic!("events are puts")
+        };
+        dispatch(&ports, &item).await.unwrap();
+        let customer = Item::new(Key::new("CUSTOMERS#x", "cus_1")).with("entity", "customer");
+        dispatch(&ports, &customer).await.unwrap();
+        assert!(jobs.sent().is_empty());
+
+        let broken = Item::new(Key::new("EVENTS#x", "evt_1")).with("entity", "event");
+        let err = dispatch(&ports, &broken).await.unwrap_err();
+        assert!(!err.is_transient(), "{err}");
+    }
+}

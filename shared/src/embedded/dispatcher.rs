@@ -1,0 +1,209 @@
+//! The in-process dispatcher of `svc serve`: reads the embedded feed after its
+//! checkpoint and dispatches each record in order (`app::dispatch`). Woken at
+//! once by this process's commits, and every `POLL` for other processes'
+//! (e.g. an admin command on the same file). The checkpoint moves only past
+//! dispatched records, so records committed by a process that died before
+//! dispatching them are dispatched when a dispatcher starts again. A failed
+//! dispatch is retried with a growing pause and never skipped; only an item
+//! that can never dispatch (malformed) is logged and passed.
+
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, sleep};
+
+use super::feed::{Feed, Record};
+use crate::app::dispatch::dispatch;
+use crate::ports::Ports;
+
+/// The dispatcher's checkpoint name in the feed.
+pub const CHECKPOINT: &str = "dispatcher";
+/// Records read at once.
+const BATCH: usize = 100;
+/// How often the feed is read without a wake-up from this process.
+pub const POLL: Duration = Duration::from_millis(500);
+const FIRST_PAUSE: Duration = Duration::from_millis(50);
+const LONGEST_PAUSE: Duration = Duration::from_secs(5);
+/// How often dispatched records are deleted from the feed.
+const PRUNE_EVERY: Duration = Duration::from_secs(60);
+
+/// Starts the dispatcher on the current tokio runtime; it runs until aborted.
+pub fn spawn(ports: Ports, feed: Feed) -> JoinHandle<()> {
+    tokio::spawn(run(ports, feed))
+}
+
+pub async fn run(ports: Ports, feed: Feed) {
+    let mut commits = feed.commits();
+    let mut done = retrying("read the dispatcher checkpoint", || {
+        feed.checkpoint(CHECKPOINT)
+    })
+    .await;
+    let mut pruned = Instant::now();
+    loop {
+        if pruned.elapsed() >= PRUNE_EVERY {
+            if let Err(e) = feed.prune().await {
+                tracing::warn!(error = %e, "pruning the feed failed");
+            }
+            pruned = Instant::now();
+        }
+        commits.borrow_and_update();
+        let records = retrying("read the feed", || feed.after(done, BATCH)).await;
+        if records.is_empty() {
+            tokio::select! {
+                _ = commits.changed() => {}
+                () = sleep(POLL) => {}
+            }
+            continue;
+        }
+        for record in &records {
+            dispatch_record(&ports, record).await;
+            done = record.seq;
+        }
+        // Not saved (e.g. the disk is full): the records are dispatched again
+        // after a restart, which dispatch allows.
+        if let Err(e) = feed.save_checkpoint(CHECKPOINT, done).await {
+            tracing::warn!(error = %e, seq = done, "saving the dispatcher checkpoint failed");
+        }
+    }
+}
+
+async fn dispatch_record(ports: &Ports, record: &Record) {
+    let mut pause = FIRST_PAUSE;
+    loop {
+        match dispatch(ports, &record.item).await {
+            Ok(()) => return,
+            Err(e) if e.is_transient() => {
+                tracing::warn!(error = %e, seq = record.seq, key = %record.item.key, "dispatch failed; retrying");
+            }
+            Err(e) => {
+                tracing::error!(error = %e, seq = record.seq, key = %record.item.key, "item cannot be dispatched; passed");
+                return;
+            }
+        }
+        sleep(pause).await;
+        pause = (pause * 2).min(LONGEST_PAUSE);
+    }
+}
+
+/// Runs `op` until it succeeds, pausing longer after each failure.
+async fn retrying<T, E, F, Fut>(what: &str, mut op: F) -> T
+where
+    E: std::fmt::Display,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    let mut pause = FIRST_PAUSE;
+    loop {
+        match op().await {
+            Ok(value) => return value,
+            Err(e) => tracing::warn!(error = %e, "could not {what}; retrying"),
+        }
+        sleep(pause).await;
+        pause = (pause * 2).min(LONGEST_PAUSE);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::embedded::SqliteTable;
+    use crate::ports::Table;
+    use crate::ports::clock::SystemClock;
+    use crate::ports::recording_queue::RecordingQueue;
+    use crate::ports::table::{Item, Key};
+
+    /// One "process": a handle on the file and ports whose jobs queue records.
+    fn process(path: &Path) -> (Arc<SqliteTable>, Ports, Arc<RecordingQueue>) {
+        let clock = Arc::new(SystemClock);
+        let table = Arc::new(SqliteTable::open(path, clock.clone()).unwrap());
+        let jobs = Arc::new(RecordingQueue::default());
+        let ports = Ports::new(table.clone(), clock)
+            .with_queues(jobs.clone(), Arc::new(RecordingQueue::default()));
+        (table, ports, jobs)
+    }
+
+    async fn create_job(table: &SqliteTable, id: &str) {
+        let item = Item::new(Key::new(format!("JOB#{id}"), "JOB")).with("entity", "job");
+        table.put(item, None).await.unwrap();
+    }
+
+    fn message(id: &str) -> String {
+        format!(r#"{{"job_id":"{id}"}}"#)
+    }
+
+    /// Waits (up to 10 s) until `queue` holds `n` messages and returns them.
+    async fn sent(queue: &RecordingQueue, n: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while queue.sent().len() < n && Instant::now() < deadline {
+            sleep(Duration::from_millis(5)).await;
+        }
+        queue.sent()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_commit_wakes_the_dispatcher_without_waiting_for_the_poll() {
+        let dir = tempfile::tempdir().unwrap();
+        let (table, ports, jobs) = process(&dir.path().join("svc.db"));
+        let dispatcher = spawn(ports, table.feed());
+        sleep(POLL + Duration::from_millis(50)).await;
+        let started = Instant::now();
+        create_job(&table, "job_1").await;
+        assert_eq!(sent(&jobs, 1).await, [message("job_1")]);
+        assert!(started.elapsed() < POLL, "{:?}", started.elapsed());
+        dispatcher.abort();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn what_a_dead_process_committed_is_dispatched_on_restart_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("svc.db");
+        let (table, ports, jobs) = process(&path);
+        jobs.refuse(usize::MAX);
+        let dispatcher = spawn(ports, table.feed());
+        create_job(&table, "job_1").await;
+        create_job(&table, "job_2").await;
+        sleep(Duration::from_millis(200)).await;
+        dispatcher.abort();
+        assert!(dispatcher.await.unwrap_err().is_cancelled());
+        drop(table);
+
+        let (table, ports, jobs) = process(&path);
+        let dispatcher = spawn(ports, table.feed());
+        assert_eq!(sent(&jobs, 2).await, [message("job_1"), message("job_2")]);
+        let feed = table.feed();
+        let last = feed.after(0, 10).await.unwrap().last().unwrap().seq;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while feed.checkpoint(CHECKPOINT).await.unwrap() < last && Instant::now() < deadline {
+            sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(feed.checkpoint(CHECKPOINT).await.unwrap(), last);
+        dispatcher.abort();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn failed_dispatches_are_retried_and_never_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let (table, ports, jobs) = process(&dir.path().join("svc.db"));
+        jobs.refuse(3);
+        let dispatcher = spawn(ports, table.feed());
+        create_job(&table, "job_1").await;
+        create_job(&table, "job_2").await;
+        assert_eq!(sent(&jobs, 2).await, [message("job_1"), message("job_2")]);
+        dispatcher.abort();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn another_process_commits_are_dispatched_by_the_poll() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("svc.db");
+        let (table, ports, jobs) = process(&path);
+        let dispatcher = spawn(ports, table.feed());
+        let (admin, _, _) = process(&path);
+        create_job(&admin, "job_1").await;
+        assert_eq!(sent(&jobs, 1).await, [message("job_1")]);
+        dispatcher.abort();
+    }
+}
