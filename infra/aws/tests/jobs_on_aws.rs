@@ -1,13 +1,13 @@
 //! Async jobs on the AWS engines (emulator): a request in async mode stages
-//! its body in S3 and commits its job in DynamoDB; the jobs queue (SQS)
-//! carries the job's message, delivered twice; the worker function's handler
-//! gets the batch as the SQS event source hands it over and finishes the job
-//! once: one result, the staged body deleted, the duplicate acked.
+//! its body in S3 and commits its job in DynamoDB; the dispatcher puts the
+//! job's message on the jobs queue (SQS), twice as a stream may; the worker
+//! function's handler gets the batch as the SQS event source hands it over
+//! and finishes the job once: one result, the staged body deleted, the
+//! duplicate acked.
 
 mod support;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use aws_config::BehaviorVersion;
 use aws_lambda_events::event::sqs::SqsEvent;
@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use tower::ServiceExt;
 
 use infra_aws::{DynamoTable, S3Blobs, SqsQueue, jobs_worker};
+use shared::app::dispatch::dispatch;
 use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
@@ -28,6 +29,7 @@ use shared::ids::random_token;
 use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
 use shared::ports::queue::NoQueue;
+use shared::ports::table::Key;
 
 async fn call(app: &axum::Router, req: Request<Body>) -> (StatusCode, Value) {
     let response = app.clone().oneshot(req).await.unwrap();
@@ -154,10 +156,15 @@ async fn the_worker_function_finishes_an_async_job_once_from_its_sqs_events() {
         "staged in S3"
     );
 
-    // The dispatcher's message, delivered twice.
-    let message = json!({"job_id": id}).to_string();
+    // The job item as the table's stream hands it to the dispatcher, twice.
+    let item = ports
+        .table
+        .get(&Key::new(format!("JOB#{id}"), "JOB"))
+        .await
+        .unwrap()
+        .expect("the job item");
     for _ in 0..2 {
-        ports.jobs.send(&message, Duration::ZERO).await.unwrap();
+        dispatch(&ports, &item).await.unwrap();
     }
     let (event, receipts) = receive_batch(&sqs, &url, 2).await;
     let response = jobs_worker::handle(&ports, event).await;
@@ -201,7 +208,7 @@ async fn the_worker_function_finishes_an_async_job_once_from_its_sqs_events() {
     );
 
     // A later delivery of the finished job is acked without work.
-    ports.jobs.send(&message, Duration::ZERO).await.unwrap();
+    dispatch(&ports, &item).await.unwrap();
     let (event, _) = receive_batch(&sqs, &url, 1).await;
     assert!(
         jobs_worker::handle(&ports, event)
