@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::Extension;
+use axum::extract::{Extension, State};
 use axum::http::{Request, StatusCode};
 use axum::middleware::from_fn;
 use axum::response::IntoResponse;
@@ -22,9 +22,10 @@ use shared::app::keys::Caller;
 use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{AccountId, Mode, Plan};
+use shared::http::AppState;
 use shared::http::error::ApiError;
 use shared::http::json::ApiJson;
-use shared::http::quota::QuotaUnit;
+use shared::http::quota::charge_unit;
 use shared::http::unit_of_work::{UnitOfWork, require_idempotency_key};
 use shared::ports::clock::Clock;
 use shared::ports::table::{Condition, Item, Key, Query, SortKey, Write};
@@ -73,8 +74,13 @@ async fn create_widget(
     ))
 }
 
-async fn analyse(_unit: QuotaUnit, caller: Caller) -> axum::Json<Json> {
-    axum::Json(json!({"livemode": caller.mode.is_live()}))
+async fn analyse(
+    State(state): State<AppState>,
+    caller: Caller,
+    uow: UnitOfWork,
+) -> Result<axum::Json<Json>, ApiError> {
+    charge_unit(&state, &caller, &uow).await?;
+    Ok(axum::Json(json!({"livemode": caller.mode.is_live()})))
 }
 
 async fn explode() -> &'static str {
@@ -711,6 +717,7 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
             "/api/v1/invoices/{id}/rectify",
             "/api/v1/invoices/{id}/status",
             "/api/v1/invoices/{id}/xml",
+            "/api/v1/jobs/{id}",
             "/api/v1/openapi.json",
             "/api/v1/tax/calendar",
             "/api/v1/tax/model-130",

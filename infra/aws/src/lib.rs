@@ -2,6 +2,7 @@
 
 pub mod dynamodb_table;
 pub mod environment;
+pub mod jobs_worker;
 pub mod s3_blobs;
 pub mod sqs_queue;
 pub mod stream_dispatcher;

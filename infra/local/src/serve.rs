@@ -1,6 +1,6 @@
 //! `svc serve`: every endpoint group in one process, with the background work
-//! of the embedded host: the dispatcher of the feed, the webhook deliveries
-//! worker and the scheduler timer.
+//! of the embedded host: the dispatcher of the feed, the jobs and webhook
+//! deliveries workers, and the scheduler timer.
 
 use std::sync::Arc;
 
@@ -8,7 +8,7 @@ use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
 use shared::embedded::feed::Feed;
-use shared::embedded::{delivery_worker, dispatcher, scheduler};
+use shared::embedded::{delivery_worker, dispatcher, job_worker, scheduler};
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
 use shared::ports::webhook_http::HttpWebhookSender;
@@ -61,6 +61,7 @@ pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), S
     // table the AWS functions do this work.
     if let Some(feed) = feed {
         background.push(dispatcher::spawn(ports.clone(), feed));
+        background.push(tokio::spawn(job_worker::run(ports.clone())));
         background.push(tokio::spawn(delivery_worker::run(ports.clone())));
     }
     let listener = tokio::net::TcpListener::bind(addr)

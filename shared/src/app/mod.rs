@@ -9,6 +9,7 @@ pub mod extraction;
 pub mod fiscal_deadlines;
 pub mod idempotency;
 pub mod invoices;
+pub mod jobs;
 pub mod keys;
 pub mod ledger;
 pub mod outbox;

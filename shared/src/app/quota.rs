@@ -73,7 +73,16 @@ pub async fn status(
     plan: Plan,
     limits: &QuotaLimits,
 ) -> Result<QuotaStatus, TableError> {
-    let now = ports.clock.now();
+    status_at(ports, account, plan, limits, ports.clock.now()).await
+}
+
+async fn status_at(
+    ports: &Ports,
+    account: &AccountId,
+    plan: Plan,
+    limits: &QuotaLimits,
+    now: DateTime<Utc>,
+) -> Result<QuotaStatus, TableError> {
     let day = madrid::date(now).to_string();
     let used = ports
         .table
@@ -93,6 +102,14 @@ fn crossed(old: u32, new: u32, limit: u32, percent: u32) -> bool {
     u64::from(old) * 100 < mark && u64::from(new) * 100 >= mark
 }
 
+/// One unit charged: the writes to commit, and the Madrid day whose counter
+/// they raise (what a `refund` lowers); a test key's charge is empty.
+#[derive(Debug, Default)]
+pub struct Charge {
+    pub day: Option<String>,
+    pub writes: Vec<Write>,
+}
+
 /// The writes that charge one unit to a live caller, or nothing for a test key.
 /// They hold only if nobody else charged meanwhile; the caller retries on a
 /// failed condition. Crossing 80 % and 100 % records a `quota.threshold` event
@@ -101,15 +118,15 @@ pub async fn charge(
     ports: &Ports,
     caller: &Caller,
     limits: &QuotaLimits,
-) -> Result<Vec<Write>, QuotaError> {
+) -> Result<Charge, QuotaError> {
     if !caller.mode.is_live() {
-        return Ok(Vec::new());
+        return Ok(Charge::default());
     }
-    let status = status(ports, &caller.account_id, caller.plan, limits).await?;
+    let now = ports.clock.now();
+    let status = status_at(ports, &caller.account_id, caller.plan, limits, now).await?;
     if status.used >= status.limit {
         return Err(QuotaError::Exceeded(status));
     }
-    let now = ports.clock.now();
     let day = madrid::date(now).to_string();
     let used = status.used + 1;
     let condition = if status.used == 0 {
@@ -144,7 +161,21 @@ pub async fn charge(
             ));
         }
     }
-    Ok(writes)
+    Ok(Charge {
+        day: Some(day),
+        writes,
+    })
+}
+
+/// The write that gives back a unit charged on `day` (a failed job costs
+/// nothing), to commit with the failure. The day's counter outlives any job
+/// (it is kept two days past its day, a job one day), so it is there to lower.
+pub fn refund(account: &AccountId, day: &str) -> Write {
+    Write::Update {
+        key: counter_key(account, day),
+        ops: vec![UpdateOp::add("used", -1)],
+        condition: Some(Condition::Present),
+    }
 }
 
 #[cfg(test)]
@@ -181,7 +212,7 @@ mod tests {
         };
         let live = caller(Mode::Live);
         for expected_events in [0, 0, 0, 1, 1] {
-            let writes = charge(&ports, &live, &limits).await.unwrap();
+            let writes = charge(&ports, &live, &limits).await.unwrap().writes;
             assert_eq!(writes.len(), 1 + expected_events);
             ports.table.transact(writes).await.unwrap();
             clock.advance(Duration::seconds(1));
@@ -205,12 +236,8 @@ mod tests {
                 .all(|e| e.kind == "quota.threshold" && e.livemode)
         );
 
-        assert!(
-            charge(&ports, &caller(Mode::Test), &limits)
-                .await
-                .unwrap()
-                .is_empty()
-        );
+        let free = charge(&ports, &caller(Mode::Test), &limits).await.unwrap();
+        assert!(free.writes.is_empty() && free.day.is_none());
         clock.set("2026-11-21T23:00:00Z".parse().unwrap());
         let fresh = status(&ports, &live.account_id, Plan::Pro, &limits)
             .await
@@ -226,13 +253,45 @@ mod tests {
         let (ports, _clock, _dir) = test_ports_at("2026-11-21T10:00:00Z");
         let limits = QuotaLimits::default();
         let live = caller(Mode::Live);
-        let first = charge(&ports, &live, &limits).await.unwrap();
-        let second = charge(&ports, &live, &limits).await.unwrap();
+        let first = charge(&ports, &live, &limits).await.unwrap().writes;
+        let second = charge(&ports, &live, &limits).await.unwrap().writes;
         ports.table.transact(first).await.unwrap();
         let err = ports.table.transact(second).await.unwrap_err();
         assert!(matches!(
             err,
             TableError::ConditionFailed { index: Some(0), .. }
         ));
+    }
+
+    #[tokio::test]
+    async fn a_refund_lowers_the_day_charged_even_after_midnight() {
+        let (ports, clock, _dir) = test_ports_at("2026-11-21T22:59:00Z");
+        let limits = QuotaLimits::default();
+        let live = caller(Mode::Live);
+        let charged = charge(&ports, &live, &limits).await.unwrap();
+        assert_eq!(charged.day.as_deref(), Some("2026-11-21"));
+        ports.table.transact(charged.writes).await.unwrap();
+        clock.advance(Duration::minutes(2));
+        let next = charge(&ports, &live, &limits).await.unwrap().writes;
+        ports.table.transact(next).await.unwrap();
+        ports
+            .table
+            .transact(vec![refund(&live.account_id, "2026-11-21")])
+            .await
+            .unwrap();
+        let used = |day: &'static str| {
+            let ports = ports.clone();
+            let account = live.account_id.clone();
+            async move {
+                ports
+                    .table
+                    .get(&counter_key(&account, day))
+                    .await
+                    .unwrap()
+                    .and_then(|i| i.n("used"))
+            }
+        };
+        assert_eq!(used("2026-11-21").await, Some(0));
+        assert_eq!(used("2026-11-22").await, Some(1));
     }
 }

@@ -3,6 +3,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -10,15 +11,18 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::analyze_request::AnalyzeRequest;
+use super::async_mode::AsyncMode;
 use super::error::ApiError;
+use super::jobs;
 use super::json::JsonBody;
 use super::pagination::{List, limit};
 use super::query::ApiQuery;
-use super::quota::QuotaUnit;
+use super::quota::charge_unit;
 use super::state::AppState;
 use super::unit_of_work::UnitOfWork;
 use crate::analyses::{AnalysisType, Module, request};
 use crate::app::analyses::{self, AnalysesError, AnalysisResource, AnalysisSummary, Filters};
+use crate::app::jobs::{JobResource, Kind};
 use crate::app::keys::Caller;
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -80,6 +84,14 @@ impl From<AnalysesError> for ApiError {
 /// **Test keys** validate exactly as live keys do, then return sample data of
 /// the same shape with `livemode: false`: no quota, nothing kept, no event.
 ///
+/// **Async mode** (`?async=true` or `Prefer: respond-async`): the request is
+/// checked first (every 400/413 above) and then charged (429
+/// `quota_exceeded`), and those errors come at once with no job created;
+/// then the answer is 202 with a job of kind `analyze` (see `GET
+/// /api/v1/jobs/{id}`), whose `result` is the analysis, stored and announced
+/// as above. The rows sent are kept only until the job ends. A job that fails
+/// (e.g. `report_too_large`) costs no quota.
+///
 /// **Limits.** The body is read raw up to the service's body limit (6 MiB by
 /// default, AWS Lambda's payload limit: about 40,000 rows of a 7-column
 /// sales sheet; `svc serve` takes more with `SVC_MAX_BODY_BYTES`), over it
@@ -111,25 +123,45 @@ impl From<AnalysesError> for ApiError {
             "type": "cuestionario",
             "data": {"answers": {"FIN1": true, "FIN2": false, "FIS1": true, "VEN1": false, "OPE2": null, "DIG3": true, "PER4": false}}})))
     )),
-    responses((status = 200, description = "The analysis", body = AnalysisResource)))]
+    params(AsyncMode),
+    responses((status = 200, description = "The analysis", body = AnalysisResource),
+        (status = 202, description = "Async mode: the job (kind `analyze`) whose `result` will be the analysis",
+            body = JobResource, headers(
+                ("Location" = String, description = "The job: `/api/v1/jobs/{id}`"),
+                ("Retry-After" = u32, description = "Seconds to wait before reading the job"),
+                ("Preference-Applied" = String, description = "`respond-async` when `Prefer: respond-async` was honoured")))))]
 async fn analyze(
     State(state): State<AppState>,
     caller: Caller,
     uow: UnitOfWork,
-    _: QuotaUnit,
+    mode: AsyncMode,
     JsonBody(body): JsonBody,
-) -> Result<Json<AnalysisResource>, ApiError> {
+) -> Result<Response, ApiError> {
+    if mode.requested {
+        let staged = body.clone();
+        blocking(move || request::parse(&staged).map_err(AnalysesError::from)).await?;
+        let quota_day = charge_unit(&state, &caller, &uow).await?;
+        return jobs::accept(&state, &caller, &uow, mode, Kind::Analyze, body, quota_day).await;
+    }
+    charge_unit(&state, &caller, &uow).await?;
     let ports = state.ports.clone();
-    // Parsing and analysing 100k rows takes a while: off the async workers.
-    // A panic there is passed on to the panic guard of the pipeline.
-    let (resource, writes) = tokio::task::spawn_blocking(move || {
+    let (resource, writes) = blocking(move || {
         let request = request::parse(&body)?;
         analyses::run(&ports, &caller, &request)
     })
-    .await
-    .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))?;
+    .await?;
     uow.extend(writes);
-    Ok(Json(resource))
+    Ok(Json(resource).into_response())
+}
+
+/// Parsing and analysing 100k rows takes a while: off the async workers.
+/// A panic there is passed on to the panic guard of the pipeline.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, AnalysesError> + Send + 'static,
+) -> Result<T, AnalysesError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
 }
 
 #[derive(Deserialize, IntoParams)]

@@ -2,18 +2,20 @@
 
 use axum::Json;
 use axum::extract::State;
+use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::async_mode::AsyncMode;
 use super::error::ApiError;
-use super::json::ApiJson;
+use super::jobs;
+use super::json::{self, JsonBody};
 use super::quota::charge_unit;
 use super::state::AppState;
 use super::unit_of_work::UnitOfWork;
-use crate::app::accounts;
 use crate::app::extraction::{self, ExtractRequest, Extraction};
+use crate::app::jobs::{JobResource, Kind};
 use crate::app::keys::Caller;
-use crate::domain::madrid;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(extract_invoices))
@@ -47,37 +49,46 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// shape per readable item (`livemode: false`) and use no quota. Nothing is
 /// stored and nothing of the content is logged: neither the files nor the
 /// extracted data — except that a request sent with an `Idempotency-Key`
-/// keeps its response with the key for 24 hours, to replay it.
+/// keeps its response with the key for 24 hours, to replay it, and that a
+/// request in async mode keeps its body until its job ends and the job's
+/// result for 24 hours after.
+///
+/// **Async mode** (`?async=true` or `Prefer: respond-async`): the checks
+/// that make a 400/413 and the quota charge happen first, and their errors
+/// come at once with no job created; then the answer is 202 with a job of
+/// kind `invoices.extract` (see `GET /api/v1/jobs/{id}`), whose `result` is
+/// this operation's response. A job that fails costs no quota.
 #[utoipa::path(post, path = "/api/v1/invoices/extract", tag = "extraction", operation_id = "extract_invoices",
+    params(AsyncMode),
     request_body = ExtractRequest,
-    responses((status = 200, description = "One entry per item, in `invoices` or in `errors`", body = Extraction)))]
+    responses((status = 200, description = "One entry per item, in `invoices` or in `errors`", body = Extraction),
+        (status = 202, description = "Async mode: the job (kind `invoices.extract`) whose `result` will be the extraction",
+            body = JobResource, headers(
+                ("Location" = String, description = "The job: `/api/v1/jobs/{id}`"),
+                ("Retry-After" = u32, description = "Seconds to wait before reading the job"),
+                ("Preference-Applied" = String, description = "`respond-async` when `Prefer: respond-async` was honoured")))))]
 async fn extract_invoices(
     State(state): State<AppState>,
     caller: Caller,
     uow: UnitOfWork,
-    ApiJson(request): ApiJson<ExtractRequest>,
-) -> Result<Json<Extraction>, ApiError> {
+    mode: AsyncMode,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let request: ExtractRequest = json::parse(&body)?;
     request
         .validate()
         .map_err(|e| ApiError::invalid(e.code, e.message).param(e.param))?;
     let prepared = extraction::prepare(request).await;
-    let today = madrid::date(state.ports.clock.now());
-    if !caller.mode.is_live() {
-        return Ok(Json(extraction::sample(prepared, today)));
-    }
-    // The caller's own NIF tells issuer from recipient in the field parser;
-    // e-invoices name both, so a request of only those needs no account read.
-    let own_nif = if prepared.chargeable() {
-        charge_unit(&state, &caller, &uow).await?;
-        accounts::get(&state.ports, &caller.account_id)
-            .await
-            .map_err(|e| ApiError::internal(e.to_string()))?
-            .issuer
-            .nif
+    let quota_day = if caller.mode.is_live() && prepared.chargeable() {
+        charge_unit(&state, &caller, &uow).await?
     } else {
         None
     };
-    Ok(Json(
-        extraction::finish(&state.ports, prepared, own_nif, today).await,
-    ))
+    if mode.requested {
+        return jobs::accept(&state, &caller, &uow, mode, Kind::Extract, body, quota_day).await;
+    }
+    let extraction = extraction::run(&state.ports, &caller, prepared)
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(Json(extraction).into_response())
 }

@@ -3,6 +3,7 @@
 
 pub mod analyses;
 pub mod analyze_request;
+pub mod async_mode;
 pub mod auth;
 pub mod customers;
 pub mod documents;
@@ -10,6 +11,7 @@ pub mod error;
 pub mod events;
 pub mod extraction;
 pub mod invoices;
+pub mod jobs;
 pub mod json;
 pub mod observe;
 pub mod openapi;
@@ -45,10 +47,11 @@ pub enum Group {
     OpenApi,
     Events,
     Webhooks,
+    Jobs,
 }
 
 impl Group {
-    pub const ALL: [Group; 9] = [
+    pub const ALL: [Group; 10] = [
         Group::Usage,
         Group::Tax,
         Group::Customers,
@@ -58,6 +61,7 @@ impl Group {
         Group::OpenApi,
         Group::Events,
         Group::Webhooks,
+        Group::Jobs,
     ];
 
     pub fn routes(self) -> OpenApiRouter<AppState> {
@@ -71,6 +75,7 @@ impl Group {
             Group::OpenApi => openapi::routes(),
             Group::Events => events::routes(),
             Group::Webhooks => webhooks::routes(),
+            Group::Jobs => jobs::routes(),
         }
     }
 }

@@ -31,6 +31,8 @@ const DESCRIPTION: &str = r#"Invoicing, analysis and tax tools for Spanish freel
 
 **E-invoices.** `GET /invoices/{id}/xml?format=facturae|ubl|cii` and `GET /invoices/{id}/pdf[?format=facturx]`, generated from the stored invoice (same bytes for the same invoice and state). Facturae 3.2.2 is unsigned; IRPF goes in TaxesWithheld (04) and the equivalence surcharge inside the VAT tax; simplified invoices without a customer use the buyer placeholder `00000000T` "Consumidor final"; rectifying invoices carry `Corrective` (method 01 substitution, 02 differences). UBL 2.1 and CII D16B follow EN 16931 (`urn:cen.eu:en16931:2017`): EN 16931 has no withholding element, so IRPF is sent as the prepaid amount (BT-113) and the amount due equals the invoice total; the equivalence surcharge has no element either, so it is added to its group's VAT rate (e.g. 21 % + 5.2 % = category S at 26.2 %) with a note splitting it; a negative total becomes a credit note (UBL `CreditNote` / CII 381), a substitution a corrected invoice (384), and every rectifying invoice references the rectified one (BT-25/26); categories S, E (with the legal ground), AE (reverse charge, VATEX-EU-AE), G (exports), K (intra-EU), O (not subject). Cancelled invoices are generated as issued with a "Factura anulada" note; test invoices say they have no tax validity.
 
+**Async jobs.** `POST /invoices/extract` and `POST /analyze` take `?async=true` or `Prefer: respond-async` (RFC 7240; answered with `Preference-Applied: respond-async`). The request is checked and charged first, exactly as in the synchronous mode, and those errors (400, 413, 415, 429 `quota_exceeded`) come at once with no job created. Then the answer is 202 with the job (`{id: "job_…", object: "job", kind: "invoices.extract" | "analyze", status: "queued", created_at, expires_at, livemode, …}`), `Location: /api/v1/jobs/{id}` and `Retry-After` (seconds). `GET /jobs/{id}` shows `status` `queued` → `running` → `succeeded` (with `result`, what the synchronous request returns) or `failed` (with `error`, the error object above), `attempts` and the timestamps; the events `job.completed` and `job.failed` (`data: {job_id, kind, status, result}`) announce the end. An `Idempotency-Key` replay returns the same job and charges nothing. A job is kept 24 hours after it finishes (a job that never finishes, 24 hours after it was created), then it is 404. A run interrupted by a failure of the service is retried (3 runs at most); a job that fails gives back its quota unit: a failed job costs nothing. Test keys make jobs too (`livemode: false`, sample results, no quota).
+
 **Conventions.** Timestamps are UTC (RFC 3339); calendar days ("today", quota days, tax dates) are Europe/Madrid."#;
 
 #[derive(OpenApi)]
@@ -51,6 +53,7 @@ const DESCRIPTION: &str = r#"Invoicing, analysis and tax tools for Spanish freel
         (name = "analyses", description = "Analyses of spreadsheet rows and the business cuestionario: a structured report with key figures, strengths, priorities and an action plan"),
         (name = "openapi", description = "This document"),
         (name = "events", description = "The account's events of the last 30 days, as its webhooks receive them"),
+        (name = "jobs", description = "Extractions and analyses requested in async mode"),
     )
 )]
 struct ApiDoc;

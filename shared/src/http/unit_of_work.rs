@@ -35,8 +35,14 @@ use crate::domain::idempotency_key::IdempotencyKey;
 use crate::ports::table::{TableError, Write};
 
 const ATTEMPTS: u32 = 10;
-/// Response headers kept with a stored response and replayed.
-const STORED_HEADERS: [header::HeaderName; 2] = [header::CONTENT_TYPE, header::LOCATION];
+/// Response headers kept with a stored response and replayed (a job's 202
+/// replays its `Location`, `Retry-After` and `Preference-Applied`).
+const STORED_HEADERS: [header::HeaderName; 4] = [
+    header::CONTENT_TYPE,
+    header::LOCATION,
+    header::RETRY_AFTER,
+    header::HeaderName::from_static("preference-applied"),
+];
 
 /// The writes a handler wants committed with its response, and the locks it
 /// holds until they are.

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod invoice_fixtures;
+pub mod jobs;
 pub mod nif_corpus;
 pub mod webhooks;
 
@@ -36,22 +37,38 @@ pub struct Harness {
     _dir: tempfile::TempDir,
 }
 
-/// Every endpoint group plus `extra` routes behind the pipeline, at 2026-11-21T10:00:00Z.
-pub async fn start(config: Config, plan: Plan, extra: Router<AppState>) -> Harness {
-    start_with(config, plan, extra, |ports, _| ports).await
+/// What `start_wired` hands its `wire` besides the ports.
+pub struct Wiring<'a> {
+    pub data_dir: &'a std::path::Path,
+    pub feed: shared::embedded::feed::Feed,
+    pub clock: Arc<ManualClock>,
 }
 
-/// `start`, with the ports changed by `adapt` (given the clock) before use.
-pub async fn start_with(
+/// Every endpoint group plus `extra` routes behind the pipeline, at 2026-11-21T10:00:00Z.
+pub async fn start(config: Config, plan: Plan, extra: Router<AppState>) -> Harness {
+    start_wired(config, plan, extra, |ports, _| ports).await
+}
+
+/// `start` with more ports: `wire` gets the ports (their table is a
+/// `SqliteTable`, whose feed it gets too) and the data directory.
+pub async fn start_wired(
     config: Config,
     plan: Plan,
     extra: Router<AppState>,
-    adapt: impl FnOnce(Ports, Arc<ManualClock>) -> Ports,
+    wire: impl FnOnce(Ports, Wiring<'_>) -> Ports,
 ) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-    let ports = adapt(Ports::new(Arc::new(table), clock.clone()), clock.clone());
+    let feed = table.feed();
+    let ports = wire(
+        Ports::new(Arc::new(table), clock.clone()),
+        Wiring {
+            data_dir: dir.path(),
+            feed,
+            clock: clock.clone(),
+        },
+    );
     let account = accounts::create(&ports, "Test", plan, None).await.unwrap();
     let (live_key_id, live) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
     let (_, test) = keys::create(&ports, &account.id, Mode::Test).await.unwrap();

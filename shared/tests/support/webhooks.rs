@@ -24,7 +24,7 @@ use shared::ports::table::{Item, Key};
 use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::{Ports, WebhookSender};
 
-use super::{Harness, Reply, relaxed, send, start_with};
+use super::{Harness, Reply, relaxed, send, start_wired};
 
 /// The deliveries queue's settings on the embedded host (`WebhooksQueue` in
 /// template.yaml): invisible 180 s once received, dead-lettered after 5.
@@ -194,8 +194,8 @@ impl Receiver {
 /// The harness with the embedded deliveries queue and `sender`.
 pub async fn harness_with(sender: Arc<dyn WebhookSender>) -> (Harness, Deliveries) {
     let mut deliveries = None;
-    let h = start_with(relaxed(), Plan::Pro, Router::new(), |ports, clock| {
-        let d = Deliveries::open(clock);
+    let h = start_wired(relaxed(), Plan::Pro, Router::new(), |ports, wiring| {
+        let d = Deliveries::open(wiring.clock);
         let queue = d.queue.clone();
         deliveries = Some(d);
         ports

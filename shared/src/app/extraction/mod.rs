@@ -12,6 +12,9 @@ use serde::Serialize;
 use tokio::task::JoinSet;
 use utoipa::ToSchema;
 
+use crate::app::accounts::{self, AccountError};
+use crate::app::keys::Caller;
+use crate::domain::madrid;
 use crate::extraction::checks::check;
 use crate::extraction::result::ExtractedInvoice;
 use crate::extraction::text::parse;
@@ -184,6 +187,26 @@ pub async fn finish(
         }
     }
     extraction
+}
+
+/// The second phase for a caller, as of today (Europe/Madrid): a test key
+/// gets `sample`; a live key gets `finish` with the account's own NIF, read
+/// only when an item goes to the field parser (e-invoices name both parties).
+pub async fn run(
+    ports: &Ports,
+    caller: &Caller,
+    prepared: Prepared,
+) -> Result<Extraction, AccountError> {
+    let today = madrid::date(ports.clock.now());
+    if !caller.mode.is_live() {
+        return Ok(sample(prepared, today));
+    }
+    let own_nif = if prepared.chargeable() {
+        accounts::get(ports, &caller.account_id).await?.issuer.nif
+    } else {
+        None
+    };
+    Ok(finish(ports, prepared, own_nif, today).await)
 }
 
 /// What a test key gets: the same validation (the first phase's errors stand),

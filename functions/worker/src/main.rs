@@ -1,0 +1,17 @@
+//! The jobs worker as a Lambda function: the jobs queue's SQS event source
+//! hands it batches; the messages to receive again are reported as batch
+//! item failures.
+
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
+use lambda_runtime::{Error, LambdaEvent, service_fn};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::http::observe::init_logging();
+    let ports = infra_aws::environment::state_from_env().await?.ports;
+    let ports = &ports;
+    lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| async move {
+        Ok::<SqsBatchResponse, Error>(infra_aws::jobs_worker::handle(ports, event.payload).await)
+    }))
+    .await
+}

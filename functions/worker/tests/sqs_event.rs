@@ -1,0 +1,59 @@
+//! The sample SQS event (`events/worker-sqs.json`) through the worker
+//! function's handler, in-process on the embedded engine: the job it names
+//! ends `succeeded` and the batch reports no failure, also when the same
+//! message comes again.
+
+use std::sync::Arc;
+
+use aws_lambda_events::event::sqs::SqsEvent;
+use infra_aws::environment::with_embedded_queues_and_blobs;
+use infra_aws::jobs_worker::handle;
+use shared::app::jobs::{self, Kind, Status};
+use shared::app::{accounts, keys};
+use shared::domain::account::{Mode, Plan};
+use shared::embedded::SqliteTable;
+use shared::ports::Ports;
+use shared::ports::clock::SystemClock;
+
+const PLACEHOLDER_JOB: &str = "job_000000000000000000000000";
+
+fn event(job_id: &str) -> SqsEvent {
+    let text = include_str!("../../../events/worker-sqs.json").replace(PLACEHOLDER_JOB, job_id);
+    serde_json::from_str(&text).unwrap()
+}
+
+#[tokio::test]
+async fn the_sample_sqs_event_runs_its_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(SystemClock);
+    let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
+    let ports =
+        with_embedded_queues_and_blobs(Ports::new(Arc::new(table), clock), dir.path()).unwrap();
+    let account = accounts::create(&ports, "Lambda", Plan::Pro, None)
+        .await
+        .unwrap();
+    let (key_id, _) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
+    let caller = keys::Caller {
+        account_id: account.id,
+        plan: Plan::Pro,
+        mode: Mode::Live,
+        key_id,
+    };
+    let body = br#"{"type": "cuestionario", "data": {"answers": {"FIN1": true, "FIN2": false}}}"#;
+    let (job, write) = jobs::submit(&ports, &caller, Kind::Analyze, body.to_vec(), None)
+        .await
+        .unwrap();
+    ports.table.transact(vec![write]).await.unwrap();
+
+    let response = handle(&ports, event(&job.id)).await;
+    assert!(response.batch_item_failures.is_empty(), "{response:?}");
+    let done = jobs::get(&ports, &caller, &job.id).await.unwrap().unwrap();
+    assert_eq!(done.status, Status::Succeeded);
+    assert_eq!(done.result.unwrap()["object"], "analysis");
+
+    let response = handle(&ports, event(&job.id)).await;
+    assert!(
+        response.batch_item_failures.is_empty(),
+        "a finished job's message is acked"
+    );
+}
