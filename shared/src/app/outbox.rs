@@ -18,21 +18,7 @@ pub const ENTITY: &str = "event";
 pub const RETENTION_DAYS: i64 = 30;
 
 /// Every event type the service emits (API-SPEC §6).
-pub const TYPES: [&str; 13] = [
-    "analysis.completed",
-    "job.completed",
-    "job.failed",
-    "quota.threshold",
-    "fiscal.deadline",
-    "invoice.issued",
-    "invoice.cancelled",
-    "invoice.rejected",
-    "invoice.accepted",
-    "invoice.paid",
-    "invoice.unpaid",
-    "verifactu.accepted",
-    "verifactu.rejected",
-];
+pub use crate::webhooks::event_type::EVENT_TYPES as TYPES;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
