@@ -13,6 +13,7 @@ pub struct Server {
     child: Child,
     pub base: String,
     pub key: String,
+    pub test_key: String,
 }
 
 impl Server {
@@ -49,12 +50,15 @@ pub fn serve_with(storage: &[String], env: &[(&str, &str)]) -> Server {
         .stdout(Stdio::piped())
         .spawn()
         .expect("svc serve starts");
-    let (mut key, mut base) = (String::new(), String::new());
+    let (mut key, mut test_key, mut base) = (String::new(), String::new(), String::new());
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     for line in lines.by_ref() {
         let line = line.unwrap();
         if let Some(k) = line.trim().strip_prefix("live key: ") {
             key = k.to_string();
+        }
+        if let Some(k) = line.trim().strip_prefix("test key: ") {
+            test_key = k.to_string();
         }
         if let Some(addr) = line.strip_prefix("svc listening on ") {
             base = addr.to_string();
@@ -62,7 +66,12 @@ pub fn serve_with(storage: &[String], env: &[(&str, &str)]) -> Server {
         }
     }
     std::thread::spawn(move || lines.for_each(drop));
-    Server { child, base, key }
+    Server {
+        child,
+        base,
+        key,
+        test_key,
+    }
 }
 
 /// One kind of request: path, and a body made from a sequence number (POSTs).
