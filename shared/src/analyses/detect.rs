@@ -96,17 +96,23 @@ impl Table<'_> {
     /// `f` of every value of column `j`, worked out once per distinct text.
     fn map<T: Clone>(&self, j: usize, f: impl Fn(Value) -> T) -> Vec<T> {
         let (slots, column) = self.column(j);
-        let mut texts: Vec<Option<T>> = vec![None; column.texts.len()];
-        slots
-            .iter()
-            .map(|slot| match *slot {
-                Slot::Text(id) => texts[id as usize]
-                    .get_or_insert_with(|| f(column.value(*slot)))
-                    .clone(),
-                _ => f(column.value(*slot)),
-            })
-            .collect()
+        map_slots(slots, column, f)
     }
+}
+
+/// `f` of the value of every slot of `column`, worked out once per distinct
+/// text.
+fn map_slots<T: Clone>(slots: &[Slot], column: &cells::Column, f: impl Fn(Value) -> T) -> Vec<T> {
+    let mut texts: Vec<Option<T>> = vec![None; column.texts.len()];
+    slots
+        .iter()
+        .map(|slot| match *slot {
+            Slot::Text(id) => texts[id as usize]
+                .get_or_insert_with(|| f(column.value(*slot)))
+                .clone(),
+            _ => f(column.value(*slot)),
+        })
+        .collect()
 }
 
 /// The table of a file's cells; `rows_received` counts the rows the client
@@ -281,23 +287,45 @@ pub fn is_vat_rate(n: Decimal) -> bool {
     VAT_RATES.contains(&pct.normalize())
 }
 
+/// What sniffing learns of one value.
+#[derive(Clone)]
+struct Facts {
+    number: Option<Decimal>,
+    date: bool,
+    boolean: bool,
+    text: bool,
+}
+
+/// Sniffs an even sample of column `j`'s cells (each distinct text once).
 fn sniff_column(table: &Table, j: usize) -> Column {
     let header = &table.headers[j];
     let step = (table.len() / SNIFF_CELLS).max(1);
-    let sample: Vec<Value> = table
-        .values(j)
-        .step_by(step)
-        .filter(|v| !v.is_empty())
-        .collect();
-    let mark = sniff::decimal_mark(sample.iter().copied());
-    let order = sniff::date_order(sample.iter().copied());
-    let n = sample.len().max(1) as f64;
-    let share = |f: &dyn Fn(Value) -> bool| sample.iter().filter(|v| f(**v)).count() as f64 / n;
-    let numbers: Vec<Decimal> = sample
+    let (slots, column) = table.column(j);
+    let sample: Vec<Slot> = slots
         .iter()
-        .filter_map(|v| sniff::number(*v, mark))
+        .step_by(step)
+        .filter(|s| **s != Slot::Empty)
+        .copied()
         .collect();
-    let distinct: BTreeSet<Cow<str>> = sample.iter().filter_map(|v| cell_text(*v)).collect();
+    let mark = sniff::majority_mark(map_slots(&sample, column, sniff::mark_evidence).into_iter());
+    let order = sniff::order_of(map_slots(&sample, column, sniff::order_evidence).into_iter());
+    let facts = map_slots(&sample, column, |v| {
+        let number = sniff::number(v, mark);
+        let date = sniff::date(v, order).is_some();
+        Facts {
+            number,
+            date,
+            boolean: sniff::boolean(v).is_some(),
+            text: matches!(v, Value::Text(_)) && number.is_none() && !date,
+        }
+    });
+    let n = sample.len().max(1) as f64;
+    let share = |f: fn(&Facts) -> bool| facts.iter().filter(|x| f(x)).count() as f64 / n;
+    let numbers: Vec<Decimal> = facts.iter().filter_map(|x| x.number).collect();
+    let distinct: BTreeSet<Cow<str>> = sample
+        .iter()
+        .filter_map(|s| cell_text(column.value(*s)))
+        .collect();
     Column {
         header: normalize::header(header),
         generic: generic(header),
@@ -305,17 +333,9 @@ fn sniff_column(table: &Table, j: usize) -> Column {
         order,
         non_empty: sample.len(),
         number: numbers.len() as f64 / n,
-        date: share(&|v| match v {
-            Value::Num(_) | Value::Date(_) => sniff::date(v, order).is_some(),
-            Value::Text(_) => sniff::date(v, order).is_some(),
-            _ => false,
-        }),
-        boolean: share(&|v| sniff::boolean(v).is_some()),
-        text: share(&|v| {
-            matches!(v, Value::Text(_))
-                && sniff::number(v, mark).is_none()
-                && sniff::date(v, order).is_none()
-        }),
+        date: share(|x| x.date),
+        boolean: share(|x| x.boolean),
+        text: share(|x| x.text),
         vat_rate: numbers.iter().filter(|x| is_vat_rate(**x)).count() as f64 / n,
         distinct: distinct.len() as f64 / n,
         decimals: numbers.iter().any(|x| !x.fract().is_zero()),
