@@ -12,21 +12,22 @@ use rust_decimal::Decimal;
 use super::request::{Cell, Row, Sheet};
 use super::sniff::Value;
 
-/// One cell; a text is the index of its column's copy.
+/// One cell (8 bytes): numbers and texts are indexes into their column's.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Slot {
     Empty,
     Bool(bool),
-    Num(Decimal),
+    Num(u32),
     Text(u32),
     /// A date the engine made (a melted period column).
     Date(NaiveDate),
 }
 
-/// One column: a slot per row and the column's distinct texts.
+/// One column: a slot per row, the column's numbers and its distinct texts.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Column {
     pub slots: Vec<Slot>,
+    pub numbers: Vec<Decimal>,
     pub texts: Vec<Box<str>>,
 }
 
@@ -35,7 +36,7 @@ impl Column {
         match slot {
             Slot::Empty => Value::Empty,
             Slot::Bool(b) => Value::Bool(b),
-            Slot::Num(n) => Value::Num(n),
+            Slot::Num(i) => Value::Num(self.numbers[i as usize]),
             Slot::Text(id) => Value::Text(&self.texts[id as usize]),
             Slot::Date(d) => Value::Date(d),
         }
@@ -88,7 +89,7 @@ impl From<Cells> for Sheet {
                     .zip(&cells.columns)
                     .map(|(k, c)| {
                         let cell = match c.slots[i] {
-                            Slot::Num(n) => Cell::Number(n),
+                            Slot::Num(i) => Cell::Number(c.numbers[i as usize]),
                             Slot::Text(id) => Cell::Text(c.texts[id as usize].to_string()),
                             Slot::Bool(b) => Cell::Bool(b),
                             Slot::Empty | Slot::Date(_) => Cell::Empty,
@@ -118,6 +119,7 @@ pub struct Builder {
 #[derive(Default)]
 struct Growing {
     slots: Vec<Slot>,
+    numbers: Vec<Decimal>,
     ids: HashMap<Box<str>, u32>,
 }
 
@@ -145,7 +147,7 @@ impl Builder {
         self.headers.push(key.to_string());
         self.columns.push(Growing {
             slots: vec![Slot::Empty; self.rows],
-            ids: HashMap::new(),
+            ..Growing::default()
         });
         self.columns.len() - 1
     }
@@ -165,7 +167,10 @@ impl Builder {
         let slot = match value {
             Value::Empty => Slot::Empty,
             Value::Bool(b) => Slot::Bool(b),
-            Value::Num(n) => Slot::Num(n),
+            Value::Num(n) => {
+                column.numbers.push(n);
+                Slot::Num(column.numbers.len() as u32 - 1)
+            }
             Value::Date(d) => Slot::Date(d),
             Value::Text(t) => match column.ids.get(t) {
                 Some(id) => Slot::Text(*id),
@@ -186,17 +191,21 @@ impl Builder {
         }
     }
 
+    /// The cells, without the room the columns had left to grow.
     pub fn finish(self, name: String, total_rows: Option<u64>) -> Cells {
         let columns = self
             .columns
             .into_iter()
-            .map(|c| {
+            .map(|mut c| {
                 let mut texts = vec![Box::<str>::default(); c.ids.len()];
                 for (text, id) in c.ids {
                     texts[id as usize] = text;
                 }
+                c.slots.shrink_to_fit();
+                c.numbers.shrink_to_fit();
                 Column {
                     slots: c.slots,
+                    numbers: c.numbers,
                     texts,
                 }
             })
