@@ -94,7 +94,7 @@ impl Table<'_> {
     }
 
     /// `f` of every value of column `j`, worked out once per distinct text.
-    fn map<T: Clone>(&self, j: usize, f: impl Fn(Value) -> T) -> Vec<T> {
+    fn map<'s, T: Clone>(&'s self, j: usize, f: impl FnMut(Value<'s>) -> T) -> Vec<T> {
         let (slots, column) = self.column(j);
         map_slots(slots, column, f)
     }
@@ -102,7 +102,11 @@ impl Table<'_> {
 
 /// `f` of the value of every slot of `column`, worked out once per distinct
 /// text.
-fn map_slots<T: Clone>(slots: &[Slot], column: &cells::Column, f: impl Fn(Value) -> T) -> Vec<T> {
+fn map_slots<'a, T: Clone>(
+    slots: &[Slot],
+    column: &'a cells::Column,
+    mut f: impl FnMut(Value<'a>) -> T,
+) -> Vec<T> {
     let mut texts: Vec<Option<T>> = vec![None; column.texts.len()];
     slots
         .iter()
@@ -578,6 +582,17 @@ impl Frame<'_> {
         Some(self.table.values(j).map(cell_text).collect())
     }
 
+    /// The text cells of the role's column, read row by row (`PerText`).
+    pub fn per_text<T: Clone>(&self, role: Role) -> Option<PerText<'_, T>> {
+        let (j, _) = self.column(role)?;
+        let (slots, column) = self.table.column(j);
+        Some(PerText {
+            slots,
+            column,
+            done: vec![None; column.texts.len()],
+        })
+    }
+
     /// Yes/no; a date (e.g. "fecha cobro") counts as yes.
     pub fn bools(&self, role: Role) -> Option<Vec<Option<bool>>> {
         let (j, column) = self.column(role)?;
@@ -629,6 +644,27 @@ impl Frame<'_> {
             .map(|h| format!("{h:?}"))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// A column's text cells, each distinct text worked out once, the first
+/// time a row asks for it.
+pub struct PerText<'s, T> {
+    slots: &'s [Slot],
+    column: &'s cells::Column,
+    done: Vec<Option<Option<T>>>,
+}
+
+impl<'s, T: Clone> PerText<'s, T> {
+    /// `f` of row `i`'s text; None when the cell is not a text.
+    pub fn get(&mut self, i: usize, f: impl FnOnce(&'s str) -> Option<T>) -> Option<T> {
+        let Slot::Text(id) = self.slots[i] else {
+            return None;
+        };
+        let text = &self.column.texts[id as usize];
+        self.done[id as usize]
+            .get_or_insert_with(|| f(text))
+            .clone()
     }
 }
 

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::{Names, by_name, missing, note_odd_dates, period, sheet_total};
+use super::{Names, by_name, col, missing, note_odd_dates, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::normalize::name_key;
@@ -69,10 +69,6 @@ pub fn category(text: &str, lang: crate::analyses::request::Lang) -> String {
         };
     }
     text.trim().to_string()
-}
-
-fn col(f: &Frame, role: Role) -> Vec<Option<Decimal>> {
-    f.nums(role).unwrap_or_else(|| vec![None; f.len()])
 }
 
 pub fn has_amount(f: &Frame) -> bool {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::{missing, period, sheet_total};
+use super::{col, missing, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::report::{Horizon, Severity, Unit};
@@ -34,10 +34,6 @@ struct Item {
     last_sale: Option<NaiveDate>,
     sold: Option<Decimal>,
     expiry: Option<NaiveDate>,
-}
-
-fn col(f: &Frame, role: Role) -> Vec<Option<Decimal>> {
-    f.nums(role).unwrap_or_else(|| vec![None; f.len()])
 }
 
 fn items(b: &mut Builder, frames: &[Frame]) -> (Vec<Item>, bool) {
