@@ -121,6 +121,9 @@ struct Growing {
     slots: Vec<Slot>,
     numbers: Vec<Decimal>,
     ids: HashMap<Box<str>, u32>,
+    /// The last text written and its id: a text equal to it (a sorted or
+    /// grouped column) takes the id without hashing.
+    last: Option<(String, u32)>,
 }
 
 impl Builder {
@@ -172,11 +175,25 @@ impl Builder {
                 Slot::Num(column.numbers.len() as u32 - 1)
             }
             Value::Date(d) => Slot::Date(d),
-            Value::Text(t) => match column.ids.get(t) {
-                Some(id) => Slot::Text(*id),
-                None => {
-                    let id = column.ids.len() as u32;
-                    column.ids.insert(t.into(), id);
+            Value::Text(t) => match &mut column.last {
+                Some((last, id)) if last == t => Slot::Text(*id),
+                last => {
+                    let id = match column.ids.get(t) {
+                        Some(id) => *id,
+                        None => {
+                            let id = column.ids.len() as u32;
+                            column.ids.insert(t.into(), id);
+                            id
+                        }
+                    };
+                    match last {
+                        Some((text, last_id)) => {
+                            text.clear();
+                            text.push_str(t);
+                            *last_id = id;
+                        }
+                        None => *last = Some((t.to_string(), id)),
+                    }
                     Slot::Text(id)
                 }
             },
