@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::hash::{Hash, Hasher};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
@@ -193,7 +194,8 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
     super::note_outliers(b, l.iter().map(|x| x.revenue));
 
     let r: Decimal = l.iter().map(|x| x.revenue).sum();
-    let docs: HashSet<&str> = l.iter().filter_map(|x| x.doc.as_deref()).collect();
+    let mut docs = HashSet::with_capacity(l.len());
+    docs.extend(l.iter().filter_map(|x| x.doc.as_deref()));
     let n = if docs.is_empty() { l.len() } else { docs.len() };
     let revenue = b.fig("revenue", ("Facturación", "Revenue"), r, Unit::Eur);
     let ops = b.fig(
@@ -234,12 +236,24 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
         .push(crate::analyses::actions::analyze(Module::Caja, b.lang));
 }
 
+/// A line's date, document and amount: equal keys are repeated lines.
+/// Hashed without the amount (hashing a `Decimal` normalises it), which
+/// keeps equal keys hashing alike.
+#[derive(PartialEq, Eq)]
+struct Repeat<'a>(Option<NaiveDate>, Option<&'a str>, Decimal);
+
+impl Hash for Repeat<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (self.0, self.1).hash(state);
+    }
+}
+
 fn duplicates(b: &mut Builder, l: &[Line]) {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::with_capacity(l.len());
     let dupes = l
         .iter()
         .filter(|x| x.doc.is_some())
-        .filter(|x| !seen.insert((x.date, x.doc.as_deref(), x.revenue)))
+        .filter(|x| !seen.insert(Repeat(x.date, x.doc.as_deref(), x.revenue)))
         .count();
     if dupes > 0 {
         b.note(
