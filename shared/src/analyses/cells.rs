@@ -1,5 +1,6 @@
 //! A file's cells column by column, the form the engine reads: one small
-//! slot per row and column, and each distinct text of a column stored once.
+//! slot per row and column, and each distinct number and text of a column
+//! stored once.
 //! Read straight from the JSON body (`request::read`) or made from rows built
 //! in code (`detect::File for Sheet`); both go through `Builder`.
 
@@ -23,7 +24,7 @@ pub enum Slot {
     Date(NaiveDate),
 }
 
-/// One column: a slot per row, the column's numbers and its distinct texts.
+/// One column: a slot per row, the column's distinct numbers and texts.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Column {
     pub slots: Vec<Slot>,
@@ -120,6 +121,8 @@ pub struct Builder {
 struct Growing {
     slots: Vec<Slot>,
     numbers: Vec<Decimal>,
+    /// A number's id by its exact form (1.0 and 1.00 are two numbers).
+    number_ids: HashMap<[u8; 16], u32>,
     ids: HashMap<Box<str>, u32>,
     /// The last text written and its id: a text equal to it (a sorted or
     /// grouped column) takes the id without hashing.
@@ -171,8 +174,12 @@ impl Builder {
             Value::Empty => Slot::Empty,
             Value::Bool(b) => Slot::Bool(b),
             Value::Num(n) => {
-                column.numbers.push(n);
-                Slot::Num(column.numbers.len() as u32 - 1)
+                let next = column.numbers.len() as u32;
+                let id = *column.number_ids.entry(n.serialize()).or_insert(next);
+                if id == next {
+                    column.numbers.push(n);
+                }
+                Slot::Num(id)
             }
             Value::Date(d) => Slot::Date(d),
             Value::Text(t) => match &mut column.last {
