@@ -180,11 +180,10 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
             Unit::Eur,
         );
     }
-    let totals: BTreeMap<String, Decimal> = items.iter().fold(BTreeMap::new(), |mut m, x| {
+    let ranked = ranked(&items.iter().fold(BTreeMap::new(), |mut m, x| {
         *m.entry(x.name.to_string()).or_default() += x.value;
         m
-    });
-    let ranked = ranked(&totals);
+    }));
     let classes: BTreeMap<&str, char> = ranked
         .iter()
         .map(|(n, _)| n.as_str())
