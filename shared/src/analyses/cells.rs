@@ -90,7 +90,7 @@ impl From<Cells> for Sheet {
                     .zip(&cells.columns)
                     .map(|(k, c)| {
                         let cell = match c.slots[i] {
-                            Slot::Num(i) => Cell::Number(c.numbers[i as usize]),
+                            Slot::Num(id) => Cell::Number(c.numbers[id as usize]),
                             Slot::Text(id) => Cell::Text(c.texts[id as usize].to_string()),
                             Slot::Bool(b) => Cell::Bool(b),
                             Slot::Empty | Slot::Date(_) => Cell::Empty,
@@ -123,10 +123,44 @@ struct Growing {
     numbers: Vec<Decimal>,
     /// A number's id by its exact form (1.0 and 1.00 are two numbers).
     number_ids: HashMap<[u8; 16], u32>,
-    ids: HashMap<Box<str>, u32>,
+    text_ids: HashMap<Box<str>, u32>,
     /// The last text written and its id: a text equal to it (a sorted or
     /// grouped column) takes the id without hashing.
     last: Option<(String, u32)>,
+}
+
+impl Growing {
+    /// The id of number `n`, added when new.
+    fn number(&mut self, n: Decimal) -> u32 {
+        let next = self.numbers.len() as u32;
+        let id = *self.number_ids.entry(n.serialize()).or_insert(next);
+        if id == next {
+            self.numbers.push(n);
+        }
+        id
+    }
+
+    /// The id of text `t`, added when new.
+    fn text(&mut self, t: &str) -> u32 {
+        if let Some((last, id)) = &self.last
+            && last == t
+        {
+            return *id;
+        }
+        let id = match self.text_ids.get(t) {
+            Some(id) => *id,
+            None => {
+                let id = self.text_ids.len() as u32;
+                self.text_ids.insert(t.into(), id);
+                id
+            }
+        };
+        let (last, last_id) = self.last.get_or_insert_with(|| (String::new(), id));
+        last.clear();
+        last.push_str(t);
+        *last_id = id;
+        id
+    }
 }
 
 impl Builder {
@@ -173,37 +207,9 @@ impl Builder {
         let slot = match value {
             Value::Empty => Slot::Empty,
             Value::Bool(b) => Slot::Bool(b),
-            Value::Num(n) => {
-                let next = column.numbers.len() as u32;
-                let id = *column.number_ids.entry(n.serialize()).or_insert(next);
-                if id == next {
-                    column.numbers.push(n);
-                }
-                Slot::Num(id)
-            }
+            Value::Num(n) => Slot::Num(column.number(n)),
+            Value::Text(t) => Slot::Text(column.text(t)),
             Value::Date(d) => Slot::Date(d),
-            Value::Text(t) => match &mut column.last {
-                Some((last, id)) if last == t => Slot::Text(*id),
-                last => {
-                    let id = match column.ids.get(t) {
-                        Some(id) => *id,
-                        None => {
-                            let id = column.ids.len() as u32;
-                            column.ids.insert(t.into(), id);
-                            id
-                        }
-                    };
-                    match last {
-                        Some((text, last_id)) => {
-                            text.clear();
-                            text.push_str(t);
-                            *last_id = id;
-                        }
-                        None => *last = Some((t.to_string(), id)),
-                    }
-                    Slot::Text(id)
-                }
-            },
         };
         column.slots.push(slot);
     }
@@ -221,8 +227,8 @@ impl Builder {
             .columns
             .into_iter()
             .map(|mut c| {
-                let mut texts = vec![Box::<str>::default(); c.ids.len()];
-                for (text, id) in c.ids {
+                let mut texts = vec![Box::<str>::default(); c.text_ids.len()];
+                for (text, id) in c.text_ids {
                     texts[id as usize] = text;
                 }
                 c.slots.shrink_to_fit();
