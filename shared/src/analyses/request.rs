@@ -902,6 +902,40 @@ mod tests {
     }
 
     #[test]
+    fn floats_are_read_as_their_shortest_text() {
+        let by_text = |v: f64| {
+            Decimal::from_str_exact(&v.to_string())
+                .or_else(|_| Decimal::from_scientific(&format!("{v:e}")))
+                .ok()
+        };
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut floats = vec![
+            0.0,
+            -0.0,
+            0.1 + 0.2,
+            1e-7,
+            123_456_789.123_456,
+            1e20,
+            -2.5e-3,
+        ];
+        for _ in 0..50_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let units = (x >> 20) % 100_000_000_000;
+            let sign = if x & 1 == 0 { 1.0 } else { -1.0 };
+            floats.push(sign * units as f64 / 10f64.powi((x % 9) as i32));
+        }
+        for v in floats {
+            assert_eq!(
+                float_decimal(v).map(|d| d.serialize()),
+                by_text(v).map(|d| d.serialize()),
+                "{v}"
+            );
+        }
+    }
+
+    #[test]
     fn no_usable_column_is_a_validation_error() {
         let e = err(
             r#"{"type":"excel","data":{"module":"ventas","files":[{"name":"a","rows":[{"color":"rojo","talla":"M"}]}]}}"#,
