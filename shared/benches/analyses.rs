@@ -1,11 +1,14 @@
-//! Benchmark: parse + analyse of 10,000, 100,000 and the maximum rows per
-//! request for every module, in-process, and the peak heap the two steps
-//! allocate against the size of the request body (a counting allocator).
+//! Benchmark: reading (`read`: parse and validation, rows straight into
+//! columns) + analysis of 10,000, 100,000 and the maximum rows per request for
+//! every module, in-process, and the peak heap the two steps allocate against
+//! the size of the request body (a counting allocator).
 //!
-//! Wall time is shown with the CPU time of the benchmark thread (from
+//! Times are the median (p50) of `BENCH_RUNS` runs (default 5), wall time
+//! with the CPU time of the benchmark thread (from
 //! `/proc/thread-self/schedstat`), which a busy shared machine inflates less.
 //!
-//! Run: `cargo bench -p shared --bench analyses`.
+//! Run: `cargo bench -p shared --bench analyses`; `BENCH_MODULES=ventas
+//! BENCH_ROWS=100000` (comma-separated lists) pick the cases.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,7 +17,7 @@ use std::time::Instant;
 use chrono::NaiveDate;
 use serde_json::{Map, Value, json};
 use shared::analyses::request::{Cell, MAX_ROWS_PER_FILE, MAX_ROWS_PER_REQUEST, Module, Sheet};
-use shared::analyses::{analyze, parse, sample};
+use shared::analyses::{analyze, read, sample};
 
 struct Counting;
 
@@ -96,44 +99,79 @@ fn cpu_ms() -> f64 {
         .map_or(0.0, |ns| ns / 1e6)
 }
 
+/// A comma-separated list from the environment, or `default`.
+fn list<T: std::str::FromStr>(var: &str, default: Vec<T>) -> Vec<T> {
+    match std::env::var(var) {
+        Ok(s) => s
+            .split(',')
+            .map(|x| x.trim().parse().unwrap_or_else(|_| panic!("{var}: {x:?}")))
+            .collect(),
+        Err(_) => default,
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
 fn main() {
     let as_of = NaiveDate::from_ymd_opt(2026, 1, 15).unwrap();
+    let modules: Vec<Module> = list::<String>("BENCH_MODULES", vec![])
+        .iter()
+        .map(|m| {
+            *Module::ALL
+                .iter()
+                .find(|x| x.as_str() == m)
+                .expect("a module")
+        })
+        .collect();
+    let modules = if modules.is_empty() {
+        Module::ALL.to_vec()
+    } else {
+        modules
+    };
+    let sizes = list("BENCH_ROWS", vec![10_000, 100_000, MAX_ROWS_PER_REQUEST]);
+    let runs = list("BENCH_RUNS", vec![5])[0];
     println!(
         "module      rows   body MB  parse ms  analyse ms  total ms  total cpu ms  peak heap MB  peak/body"
     );
-    for module in Module::ALL {
-        for rows in [10_000, 100_000, MAX_ROWS_PER_REQUEST] {
+    for module in modules {
+        for &rows in &sizes {
             let bytes = body(module, rows);
-            let mut best = (f64::MAX, f64::MAX);
-            let mut best_cpu = f64::MAX;
+            let (mut parse_ms, mut analyse_ms, mut cpu) = (Vec::new(), Vec::new(), Vec::new());
             let mut peak = 0;
-            for _ in 0..3 {
+            for _ in 0..runs {
                 let base = CURRENT.load(Ordering::Relaxed);
                 PEAK.store(base, Ordering::Relaxed);
-                let cpu = cpu_ms();
+                let cpu_started = cpu_ms();
                 let started = Instant::now();
-                let request = parse(&bytes).expect("the request parses");
+                let request = read(&bytes).expect("the request parses");
                 let parsed = started.elapsed().as_secs_f64() * 1e3;
                 let analysis = analyze(&request, as_of).expect("the analysis runs");
                 let total = started.elapsed().as_secs_f64() * 1e3;
-                best_cpu = best_cpu.min(cpu_ms() - cpu);
-                peak = PEAK.load(Ordering::Relaxed) - base;
+                cpu.push(cpu_ms() - cpu_started);
+                peak = peak.max(PEAK.load(Ordering::Relaxed) - base);
                 std::hint::black_box(analysis);
                 drop(request);
-                if total < best.0 + best.1 {
-                    best = (parsed, total - parsed);
-                }
+                parse_ms.push(parsed);
+                analyse_ms.push(total - parsed);
             }
+            let totals: Vec<f64> = parse_ms
+                .iter()
+                .zip(&analyse_ms)
+                .map(|(p, a)| p + a)
+                .collect();
             let mb = |b: usize| b as f64 / 1_048_576.0;
             println!(
                 "{:<10} {:>7} {:>9.1} {:>9.1} {:>11.1} {:>9.1} {:>13.1} {:>13.1} {:>10.2}",
                 module.as_str(),
                 rows,
                 mb(bytes.len()),
-                best.0,
-                best.1,
-                best.0 + best.1,
-                best_cpu,
+                median(parse_ms),
+                median(analyse_ms),
+                median(totals),
+                median(cpu),
                 mb(peak),
                 peak as f64 / bytes.len() as f64
             );

@@ -5,13 +5,14 @@
 //! 0.6 × header score + 0.4 × type fit.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
+use super::cells::{self, Builder, Cells, Slot};
 use super::normalize::{self, Header};
-use super::request::{Lang, Module, Row, Sheet};
+use super::request::{Lang, Module, Sheet};
 use super::roles::{self, Expect, Role};
 use super::sniff::{self, DateOrder, DecimalMark, Value};
 
@@ -22,12 +23,42 @@ const MIN_SCORE: f64 = 0.5;
 /// Rows scanned for a header inside the data.
 const HEADER_SCAN_ROWS: usize = 10;
 
-/// A sheet as columns of borrowed values.
+/// A file as a request holds it: rows built in code (`Sheet`) or columns
+/// read from a JSON body (`Cells`). The engine reads columns.
+pub trait File {
+    fn cells(&self) -> Cow<'_, Cells>;
+}
+
+impl File for Cells {
+    fn cells(&self) -> Cow<'_, Cells> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl File for Sheet {
+    fn cells(&self) -> Cow<'_, Cells> {
+        let mut b = Builder::default();
+        for row in &self.rows {
+            for (at, (key, cell)) in row.0.iter().enumerate() {
+                let j = b.column(key, at);
+                b.set(j, Value::from(cell));
+            }
+            b.end_row();
+        }
+        Cow::Owned(b.finish(self.name.clone(), self.total_rows))
+    }
+}
+
+/// A file's cells as the engine sees them: borrowed from the request (or
+/// made from its rows), without the rows above a header found inside the
+/// data, or melted.
 #[derive(Clone, Debug)]
 pub struct Table<'a> {
-    pub file: &'a str,
-    pub headers: Vec<Cow<'a, str>>,
-    pub columns: Vec<Vec<Value<'a>>>,
+    pub file: String,
+    pub headers: Vec<String>,
+    cells: Cow<'a, Cells>,
+    /// The first row of `cells` in the table.
+    first: usize,
     pub rows_received: usize,
     /// The sheet's full row count when the client sent a cut.
     pub total_rows: Option<u64>,
@@ -39,50 +70,65 @@ pub struct Table<'a> {
 
 impl Table<'_> {
     pub fn len(&self) -> usize {
-        self.columns.first().map_or(0, Vec::len)
+        self.cells.rows - self.first
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-}
 
-pub fn table(sheet: &Sheet) -> Table<'_> {
-    table_of(sheet, sheet.rows.iter())
-}
-
-/// A table of some of the sheet's rows (all in `table`).
-fn table_of<'a>(sheet: &'a Sheet, rows: impl Iterator<Item = &'a Row>) -> Table<'a> {
-    let mut headers: Vec<Cow<str>> = Vec::new();
-    let mut columns: Vec<Vec<Value>> = Vec::new();
-    let capacity = rows.size_hint().0;
-    for (i, row) in rows.enumerate() {
-        for (j, (key, cell)) in row.0.iter().enumerate() {
-            let index = if headers.get(j).is_some_and(|h| **h == **key) {
-                j
-            } else if let Some(found) = headers.iter().position(|h| **h == **key) {
-                found
-            } else {
-                headers.push(Cow::Borrowed(&**key));
-                let mut column = Vec::with_capacity(capacity.max(i + 1));
-                column.resize(i, Value::Empty);
-                columns.push(column);
-                headers.len() - 1
-            };
-            let column = &mut columns[index];
-            column.resize(i, Value::Empty);
-            column.push(Value::from(cell));
-        }
-        for column in &mut columns {
-            column.resize(i + 1, Value::Empty);
-        }
+    /// Column `j`'s slots, one per row, with its texts.
+    fn column(&self, j: usize) -> (&[Slot], &cells::Column) {
+        let column = &self.cells.columns[j];
+        (&column.slots[self.first..], column)
     }
+
+    fn value(&self, j: usize, i: usize) -> Value<'_> {
+        let (slots, column) = self.column(j);
+        column.value(slots[i])
+    }
+
+    fn values(&self, j: usize) -> impl Iterator<Item = Value<'_>> {
+        let (slots, column) = self.column(j);
+        slots.iter().map(|s| column.value(*s))
+    }
+
+    /// `f` of every value of column `j`, worked out once per distinct text.
+    fn map<'s, T: Clone>(&'s self, j: usize, f: impl FnMut(Value<'s>) -> T) -> Vec<T> {
+        let (slots, column) = self.column(j);
+        map_slots(slots, column, f)
+    }
+}
+
+/// `f` of the value of every slot of `column`, worked out once per distinct
+/// text.
+fn map_slots<'a, T: Clone>(
+    slots: &[Slot],
+    column: &'a cells::Column,
+    mut f: impl FnMut(Value<'a>) -> T,
+) -> Vec<T> {
+    let mut texts: Vec<Option<T>> = vec![None; column.texts.len()];
+    slots
+        .iter()
+        .map(|slot| match *slot {
+            Slot::Text(id) => texts[id as usize]
+                .get_or_insert_with(|| f(column.value(*slot)))
+                .clone(),
+            _ => f(column.value(*slot)),
+        })
+        .collect()
+}
+
+/// The table of a file's cells; `rows_received` counts the rows the client
+/// sent (`cells` may hold only some of them).
+fn table(cells: Cow<'_, Cells>, rows_received: usize) -> Table<'_> {
     let mut table = Table {
-        file: &sheet.name,
-        headers,
-        columns,
-        rows_received: sheet.rows.len(),
-        total_rows: sheet.total_rows,
+        file: cells.name.clone(),
+        headers: cells.headers.clone(),
+        total_rows: cells.total_rows,
+        cells,
+        first: 0,
+        rows_received,
         header_rows: 0,
         melted: false,
     };
@@ -116,7 +162,7 @@ fn all_phrases() -> Vec<Vec<String>> {
     set.into_iter().collect()
 }
 
-fn cell_text<'a>(value: Value<'a>) -> Option<Cow<'a, str>> {
+fn cell_text(value: Value<'_>) -> Option<Cow<'_, str>> {
     match value {
         Value::Text(t) => Some(Cow::Borrowed(t)),
         Value::Num(n) => Some(Cow::Owned(n.to_string())),
@@ -134,10 +180,8 @@ fn promote_header(table: &mut Table) {
     }
     let phrases = all_phrases();
     let hits = |i: usize| {
-        table
-            .columns
-            .iter()
-            .filter(|c| match c[i] {
+        (0..table.headers.len())
+            .filter(|j| match table.value(*j, i) {
                 Value::Text(t) => {
                     let h = normalize::header(t);
                     phrases.iter().any(|p| normalize::score(&h, p) >= 0.75)
@@ -151,12 +195,12 @@ fn promote_header(table: &mut Table) {
         .filter(|(h, _)| *h >= 2)
         .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
     let Some((_, row)) = best else { return };
-    for (j, column) in table.columns.iter_mut().enumerate() {
-        if let Some(text) = cell_text(column[row]) {
-            table.headers[j] = text;
+    for j in 0..table.headers.len() {
+        if let Some(text) = cell_text(table.value(j, row)) {
+            table.headers[j] = text.into_owned();
         }
-        column.drain(..=row);
     }
+    table.first += row + 1;
     table.header_rows = row + 1;
 }
 
@@ -173,31 +217,34 @@ fn melt(table: &mut Table) {
     }
     let concept = (0..table.headers.len())
         .filter(|j| !periods.iter().any(|(p, _)| p == j))
-        .find(|j| {
-            table.columns[*j]
-                .iter()
-                .any(|v| matches!(v, Value::Text(_)))
-        });
-    let mut concepto = Vec::new();
-    let mut periodo = Vec::new();
-    let mut importe = Vec::new();
+        .find(|j| table.values(*j).any(|v| matches!(v, Value::Text(_))));
+    let mut melted = Builder::default();
+    for header in ["concepto", "periodo", "importe"] {
+        melted.column(header, melted.width());
+    }
     for i in 0..table.len() {
         for (j, key) in &periods {
-            let value = table.columns[*j][i];
+            let value = table.value(*j, i);
             if value.is_empty() {
                 continue;
             }
-            concepto.push(concept.map_or(Value::Empty, |c| table.columns[c][i]));
+            melted.set(0, concept.map_or(Value::Empty, |c| table.value(c, i)));
             let (year, month) = (*key / 100, *key % 100);
-            periodo.push(match NaiveDate::from_ymd_opt(year as i32, month, 1) {
-                Some(d) if year > 0 => Value::Date(d),
-                _ => Value::Empty,
-            });
-            importe.push(value);
+            melted.set(
+                1,
+                match NaiveDate::from_ymd_opt(year as i32, month, 1) {
+                    Some(d) if year > 0 => Value::Date(d),
+                    _ => Value::Empty,
+                },
+            );
+            melted.set(2, value);
+            melted.end_row();
         }
     }
-    table.headers = vec!["concepto".into(), "periodo".into(), "importe".into()];
-    table.columns = vec![concepto, periodo, importe];
+    let cells = melted.finish(table.file.clone(), table.total_rows);
+    table.headers = cells.headers.clone();
+    table.cells = Cow::Owned(cells);
+    table.first = 0;
     table.melted = true;
 }
 
@@ -244,23 +291,45 @@ pub fn is_vat_rate(n: Decimal) -> bool {
     VAT_RATES.contains(&pct.normalize())
 }
 
-fn sniff_column(header: &str, values: &[Value]) -> Column {
-    let step = (values.len() / SNIFF_CELLS).max(1);
-    let sample: Vec<Value> = values
+/// What sniffing learns of one value.
+#[derive(Clone)]
+struct Facts {
+    number: Option<Decimal>,
+    date: bool,
+    boolean: bool,
+    text: bool,
+}
+
+/// Sniffs an even sample of column `j`'s cells (each distinct text once).
+fn sniff_column(table: &Table, j: usize) -> Column {
+    let header = &table.headers[j];
+    let step = (table.len() / SNIFF_CELLS).max(1);
+    let (slots, column) = table.column(j);
+    let sample: Vec<Slot> = slots
         .iter()
         .step_by(step)
-        .filter(|v| !v.is_empty())
+        .filter(|s| **s != Slot::Empty)
         .copied()
         .collect();
-    let mark = sniff::decimal_mark(sample.iter().copied());
-    let order = sniff::date_order(sample.iter().copied());
+    let mark = sniff::majority_mark(map_slots(&sample, column, sniff::mark_evidence).into_iter());
+    let order = sniff::order_of(map_slots(&sample, column, sniff::order_evidence).into_iter());
+    let facts = map_slots(&sample, column, |v| {
+        let number = sniff::number(v, mark);
+        let date = sniff::date(v, order).is_some();
+        Facts {
+            number,
+            date,
+            boolean: sniff::boolean(v).is_some(),
+            text: matches!(v, Value::Text(_)) && number.is_none() && !date,
+        }
+    });
     let n = sample.len().max(1) as f64;
-    let share = |f: &dyn Fn(Value) -> bool| sample.iter().filter(|v| f(**v)).count() as f64 / n;
-    let numbers: Vec<Decimal> = sample
+    let share = |f: fn(&Facts) -> bool| facts.iter().filter(|x| f(x)).count() as f64 / n;
+    let numbers: Vec<Decimal> = facts.iter().filter_map(|x| x.number).collect();
+    let distinct: BTreeSet<Cow<str>> = sample
         .iter()
-        .filter_map(|v| sniff::number(*v, mark))
+        .filter_map(|s| cell_text(column.value(*s)))
         .collect();
-    let distinct: BTreeSet<Cow<str>> = sample.iter().filter_map(|v| cell_text(*v)).collect();
     Column {
         header: normalize::header(header),
         generic: generic(header),
@@ -268,17 +337,9 @@ fn sniff_column(header: &str, values: &[Value]) -> Column {
         order,
         non_empty: sample.len(),
         number: numbers.len() as f64 / n,
-        date: share(&|v| match v {
-            Value::Num(_) | Value::Date(_) => sniff::date(v, order).is_some(),
-            Value::Text(_) => sniff::date(v, order).is_some(),
-            _ => false,
-        }),
-        boolean: share(&|v| sniff::boolean(v).is_some()),
-        text: share(&|v| {
-            matches!(v, Value::Text(_))
-                && sniff::number(v, mark).is_none()
-                && sniff::date(v, order).is_none()
-        }),
+        date: share(|x| x.date),
+        boolean: share(|x| x.boolean),
+        text: share(|x| x.text),
         vat_rate: numbers.iter().filter(|x| is_vat_rate(**x)).count() as f64 / n,
         distinct: distinct.len() as f64 / n,
         decimals: numbers.iter().any(|x| !x.fract().is_zero()),
@@ -345,30 +406,25 @@ pub struct Frame<'a> {
     pub roles: BTreeMap<Role, (usize, bool)>,
 }
 
-pub fn frame(sheet: &Sheet, module: Module) -> Frame<'_> {
-    framed(table(sheet), module)
+pub fn frame<F: File>(file: &F, module: Module) -> Frame<'_> {
+    let cells = file.cells();
+    let rows = cells.rows;
+    framed(table(cells, rows), module)
 }
 
 /// The frame of the rows a check needs: the first ten (a header inside the
 /// data) and the rows the sniffing samples, so that the roles found are
 /// those of the full frame at a fraction of the cost.
-pub fn check_frame(sheet: &Sheet, module: Module) -> Frame<'_> {
-    let step = (sheet.rows.len() / SNIFF_CELLS).max(1);
-    let rows = sheet
-        .rows
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i < HEADER_SCAN_ROWS || i % step == 0)
-        .map(|(_, r)| r);
-    framed(table_of(sheet, rows), module)
+pub fn check_frame<F: File>(file: &F, module: Module) -> Frame<'_> {
+    let cells = file.cells();
+    let step = (cells.rows / SNIFF_CELLS).max(1);
+    let sample = cells.select((0..cells.rows).filter(|i| *i < HEADER_SCAN_ROWS || i % step == 0));
+    framed(table(Cow::Owned(sample), cells.rows), module)
 }
 
 fn framed(table: Table<'_>, module: Module) -> Frame<'_> {
-    let columns: Vec<Column> = table
-        .headers
-        .iter()
-        .zip(&table.columns)
-        .map(|(h, v)| sniff_column(h, v))
+    let columns: Vec<Column> = (0..table.headers.len())
+        .map(|j| sniff_column(&table, j))
         .collect();
     let roles = assign(module, &columns);
     Frame {
@@ -469,7 +525,7 @@ fn by_values(
     }
 }
 
-impl<'a> Frame<'a> {
+impl Frame<'_> {
     pub fn len(&self) -> usize {
         self.table.len()
     }
@@ -482,9 +538,10 @@ impl<'a> Frame<'a> {
         self.roles.contains_key(&role)
     }
 
-    fn column(&self, role: Role) -> Option<(&Column, &[Value<'a>])> {
+    /// The column given `role`: its index and what it looks like.
+    fn column(&self, role: Role) -> Option<(usize, &Column)> {
         let (j, _) = *self.roles.get(&role)?;
-        Some((&self.columns[j], &self.table.columns[j]))
+        Some((j, &self.columns[j]))
     }
 
     pub fn column_header(&self, role: Role) -> Option<&Header> {
@@ -498,17 +555,14 @@ impl<'a> Frame<'a> {
     }
 
     pub fn nums(&self, role: Role) -> Option<Vec<Option<Decimal>>> {
-        let (column, values) = self.column(role)?;
-        let mut out: Vec<Option<Decimal>> = values
-            .iter()
-            .map(|v| {
-                sniff::number(*v, column.mark).or_else(|| {
-                    (role == Role::Horas)
-                        .then(|| sniff::duration_hours(*v))
-                        .flatten()
-                })
+        let (j, column) = self.column(role)?;
+        let mut out = self.table.map(j, |v| {
+            sniff::number(v, column.mark).or_else(|| {
+                (role == Role::Horas)
+                    .then(|| sniff::duration_hours(v))
+                    .flatten()
             })
-            .collect();
+        });
         let rate = matches!(role, Role::TipoIva | Role::Descuento) || column.header.hints.rate;
         if rate && out.iter().flatten().all(|x| x.abs() <= Decimal::ONE) {
             for x in out.iter_mut().flatten() {
@@ -519,58 +573,47 @@ impl<'a> Frame<'a> {
     }
 
     pub fn dates(&self, role: Role) -> Option<Vec<Option<NaiveDate>>> {
-        let (column, values) = self.column(role)?;
-        let mut seen: HashMap<&str, Option<NaiveDate>> = HashMap::new();
-        Some(
-            values
-                .iter()
-                .map(|v| match v {
-                    Value::Text(t) => *seen
-                        .entry(t)
-                        .or_insert_with(|| sniff::date(*v, column.order)),
-                    _ => sniff::date(*v, column.order),
-                })
-                .collect(),
-        )
+        let (j, column) = self.column(role)?;
+        Some(self.table.map(j, |v| sniff::date(v, column.order)))
     }
 
-    pub fn texts(&self, role: Role) -> Option<Vec<Option<Cow<'a, str>>>> {
-        let (_, values) = self.column(role)?;
-        Some(values.iter().map(|v| cell_text(*v)).collect())
+    pub fn texts(&self, role: Role) -> Option<Vec<Option<Cow<'_, str>>>> {
+        let (j, _) = self.column(role)?;
+        Some(self.table.values(j).map(cell_text).collect())
+    }
+
+    /// The text cells of the role's column, read row by row (`PerText`).
+    pub fn per_text<T: Clone>(&self, role: Role) -> Option<PerText<'_, T>> {
+        let (j, _) = self.column(role)?;
+        let (slots, column) = self.table.column(j);
+        Some(PerText {
+            slots,
+            column,
+            done: vec![None; column.texts.len()],
+        })
     }
 
     /// Yes/no; a date (e.g. "fecha cobro") counts as yes.
     pub fn bools(&self, role: Role) -> Option<Vec<Option<bool>>> {
-        let (column, values) = self.column(role)?;
-        let mut seen: HashMap<&str, Option<bool>> = HashMap::new();
-        let read =
-            |v: Value| sniff::boolean(v).or_else(|| sniff::date(v, column.order).map(|_| true));
-        Some(
-            values
-                .iter()
-                .map(|v| match v {
-                    Value::Text(t) => *seen.entry(t).or_insert_with(|| read(*v)),
-                    _ => read(*v),
-                })
-                .collect(),
-        )
+        let (j, column) = self.column(role)?;
+        Some(self.table.map(j, |v| {
+            sniff::boolean(v).or_else(|| sniff::date(v, column.order).map(|_| true))
+        }))
     }
 
     /// Rows that are totals or subtotals of the sheet ("Total", "Suma").
     pub fn total_rows(&self) -> Vec<bool> {
-        let text_columns: Vec<usize> = (0..self.columns.len())
-            .filter(|j| self.columns[*j].text > 0.0)
-            .collect();
-        (0..self.len())
-            .map(|i| {
-                text_columns
-                    .iter()
-                    .any(|j| match self.table.columns[*j][i] {
-                        Value::Text(t) => is_total_label(t),
-                        _ => false,
-                    })
-            })
-            .collect()
+        let mut totals = vec![false; self.len()];
+        for j in (0..self.columns.len()).filter(|j| self.columns[*j].text > 0.0) {
+            let labels = self.table.map(j, |v| match v {
+                Value::Text(t) => is_total_label(t),
+                _ => false,
+            });
+            for (total, label) in totals.iter_mut().zip(labels) {
+                *total |= label;
+            }
+        }
+        totals
     }
 
     /// Which columns were used and how, and which were left out.
@@ -601,6 +644,27 @@ impl<'a> Frame<'a> {
             .map(|h| format!("{h:?}"))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// A column's text cells, each distinct text worked out once, the first
+/// time a row asks for it.
+pub struct PerText<'s, T> {
+    slots: &'s [Slot],
+    column: &'s cells::Column,
+    done: Vec<Option<Option<T>>>,
+}
+
+impl<'s, T: Clone> PerText<'s, T> {
+    /// `f` of row `i`'s text; None when the cell is not a text.
+    pub fn get(&mut self, i: usize, f: impl FnOnce(&'s str) -> Option<T>) -> Option<T> {
+        let Slot::Text(id) = self.slots[i] else {
+            return None;
+        };
+        let text = &self.column.texts[id as usize];
+        self.done[id as usize]
+            .get_or_insert_with(|| f(text))
+            .clone()
     }
 }
 

@@ -11,12 +11,13 @@ use chrono::{Datelike, NaiveDate};
 use rust_decimal::Decimal;
 
 use super::AnalysisError;
+use super::Framer;
 use super::builder::Builder;
-use super::detect::Frame;
+use super::detect::{File, Frame};
 use super::modules::Names;
 use super::modules::{entradas, total, ventas};
 use super::report::{Horizon, Severity, Unit};
-use super::request::{Lang, Module, Sheet};
+use super::request::{Lang, Module};
 use super::roles::Role;
 
 /// Column groups of which each must be present (any role of the group).
@@ -63,9 +64,9 @@ pub struct Classified<'a> {
     pub tie: bool,
 }
 
-pub fn classify<'a>(
-    files: &'a [Sheet],
-    framer: for<'b> fn(&'b Sheet, Module) -> Frame<'b>,
+pub fn classify<'a, F: File>(
+    files: &'a [F],
+    framer: Framer<F>,
 ) -> Result<Vec<Classified<'a>>, AnalysisError> {
     files
         .iter()

@@ -12,6 +12,7 @@
 
 pub mod actions;
 pub mod builder;
+pub mod cells;
 pub mod compare;
 pub mod cuestionario;
 pub mod detect;
@@ -30,9 +31,9 @@ pub mod stats;
 use chrono::NaiveDate;
 
 use builder::Builder;
-use detect::Frame;
+use detect::{File, Frame};
 pub use report::{Action, Analysis, Report};
-pub use request::{AnalysisType, Cell, Kind, Lang, Module, Request, Row, Sheet, parse};
+pub use request::{AnalysisType, Cell, Kind, Lang, Module, Request, Row, Sheet, parse, read};
 
 /// A request the engine cannot analyse; `param` is the request path at fault
 /// (e.g. `data.files[0].rows`).
@@ -69,12 +70,12 @@ impl AnalysisError {
 }
 
 /// Analyses a validated request as of `as_of` (today in Europe/Madrid).
-pub fn analyze(request: &Request, as_of: NaiveDate) -> Result<Analysis, AnalysisError> {
+pub fn analyze<F: File>(request: &Request<F>, as_of: NaiveDate) -> Result<Analysis, AnalysisError> {
     let lang = request.lang;
     let mut b = Builder::new(lang);
     match &request.kind {
         Kind::Excel { module, files } => {
-            let frames = frames(*module, files, "data.files", detect::frame)?;
+            let frames = frames(*module, files, "data.files", detect::frame::<F>)?;
             run_module(&mut b, *module, &frames, as_of);
         }
         Kind::Compare {
@@ -82,12 +83,12 @@ pub fn analyze(request: &Request, as_of: NaiveDate) -> Result<Analysis, Analysis
             a,
             b: later,
         } => {
-            let earlier = frames(*module, a, "data.a.files", detect::frame)?;
-            let later = frames(*module, later, "data.b.files", detect::frame)?;
+            let earlier = frames(*module, a, "data.a.files", detect::frame::<F>)?;
+            let later = frames(*module, later, "data.b.files", detect::frame::<F>)?;
             compare::analyze(&mut b, *module, &earlier, &later, as_of);
         }
         Kind::Folder { files } => {
-            let scored = folder::classify(files, detect::frame)?;
+            let scored = folder::classify(files, detect::frame::<F>)?;
             folder::analyze(&mut b, &scored, as_of);
         }
         Kind::Cuestionario { answers } => {
@@ -98,25 +99,24 @@ pub fn analyze(request: &Request, as_of: NaiveDate) -> Result<Analysis, Analysis
     Ok(finish(request, b, as_of))
 }
 
-/// Checks what `parse` cannot see from the shapes alone: every file has at
+/// Checks what `read` cannot see from the shapes alone: every file has at
 /// least one usable amount column for its module.
-pub fn validate(request: &Request) -> Result<(), AnalysisError> {
+pub fn validate<F: File>(request: &Request<F>) -> Result<(), AnalysisError> {
+    let check = detect::check_frame::<F>;
     match &request.kind {
-        Kind::Excel { module, files } => {
-            frames(*module, files, "data.files", detect::check_frame).map(drop)
-        }
+        Kind::Excel { module, files } => frames(*module, files, "data.files", check).map(drop),
         Kind::Compare { module, a, b } => {
-            frames(*module, a, "data.a.files", detect::check_frame)?;
-            frames(*module, b, "data.b.files", detect::check_frame).map(drop)
+            frames(*module, a, "data.a.files", check)?;
+            frames(*module, b, "data.b.files", check).map(drop)
         }
-        Kind::Folder { files } => folder::classify(files, detect::check_frame).map(drop),
+        Kind::Folder { files } => folder::classify(files, check).map(drop),
         Kind::Cuestionario { answers } => cuestionario::check_answers(answers),
     }
 }
 
 /// The analysis of built-in sample data of the request's type and module
 /// (test keys): same shape as a real one, always the same.
-pub fn sample(request: &Request, as_of: NaiveDate) -> Analysis {
+pub fn sample<F>(request: &Request<F>, as_of: NaiveDate) -> Analysis {
     let sample = sample::request(request);
     match analyze(&sample, as_of) {
         Ok(analysis) => analysis,
@@ -124,15 +124,15 @@ pub fn sample(request: &Request, as_of: NaiveDate) -> Analysis {
     }
 }
 
-/// How a sheet becomes a frame: `detect::frame` (all rows) or
+/// How a file becomes a frame: `detect::frame` (all rows) or
 /// `detect::check_frame` (the rows validation needs).
-type Framer = for<'a> fn(&'a Sheet, Module) -> Frame<'a>;
+pub type Framer<F> = for<'a> fn(&'a F, Module) -> Frame<'a>;
 
-fn frames<'a>(
+fn frames<'a, F: File>(
     module: Module,
-    files: &'a [Sheet],
+    files: &'a [F],
     param: &str,
-    framer: Framer,
+    framer: Framer<F>,
 ) -> Result<Vec<Frame<'a>>, AnalysisError> {
     files
         .iter()
@@ -172,7 +172,7 @@ pub(crate) fn run_module(b: &mut Builder, module: Module, frames: &[Frame], as_o
     }
 }
 
-fn default_title(request: &Request) -> String {
+fn default_title<F>(request: &Request<F>) -> String {
     let module = request.module().map(|m| match (m, request.lang) {
         (Module::Stock, Lang::Es) => "stock",
         (Module::Ventas, Lang::Es) => "ventas",
@@ -199,7 +199,7 @@ fn default_title(request: &Request) -> String {
     }
 }
 
-fn finish(request: &Request, b: Builder, as_of: NaiveDate) -> Analysis {
+fn finish<F>(request: &Request<F>, b: Builder, as_of: NaiveDate) -> Analysis {
     let headline = b.headline();
     let actions = b.actions.clone();
     let report = b.finish(as_of);

@@ -1,6 +1,8 @@
 //! The analyze request as it arrives (`type`, `lang`, `title`, `data`), parsed
-//! into a `Request` the engine trusts. Rows keep their columns in the order of
-//! the JSON text; numbers are read from their text, so 19.99 stays 19.99.
+//! into a `Request` the engine trusts. `read` streams each file's rows
+//! straight into columns (`Cells`); `parse` gives them as rows (`Sheet`).
+//! Columns keep the order of the JSON text; numbers are read from their
+//! text, so 19.99 stays 19.99.
 //!
 //! Wire shapes of `data`: excel `{module, files}`; compare `{module, a: {files},
 //! b: {files}}` (a = earlier, b = later); folder `{files}`; cuestionario
@@ -18,6 +20,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
 use super::AnalysisError;
+use super::cells::{Builder, Cells};
+use super::sniff::Value;
 
 /// Rows per file.
 pub const MAX_ROWS_PER_FILE: usize = 100_000;
@@ -107,21 +111,22 @@ pub struct Sheet {
     pub total_rows: Option<u64>,
 }
 
-/// What to analyse.
+/// What to analyse; `F` is how each file is held: rows as built in code
+/// (`Sheet`) or columns as `read` gives them (`Cells`).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Kind {
+pub enum Kind<F = Sheet> {
     Excel {
         module: Module,
-        files: Vec<Sheet>,
+        files: Vec<F>,
     },
     /// `a` is the earlier (base) period, `b` the later one.
     Compare {
         module: Module,
-        a: Vec<Sheet>,
-        b: Vec<Sheet>,
+        a: Vec<F>,
+        b: Vec<F>,
     },
     Folder {
-        files: Vec<Sheet>,
+        files: Vec<F>,
     },
     /// Question id (`FIN1` …) → yes, no, or null (does not apply).
     Cuestionario {
@@ -131,13 +136,13 @@ pub enum Kind {
 
 /// A validated analyze request.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Request {
-    pub kind: Kind,
+pub struct Request<F = Sheet> {
+    pub kind: Kind<F>,
     pub lang: Lang,
     pub title: Option<String>,
 }
 
-impl Request {
+impl<F> Request<F> {
     pub fn analysis_type(&self) -> AnalysisType {
         match self.kind {
             Kind::Excel { .. } => AnalysisType::Excel,
@@ -155,23 +160,105 @@ impl Request {
     }
 }
 
-/// Parses and validates the JSON body of `POST /api/v1/analyze`: shapes and
-/// limits here, then the column check of the engine (a file in which none of
-/// the module's amount columns can be found is a 400; a file with some but
-/// not all is analysed and the report says what is missing).
+/// `read`, with every file turned into rows (`Sheet`). Rows take several
+/// times the memory of the columns `read` keeps.
 pub fn parse(body: &[u8]) -> Result<Request, AnalysisError> {
-    let head: Head = from_slice(body)?;
-    let lang = match head.lang.as_deref() {
-        None | Some("es") => Lang::Es,
-        Some("en") => Lang::En,
-        Some(other) => {
-            return Err(AnalysisError::invalid(
-                "parameter_invalid",
-                "lang",
-                format!("unknown language {other:?}; accepted values: es, en"),
-            ));
-        }
+    let request = read(body)?;
+    let rows = |files: Vec<Cells>| files.into_iter().map(Sheet::from).collect();
+    let kind = match request.kind {
+        Kind::Excel { module, files } => Kind::Excel {
+            module,
+            files: rows(files),
+        },
+        Kind::Compare { module, a, b } => Kind::Compare {
+            module,
+            a: rows(a),
+            b: rows(b),
+        },
+        Kind::Folder { files } => Kind::Folder { files: rows(files) },
+        Kind::Cuestionario { answers } => Kind::Cuestionario { answers },
     };
+    Ok(Request {
+        kind,
+        lang: request.lang,
+        title: request.title,
+    })
+}
+
+/// Parses and validates the JSON body of `POST /api/v1/analyze`, each
+/// file's rows read straight into columns: shapes and limits here, then the
+/// column check of the engine (a file in which none of the module's amount
+/// columns can be found is a 400; a file with some but not all is analysed
+/// and the report says what is missing).
+pub fn read(body: &[u8]) -> Result<Request<Cells>, AnalysisError> {
+    let request = match quick(body) {
+        Some(request) => request,
+        None => strict(body)?,
+    };
+    check_rows_total(&request)?;
+    super::validate(&request)?;
+    Ok(request)
+}
+
+/// One pass over the body, for a request that is right: None at the first
+/// fault, which `strict` then names. The body is checked to be UTF-8 once,
+/// not string by string.
+fn quick(body: &[u8]) -> Option<Request<Cells>> {
+    let text = std::str::from_utf8(body).ok()?;
+    let wire = Wire::deserialize(&mut serde_json::Deserializer::from_str(text)).ok()?;
+    let lang = lang(wire.lang.as_deref()).ok()?;
+    if let Some(title) = &wire.title {
+        check_text(title, "title").ok()?;
+    }
+    let Data {
+        module,
+        files,
+        a,
+        b,
+        answers,
+    } = wire.data;
+    let kind = match (wire.kind, module, files, a, b, answers) {
+        (AnalysisType::Excel, Some(module), Some(files), None, None, None) => {
+            check_files(&files, "data.files").ok()?;
+            Kind::Excel {
+                module,
+                files: files.into_iter().map(Cells::from).collect(),
+            }
+        }
+        (AnalysisType::Compare, Some(module), None, Some(a), Some(b), None) => {
+            check_files(&a.files, "data.a.files").ok()?;
+            check_files(&b.files, "data.b.files").ok()?;
+            Kind::Compare {
+                module,
+                a: a.files.into_iter().map(Cells::from).collect(),
+                b: b.files.into_iter().map(Cells::from).collect(),
+            }
+        }
+        (AnalysisType::Folder, None, Some(files), None, None, None) => {
+            check_files(&files, "data.files").ok()?;
+            Kind::Folder {
+                files: files.into_iter().map(Cells::from).collect(),
+            }
+        }
+        (AnalysisType::Cuestionario, None, None, None, None, Some(answers)) => {
+            super::cuestionario::check_answers(&answers).ok()?;
+            Kind::Cuestionario { answers }
+        }
+        _ => return None,
+    };
+    Some(Request {
+        kind,
+        lang,
+        title: wire.title,
+    })
+}
+
+/// The body read in the order that decides which fault is reported (the
+/// head with `lang` and `title` first, then `data`), tracking the path to
+/// name it.
+fn strict(body: &[u8]) -> Result<Request<Cells>, AnalysisError> {
+    let head: Head = from_slice(body)?;
+    let lang = lang(head.lang.as_deref())?;
     if let Some(title) = &head.title {
         check_text(title, "title")?;
     }
@@ -182,7 +269,7 @@ pub fn parse(body: &[u8]) -> Result<Request, AnalysisError> {
             check_files(&data.files, "data.files")?;
             Kind::Excel {
                 module: data.module,
-                files: data.files.into_iter().map(Sheet::from).collect(),
+                files: data.files.into_iter().map(Cells::from).collect(),
             }
         }
         AnalysisType::Compare => {
@@ -192,15 +279,15 @@ pub fn parse(body: &[u8]) -> Result<Request, AnalysisError> {
             check_files(&data.b.files, "data.b.files")?;
             Kind::Compare {
                 module: data.module,
-                a: data.a.files.into_iter().map(Sheet::from).collect(),
-                b: data.b.files.into_iter().map(Sheet::from).collect(),
+                a: data.a.files.into_iter().map(Cells::from).collect(),
+                b: data.b.files.into_iter().map(Cells::from).collect(),
             }
         }
         AnalysisType::Folder => {
             let body: Body<FolderData> = from_slice(body)?;
             check_files(&body.data.files, "data.files")?;
             Kind::Folder {
-                files: body.data.files.into_iter().map(Sheet::from).collect(),
+                files: body.data.files.into_iter().map(Cells::from).collect(),
             }
         }
         AnalysisType::Cuestionario => {
@@ -210,22 +297,29 @@ pub fn parse(body: &[u8]) -> Result<Request, AnalysisError> {
             Kind::Cuestionario { answers }
         }
     };
-    let request = Request {
+    Ok(Request {
         kind,
         lang,
         title: head.title,
-    };
-    check_rows_total(&request)?;
-    super::validate(&request)?;
-    Ok(request)
+    })
 }
 
-fn check_rows_total(request: &Request) -> Result<(), AnalysisError> {
+fn lang(lang: Option<&str>) -> Result<Lang, AnalysisError> {
+    match lang {
+        None | Some("es") => Ok(Lang::Es),
+        Some("en") => Ok(Lang::En),
+        Some(other) => Err(AnalysisError::invalid(
+            "parameter_invalid",
+            "lang",
+            format!("unknown language {other:?}; accepted values: es, en"),
+        )),
+    }
+}
+
+fn check_rows_total(request: &Request<Cells>) -> Result<(), AnalysisError> {
     let total: usize = match &request.kind {
-        Kind::Excel { files, .. } | Kind::Folder { files } => {
-            files.iter().map(|f| f.rows.len()).sum()
-        }
-        Kind::Compare { a, b, .. } => a.iter().chain(b).map(|f| f.rows.len()).sum(),
+        Kind::Excel { files, .. } | Kind::Folder { files } => files.iter().map(|f| f.rows).sum(),
+        Kind::Compare { a, b, .. } => a.iter().chain(b).map(|f| f.rows).sum(),
         Kind::Cuestionario { .. } => 0,
     };
     if total > MAX_ROWS_PER_REQUEST {
@@ -256,19 +350,14 @@ fn check_files(files: &[WireFile], param: &str) -> Result<(), AnalysisError> {
         ));
     }
     for (i, file) in files.iter().enumerate() {
-        if file.rows.0.is_empty() {
+        if file.rows.0.rows == 0 {
             return Err(AnalysisError::invalid(
                 "parameter_invalid",
                 &format!("{param}[{i}].rows"),
                 "the file has no rows".into(),
             ));
         }
-        if file
-            .rows
-            .0
-            .iter()
-            .all(|r| r.0.iter().all(|(_, c)| *c == Cell::Empty))
-        {
+        if file.rows.0.all_empty() {
             return Err(AnalysisError::invalid(
                 "parameter_invalid",
                 &format!("{param}[{i}].rows"),
@@ -346,6 +435,40 @@ fn join(path: &str, name: &str) -> String {
     }
 }
 
+/// The whole body in one pass (`quick`); `data` holds what any type may
+/// send, checked against `type` afterwards.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Wire {
+    #[serde(rename = "type")]
+    kind: AnalysisType,
+    #[serde(default)]
+    lang: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
+    data: Data,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Data {
+    #[serde(default, deserialize_with = "present")]
+    module: Option<Module>,
+    #[serde(default, deserialize_with = "present")]
+    files: Option<Files>,
+    #[serde(default, deserialize_with = "present")]
+    a: Option<Side>,
+    #[serde(default, deserialize_with = "present")]
+    b: Option<Side>,
+    #[serde(default, deserialize_with = "present")]
+    answers: Option<BTreeMap<String, Option<bool>>>,
+}
+
+/// A field that may be missing but not null (as in the typed shapes).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Head {
@@ -412,12 +535,12 @@ struct WireFile {
     total_rows: Option<u64>,
 }
 
-impl From<WireFile> for Sheet {
+impl From<WireFile> for Cells {
     fn from(file: WireFile) -> Self {
-        Sheet {
+        Cells {
             name: file.name.0,
-            rows: file.rows.0,
             total_rows: file.total_rows,
+            ..file.rows.0
         }
     }
 }
@@ -471,21 +594,23 @@ struct Text(String);
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        bounded(s).map(Text)
+        bounded(&s)?;
+        Ok(Text(s))
     }
 }
 
-fn bounded<E: de::Error>(s: String) -> Result<String, E> {
+fn bounded<E: de::Error>(s: &str) -> Result<(), E> {
     if s.len() > MAX_TEXT_CHARS && s.chars().count() > MAX_TEXT_CHARS {
         return Err(E::custom(format!(
             "{LIMIT}a text longer than {MAX_TEXT_CHARS} characters"
         )));
     }
-    Ok(s)
+    Ok(())
 }
 
-/// The rows of a file, at most `MAX_ROWS_PER_FILE`.
-struct Rows(Vec<Row>);
+/// The rows of a file, at most `MAX_ROWS_PER_FILE`, as columns (without
+/// the file's name and total).
+struct Rows(Cells);
 
 impl<'de> Deserialize<'de> for Rows {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -496,74 +621,59 @@ impl<'de> Deserialize<'de> for Rows {
                 f.write_str("an array of row objects")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Rows, A::Error> {
-                let mut rows: Vec<Row> = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-                let empty = Row::default();
-                loop {
-                    let seed = RowSeed(rows.last().unwrap_or(&empty));
-                    let Some(row) = seq.next_element_seed(seed)? else {
-                        break;
-                    };
-                    if rows.len() == MAX_ROWS_PER_FILE {
+                let mut builder = Builder::default();
+                let mut rows = 0;
+                while seq.next_element_seed(RowSeed(&mut builder))?.is_some() {
+                    if rows == MAX_ROWS_PER_FILE {
                         return Err(de::Error::custom(format!(
                             "{LIMIT}more than {MAX_ROWS_PER_FILE} rows in one file"
                         )));
                     }
-                    rows.push(row);
+                    rows += 1;
                 }
-                Ok(Rows(rows))
+                Ok(Rows(builder.finish(String::new(), None)))
             }
         }
         d.deserialize_seq(V)
     }
 }
 
-impl<'de> Deserialize<'de> for Row {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        RowSeed(&Row::default()).deserialize(d)
-    }
-}
-
-/// A row read after `.0`, the previous row of its file: a column name that
-/// row already has is shared with it rather than allocated again (a sheet
-/// repeats its headers on every row), and the new row is sized like it.
-struct RowSeed<'a>(&'a Row);
+/// A row, written into the file's columns as it is read.
+struct RowSeed<'a>(&'a mut Builder);
 
 impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
-    type Value = Row;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Row, D::Error> {
-        struct V<'a>(&'a Row);
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        struct V<'a>(&'a mut Builder);
         impl<'de> Visitor<'de> for V<'_> {
-            type Value = Row;
+            type Value = ();
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a row object mapping column names to cells")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Row, A::Error> {
-                let previous = &self.0.0;
-                let mut cells: Vec<(Arc<str>, Cell)> =
-                    Vec::with_capacity(map.size_hint().unwrap_or(previous.len().max(8)).min(64));
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+                let builder = self.0;
+                let mut cells = 0;
                 while let Some(ColumnName(key)) = map.next_key()? {
-                    if cells.len() == MAX_CELLS_PER_ROW {
+                    if cells == MAX_CELLS_PER_ROW {
                         return Err(de::Error::custom(format!(
                             "{LIMIT}more than {MAX_CELLS_PER_ROW} cells in one row"
                         )));
                     }
-                    if cells.iter().any(|(k, _)| **k == *key) {
-                        return Err(de::Error::custom(format!("column {key:?} appears twice")));
-                    }
-                    let same_place = previous.get(cells.len()).map(|(k, _)| k);
-                    let shared = same_place
-                        .filter(|k| ***k == *key)
-                        .or_else(|| previous.iter().map(|(k, _)| k).find(|k| ***k == *key))
-                        .cloned();
-                    let key = match shared {
-                        Some(k) => k,
-                        None => Arc::from(bounded(key.into_owned())?),
+                    let column = match builder.find(&key, cells) {
+                        Some(j) if builder.is_set(j) => {
+                            return Err(de::Error::custom(format!("column {key:?} appears twice")));
+                        }
+                        Some(j) => j,
+                        None => {
+                            bounded(&key)?;
+                            builder.column(&key, cells)
+                        }
                     };
-                    let cell = map.next_value_seed(CellSeed)?;
-                    cells.push((key, cell));
+                    map.next_value_seed(CellSeed { builder, column })?;
+                    cells += 1;
                 }
-                cells.shrink_to_fit();
-                Ok(Row(cells))
+                builder.end_row();
+                Ok(())
             }
         }
         d.deserialize_map(V(self.0))
@@ -595,57 +705,81 @@ impl<'de> Deserialize<'de> for ColumnName<'de> {
     }
 }
 
-struct CellSeed;
+/// A cell, written into its column.
+struct CellSeed<'a> {
+    builder: &'a mut Builder,
+    column: usize,
+}
 
-impl<'de> DeserializeSeed<'de> for CellSeed {
-    type Value = Cell;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cell, D::Error> {
-        d.deserialize_any(CellVisitor)
+impl<'de> DeserializeSeed<'de> for CellSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
     }
 }
 
-struct CellVisitor;
-
-impl<'de> Visitor<'de> for CellVisitor {
-    type Value = Cell;
+impl<'de> Visitor<'de> for CellSeed<'_> {
+    type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a string, number, boolean or null")
     }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Cell, E> {
-        Ok(Cell::Number(Decimal::from(v)))
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.set(Value::Num(Decimal::from(v)))
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Cell, E> {
-        Ok(Cell::Number(Decimal::from(v)))
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.set(Value::Num(Decimal::from(v)))
     }
-    /// Through the shortest text of the float, which is the JSON text for
-    /// the 15 significant digits a spreadsheet cell can carry.
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Cell, E> {
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
         if !v.is_finite() {
             return Err(E::custom("the number is not finite"));
         }
-        Decimal::from_str_exact(&v.to_string())
-            .or_else(|_| Decimal::from_scientific(&format!("{v:e}")))
-            .map(Cell::Number)
-            .map_err(|_| E::custom(format!("{v} is out of range")))
+        let n = float_decimal(v).ok_or_else(|| E::custom(format!("{v} is out of range")))?;
+        self.set(Value::Num(n))
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Cell, E> {
-        Ok(Cell::Bool(v))
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        self.set(Value::Bool(v))
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Cell, E> {
-        self.visit_string(v.to_string())
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Cell, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
         if v.trim().is_empty() {
-            return Ok(Cell::Empty);
+            return self.set(Value::Empty);
         }
-        bounded(v).map(Cell::Text)
+        bounded(v)?;
+        self.set(Value::Text(v))
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Cell, E> {
-        Ok(Cell::Empty)
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.set(Value::Empty)
     }
-    fn visit_none<E: de::Error>(self) -> Result<Cell, E> {
-        Ok(Cell::Empty)
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.set(Value::Empty)
     }
+}
+
+impl CellSeed<'_> {
+    fn set<E>(self, value: Value) -> Result<(), E> {
+        self.builder.set(self.column, value);
+        Ok(())
+    }
+}
+
+/// The number a JSON float was written as: the decimal of its shortest text,
+/// which is the JSON text for the 15 significant digits a spreadsheet cell
+/// can carry. Below 10⁹ with at most 6 decimals it is the first scale at
+/// which the float is a whole number of units (exact: the units and the
+/// power of ten are exact floats, so the division rounds like parsing does);
+/// other floats go through their text.
+fn float_decimal(v: f64) -> Option<Decimal> {
+    if v.abs() < 1e9 && !(v == 0.0 && v.is_sign_negative()) {
+        for scale in 0..=6 {
+            let power = 10f64.powi(scale);
+            let units = (v * power).round();
+            if units / power == v {
+                return Some(Decimal::new(units as i64, scale as u32));
+            }
+        }
+    }
+    Decimal::from_str_exact(&v.to_string())
+        .or_else(|_| Decimal::from_scientific(&format!("{v:e}")))
+        .ok()
 }
 
 #[cfg(test)]
@@ -765,6 +899,40 @@ mod tests {
             (e.code, e.param.as_str()),
             ("parameter_invalid", "data.answers.XYZ9")
         );
+    }
+
+    #[test]
+    fn floats_are_read_as_their_shortest_text() {
+        let by_text = |v: f64| {
+            Decimal::from_str_exact(&v.to_string())
+                .or_else(|_| Decimal::from_scientific(&format!("{v:e}")))
+                .ok()
+        };
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut floats = vec![
+            0.0,
+            -0.0,
+            0.1 + 0.2,
+            1e-7,
+            123_456_789.123_456,
+            1e20,
+            -2.5e-3,
+        ];
+        for _ in 0..50_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let units = (x >> 20) % 100_000_000_000;
+            let sign = if x & 1 == 0 { 1.0 } else { -1.0 };
+            floats.push(sign * units as f64 / 10f64.powi((x % 9) as i32));
+        }
+        for v in floats {
+            assert_eq!(
+                float_decimal(v).map(|d| d.serialize()),
+                by_text(v).map(|d| d.serialize()),
+                "{v}"
+            );
+        }
     }
 
     #[test]

@@ -267,7 +267,7 @@ const SAMPLE_ROWS: usize = 120;
 const SAMPLE_YEAR: i32 = 2025;
 
 /// The sample request of the same type, module and language as `request`.
-pub fn request(request: &Request) -> Request {
+pub fn request<F>(request: &Request<F>) -> Request {
     let kind = match &request.kind {
         Kind::Excel { module, .. } => Kind::Excel {
             module: *module,

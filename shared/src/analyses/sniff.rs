@@ -126,16 +126,25 @@ fn evidence(digits: &str) -> Option<DecimalMark> {
 /// The decimal mark of a column: the majority of its unambiguous texts,
 /// Spanish (comma) when none can tell.
 pub fn decimal_mark<'a>(values: impl Iterator<Item = Value<'a>>) -> DecimalMark {
+    majority_mark(values.map(mark_evidence))
+}
+
+/// What one cell says about its column's decimal mark.
+pub fn mark_evidence(value: Value) -> Option<DecimalMark> {
+    match value {
+        Value::Text(t) => evidence(&core(t)?.digits),
+        _ => None,
+    }
+}
+
+/// The mark most cells tell (`mark_evidence`), Spanish (comma) on a tie.
+pub fn majority_mark(evidence: impl Iterator<Item = Option<DecimalMark>>) -> DecimalMark {
     let (mut comma, mut dot) = (0usize, 0usize);
-    for value in values {
-        if let Value::Text(t) = value
-            && let Some(c) = core(t)
-        {
-            match evidence(&c.digits) {
-                Some(DecimalMark::Comma) => comma += 1,
-                Some(DecimalMark::Dot) => dot += 1,
-                None => {}
-            }
+    for mark in evidence {
+        match mark {
+            Some(DecimalMark::Comma) => comma += 1,
+            Some(DecimalMark::Dot) => dot += 1,
+            None => {}
         }
     }
     if dot > comma {
@@ -232,16 +241,27 @@ fn split_numeric(text: &str) -> Option<Vec<u32>> {
 
 /// Day first unless only the second field ever exceeds 12 (a US export).
 pub fn date_order<'a>(values: impl Iterator<Item = Value<'a>>) -> DateOrder {
+    order_of(values.map(order_evidence))
+}
+
+/// What one cell says about its column's date order: whether the first and
+/// the second field of a numeric date exceed 12.
+pub fn order_evidence(value: Value) -> (bool, bool) {
+    match value {
+        Value::Text(t) => match split_numeric(t) {
+            Some(f) if f.len() == 3 && f[0] <= 31 => (f[0] > 12, f[1] > 12),
+            _ => (false, false),
+        },
+        _ => (false, false),
+    }
+}
+
+/// The date order the cells tell (`order_evidence`).
+pub fn order_of(evidence: impl Iterator<Item = (bool, bool)>) -> DateOrder {
     let (mut first, mut second) = (false, false);
-    for value in values {
-        if let Value::Text(t) = value
-            && let Some(f) = split_numeric(t)
-            && f.len() == 3
-            && f[0] <= 31
-        {
-            first |= f[0] > 12;
-            second |= f[1] > 12;
-        }
+    for (a, b) in evidence {
+        first |= a;
+        second |= b;
     }
     if second && !first {
         DateOrder::MonthFirst

@@ -6,7 +6,7 @@
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::{missing, note_odd_dates, period, sheet_total};
+use super::{col, missing, note_odd_dates, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::normalize::fold;
@@ -26,10 +26,6 @@ pub struct Movement {
     pub saldo: Option<Decimal>,
     pub cash: bool,
     pub opening: bool,
-}
-
-fn col(f: &Frame, role: Role) -> Vec<Option<Decimal>> {
-    f.nums(role).unwrap_or_else(|| vec![None; f.len()])
 }
 
 /// +1 for income words, −1 for expense words in a `tipo` cell.

@@ -3,12 +3,13 @@
 //! rises of the same item, duplicates, incomplete tickets, withholdings,
 //! overdue payables.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::{Names, by_name, missing, note_odd_dates, period, sheet_total};
+use super::{Names, by_name, col, missing, note_odd_dates, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::normalize::name_key;
@@ -19,10 +20,10 @@ use crate::analyses::stats::{HUNDRED, concentration, pct, ranked};
 
 /// One purchase line.
 #[derive(Clone, Debug, Default)]
-pub struct Purchase {
+pub struct Purchase<'a> {
     pub date: Option<NaiveDate>,
     pub supplier: Option<usize>,
-    pub doc: Option<String>,
+    pub doc: Option<Cow<'a, str>>,
     pub item: Option<String>,
     pub category: Option<String>,
     pub qty: Option<Decimal>,
@@ -31,7 +32,7 @@ pub struct Purchase {
     pub vat: Decimal,
     pub withholding: Decimal,
     pub total: Decimal,
-    pub nif: Option<String>,
+    pub nif: Option<Cow<'a, str>>,
     pub paid: Option<bool>,
     pub due: Option<NaiveDate>,
 }
@@ -71,10 +72,6 @@ pub fn category(text: &str, lang: crate::analyses::request::Lang) -> String {
     text.trim().to_string()
 }
 
-fn col(f: &Frame, role: Role) -> Vec<Option<Decimal>> {
-    f.nums(role).unwrap_or_else(|| vec![None; f.len()])
-}
-
 pub fn has_amount(f: &Frame) -> bool {
     f.has(Role::Base)
         || f.has(Role::Total)
@@ -86,8 +83,8 @@ pub fn purchases<'a>(
     b: &mut Builder,
     frames: &'a [Frame<'a>],
     names: &mut Names<'a>,
-) -> Vec<Purchase> {
-    let mut out = Vec::new();
+) -> Vec<Purchase<'a>> {
+    let mut out = Vec::with_capacity(frames.iter().map(Frame::len).sum());
     for f in frames {
         let (base, importe, total) = (
             col(f, Role::Base),
@@ -104,10 +101,10 @@ pub fn purchases<'a>(
             .column_header(Role::Retencion)
             .is_some_and(|h| h.hints.rate);
         let suppliers = f.texts(Role::Proveedor);
-        let docs = f.texts(Role::Documento);
+        let mut docs = f.texts(Role::Documento);
         let items = f.texts(Role::Concepto);
         let cats = f.texts(Role::Categoria);
-        let nifs = f.texts(Role::Nif);
+        let mut nifs = f.texts(Role::Nif);
         let dates = f.dates(Role::Fecha);
         let due = f.dates(Role::Vencimiento);
         let paid = f.bools(Role::Estado);
@@ -146,25 +143,26 @@ pub fn purchases<'a>(
                     x.abs()
                 }
             });
-            let text = |t: &Option<Vec<Option<std::borrow::Cow<'a, str>>>>| {
-                t.as_ref()
-                    .and_then(|t| t[i].as_ref().map(|s| s.to_string()))
-            };
+            let take =
+                |t: &mut Option<Vec<Option<Cow<'a, str>>>>| t.as_mut().and_then(|t| t[i].take());
             let supplier = suppliers.as_ref().and_then(|s| match &s[i] {
-                Some(std::borrow::Cow::Borrowed(x)) => names.id(x),
+                Some(Cow::Borrowed(x)) => names.id(x),
                 _ => None,
             });
             out.push(Purchase {
                 date: dates.as_ref().and_then(|d| d[i]),
                 supplier,
-                doc: text(&docs),
+                doc: take(&mut docs),
                 item: items.as_ref().and_then(|t| t[i].as_deref()).map(|s| {
                     item_keys
                         .entry(s.to_string())
                         .or_insert_with(|| name_key(s))
                         .clone()
                 }),
-                category: text(&cats).map(|c| category(&c, b.lang)),
+                category: cats
+                    .as_ref()
+                    .and_then(|t| t[i].as_deref())
+                    .map(|c| category(c, b.lang)),
                 qty: qty[i],
                 unit_price: price[i].or(match qty[i] {
                     Some(q) if !q.is_zero() => Some(net / q),
@@ -174,7 +172,7 @@ pub fn purchases<'a>(
                 vat,
                 withholding,
                 total: net + vat - withholding,
-                nif: text(&nifs),
+                nif: take(&mut nifs),
                 paid: paid.as_ref().and_then(|p| p[i]),
                 due: due.as_ref().and_then(|d| d[i]),
             });
@@ -434,8 +432,8 @@ fn duplicates(b: &mut Builder, p: &[Purchase], names: &Names) {
     for x in p {
         let Some(s) = x.supplier else { continue };
         let key = match &x.doc {
-            Some(doc) => (s, doc.clone(), None, Decimal::ZERO),
-            None => (s, String::new(), x.date, x.total),
+            Some(doc) => (s, &**doc, None, Decimal::ZERO),
+            None => (s, "", x.date, x.total),
         };
         if (x.doc.is_some() || x.date.is_some()) && !seen.insert(key) {
             dupes.push(x);

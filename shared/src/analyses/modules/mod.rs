@@ -9,8 +9,10 @@ pub mod total;
 pub mod ventas;
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Index;
 
 use chrono::NaiveDate;
+use rust_decimal::Decimal;
 
 use super::builder::Builder;
 use super::detect::Frame;
@@ -44,6 +46,25 @@ impl<'a> Names<'a> {
         }
         self.raw.insert(raw, id);
         Some(id)
+    }
+}
+
+/// A frame's numbers for one role, read as `x[i]`: None in every row when
+/// the frame has no column for the role (and nothing is allocated for it).
+pub struct Nums(Option<Vec<Option<Decimal>>>);
+
+pub fn col(f: &Frame, role: Role) -> Nums {
+    Nums(f.nums(role))
+}
+
+impl Index<usize> for Nums {
+    type Output = Option<Decimal>;
+
+    fn index(&self, i: usize) -> &Option<Decimal> {
+        match &self.0 {
+            Some(column) => &column[i],
+            None => &None,
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{Datelike, NaiveDate, Weekday};
 use rust_decimal::Decimal;
 
-use super::{Names, by_name, missing, period, sheet_total};
+use super::{Names, by_name, col, missing, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::report::{Horizon, Severity, Unit};
@@ -30,10 +30,6 @@ struct Entry {
     cost_hour: Option<Decimal>,
     budget: Option<Decimal>,
     invoiced: Option<bool>,
-}
-
-fn col(f: &Frame, role: Role) -> Vec<Option<Decimal>> {
-    f.nums(role).unwrap_or_else(|| vec![None; f.len()])
 }
 
 pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {

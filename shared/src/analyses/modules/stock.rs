@@ -2,12 +2,13 @@
 //! ABC, items below minimum or out of stock, slow and dead stock, coverage,
 //! rotation and days of inventory, expiring value.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::{missing, period, sheet_total};
+use super::{col, missing, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::report::{Horizon, Severity, Unit};
@@ -23,8 +24,8 @@ const DEAD_DAYS: i64 = 180;
 const OVERSTOCK_DAYS: i64 = 180;
 
 #[derive(Clone, Debug)]
-struct Item {
-    name: String,
+struct Item<'a> {
+    name: Cow<'a, str>,
     qty: Decimal,
     cost: Option<Decimal>,
     value: Decimal,
@@ -36,12 +37,8 @@ struct Item {
     expiry: Option<NaiveDate>,
 }
 
-fn col(f: &Frame, role: Role) -> Vec<Option<Decimal>> {
-    f.nums(role).unwrap_or_else(|| vec![None; f.len()])
-}
-
-fn items(b: &mut Builder, frames: &[Frame]) -> (Vec<Item>, bool) {
-    let mut out = Vec::new();
+fn items<'a>(b: &mut Builder, frames: &'a [Frame]) -> (Vec<Item<'a>>, bool) {
+    let mut out = Vec::with_capacity(frames.iter().map(Frame::len).sum());
     let mut default_vat = false;
     for f in frames {
         let (qty, cost, price) = (
@@ -55,8 +52,8 @@ fn items(b: &mut Builder, frames: &[Frame]) -> (Vec<Item>, bool) {
             col(f, Role::StockMax),
         );
         let (sold, rate) = (col(f, Role::Vendidas), col(f, Role::TipoIva));
-        let refs = f.texts(Role::Referencia);
-        let descs = f.texts(Role::Descripcion);
+        let mut refs = f.texts(Role::Referencia);
+        let mut descs = f.texts(Role::Descripcion);
         let last = f.dates(Role::UltimaVenta);
         let expiry = f.dates(Role::Caducidad);
         let with_vat = f.column_header(Role::PrecioVenta).is_some_and(|h| {
@@ -70,9 +67,9 @@ fn items(b: &mut Builder, frames: &[Frame]) -> (Vec<Item>, bool) {
                 continue;
             }
             let name = descs
-                .as_ref()
-                .and_then(|d| d[i].clone())
-                .or_else(|| refs.as_ref().and_then(|r| r[i].clone()));
+                .as_mut()
+                .and_then(|d| d[i].take())
+                .or_else(|| refs.as_mut().and_then(|r| r[i].take()));
             let q = qty[i].or_else(|| match (valor[i], cost[i]) {
                 (Some(v), Some(c)) if !c.is_zero() => Some(v / c),
                 _ => None,
@@ -95,7 +92,7 @@ fn items(b: &mut Builder, frames: &[Frame]) -> (Vec<Item>, bool) {
                 (None, None) => Decimal::ZERO,
             };
             out.push(Item {
-                name: name.to_string(),
+                name,
                 qty: q,
                 cost: cost[i],
                 value,
@@ -183,11 +180,10 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
             Unit::Eur,
         );
     }
-    let totals: BTreeMap<String, Decimal> = items.iter().fold(BTreeMap::new(), |mut m, x| {
-        *m.entry(x.name.clone()).or_default() += x.value;
+    let ranked = ranked(&items.iter().fold(BTreeMap::new(), |mut m, x| {
+        *m.entry(x.name.to_string()).or_default() += x.value;
         m
-    });
-    let ranked = ranked(&totals);
+    }));
     let classes: BTreeMap<&str, char> = ranked
         .iter()
         .map(|(n, _)| n.as_str())
@@ -202,7 +198,7 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
             Unit::Pct,
         );
     }
-    let class_a = |x: &Item| classes.get(x.name.as_str()) == Some(&'A');
+    let class_a = |x: &Item| classes.get(&*x.name) == Some(&'A');
 
     let out: Vec<&Item> = items.iter().filter(|x| x.qty.is_zero()).collect();
     let below: Vec<&Item> = items

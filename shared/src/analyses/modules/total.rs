@@ -7,7 +7,7 @@
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::{missing, note_odd_dates, period, sheet_total};
+use super::{col, missing, note_odd_dates, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::normalize::fold;
@@ -141,10 +141,6 @@ fn tipo_side(tipo: &str) -> Option<bool> {
     } else {
         None
     }
-}
-
-fn col(f: &Frame, role: Role) -> Vec<Option<Decimal>> {
-    f.nums(role).unwrap_or_else(|| vec![None; f.len()])
 }
 
 pub fn has_amount(f: &Frame) -> bool {

@@ -2,12 +2,14 @@
 //! their concentration, monthly trend, products (ABC), margin, discounts,
 //! returns, repeat customers, receivables.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::hash::{Hash, Hasher};
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::{Names, by_name, missing, note_odd_dates, period, sheet_total};
+use super::{Names, by_name, col, missing, note_odd_dates, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::format;
@@ -20,9 +22,9 @@ use crate::analyses::stats::{
 
 /// One sale line, net of VAT.
 #[derive(Clone, Debug, Default)]
-pub struct Line {
+pub struct Line<'a> {
     pub date: Option<NaiveDate>,
-    pub doc: Option<String>,
+    pub doc: Option<Cow<'a, str>>,
     pub customer: Option<usize>,
     pub product: Option<usize>,
     pub qty: Option<Decimal>,
@@ -37,15 +39,11 @@ pub struct Line {
 
 /// The lines of all frames, with customer and product names.
 pub struct Sales<'a> {
-    pub lines: Vec<Line>,
+    pub lines: Vec<Line<'a>>,
     pub customers: Names<'a>,
     pub products: Names<'a>,
     pub vat_included: bool,
     pub has_cost: bool,
-}
-
-fn col(f: &Frame, role: Role) -> Vec<Option<Decimal>> {
-    f.nums(role).unwrap_or_else(|| vec![None; f.len()])
 }
 
 /// Reads the sale lines of the frames; `skipped` gets per-frame counts.
@@ -78,10 +76,10 @@ pub fn lines<'a>(
         );
         let dates = f.dates(Role::Fecha);
         let due = f.dates(Role::Vencimiento);
-        let docs = f.texts(Role::Documento);
+        let mut docs = f.texts(Role::Documento);
         let paid = f.bools(Role::Estado);
-        let customers = f.texts(Role::Cliente);
-        let products = f.texts(Role::Producto);
+        let mut customers = f.per_text(Role::Cliente);
+        let mut products = f.per_text(Role::Producto);
         let dto_pct = f
             .column_header(Role::Descuento)
             .is_some_and(|h| h.hints.rate);
@@ -139,21 +137,15 @@ pub fn lines<'a>(
                 _ => c,
             });
             let below_cost = cost.is_some_and(|c| revenue > Decimal::ZERO && revenue < c);
-            let name = |texts: &Option<Vec<Option<std::borrow::Cow<'a, str>>>>| {
-                texts.as_ref().and_then(|t| match &t[i] {
-                    Some(std::borrow::Cow::Borrowed(s)) => Some(*s),
-                    _ => None,
-                })
-            };
-            let customer = name(&customers).and_then(|n| sales.customers.id(n));
-            let product = name(&products).and_then(|n| sales.products.id(n));
             sales.lines.push(Line {
                 date: dates.as_ref().and_then(|d| d[i]),
-                doc: docs
-                    .as_ref()
-                    .and_then(|d| d[i].as_ref().map(|s| s.to_string())),
-                customer,
-                product,
+                doc: docs.as_mut().and_then(|d| d[i].take()),
+                customer: customers
+                    .as_mut()
+                    .and_then(|c| c.get(i, |t| sales.customers.id(t))),
+                product: products
+                    .as_mut()
+                    .and_then(|p| p.get(i, |t| sales.products.id(t))),
                 qty: qty[i],
                 revenue,
                 with_vat,
@@ -202,7 +194,8 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
     super::note_outliers(b, l.iter().map(|x| x.revenue));
 
     let r: Decimal = l.iter().map(|x| x.revenue).sum();
-    let docs: BTreeSet<&str> = l.iter().filter_map(|x| x.doc.as_deref()).collect();
+    let mut docs = HashSet::with_capacity(l.len());
+    docs.extend(l.iter().filter_map(|x| x.doc.as_deref()));
     let n = if docs.is_empty() { l.len() } else { docs.len() };
     let revenue = b.fig("revenue", ("Facturación", "Revenue"), r, Unit::Eur);
     let ops = b.fig(
@@ -243,12 +236,24 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
         .push(crate::analyses::actions::analyze(Module::Caja, b.lang));
 }
 
+/// A line's date, document and amount: equal keys are repeated lines.
+/// Hashed without the amount (hashing a `Decimal` normalises it), which
+/// keeps equal keys hashing alike.
+#[derive(PartialEq, Eq)]
+struct Repeat<'a>(Option<NaiveDate>, Option<&'a str>, Decimal);
+
+impl Hash for Repeat<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (self.0, self.1).hash(state);
+    }
+}
+
 fn duplicates(b: &mut Builder, l: &[Line]) {
-    let mut seen = BTreeSet::new();
+    let mut seen = HashSet::with_capacity(l.len());
     let dupes = l
         .iter()
         .filter(|x| x.doc.is_some())
-        .filter(|x| !seen.insert((x.date, x.doc.as_deref(), x.revenue)))
+        .filter(|x| !seen.insert(Repeat(x.date, x.doc.as_deref(), x.revenue)))
         .count();
     if dupes > 0 {
         b.note(
