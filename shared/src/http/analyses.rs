@@ -139,14 +139,14 @@ async fn analyze(
 ) -> Result<Response, ApiError> {
     if mode.requested {
         let staged = body.clone();
-        blocking(move || request::parse(&staged).map_err(AnalysesError::from)).await?;
+        blocking(move || request::read(&staged).map_err(AnalysesError::from)).await?;
         let quota_day = charge_unit(&state, &caller, &uow).await?;
         return jobs::accept(&state, &caller, &uow, mode, Kind::Analyze, body, quota_day).await;
     }
     charge_unit(&state, &caller, &uow).await?;
     let ports = state.ports.clone();
     let (resource, writes) = blocking(move || {
-        let request = request::parse(&body)?;
+        let request = request::read(&body)?;
         analyses::run(&ports, &caller, &request)
     })
     .await?;

@@ -1,5 +1,5 @@
 //! The body of `POST /api/v1/analyze` as the OpenAPI document describes it.
-//! The engine's parser (`analyses::request::parse`) reads the body itself, so
+//! The engine's reader (`analyses::request::read`) reads the body itself, so
 //! these types only give the document its schema; they serialise to the wire
 //! shape, and like the parser they admit no unknown fields.
 

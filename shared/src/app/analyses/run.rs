@@ -7,6 +7,7 @@ use super::AnalysesError;
 use super::AnalysisResource;
 use super::model::resource;
 use super::store::{self, ID_PREFIX, MAX_RESOURCE_BYTES};
+use crate::analyses::cells::Cells;
 use crate::analyses::{self, Request};
 use crate::app::keys::Caller;
 use crate::app::outbox;
@@ -20,7 +21,7 @@ use crate::ports::table::Write;
 pub fn run(
     ports: &Ports,
     caller: &Caller,
-    request: &Request,
+    request: &Request<Cells>,
 ) -> Result<(AnalysisResource, Vec<Write>), AnalysesError> {
     let now = ports.clock.now();
     let as_of = madrid::date(now);

@@ -61,7 +61,7 @@ async fn analyze(ports: &Ports, job: &Job, input: Vec<u8>) -> Result<Output, Run
     let (ports, caller) = (ports.clone(), job.caller());
     // Off the async workers, as the synchronous request does.
     let outcome = tokio::task::spawn_blocking(move || {
-        let request = request::parse(&input)?;
+        let request = request::read(&input)?;
         analyses::run(&ports, &caller, &request)
     })
     .await
