@@ -5,6 +5,7 @@ pub mod dispatcher;
 pub mod feed;
 pub mod file_blobs;
 pub mod job_worker;
+pub mod queue_worker;
 pub mod scheduler;
 pub mod sqlite_queue;
 pub mod sqlite_table;
