@@ -16,6 +16,11 @@ pub struct Config {
     /// Webhooks may reach loopback and private addresses
     /// (`SVC_WEBHOOK_ALLOW_PRIVATE`, default false): for a developer's own machine.
     pub webhook_allow_private: bool,
+    /// The host names (or `host:port`) the service is reached at besides
+    /// loopback (`SVC_PUBLIC_HOSTS`, comma-separated, e.g. `api.example.com`):
+    /// the agent-tool endpoint answers 403 to any other `Host`, and to a
+    /// browser `Origin` other than `https://` one of them or a loopback one.
+    pub public_hosts: Vec<String>,
 }
 
 fn default_system() -> SystemInfo {
@@ -53,6 +58,7 @@ impl Default for Config {
             max_body_bytes: 6 * 1024 * 1024,
             verifactu: default_system(),
             webhook_allow_private: false,
+            public_hosts: Vec::new(),
         }
     }
 }
@@ -77,6 +83,27 @@ fn flag(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<bool, String
         Some("true" | "1") => Ok(true),
         Some(other) => Err(format!("{name}={other:?} must be true or false")),
     }
+}
+
+/// A comma-separated list of host names, each optionally with `:port`.
+fn hosts(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Vec<String>, String> {
+    let raw = get(name).unwrap_or_default();
+    raw.split(',')
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+        .map(|host| {
+            let valid = host
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
+            if valid {
+                Ok(host.to_ascii_lowercase())
+            } else {
+                Err(format!(
+                    "{name}: {host:?} is not a host name (give `api.example.com` or `api.example.com:8443`, without scheme or path)"
+                ))
+            }
+        })
+        .collect()
 }
 
 impl Config {
@@ -133,6 +160,7 @@ impl Config {
                 ..d.verifactu
             },
             webhook_allow_private: flag(get, "SVC_WEBHOOK_ALLOW_PRIVATE")?,
+            public_hosts: hosts(get, "SVC_PUBLIC_HOSTS")?,
         })
     }
 }
@@ -164,5 +192,18 @@ mod tests {
         };
         assert_eq!((private("true"), private("0")), (Ok(true), Ok(false)));
         assert!(private("yes").is_err());
+        let hosts = |v: &str| {
+            let v = v.to_string();
+            Config::from_lookup(&move |n| (n == "SVC_PUBLIC_HOSTS").then(|| v.clone()))
+                .map(|c| c.public_hosts)
+        };
+        assert_eq!(
+            hosts(" API.example.com, abc.execute-api.eu-west-1.amazonaws.com:443 ,"),
+            Ok(vec![
+                "api.example.com".to_string(),
+                "abc.execute-api.eu-west-1.amazonaws.com:443".to_string()
+            ])
+        );
+        assert!(hosts("https://api.example.com/").is_err());
     }
 }

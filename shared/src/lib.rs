@@ -11,6 +11,7 @@ pub mod extraction;
 pub mod http;
 pub mod ids;
 pub mod invoice;
+pub mod mcp;
 pub mod ports;
 pub mod tax;
 pub mod verifactu;

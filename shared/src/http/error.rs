@@ -183,10 +183,17 @@ impl From<TableError> for ApiError {
     }
 }
 
+/// The realm of the `WWW-Authenticate` challenge of every 401.
+pub const REALM: &str = "svc";
+
 impl From<AuthError> for ApiError {
+    /// A 401 carries the RFC 6750 challenge: bare when no key was sent,
+    /// `error="invalid_token"` otherwise. It names no OAuth resource metadata:
+    /// keys come from the application, and a client that saw metadata would
+    /// start a login flow instead of asking for the key.
     fn from(e: AuthError) -> Self {
         let message = e.to_string();
-        match e {
+        let error = match e {
             AuthError::Missing => ApiError::authentication(
                 "api_key_missing",
                 "no API key was sent; send it as `Authorization: Bearer <key>`",
@@ -201,8 +208,17 @@ impl From<AuthError> for ApiError {
                 "api_plan_required",
                 "live keys work on the Pro and Max plans; upgrade the plan or use a test key",
             ),
-            AuthError::Storage(AccountError::Table(t)) => t.into(),
-            AuthError::Storage(other) => ApiError::internal(other.to_string()),
-        }
+            AuthError::Storage(AccountError::Table(t)) => return t.into(),
+            AuthError::Storage(other) => return ApiError::internal(other.to_string()),
+        };
+        let challenge = if error.code == "api_key_missing" {
+            format!("Bearer realm=\"{REALM}\"")
+        } else {
+            format!(
+                "Bearer realm=\"{REALM}\", error=\"invalid_token\", error_description=\"{}\"",
+                error.code
+            )
+        };
+        error.header(axum::http::header::WWW_AUTHENTICATE, challenge)
     }
 }

@@ -92,9 +92,10 @@ pub fn all_groups() -> Router<AppState> {
     })
 }
 
-/// Every group behind the pipeline: what `svc serve` serves.
+/// Every group behind the pipeline, and the agent-tool endpoint: what
+/// `svc serve` serves.
 pub fn service_router(state: AppState) -> Router {
-    with_pipeline(all_groups(), state)
+    with_pipeline(all_groups(), state.clone()).merge(crate::mcp::router(state))
 }
 
 async fn route_not_found(uri: Uri) -> ApiError {
@@ -114,8 +115,24 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
 }
 
 /// The request pipeline, outermost first: request id and logs, panic guard,
-/// body limit, authentication, rate limit, and the unit of work of POSTs.
+/// authentication, rate limit, then the routes' own layers (`core`).
 pub fn with_pipeline(router: Router<AppState>, state: AppState) -> Router {
+    core(router, &state)
+        .layer(from_fn_with_state(state.clone(), rate_limit::limit))
+        .layer(from_fn_with_state(state.clone(), auth::authenticate))
+        .layer(CatchPanicLayer::custom(observe::panic_response))
+        .layer(from_fn(observe::observe))
+        .with_state(state)
+}
+
+/// Every group with the layers inside authentication: the body limit, the
+/// unit of work of POSTs and the fallbacks. The agent-tool endpoint calls it
+/// in-process with the caller it authenticated (see `crate::mcp`).
+pub fn in_process(state: AppState) -> Router {
+    core(all_groups(), &state).with_state(state)
+}
+
+fn core(router: Router<AppState>, state: &AppState) -> Router<AppState> {
     router
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -123,10 +140,5 @@ pub fn with_pipeline(router: Router<AppState>, state: AppState) -> Router {
             state.clone(),
             unit_of_work::unit_of_work,
         ))
-        .layer(from_fn_with_state(state.clone(), rate_limit::limit))
-        .layer(from_fn_with_state(state.clone(), auth::authenticate))
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
-        .layer(CatchPanicLayer::custom(observe::panic_response))
-        .layer(from_fn(observe::observe))
-        .with_state(state)
 }

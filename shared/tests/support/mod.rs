@@ -23,6 +23,7 @@ use shared::config::Config;
 use shared::domain::account::{AccountId, Mode, Plan};
 use shared::embedded::SqliteTable;
 use shared::http::{AppState, all_groups, with_pipeline};
+use shared::mcp;
 use shared::ports::Ports;
 use shared::ports::clock::ManualClock;
 
@@ -74,7 +75,7 @@ pub async fn start_wired(
     let (_, test) = keys::create(&ports, &account.id, Mode::Test).await.unwrap();
     let state = AppState::new(ports.clone(), config);
     Harness {
-        app: with_pipeline(all_groups().merge(extra), state),
+        app: with_pipeline(all_groups().merge(extra), state.clone()).merge(mcp::router(state)),
         ports,
         clock,
         account: account.id,
