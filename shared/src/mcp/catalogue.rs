@@ -53,17 +53,20 @@ pub struct ToolSpec {
 }
 
 impl ToolSpec {
+    /// The argument that fills the path's `{…}` segment, if it has one.
+    pub fn path_argument(&self) -> Option<&'static str> {
+        self.path
+            .split('/')
+            .find_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+    }
+
     /// The tool argument behind a REST parameter name (body fields keep theirs).
     pub fn argument(&self, rest_name: &str) -> String {
-        let path_arg = self
-            .path
-            .split('/')
-            .find_map(|s| s.strip_prefix('{')?.strip_suffix('}'));
-        match rest_name {
-            "Idempotency-Key" => IDEMPOTENCY_KEY.to_string(),
-            "async" => RUN_AS_JOB.to_string(),
-            "id" if path_arg.is_some() => path_arg.unwrap_or_default().to_string(),
-            other => self
+        match (rest_name, self.path_argument()) {
+            ("Idempotency-Key", _) => IDEMPOTENCY_KEY.to_string(),
+            ("async", _) => RUN_AS_JOB.to_string(),
+            ("id", Some(path_argument)) => path_argument.to_string(),
+            (other, _) => self
                 .renames
                 .iter()
                 .find(|(_, rest)| *rest == other)
@@ -434,11 +437,7 @@ fn body_schema(doc: &Value, spec: &ToolSpec) -> Value {
             }
         }
     };
-    if let Some(path_arg) = spec
-        .path
-        .split('/')
-        .find_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
-    {
+    if let Some(path_arg) = spec.path_argument() {
         add(path_arg, invoice_id(), true);
     }
     match spec.output {
@@ -477,6 +476,19 @@ fn explicit_enums(schema: &mut Map<String, Value>) {
                             .map(|r| r.to_string().parse().unwrap_or(0.0))
                             .collect();
                         map.insert("enum".into(), json!(rates));
+                    }
+                    "mime" => {
+                        map.insert(
+                            "enum".into(),
+                            json!([
+                                "application/pdf",
+                                "image/jpeg",
+                                "image/png",
+                                "image/webp",
+                                "application/xml",
+                                "text/xml"
+                            ]),
+                        );
                     }
                     "exemption" => {
                         map.insert(

@@ -26,7 +26,11 @@ pub fn error(spec: &ToolSpec, error: &ApiError) -> CallToolResult {
 }
 
 fn sentence(spec: &ToolSpec, error: &ApiError) -> String {
-    let argument = error.param.as_deref().map(|p| spec.argument(p));
+    let argument = match (&error.param, error.status) {
+        (Some(param), _) => Some(spec.argument(param)),
+        (None, StatusCode::NOT_FOUND) => spec.path_argument().map(str::to_string),
+        (None, _) => None,
+    };
     let message = capitalised(error.message.trim_end_matches('.'));
     let tool = spec.name;
     let next = match (error.status, error.code.as_str()) {
@@ -42,7 +46,7 @@ fn sentence(spec: &ToolSpec, error: &ApiError) -> String {
         (StatusCode::NOT_FOUND, _) => match argument.as_deref() {
             Some("job_id") => "Jobs are kept 24 hours after they finish: run the work again if it is gone.".to_string(),
             Some("analysis_id") => "Check `analysis_id`: list_analyses gives the ids of this account.".to_string(),
-            _ if spec.path.contains("{invoice_id}") => "Check `invoice_id`: list_invoices gives the ids of this account (test and live keys see different invoices).".to_string(),
+            Some("invoice_id") => "Check `invoice_id`: list_invoices gives the ids of this account (test and live keys see different invoices).".to_string(),
             _ => format!("Check the arguments of {tool}."),
         },
         (StatusCode::PAYLOAD_TOO_LARGE, _) => format!(

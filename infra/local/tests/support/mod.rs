@@ -52,9 +52,15 @@ impl Svc {
     /// Starts `svc serve` on a free port; returns it, the lines it printed
     /// before listening, and its base address.
     pub fn serve(&self) -> (Server, Vec<String>, String) {
+        self.serve_with(&[])
+    }
+
+    /// `serve` with more environment variables.
+    pub fn serve_with(&self, env: &[(&str, &str)]) -> (Server, Vec<String>, String) {
         let child = self
             .command()
             .args(["serve", "--addr", "127.0.0.1:0"])
+            .envs(env.iter().copied())
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .spawn()
