@@ -20,6 +20,7 @@ pub struct Config {
     /// loopback (`SVC_PUBLIC_HOSTS`, comma-separated, e.g. `api.example.com`):
     /// the agent-tool endpoint answers 403 to any other `Host`, and to a
     /// browser `Origin` other than `https://` one of them or a loopback one.
+    /// `*.domain` allows every host under `domain` (not as an Origin).
     pub public_hosts: Vec<String>,
 }
 
@@ -94,7 +95,7 @@ fn hosts(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Vec<String>
         .map(|host| {
             let valid = host
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']' | '*'));
             if valid {
                 Ok(host.to_ascii_lowercase())
             } else {

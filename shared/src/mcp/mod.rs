@@ -57,7 +57,8 @@ pub fn router(state: AppState) -> Router {
     let endpoint = Router::new()
         .route_service(PATH, service)
         .layer(from_fn_with_state(state.clone(), count_tool_calls))
-        .layer(from_fn_with_state(state, auth::authenticate));
+        .layer(from_fn_with_state(state.clone(), auth::authenticate))
+        .layer(from_fn_with_state(state, check_host));
     let discovery = Router::new()
         .route("/.well-known/oauth-protected-resource", any(no_oauth))
         .route(
@@ -76,25 +77,71 @@ pub fn router(state: AppState) -> Router {
         .layer(from_fn(observe::observe))
 }
 
-/// Stateless, JSON answers, the REST body limit, and the Host and Origin
-/// checks against loopback and the configured public hosts.
+const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// Stateless, JSON answers, the REST body limit, and the Origin check
+/// against loopback and the configured public hosts (the Host check is
+/// `check_host`, which also takes `*.` patterns).
 fn transport_config(config: &Config) -> StreamableHttpServerConfig {
-    let loopback = ["localhost", "127.0.0.1", "::1", "[::1]"];
-    let hosts = loopback
-        .iter()
-        .map(|h| h.to_string())
-        .chain(config.public_hosts.iter().cloned());
     let origins = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
         .iter()
         .map(|o| o.to_string())
-        .chain(config.public_hosts.iter().map(|h| format!("https://{h}")));
+        .chain(
+            config
+                .public_hosts
+                .iter()
+                .filter(|h| !h.starts_with("*."))
+                .map(|h| format!("https://{h}")),
+        );
     StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_sse_keep_alive(None)
-        .with_allowed_hosts(hosts)
+        .disable_allowed_hosts()
         .with_allowed_origins(origins)
         .with_max_request_body_bytes(config.max_body_bytes + ENVELOPE_BYTES)
+}
+
+/// DNS-rebinding protection: the `Host` must be loopback or one of the
+/// public hosts (`api.example.com`, `api.example.com:8443`, or a pattern
+/// `*.execute-api.eu-west-1.amazonaws.com` for the API Gateway domain, which
+/// the template cannot name without a circular reference).
+async fn check_host(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(axum::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_ascii_lowercase)
+        .or_else(|| {
+            req.uri()
+                .authority()
+                .map(|a| a.as_str().to_ascii_lowercase())
+        });
+    match host {
+        Some(host) if host_allowed(&host, &state.config.public_hosts) => next.run(req).await,
+        Some(host) => ApiError::status(
+            StatusCode::FORBIDDEN,
+            "host_not_allowed",
+            format!("{host} is not a host this service answers to; its operator can add it to SVC_PUBLIC_HOSTS"),
+        )
+        .into_response(),
+        None => ApiError::invalid("host_missing", "the request has no Host header").into_response(),
+    }
+}
+
+fn host_allowed(host: &str, public: &[String]) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(v6),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    LOOPBACK.contains(&name)
+        || public.iter().any(|entry| match entry.strip_prefix("*.") {
+            Some(suffix) => name
+                .strip_suffix(suffix)
+                .is_some_and(|sub| sub.ends_with('.') && sub.len() > 1),
+            None if entry.contains(':') && !entry.starts_with('[') => entry == host,
+            None => entry == name,
+        })
 }
 
 async fn no_oauth() -> ApiError {
@@ -134,5 +181,40 @@ async fn count_tool_calls(State(state): State<AppState>, req: Request, next: Nex
         rate_limit::limit(State(state), req, next).await
     } else {
         next.run(req).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_allowed;
+
+    #[test]
+    fn hosts_are_loopback_or_configured_exactly_or_by_pattern() {
+        let public = [
+            "api.example.com".to_string(),
+            "mcp.example.com:8443".to_string(),
+            "*.execute-api.eu-west-1.amazonaws.com".to_string(),
+        ];
+        for allowed in [
+            "localhost:3000",
+            "127.0.0.1",
+            "[::1]:8080",
+            "api.example.com",
+            "api.example.com:443",
+            "mcp.example.com:8443",
+            "abc123.execute-api.eu-west-1.amazonaws.com",
+        ] {
+            assert!(host_allowed(allowed, &public), "{allowed}");
+        }
+        for refused in [
+            "evil.com",
+            "api.example.com.evil.com",
+            "mcp.example.com",
+            "execute-api.eu-west-1.amazonaws.com",
+            "x.execute-api.us-east-1.amazonaws.com",
+            "evilexecute-api.eu-west-1.amazonaws.com",
+        ] {
+            assert!(!host_allowed(refused, &public), "{refused}");
+        }
     }
 }
