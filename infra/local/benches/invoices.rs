@@ -28,6 +28,7 @@ fn issue(connections: usize, label: &str) -> Target {
         body: Some(invoice),
         idempotent: true,
         connections,
+        headers: &[],
     }
 }
 

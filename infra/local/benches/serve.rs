@@ -18,6 +18,7 @@ fn target(name: &str, path: &str, body: Option<fn(u64) -> String>, connections: 
         body,
         idempotent: false,
         connections,
+        headers: &[],
     }
 }
 

@@ -81,6 +81,8 @@ pub struct Target {
     pub body: Option<fn(u64) -> String>,
     pub idempotent: bool,
     pub connections: usize,
+    /// More request headers (e.g. the MCP ones).
+    pub headers: &'static [(&'static str, &'static str)],
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -105,7 +107,7 @@ pub async fn load(server: &Server, target: &Target, duration: Duration, count: O
                 server.key.clone(),
                 sequence.clone(),
             );
-            let (body, idempotent) = (target.body, target.idempotent);
+            let (body, idempotent, headers) = (target.body, target.idempotent, target.headers);
             tokio::spawn(async move {
                 let mut latencies = Vec::new();
                 loop {
@@ -122,6 +124,9 @@ pub async fn load(server: &Server, target: &Target, duration: Duration, count: O
                             .body(make(n)),
                         None => client.get(url.as_str()),
                     };
+                    for (name, value) in headers {
+                        request = request.header(*name, *value);
+                    }
                     if idempotent {
                         request = request.header(
                             "idempotency-key",
@@ -133,6 +138,7 @@ pub async fn load(server: &Server, target: &Target, duration: Duration, count: O
                     let status = response.status();
                     let text = response.text().await.unwrap();
                     assert!(status.is_success(), "{status}: {text}");
+                    assert!(!text.contains(r#""isError":true"#), "{text}");
                     latencies.push(t.elapsed());
                 }
             })
