@@ -472,3 +472,56 @@ async fn a_reply_is_what_the_rest_operation_answers() {
     let rest: Reply = send(&h.app, get("/api/v1/usage", Some(&h.live))).await;
     assert_eq!(tool["structuredContent"], rest.json);
 }
+
+#[tokio::test]
+async fn browser_clients_get_cors_on_preflights_and_401s_and_other_origins_are_refused() {
+    let h = harness(support::relaxed()).await;
+    let preflight = |origin: &str| {
+        Request::builder()
+            .method("OPTIONS")
+            .uri("/api/mcp")
+            .header("host", "localhost")
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header(
+                "access-control-request-headers",
+                "authorization, content-type, mcp-protocol-version",
+            )
+            .body(Body::empty())
+            .unwrap()
+    };
+    let r = send(&h.app, preflight("http://localhost:6274")).await;
+    assert!(r.status.is_success(), "{}", r.status);
+    assert_eq!(
+        r.header("access-control-allow-origin"),
+        "http://localhost:6274"
+    );
+    assert!(
+        r.header("access-control-allow-headers")
+            .contains("authorization")
+    );
+    let r = send(&h.app, preflight("https://evil.example")).await;
+    assert!(r.header("access-control-allow-origin").is_empty());
+
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let mut unauthenticated = rpc(None, &list);
+    unauthenticated
+        .headers_mut()
+        .insert("origin", "http://localhost:6274".parse().unwrap());
+    let r = send(&h.app, unauthenticated).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        r.header("access-control-allow-origin"),
+        "http://localhost:6274"
+    );
+    assert!(
+        r.header("access-control-expose-headers")
+            .contains("www-authenticate")
+    );
+
+    let mut foreign = rpc(Some(&h.live), &list);
+    foreign
+        .headers_mut()
+        .insert("origin", "https://evil.example".parse().unwrap());
+    assert_eq!(send(&h.app, foreign).await.status, StatusCode::FORBIDDEN);
+}

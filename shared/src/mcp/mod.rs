@@ -24,7 +24,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderName, Method, StatusCode};
 use axum::middleware::{Next, from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -34,6 +34,7 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::tower::StreamableHttpService;
 use serde::Deserialize;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer, ExposeHeaders};
 
 use crate::config::Config;
 use crate::http::error::ApiError;
@@ -48,6 +49,7 @@ const ENVELOPE_BYTES: usize = 64 * 1024;
 /// The endpoint behind its pipeline, and the OAuth discovery paths answered
 /// 404 without a key (clients probe them before sending any credential).
 pub fn router(state: AppState) -> Router {
+    let state_hosts = state.config.public_hosts.clone();
     let rest = in_process(state.clone());
     let service = StreamableHttpService::new(
         move || Ok(McpServer::new(rest.clone())),
@@ -74,7 +76,52 @@ pub fn router(state: AppState) -> Router {
     endpoint
         .merge(discovery)
         .layer(CatchPanicLayer::custom(observe::panic_response))
+        .layer(cors(state_hosts))
         .layer(from_fn(observe::observe))
+}
+
+/// Browser clients (e.g. the MCP Inspector's web UI on a loopback port):
+/// preflights answered before authentication, and CORS headers on every
+/// answer, 401s included, for the origins the transport accepts.
+fn cors(public_hosts: Vec<String>) -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::predicate(move |origin, _| {
+            origin
+                .to_str()
+                .is_ok_and(|o| origin_allowed(o, &public_hosts))
+        }))
+        .allow_methods([Method::POST, Method::GET, Method::DELETE])
+        .allow_headers(AllowHeaders::mirror_request())
+        .expose_headers(ExposeHeaders::list(
+            [
+                "mcp-session-id",
+                "request-id",
+                "www-authenticate",
+                "retry-after",
+                "x-ratelimit-limit",
+                "x-ratelimit-remaining",
+                "x-ratelimit-reset",
+            ]
+            .map(HeaderName::from_static),
+        ))
+        .max_age(std::time::Duration::from_secs(600))
+}
+
+/// `http://` a loopback host on any port, or `https://` a public host.
+fn origin_allowed(origin: &str, public: &[String]) -> bool {
+    if let Some(authority) = origin.strip_prefix("http://") {
+        let host = match authority.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or(v6),
+            None => authority.split(':').next().unwrap_or(authority),
+        };
+        return LOOPBACK.contains(&host);
+    }
+    origin.strip_prefix("https://").is_some_and(|authority| {
+        let host = authority.strip_suffix(":443").unwrap_or(authority);
+        public
+            .iter()
+            .any(|entry| !entry.starts_with("*.") && entry == host)
+    })
 }
 
 const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -186,7 +233,30 @@ async fn count_tool_calls(State(state): State<AppState>, req: Request, next: Nex
 
 #[cfg(test)]
 mod tests {
-    use super::host_allowed;
+    use super::{host_allowed, origin_allowed};
+
+    #[test]
+    fn browser_origins_are_loopback_or_https_public_hosts() {
+        let public = ["api.example.com".to_string(), "*.example.org".to_string()];
+        for allowed in [
+            "http://localhost:6274",
+            "http://127.0.0.1:6274",
+            "http://[::1]:3000",
+            "https://api.example.com",
+            "https://api.example.com:443",
+        ] {
+            assert!(origin_allowed(allowed, &public), "{allowed}");
+        }
+        for refused in [
+            "https://evil.com",
+            "http://api.example.com",
+            "https://a.example.org",
+            "http://localhost.evil.com",
+            "null",
+        ] {
+            assert!(!origin_allowed(refused, &public), "{refused}");
+        }
+    }
 
     #[test]
     fn hosts_are_loopback_or_configured_exactly_or_by_pattern() {
