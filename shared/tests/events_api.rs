@@ -9,11 +9,10 @@ use axum::http::StatusCode;
 use chrono::Duration;
 use serde_json::{Value, json};
 
-use shared::app::{accounts, outbox};
-use shared::domain::account::{AccountId, Issuer, Mode, Plan};
+use shared::app::outbox;
+use shared::domain::account::{AccountId, Mode, Plan};
 use shared::ports::clock::Clock;
 use shared::ports::table::UpdateOp;
-use shared::tax::nif::Nif;
 use support::{Harness, Reply, assert_error_shape, get, post_json, send};
 
 async fn harness() -> Harness {
@@ -150,18 +149,7 @@ async fn one_event_is_read_by_its_account_and_mode_for_30_days() {
 #[tokio::test]
 async fn an_issued_invoice_is_announced_with_its_summary_as_data_object() {
     let h = harness().await;
-    let issuer = Issuer {
-        name: Some("Ana García Pérez".into()),
-        nif: Some(Nif::parse("12345678Z").unwrap()),
-        address: Some("Calle Mayor 1".into()),
-        postal_code: Some("28013".into()),
-        city: Some("Madrid".into()),
-        province: Some("Madrid".into()),
-        country: Some("ES".into()),
-    };
-    accounts::set_issuer(&h.ports, &h.account, &issuer)
-        .await
-        .unwrap();
+    h.set_issuer().await;
     let body = json!({
         "customer": {"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4",
             "postal_code": "10003", "city": "Cáceres"},

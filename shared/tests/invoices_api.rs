@@ -11,25 +11,13 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use shared::app::accounts;
-use shared::domain::account::{Issuer, Plan};
-use shared::tax::nif::Nif;
+use shared::domain::account::Plan;
 use shared::verifactu::{RegistrationHashInput, fingerprint_registration};
 use support::{Harness, Reply, assert_error_shape, get, post_json, send};
 
 async fn harness() -> Harness {
     let h = support::start(support::relaxed(), Plan::Pro, Router::new()).await;
-    let issuer = Issuer {
-        name: Some("Ana García Pérez".into()),
-        nif: Some(Nif::parse("12345678Z").unwrap()),
-        address: Some("Calle Mayor 1".into()),
-        postal_code: Some("28013".into()),
-        city: Some("Madrid".into()),
-        province: Some("Madrid".into()),
-        country: Some("ES".into()),
-    };
-    accounts::set_issuer(&h.ports, &h.account, &issuer)
-        .await
-        .unwrap();
+    h.set_issuer().await;
     h
 }
 

@@ -14,8 +14,7 @@ use serde_json::{Value, json};
 use shared::app::accounts;
 use shared::app::quota::QuotaLimits;
 use shared::config::Config;
-use shared::domain::account::{Issuer, Plan};
-use shared::tax::nif::Nif;
+use shared::domain::account::Plan;
 use support::{Harness, Reply, assert_error_shape, get, send};
 
 const LEGACY: &str = "2025-11-25";
@@ -48,18 +47,7 @@ fn error_text(result: &Value) -> String {
 
 async fn harness(config: Config) -> Harness {
     let h = support::start(config, Plan::Pro, Router::new()).await;
-    let issuer = Issuer {
-        name: Some("Ana García Pérez".into()),
-        nif: Some(Nif::parse("12345678Z").unwrap()),
-        address: Some("Calle Mayor 1".into()),
-        postal_code: Some("28013".into()),
-        city: Some("Madrid".into()),
-        province: Some("Madrid".into()),
-        country: Some("ES".into()),
-    };
-    accounts::set_issuer(&h.ports, &h.account, &issuer)
-        .await
-        .unwrap();
+    h.set_issuer().await;
     h
 }
 

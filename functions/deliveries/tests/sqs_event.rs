@@ -7,17 +7,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aws_lambda_events::event::sqs::SqsEvent;
+use function_testing::Scratch;
 use serde_json::{Value, json};
-use shared::app::keys::Caller;
 use shared::app::outbox::Event;
 use shared::app::webhooks::{self, WebhookInput};
-use shared::app::{accounts, keys};
 use shared::domain::account::{Mode, Plan};
-use shared::embedded::{QueueSettings, SqliteQueue, SqliteTable};
-use shared::ports::clock::SystemClock;
+use shared::embedded::{QueueSettings, SqliteQueue};
 use shared::ports::queue::{NoQueue, Queue};
 use shared::ports::webhook_http::HttpWebhookSender;
-use shared::ports::{Clock, Ports};
 
 async fn receiver() -> (String, Arc<Mutex<usize>>) {
     let hits = Arc::new(Mutex::new(0));
@@ -37,33 +34,24 @@ async fn receiver() -> (String, Arc<Mutex<usize>>) {
 
 #[tokio::test]
 async fn the_sample_sqs_event_delivers_and_reports_failures() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = Arc::new(SystemClock);
-    let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
+    let scratch = Scratch::new(Plan::Pro).await;
     let settings = QueueSettings {
         visibility_timeout: Duration::from_secs(180),
         max_receives: 5,
     };
     let queue = SqliteQueue::open(
-        &dir.path().join("svc.db"),
+        &scratch.dir.path().join("svc.db"),
         "deliveries",
         settings,
-        clock.clone(),
+        scratch.ports.clock.clone(),
     );
     let queue = Arc::new(queue.unwrap());
-    let ports = Ports::new(Arc::new(table), clock.clone())
+    let ports = scratch
+        .ports
+        .clone()
         .with_queues(Arc::new(NoQueue), queue.clone())
         .with_sender(Arc::new(HttpWebhookSender::new(true)));
-    let account = accounts::create(&ports, "Lambda", Plan::Pro, None)
-        .await
-        .unwrap();
-    let (key_id, _) = keys::create(&ports, &account.id, Mode::Test).await.unwrap();
-    let caller = Caller {
-        account_id: account.id.clone(),
-        plan: Plan::Pro,
-        mode: Mode::Test,
-        key_id,
-    };
+    let (caller, _) = scratch.key(Mode::Test).await;
     let (url, hits) = receiver().await;
     let input = WebhookInput {
         url,
@@ -72,10 +60,10 @@ async fn the_sample_sqs_event_delivers_and_reports_failures() {
     };
     let (webhook, writes) = webhooks::create(&ports, &caller, input).await.unwrap();
     ports.table.transact(writes).await.unwrap();
-    let now = clock.now();
+    let now = ports.clock.now();
     let event = Event {
         id: shared::ids::new_ordered_id("evt", now),
-        account_id: account.id.to_string(),
+        account_id: scratch.account.to_string(),
         kind: "invoice.paid".into(),
         created_at: now.to_rfc3339(),
         livemode: false,

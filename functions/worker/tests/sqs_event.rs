@@ -3,17 +3,12 @@
 //! ends `succeeded` and the batch reports no failure, also when the same
 //! message comes again.
 
-use std::sync::Arc;
-
 use aws_lambda_events::event::sqs::SqsEvent;
+use function_testing::Scratch;
 use infra_aws::environment::with_embedded_queues_and_blobs;
 use infra_aws::jobs_worker::handle;
 use shared::app::jobs::{self, Kind, Status};
-use shared::app::{accounts, keys};
 use shared::domain::account::{Mode, Plan};
-use shared::embedded::SqliteTable;
-use shared::ports::Ports;
-use shared::ports::clock::SystemClock;
 
 const PLACEHOLDER_JOB: &str = "job_000000000000000000000000";
 
@@ -24,21 +19,9 @@ fn event(job_id: &str) -> SqsEvent {
 
 #[tokio::test]
 async fn the_sample_sqs_event_runs_its_job() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = Arc::new(SystemClock);
-    let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-    let ports =
-        with_embedded_queues_and_blobs(Ports::new(Arc::new(table), clock), dir.path()).unwrap();
-    let account = accounts::create(&ports, "Lambda", Plan::Pro, None)
-        .await
-        .unwrap();
-    let (key_id, _) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
-    let caller = keys::Caller {
-        account_id: account.id,
-        plan: Plan::Pro,
-        mode: Mode::Live,
-        key_id,
-    };
+    let scratch = Scratch::new(Plan::Pro).await;
+    let ports = with_embedded_queues_and_blobs(scratch.ports.clone(), scratch.dir.path()).unwrap();
+    let (caller, _) = scratch.key(Mode::Live).await;
     let body = br#"{"type": "cuestionario", "data": {"answers": {"FIN1": true, "FIN2": false}}}"#;
     let (job, write) = jobs::submit(&ports, &caller, Kind::Analyze, body.to_vec(), None)
         .await

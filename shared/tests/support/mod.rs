@@ -20,12 +20,13 @@ use tower::ServiceExt;
 
 use shared::app::{accounts, keys};
 use shared::config::Config;
-use shared::domain::account::{AccountId, Mode, Plan};
+use shared::domain::account::{AccountId, Issuer, Mode, Plan};
 use shared::embedded::SqliteTable;
 use shared::http::{AppState, all_groups, with_pipeline};
 use shared::mcp;
 use shared::ports::Ports;
 use shared::ports::clock::ManualClock;
+use shared::tax::nif::Nif;
 
 pub struct Harness {
     pub app: Router,
@@ -83,6 +84,24 @@ pub async fn start_wired(
         test: test.reveal(),
         live_key_id,
         _dir: dir,
+    }
+}
+
+impl Harness {
+    /// Gives the account complete issuer details (Madrid), so it can issue invoices.
+    pub async fn set_issuer(&self) {
+        let issuer = Issuer {
+            name: Some("Ana García Pérez".into()),
+            nif: Some(Nif::parse("12345678Z").unwrap()),
+            address: Some("Calle Mayor 1".into()),
+            postal_code: Some("28013".into()),
+            city: Some("Madrid".into()),
+            province: Some("Madrid".into()),
+            country: Some("ES".into()),
+        };
+        accounts::set_issuer(&self.ports, &self.account, &issuer)
+            .await
+            .unwrap();
     }
 }
 
