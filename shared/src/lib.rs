@@ -16,3 +16,4 @@ pub mod ports;
 pub mod tax;
 pub mod verifactu;
 pub mod webhooks;
+pub mod xml_tree;

@@ -14,9 +14,9 @@ use rust_decimal::Decimal;
 
 use super::EinvoiceError;
 use super::en16931::{self, Document, Group, Trader};
-use super::tree::Element;
 use super::values::{self, decimal_at, decimal_of};
 use crate::extraction::fields::Fields;
+use crate::xml_tree::Element;
 
 const FORMAT: &str = "CII";
 const SETTLEMENT: [&str; 2] = [
@@ -180,7 +180,7 @@ fn trade_taxes(settlement: &Element) -> Result<TradeTaxes, EinvoiceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extraction::einvoice::tree;
+    use crate::xml_tree as tree;
     use rust_decimal::dec;
 
     fn read_xml(exchanged: &str, settlement: &str) -> Result<Fields, EinvoiceError> {

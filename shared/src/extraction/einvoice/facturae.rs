@@ -11,10 +11,10 @@
 
 use rust_decimal::Decimal;
 
-use super::tree::Element;
 use super::values::{self, decimal_at};
 use super::{EinvoiceError, exact, note, set_indirect_tax, set_recipient};
 use crate::extraction::fields::{Fields, VatLine};
+use crate::xml_tree::Element;
 
 const FORMAT: &str = "Facturae";
 const VAT: &str = "01";
@@ -284,7 +284,7 @@ fn totals(invoice: &Element, fields: &mut Fields) -> Result<(), EinvoiceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extraction::einvoice::tree;
+    use crate::xml_tree as tree;
     use rust_decimal::dec;
 
     fn tax(code: &str, rate: &str, base: &str, amount: &str, surcharge: &str) -> String {

@@ -32,7 +32,6 @@ mod cii;
 mod en16931;
 mod encoding;
 mod facturae;
-mod tree;
 mod ubl;
 mod values;
 
@@ -40,6 +39,7 @@ use rust_decimal::Decimal;
 
 use super::fields::{Field, Fields};
 use crate::tax::money::round2;
+use crate::xml_tree::{self as tree, XmlError};
 
 /// The e-invoice formats this module reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +59,12 @@ pub enum EinvoiceError {
     UnsupportedEncoding(String),
     #[error("the e-invoice cannot be read: {0}")]
     Malformed(String),
+}
+
+impl From<XmlError> for EinvoiceError {
+    fn from(e: XmlError) -> Self {
+        EinvoiceError::Malformed(e.0)
+    }
 }
 
 const FACTURAE_NAMESPACES: [&str; 2] = [

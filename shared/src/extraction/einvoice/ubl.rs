@@ -12,9 +12,9 @@ use rust_decimal::Decimal;
 
 use super::EinvoiceError;
 use super::en16931::{self, Document, Group, Trader};
-use super::tree::Element;
 use super::values::{self, decimal_at, decimal_of};
 use crate::extraction::fields::Fields;
+use crate::xml_tree::Element;
 
 const FORMAT: &str = "UBL";
 
@@ -148,13 +148,12 @@ fn withholding(root: &Element) -> Result<Option<(Option<Decimal>, Decimal)>, Ein
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extraction::einvoice::tree;
     use rust_decimal::dec;
 
     const HEAD: &str = r#"<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">"#;
 
     fn read_xml(body: &str) -> Result<Fields, EinvoiceError> {
-        let (_, root) = tree::parse(&format!("{HEAD}{body}</Invoice>")).unwrap();
+        let (_, root) = crate::xml_tree::parse(&format!("{HEAD}{body}</Invoice>")).unwrap();
         read(&root)
     }
 

@@ -6,8 +6,8 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
 use super::EinvoiceError;
-use super::tree::Element;
 use crate::tax::nif;
+use crate::xml_tree::Element;
 
 /// Integer digits an amount may have: far beyond any invoice, and small
 /// enough that sums of millions of them cannot overflow a `Decimal`.
