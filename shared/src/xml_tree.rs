@@ -23,7 +23,7 @@ pub struct XmlError(pub String);
 /// about 15) or AEAT message.
 const MAX_DEPTH: usize = 64;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Element {
     pub name: String,
     attributes: Vec<(String, String)>,
@@ -39,6 +39,16 @@ pub struct Root {
 }
 
 impl Element {
+    /// The first child element, whatever its name.
+    pub fn first_child(&self) -> Option<&Element> {
+        self.children.first()
+    }
+
+    /// Every child element, in document order.
+    pub fn elements(&self) -> &[Element] {
+        &self.children
+    }
+
     /// The first child with this local name.
     pub fn child(&self, name: &str) -> Option<&Element> {
         self.children.iter().find(|c| c.name == name)

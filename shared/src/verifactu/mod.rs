@@ -7,10 +7,12 @@
 //! elements; the XML, the JSON view and the fingerprint all read that tree's
 //! strings, so what is hashed is exactly what is sent and stored.
 
+pub mod aeat;
 mod chain;
 mod fingerprint;
 mod qr;
 mod record;
+pub mod simulator;
 #[cfg(test)]
 mod test_support;
 mod tree;
