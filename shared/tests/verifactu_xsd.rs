@@ -352,6 +352,53 @@ fn records_validate_against_the_aeat_schemas() {
     }
 }
 
+/// The simulator's answers to the chain (all correct; then a duplicate, a
+/// broken chain and an injected code) validate against RespuestaSuministro.xsd,
+/// and the chain's submission reads back as the simulator sees it.
+#[test]
+fn simulator_answers_validate_against_respuesta_suministro() {
+    use shared::verifactu::aeat::{RecordError, soap, submission};
+    use shared::verifactu::simulator::Simulator;
+
+    let Some((python, standards)) = validator() else {
+        return;
+    };
+    let records = chain();
+    let read = |records: &[&BuiltRecord]| {
+        let xml = submission_xml(ISSUER_NAME, ISSUER_NIF, records);
+        let soap::Body::Content(body) =
+            soap::read(&soap::envelope(xml.split_once("?>").unwrap().1)).unwrap()
+        else {
+            panic!("a body")
+        };
+        submission::read(&body).unwrap()
+    };
+    let mut simulator = Simulator::default();
+    let all: Vec<&BuiltRecord> = records.iter().collect();
+    let first = simulator.answer(&read(&all), at(59));
+    assert_eq!(first.lines.len(), records.len());
+    simulator.inject(
+        "A-1",
+        RecordError {
+            code: 1105,
+            description: "Destinatario <no> identificado & más".into(),
+        },
+    );
+    let second = simulator.answer(&read(&[&records[0], &records[1]]), at(59));
+    let answers = [("correct", first.to_xml()), ("rejected", second.to_xml())];
+    let documents: Vec<(&str, &str)> = answers.iter().map(|(n, x)| (*n, x.as_str())).collect();
+    if let Err(report) = validate(
+        &python,
+        &standards.join("RespuestaSuministro.xsd"),
+        &documents,
+    ) {
+        panic!(
+            "simulator answers are not valid against RespuestaSuministro.xsd:\n{report}\n{}",
+            answers[1].1
+        );
+    }
+}
+
 /// Guards the harness: a record with two elements swapped must be rejected.
 #[test]
 fn the_validator_rejects_a_misordered_record() {
