@@ -44,6 +44,16 @@ pub enum Command {
     Table(TableCommand),
     /// Print the OpenAPI document.
     Openapi,
+    /// A local stand-in for the AEAT's VERI*FACTU service: SOAP at the AEAT's
+    /// path, checking chains and fingerprints, with a control API under
+    /// /simulator/ to inject record errors, faults and timeouts.
+    AeatSimulator {
+        #[arg(long, default_value = "127.0.0.1:8089")]
+        addr: String,
+        /// The TiempoEsperaEnvio it asks for, in seconds.
+        #[arg(long, default_value_t = shared::verifactu::simulator::DEFAULT_WAIT_SECONDS)]
+        wait_seconds: u32,
+    },
 }
 
 #[derive(Subcommand)]

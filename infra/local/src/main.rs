@@ -66,6 +66,9 @@ async fn run(cli: Cli) -> Result<String, String> {
                 .await
                 .map(|()| String::new())
         }
+        Command::AeatSimulator { addr, wait_seconds } => serve::aeat_simulator(&addr, wait_seconds)
+            .await
+            .map(|()| String::new()),
         Command::Accounts(c) => admin::accounts(&ports(&data, table).await?, c).await,
         Command::Keys(c) => admin::keys(&ports(&data, table).await?, c).await,
         Command::Issuer(c) => admin::issuer(&ports(&data, table).await?, c).await,

@@ -1,6 +1,6 @@
 //! `svc serve`: every endpoint group in one process, with the background work
 //! of the embedded host: the dispatcher of the feed, the jobs and webhook
-//! deliveries workers, and the scheduler timer.
+//! deliveries workers, and the scheduler timer. And `svc aeat-simulator`.
 
 use std::sync::Arc;
 
@@ -8,9 +8,10 @@ use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
 use shared::embedded::feed::Feed;
-use shared::embedded::{delivery_worker, dispatcher, job_worker, scheduler};
+use shared::embedded::{aeat_simulator, delivery_worker, dispatcher, job_worker, scheduler};
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
+use shared::ports::clock::SystemClock;
 use shared::ports::webhook_http::HttpWebhookSender;
 
 use crate::admin::demo_issuer;
@@ -81,6 +82,23 @@ pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), S
         task.abort();
     }
     served
+}
+
+/// `svc aeat-simulator`: the AEAT simulator on `addr` until stopped.
+pub async fn aeat_simulator(addr: &str, wait_seconds: u32) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    say(&format!(
+        "AEAT simulator listening on http://{local}{}",
+        aeat_simulator::AEAT_PATH
+    ));
+    let app = aeat_simulator::router(Arc::new(SystemClock), wait_seconds);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown())
+        .await
+        .map_err(|e| e.to_string())
 }
 
 async fn shutdown() {

@@ -121,3 +121,61 @@ fn a_first_serve_prints_demo_keys_and_admin_commands_work_while_it_runs() {
         "keys are printed only on the first run"
     );
 }
+
+#[test]
+fn the_aeat_simulator_command_serves_the_soap_endpoint_and_its_control_api() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args([
+            "aeat-simulator",
+            "--addr",
+            "127.0.0.1:0",
+            "--wait-seconds",
+            "5",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("svc aeat-simulator starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let endpoint = line
+        .trim()
+        .strip_prefix("AEAT simulator listening on ")
+        .unwrap_or_else(|| panic!("printed {line:?}"))
+        .to_string();
+    let base = endpoint.split("/wlpl/").next().unwrap().to_string();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (status, fault, log) = runtime.block_on(async {
+        let client = reqwest::Client::new();
+        let response = client
+            .post(&endpoint)
+            .header("content-type", "text/xml; charset=utf-8")
+            .body("<not-soap/>")
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let fault = response.text().await.unwrap();
+        let log: serde_json::Value = client
+            .get(format!("{base}/simulator/messages"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        (status, fault, log)
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(status, 500);
+    assert!(
+        fault.contains("faultstring") && fault.contains("4102"),
+        "{fault}"
+    );
+    assert_eq!(log[0]["outcome"], "unreadable");
+}

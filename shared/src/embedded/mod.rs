@@ -1,5 +1,6 @@
 //! Embedded adapters: everything in one process and local files.
 
+pub mod aeat_simulator;
 pub mod delivery_worker;
 pub mod dispatcher;
 pub mod feed;

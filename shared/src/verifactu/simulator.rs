@@ -85,6 +85,14 @@ fn error(code: u32, description: impl Into<String>) -> RecordError {
 type Verdict = (RecordState, Option<RecordError>, Option<Duplicate>);
 
 impl Simulator {
+    /// A simulator that asks for `wait_seconds` between messages.
+    pub fn asking_to_wait(wait_seconds: u32) -> Self {
+        Simulator {
+            wait_seconds,
+            ..Simulator::default()
+        }
+    }
+
     /// Answers every later record of the invoice `number` with `error`.
     pub fn inject(&mut self, number: &str, error: RecordError) {
         self.injected.insert(number.to_string(), error);

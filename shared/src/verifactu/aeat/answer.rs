@@ -128,17 +128,10 @@ impl Answer {
         let wait = required(&["TiempoEsperaEnvio"])?;
         Ok(Answer {
             csv: content.text_at(&["CSV"]).map(str::to_string),
-            presented: match content.child("DatosPresentacion") {
-                Some(d) => Some((
-                    d.text_at(&["NIFPresentador"])
-                        .unwrap_or_default()
-                        .to_string(),
-                    d.text_at(&["TimestampPresentacion"])
-                        .unwrap_or_default()
-                        .to_string(),
-                )),
-                None => None,
-            },
+            presented: content.child("DatosPresentacion").map(|d| {
+                let text = |name: &str| d.text_at(&[name]).unwrap_or_default().to_string();
+                (text("NIFPresentador"), text("TimestampPresentacion"))
+            }),
             issuer_nif: required(&["Cabecera", "ObligadoEmision", "NIF"])?,
             issuer_name: required(&["Cabecera", "ObligadoEmision", "NombreRazon"])?,
             wait_seconds: wait

@@ -1,0 +1,238 @@
+//! The AEAT simulator's HTTP service, in-process: SOAP in and out at the
+//! AEAT's path, and the control API that injects record errors, SOAP
+//! faults, server errors and timeouts (a timed-out message is registered,
+//! so sending it again meets duplicates), and lists what it received.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use chrono::{DateTime, FixedOffset, NaiveDate};
+use http_body_util::BodyExt;
+use rust_decimal::dec;
+use serde_json::{Value, json};
+use shared::embedded::aeat_simulator::{AEAT_PATH, router};
+use shared::ports::clock::ManualClock;
+use shared::verifactu::aeat::{Answer, RecordState, SendState, soap};
+use shared::verifactu::*;
+use tower::ServiceExt;
+
+const NIF: &str = "B12345674";
+const NAME: &str = "Ferretería Núñez, S.L.";
+
+fn simulator() -> Router {
+    let clock = Arc::new(ManualClock::new("2026-11-24T09:00:00Z".parse().unwrap()));
+    router(clock, 60)
+}
+
+fn at(minute: u32) -> DateTime<FixedOffset> {
+    DateTime::parse_from_rfc3339(&format!("2026-11-24T10:{minute:02}:00+01:00")).unwrap()
+}
+
+/// Altas F-1…F-n chained from nothing.
+fn chain(n: u32) -> Vec<BuiltRecord> {
+    let system = SystemInfo {
+        producer_name: "Svc".into(),
+        producer_nif: "B64717838".into(),
+        system_name: "svc".into(),
+        system_id: "SV".into(),
+        version: "1".into(),
+        installation_number: "1".into(),
+        only_verifactu: true,
+        multi_ot: true,
+        multiple_ot: true,
+    };
+    let mut previous: Option<PreviousRecord> = None;
+    (1..=n)
+        .map(|i| {
+            let invoice = InvoiceRef {
+                issuer_nif: NIF.into(),
+                number: format!("F-{i}"),
+                issue_date: NaiveDate::from_ymd_opt(2026, 11, 24).unwrap(),
+            };
+            let record = Registration {
+                invoice: invoice.clone(),
+                issuer_name: NAME.into(),
+                kind: "F2".into(),
+                rectification: None,
+                operation_date: None,
+                description: "Venta".into(),
+                recipients: Vec::new(),
+                breakdown: vec![BreakdownLine {
+                    regime: "01".into(),
+                    treatment: Treatment::Qualified(Qualification::S1),
+                    rate: Some(dec!(21)),
+                    base: dec!(10),
+                    vat: Some(dec!(2.1)),
+                    surcharge_rate: None,
+                    surcharge: None,
+                }],
+                total_vat: dec!(2.1),
+                total: dec!(12.1),
+                previous: previous.take(),
+                system: system.clone(),
+                generated_at: at(i),
+            }
+            .build();
+            previous = Some(PreviousRecord {
+                invoice,
+                hash: record.hash.clone(),
+            });
+            record
+        })
+        .collect()
+}
+
+fn message(records: &[BuiltRecord]) -> String {
+    let refs: Vec<&BuiltRecord> = records.iter().collect();
+    let xml = submission_xml(NAME, NIF, &refs);
+    soap::envelope(xml.split_once("?>").unwrap().1)
+}
+
+async fn send(app: &Router, method: &str, path: &str, body: String) -> (StatusCode, String) {
+    let request = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("content-type", "application/json")
+        .body(Body::from(body))
+        .unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8(bytes.to_vec()).unwrap())
+}
+
+async fn submit(app: &Router, records: &[BuiltRecord]) -> (StatusCode, soap::Body) {
+    let (status, xml) = send(app, "POST", AEAT_PATH, message(records)).await;
+    (status, soap::read(&xml).unwrap())
+}
+
+fn answer(body: soap::Body) -> Answer {
+    match body {
+        soap::Body::Content(content) => Answer::read(&content).unwrap(),
+        soap::Body::Fault(fault) => panic!("a fault: {fault:?}"),
+    }
+}
+
+async fn control(app: &Router, method: &str, path: &str, body: Value) {
+    let (status, text) = send(app, method, path, body.to_string()).await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{text}");
+}
+
+#[tokio::test]
+async fn messages_are_answered_at_the_aeat_path_and_record_errors_can_be_injected() {
+    let app = simulator();
+    let records = chain(3);
+    let (status, body) = submit(&app, &records[..2]).await;
+    assert_eq!(status, StatusCode::OK);
+    let first = answer(body);
+    assert_eq!((first.state, first.wait_seconds), (SendState::Correcto, 60));
+    assert_eq!(first.lines.len(), 2);
+    assert_eq!(
+        first.presented.as_ref().unwrap().1,
+        "2026-11-24T10:00:00+01:00"
+    );
+
+    control(
+        &app,
+        "POST",
+        "/simulator/record-errors",
+        json!({"number": "F-3", "code": 1105, "description": "NIF no identificado"}),
+    )
+    .await;
+    control(
+        &app,
+        "PUT",
+        "/simulator/wait-seconds",
+        json!({"seconds": 5}),
+    )
+    .await;
+    let rejected = answer(submit(&app, &records[2..]).await.1);
+    assert_eq!(
+        (rejected.state, rejected.wait_seconds),
+        (SendState::Incorrecto, 5)
+    );
+    assert_eq!(rejected.lines[0].state, RecordState::Incorrecto);
+    assert_eq!(rejected.lines[0].error.as_ref().unwrap().code, 1105);
+    control(&app, "DELETE", "/simulator/record-errors", json!({})).await;
+    let accepted = answer(submit(&app, &records[2..]).await.1);
+    assert_eq!(accepted.lines[0].state, RecordState::Correcto);
+
+    let (_, log) = send(&app, "GET", "/simulator/messages", String::new()).await;
+    let outcomes: Vec<Value> = serde_json::from_str::<Value>(&log)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["outcome"].clone())
+        .collect();
+    assert_eq!(
+        outcomes,
+        [json!("Correcto"), json!("Incorrecto"), json!("Correcto")]
+    );
+}
+
+#[tokio::test]
+async fn faults_server_errors_and_unreadable_messages_register_nothing() {
+    let app = simulator();
+    let records = chain(1);
+    control(
+        &app,
+        "POST",
+        "/simulator/faults",
+        json!({"kind": "soap_fault"}),
+    )
+    .await;
+    control(
+        &app,
+        "POST",
+        "/simulator/faults",
+        json!({"kind": "server_error", "status": 502, "times": 2}),
+    )
+    .await;
+    let (status, body) = submit(&app, &records).await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(
+        matches!(body, soap::Body::Fault(ref f) if f.code == "env:Server"),
+        "{body:?}"
+    );
+    for _ in 0..2 {
+        let (status, _) = send(&app, "POST", AEAT_PATH, message(&records)).await;
+        assert_eq!(status, StatusCode::BAD_GATEWAY);
+    }
+    let (status, xml) = send(&app, "POST", AEAT_PATH, "<not-soap/>".into()).await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    let soap::Body::Fault(fault) = soap::read(&xml).unwrap() else {
+        panic!("a fault")
+    };
+    assert!(fault.message.contains("4102"), "{fault:?}");
+    let ok = answer(submit(&app, &records).await.1);
+    assert_eq!(
+        ok.lines[0].state,
+        RecordState::Correcto,
+        "nothing was registered before"
+    );
+}
+
+#[tokio::test]
+async fn a_timed_out_message_was_registered_so_sending_it_again_meets_duplicates() {
+    let app = simulator();
+    let records = chain(2);
+    control(
+        &app,
+        "POST",
+        "/simulator/faults",
+        json!({"kind": "timeout", "seconds": 30}),
+    )
+    .await;
+    let late = tokio::time::timeout(Duration::from_millis(300), submit(&app, &records)).await;
+    assert!(late.is_err(), "the answer is held back");
+    let again = answer(submit(&app, &records).await.1);
+    assert_eq!(again.state, SendState::Incorrecto);
+    for line in &again.lines {
+        assert_eq!(line.error.as_ref().unwrap().code, 3000);
+        assert_eq!(line.duplicate.as_ref().unwrap().state, "Correcta");
+    }
+}
