@@ -86,7 +86,7 @@ fn chain(n: u32) -> Vec<BuiltRecord> {
 }
 
 fn message(records: &[BuiltRecord]) -> String {
-    let refs: Vec<&BuiltRecord> = records.iter().collect();
+    let refs: Vec<&str> = records.iter().map(|r| r.xml.as_str()).collect();
     let xml = submission_xml(NAME, NIF, &refs);
     soap::envelope(xml.split_once("?>").unwrap().1)
 }
@@ -124,7 +124,7 @@ async fn control(app: &Router, method: &str, path: &str, body: Value) {
 #[tokio::test]
 async fn messages_are_answered_at_the_aeat_path_and_record_errors_can_be_injected() {
     let app = simulator();
-    let records = chain(3);
+    let records = chain(4);
     let (status, body) = submit(&app, &records[..2]).await;
     assert_eq!(status, StatusCode::OK);
     let first = answer(body);
@@ -149,7 +149,7 @@ async fn messages_are_answered_at_the_aeat_path_and_record_errors_can_be_injecte
         json!({"seconds": 5}),
     )
     .await;
-    let rejected = answer(submit(&app, &records[2..]).await.1);
+    let rejected = answer(submit(&app, &records[2..3]).await.1);
     assert_eq!(
         (rejected.state, rejected.wait_seconds),
         (SendState::Incorrecto, 5)
@@ -157,8 +157,12 @@ async fn messages_are_answered_at_the_aeat_path_and_record_errors_can_be_injecte
     assert_eq!(rejected.lines[0].state, RecordState::Incorrecto);
     assert_eq!(rejected.lines[0].error.as_ref().unwrap().code, 1105);
     control(&app, "DELETE", "/simulator/record-errors", json!({})).await;
-    let accepted = answer(submit(&app, &records[2..]).await.1);
-    assert_eq!(accepted.lines[0].state, RecordState::Correcto);
+    let accepted = answer(submit(&app, &records[3..]).await.1);
+    assert_eq!(
+        accepted.lines[0].state,
+        RecordState::Correcto,
+        "the chain goes on after a rejected record"
+    );
 
     let (_, log) = send(&app, "GET", "/simulator/messages", String::new()).await;
     let outcomes: Vec<Value> = serde_json::from_str::<Value>(&log)

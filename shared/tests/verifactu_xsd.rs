@@ -331,7 +331,7 @@ fn records_validate_against_the_aeat_schemas() {
         }
     );
 
-    let refs: Vec<&BuiltRecord> = records.iter().collect();
+    let refs: Vec<&str> = records.iter().map(|r| r.xml.as_str()).collect();
     let submission = submission_xml(ISSUER_NAME, ISSUER_NIF, &refs);
     if let Err(report) = validate(
         &python,
@@ -365,7 +365,8 @@ fn simulator_answers_validate_against_respuesta_suministro() {
     };
     let records = chain();
     let read = |records: &[&BuiltRecord]| {
-        let xml = submission_xml(ISSUER_NAME, ISSUER_NIF, records);
+        let records: Vec<&str> = records.iter().map(|r| r.xml.as_str()).collect();
+        let xml = submission_xml(ISSUER_NAME, ISSUER_NIF, &records);
         let soap::Body::Content(body) =
             soap::read(&soap::envelope(xml.split_once("?>").unwrap().1)).unwrap()
         else {

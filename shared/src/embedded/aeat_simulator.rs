@@ -27,8 +27,8 @@ use chrono::{DateTime, FixedOffset, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::ports::Clock;
-use crate::verifactu::aeat::{Fault, RecordError, SendState, Submission, soap, submission};
-use crate::verifactu::simulator::Simulator;
+use crate::verifactu::aeat::{Fault, RecordError, SendState, Submission, soap};
+use crate::verifactu::simulator::{Simulator, read_message};
 
 /// The production path of the VERI*FACTU service (`SistemaFacturacion.wsdl`).
 pub const AEAT_PATH: &str = "/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP";
@@ -167,17 +167,6 @@ fn soap_response(status: StatusCode, xml: String) -> Response {
         .into_response()
 }
 
-fn client_fault(message: String) -> Response {
-    let fault = Fault {
-        code: "env:Client".into(),
-        message: format!("Codigo[4102].El XML no cumple el esquema. {message}"),
-    };
-    soap_response(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        soap::fault_envelope(&fault),
-    )
-}
-
 /// What a message gets.
 enum Reply {
     Answer(crate::verifactu::aeat::Answer, Option<Duration>),
@@ -245,20 +234,16 @@ impl Service {
     }
 }
 
-fn read_submission(body: &str) -> Result<Submission, String> {
-    match soap::read(body)? {
-        soap::Body::Content(content) => submission::read(&content),
-        soap::Body::Fault(_) => Err("the message is a SOAP Fault".into()),
-    }
-}
-
 async fn submit(State(s): State<Shared>, body: String) -> Response {
     let now = s.clock.now();
-    let submission = match read_submission(&body) {
+    let submission = match read_message(&body) {
         Ok(submission) => submission,
-        Err(e) => {
+        Err(fault) => {
             s.lock().log(now, "", 0, "unreadable");
-            return client_fault(e);
+            return soap_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                soap::fault_envelope(&fault),
+            );
         }
     };
     let reply = s.lock().handle(&submission, now);

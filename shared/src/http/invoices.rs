@@ -23,6 +23,7 @@ use crate::app::invoices::model::Invoice;
 use crate::app::invoices::request::{IssueRequest, RectifyRequest};
 use crate::app::invoices::{issue, rectify, store};
 use crate::app::keys::Caller;
+use crate::app::verifactu;
 use crate::invoice::status::Status;
 use crate::verifactu::{ChainCheck, verify_chain};
 
@@ -200,7 +201,9 @@ async fn get_invoice(
     Path(id): Path<String>,
 ) -> Result<Json<Invoice>, ApiError> {
     let (invoice, _) = store::get(&state.ports, &caller, invoice_id(&id)?).await?;
-    Ok(Json(invoice))
+    Ok(Json(
+        verifactu::with_pending_reason(&state.ports, &caller, invoice).await?,
+    ))
 }
 
 #[derive(Deserialize, ToSchema)]

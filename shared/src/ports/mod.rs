@@ -1,6 +1,7 @@
 //! Ports: the traits the core needs from the outside world. Adapters live in
 //! `crate::embedded` (one process, local files) and in the `infra-aws` crate.
 
+pub mod aeat;
 pub mod blobs;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod blobs_contract;
@@ -21,6 +22,7 @@ pub mod webhook_sender;
 
 use std::sync::Arc;
 
+pub use aeat::Aeat;
 pub use blobs::Blobs;
 pub use clock::Clock;
 pub use ocr::Ocr;
@@ -41,22 +43,37 @@ pub struct Ports {
     pub blobs: Arc<dyn Blobs>,
     /// Webhook deliveries' HTTP client.
     pub sender: Arc<dyn WebhookSender>,
+    /// Where live VERI*FACTU records go; none without the issuer's certificate.
+    pub aeat_live: Option<Arc<dyn Aeat>>,
+    /// Where test records go instead: never the AEAT (the simulator).
+    pub aeat_test: Arc<dyn Aeat>,
 }
 
 impl Ports {
     /// The ports of a host without OCR, queues or blobs; add them with
-    /// `with_ocr`, `with_queues` and `with_blobs`. Webhooks go out through the
+    /// `with_ocr`, `with_queues` and `with_blobs`. Test VERI*FACTU records go to
+    /// the simulator in-process, live ones nowhere until `with_aeat`. Webhooks go out through the
     /// guarded HTTP sender that reaches public addresses only (`with_sender`
     /// replaces it).
     pub fn new(table: Arc<dyn Table>, clock: Arc<dyn Clock>) -> Self {
         Ports {
             table,
-            clock,
             ocr: Arc::new(ocr::NoOcr),
             jobs: Arc::new(queue::NoQueue),
             deliveries: Arc::new(queue::NoQueue),
             blobs: Arc::new(blobs::NoBlobs),
             sender: Arc::new(webhook_http::HttpWebhookSender::new(false)),
+            aeat_live: None,
+            aeat_test: Arc::new(aeat::SimulatedAeat::fresh_each_message(clock.clone())),
+            clock,
+        }
+    }
+
+    pub fn with_aeat(self, live: Option<Arc<dyn Aeat>>, test: Arc<dyn Aeat>) -> Self {
+        Ports {
+            aeat_live: live,
+            aeat_test: test,
+            ..self
         }
     }
 

@@ -9,8 +9,10 @@
 //! - an alta the AEAT already holds, without Subsanacion, or a cancellation
 //!   of a cancelled invoice: `3000` with `RegistroDuplicado`, Incorrecto;
 //! - a cancellation of an invoice it does not hold (and no RechazoPrevio): `3002`, Incorrecto;
-//! - the chain: the previous Huella is the last one it registered for the
-//!   NIF (a NIF it has not seen may start anywhere): else `1100`, Incorrecto;
+//! - the chain: the previous Huella is that of the last record of the NIF it
+//!   took in order — registered, or rejected for its content (the issuer's
+//!   system chains every record it makes) — and a NIF it has not seen may
+//!   start anywhere: else `1100`, Incorrecto;
 //! - the Huella recomputes from the record's fields: else `2000`,
 //!   AceptadoConErrores (registered; the chain goes on from it).
 //!
@@ -22,8 +24,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, FixedOffset};
 
 use super::aeat::{
-    Answer, AnswerLine, Duplicate, InvoiceKey, Operation, RecordError, RecordState, SendState,
-    Submission, SubmittedRecord,
+    Answer, AnswerLine, Duplicate, Fault, InvoiceKey, Operation, RecordError, RecordState,
+    SendState, Submission, SubmittedRecord, soap, submission,
 };
 
 /// The wait the AEAT asks for at first (Orden HAC/1177/2024 art. 16.2).
@@ -105,6 +107,15 @@ impl Simulator {
     /// The last Huella registered for a NIF.
     pub fn head(&self, nif: &str) -> Option<&str> {
         self.heads.get(nif).map(String::as_str)
+    }
+
+    /// Answers a whole SOAP message: the answer envelope, or the fault
+    /// envelope of a message it cannot read (`Err`).
+    pub fn respond(&mut self, message: &str, now: DateTime<FixedOffset>) -> Result<String, String> {
+        match read_message(message) {
+            Ok(submission) => Ok(soap::envelope(&self.answer(&submission, now).to_xml())),
+            Err(fault) => Err(soap::fault_envelope(&fault)),
+        }
     }
 
     /// Checks and registers a submission's records, and answers it.
@@ -201,7 +212,10 @@ impl Simulator {
                 Some(injected.clone()),
                 None,
             ),
-            Some(injected) => return (RecordState::Incorrecto, Some(injected.clone()), None),
+            Some(injected) => {
+                self.heads.insert(key.nif.clone(), record.hash.clone());
+                return (RecordState::Incorrecto, Some(injected.clone()), None);
+            }
             None if record.expected_hash() != record.hash => (
                 RecordState::AceptadoConErrores,
                 Some(error(
@@ -229,9 +243,22 @@ impl Simulator {
     }
 }
 
+/// A message as the AEAT reads it, or the fault it answers (4102: the XML
+/// does not follow the schema).
+pub fn read_message(message: &str) -> Result<Submission, Fault> {
+    let read = match soap::read(message) {
+        Ok(soap::Body::Content(content)) => submission::read(&content),
+        Ok(soap::Body::Fault(_)) => Err("the message is a SOAP Fault".to_string()),
+        Err(e) => Err(e),
+    };
+    read.map_err(|e| Fault {
+        code: "env:Client".into(),
+        message: format!("Codigo[4102].El XML no cumple el esquema. {e}"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::aeat::{soap, submission};
     use super::super::test_support::*;
     use super::super::{BuiltRecord, Cancellation, Registration, submission_xml};
     use super::*;
@@ -260,7 +287,8 @@ mod tests {
     }
 
     fn submit(sim: &mut Simulator, records: &[&BuiltRecord]) -> Answer {
-        let xml = submission_xml("El Nombre del Emisor, S.L.", NIF, records);
+        let records: Vec<&str> = records.iter().map(|r| r.xml.as_str()).collect();
+        let xml = submission_xml("El Nombre del Emisor, S.L.", NIF, &records);
         let soap::Body::Content(body) = soap::read(&soap::envelope(
             xml.trim_start_matches(r#"<?xml version="1.0" encoding="UTF-8"?>"#),
         ))
@@ -358,7 +386,7 @@ mod tests {
 
     #[test]
     fn injected_codes_decide_the_state_and_the_whole_message_state_follows() {
-        let chain = altas(2);
+        let chain = altas(3);
         let mut sim = Simulator::default();
         sim.inject(
             "PRUEBA-1",
@@ -380,8 +408,9 @@ mod tests {
         assert!(answer.csv.is_some());
         sim.clear_injections();
         assert_eq!(
-            states(&submit(&mut sim, &[&chain[1].1])),
-            [(RecordState::Correcto, None)]
+            states(&submit(&mut sim, &[&chain[2].1])),
+            [(RecordState::Correcto, None)],
+            "the chain goes on after a record rejected for its content"
         );
     }
 

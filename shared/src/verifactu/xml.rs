@@ -3,7 +3,6 @@
 
 use quick_xml::escape::escape;
 
-use super::record::BuiltRecord;
 use super::tree::{Node, group, text};
 
 /// Namespace of the record content (prefix `sf`).
@@ -51,9 +50,9 @@ fn write_element(name: &str, children: &[Node], out: &mut String) {
     out.push_str(&format!("</sf:{name}>"));
 }
 
-/// Wraps records in a RegFactuSistemaFacturacion (Cabecera with
+/// Wraps records (their XML) in a RegFactuSistemaFacturacion (Cabecera with
 /// ObligadoEmision{NombreRazon, NIF}) for submission and for XSD validation.
-pub fn submission_xml(issuer_name: &str, issuer_nif: &str, records: &[&BuiltRecord]) -> String {
+pub fn submission_xml(issuer_name: &str, issuer_nif: &str, records: &[&str]) -> String {
     let obligado = group(
         "ObligadoEmision",
         vec![text("NombreRazon", issuer_name), text("NIF", issuer_nif)],
@@ -65,8 +64,7 @@ pub fn submission_xml(issuer_name: &str, issuer_nif: &str, records: &[&BuiltReco
     out.push_str("</sfLR:Cabecera>");
     for record in records {
         out.push_str(&format!(
-            "<sfLR:RegistroFactura>{}</sfLR:RegistroFactura>",
-            record.xml
+            "<sfLR:RegistroFactura>{record}</sfLR:RegistroFactura>"
         ));
     }
     out.push_str("</sfLR:RegFactuSistemaFacturacion>");
@@ -96,12 +94,8 @@ mod tests {
 
     #[test]
     fn the_envelope_carries_the_issuer_and_each_record() {
-        let record = BuiltRecord {
-            hash: String::new(),
-            xml: "<sf:RegistroAlta/>".to_owned(),
-            json: serde_json::Value::Null,
-        };
-        let xml = submission_xml("Perico & Co", "A00000000", &[&record, &record]);
+        let record = "<sf:RegistroAlta/>";
+        let xml = submission_xml("Perico & Co", "A00000000", &[record, record]);
         assert!(xml.starts_with(DECLARATION));
         assert!(xml.contains(
             "<sfLR:Cabecera><sf:ObligadoEmision><sf:NombreRazon>Perico &amp; Co</sf:NombreRazon><sf:NIF>A00000000</sf:NIF></sf:ObligadoEmision></sfLR:Cabecera>"

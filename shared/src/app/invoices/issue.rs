@@ -15,6 +15,7 @@ use super::record::{RecordInput, registration, total_text};
 use super::request::{self, IssueRequest, MAX_GROUPS};
 use super::store::{self, ChainHead};
 use crate::app::keys::Caller;
+use crate::app::verifactu::submit::CERTIFICATE_MISSING;
 use crate::app::{accounts, customers, ledger, outbox};
 use crate::domain::account::Account;
 use crate::domain::madrid;
@@ -27,6 +28,7 @@ use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
 use crate::tax::money::MAX_INTEGER_DIGITS;
+use crate::verifactu::aeat::Operation;
 use crate::verifactu::{Rectification, SystemInfo, qr_url};
 
 /// The simplified-invoice limit without an identified customer (RD 1619/2012 art. 4).
@@ -368,11 +370,16 @@ pub async fn finalize(
         }],
         verifactu: VerifactuView {
             status: "pending".into(),
+            status_reason: (caller.mode.is_live() && ports.aeat_live.is_none())
+                .then(|| CERTIFICATE_MISSING.to_string()),
+            answer: None,
             hash: built.hash.clone(),
             previous_hash: head.as_ref().map(|h| h.hash.clone()),
             qr_url: qr,
             record: built.json.clone(),
             cancellation: None,
+            cancellation_status: None,
+            cancellation_answer: None,
         },
         created_at: now,
     };
@@ -391,8 +398,13 @@ pub async fn finalize(
         &chain,
         head.as_ref(),
         &next_head,
-        &built.json,
-        invoice.id,
+        &built,
+        &store::RecordOwner {
+            account: &caller.account_id,
+            invoice_id: invoice.id,
+            issuer_name: &invoice.issuer.name,
+            operation: Operation::Alta,
+        },
     ));
     if caller.mode.is_live() {
         let total = draft

@@ -15,6 +15,7 @@ use crate::invoice::status::Status;
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
+use crate::verifactu::aeat::Operation;
 use crate::verifactu::{Cancellation, InvoiceRef, PreviousRecord, SystemInfo};
 
 /// List filters.
@@ -199,14 +200,20 @@ pub async fn cancel(
     };
     invoice.status = Status::Cancelled;
     invoice.verifactu.cancellation = Some(built.json.clone());
+    invoice.verifactu.cancellation_status = Some("pending".into());
     history(&mut invoice, "cancelled", now, reason);
     let mut writes = vec![store::replace(caller, &invoice, version)];
     writes.extend(store::append(
         &chain,
         head.as_ref(),
         &next_head,
-        &built.json,
-        invoice.id,
+        &built,
+        &store::RecordOwner {
+            account: &caller.account_id,
+            invoice_id: invoice.id,
+            issuer_name: &invoice.issuer.name,
+            operation: Operation::Anulacion,
+        },
     ));
     if caller.mode.is_live() {
         let groups = negated(&invoice_groups(&invoice));

@@ -118,8 +118,19 @@ pub struct HistoryEvent {
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct VerifactuView {
-    /// `pending` until submitted to the tax authority.
+    /// The registration record's state: `pending` until the tax authority
+    /// answers, then `accepted`, `accepted_with_errors` or `rejected` (test
+    /// invoices: the simulator's answer; they never reach the AEAT).
     pub status: String,
+    /// Why a `pending` record is still pending: `certificate_missing` (the
+    /// issuer's certificate is not stored; live records cannot be sent),
+    /// `waiting` (the AEAT's flow control), `aeat_unavailable: …` or
+    /// `aeat_fault: …` (retried with backoff).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_reason: Option<String>,
+    /// The AEAT's answer for the registration record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<AeatAnswer>,
     pub hash: String,
     /// The previous record's hash in the issuer's chain; absent for the first record.
     pub previous_hash: Option<String>,
@@ -132,6 +143,32 @@ pub struct VerifactuView {
     /// The cancellation record, once cancelled.
     #[schema(value_type = Option<Object>)]
     pub cancellation: Option<serde_json::Value>,
+    /// The cancellation record's state, as `status`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancellation_status: Option<String>,
+    /// The AEAT's answer for the cancellation record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancellation_answer: Option<AeatAnswer>,
+}
+
+/// What the AEAT answered for one record.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct AeatAnswer {
+    /// `Correcto`, `AceptadoConErrores` or `Incorrecto` (EstadoRegistro).
+    pub state: String,
+    /// The submission's secure verification code (CSV), when it was not rejected as a whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csv: Option<String>,
+    /// CodigoErrorRegistro.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<u32>,
+    /// DescripcionErrorRegistro.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The AEAT already held this record (a resend): it counts as accepted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub duplicate: bool,
+    pub submitted_at: DateTime<Utc>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]

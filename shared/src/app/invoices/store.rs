@@ -7,10 +7,13 @@ use chrono::NaiveDate;
 use super::error::InvoiceError;
 use super::model::Invoice;
 use crate::app::keys::Caller;
+use crate::domain::account::{AccountId, Mode};
 use crate::ports::Ports;
 use crate::ports::table::{
     Condition, Cursor, Item, Key, Query, SortKey, TableError, UpdateOp, Value, Write,
 };
+use crate::verifactu::BuiltRecord;
+use crate::verifactu::aeat::Operation;
 
 fn space(caller: &Caller) -> String {
     format!("{}#{}", caller.account_id, caller.mode.as_str())
@@ -28,25 +31,37 @@ fn invoice_key(caller: &Caller, id: u64) -> Key {
     Key::new(invoices_pk(caller), invoice_sk(id))
 }
 
-fn invoice_item(caller: &Caller, invoice: &Invoice, version: i64) -> Item {
+/// An invoice's key from its account and mode (for work done on no caller's
+/// behalf, such as VERI*FACTU submission).
+pub fn invoice_key_in(account: &AccountId, mode: Mode, id: u64) -> Key {
+    Key::new(
+        format!("INVOICES#{account}#{}", mode.as_str()),
+        invoice_sk(id),
+    )
+}
+
+fn invoice_item(key: Key, invoice: &Invoice, version: i64) -> Item {
     let doc = serde_json::to_string(invoice).expect("invoices serialise");
-    Item::new(invoice_key(caller, invoice.id))
-        .with("doc", doc)
-        .with("version", version)
+    Item::new(key).with("doc", doc).with("version", version)
 }
 
 /// A new invoice (its id must be unused).
 pub fn insert(caller: &Caller, invoice: &Invoice) -> Write {
     Write::Put {
-        item: invoice_item(caller, invoice, 1),
+        item: invoice_item(invoice_key(caller, invoice.id), invoice, 1),
         condition: Some(Condition::Absent),
     }
 }
 
 /// The next version of an invoice read at `version`.
 pub fn replace(caller: &Caller, invoice: &Invoice, version: i64) -> Write {
+    replace_at(invoice_key(caller, invoice.id), invoice, version)
+}
+
+/// The next version of the invoice at `key`, read at `version`.
+pub fn replace_at(key: Key, invoice: &Invoice, version: i64) -> Write {
     Write::Put {
-        item: invoice_item(caller, invoice, version + 1),
+        item: invoice_item(key, invoice, version + 1),
         condition: Some(Condition::equals("version", version)),
     }
 }
@@ -59,12 +74,17 @@ fn decode(item: &Item) -> Result<(Invoice, i64), InvoiceError> {
 
 /// The invoice and its version.
 pub async fn get(ports: &Ports, caller: &Caller, id: u64) -> Result<(Invoice, i64), InvoiceError> {
-    let item = ports
-        .table
-        .get(&invoice_key(caller, id))
+    get_at(ports, &invoice_key(caller, id))
         .await?
-        .ok_or_else(|| InvoiceError::NotFound(format!("no invoice {id}")))?;
-    decode(&item)
+        .ok_or_else(|| InvoiceError::NotFound(format!("no invoice {id}")))
+}
+
+/// The invoice at `key` and its version, if there is one.
+pub async fn get_at(ports: &Ports, key: &Key) -> Result<Option<(Invoice, i64)>, InvoiceError> {
+    match ports.table.get(key).await? {
+        Some(item) => decode(&item).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// A page of invoices, newest first, after the invoice `after`.
@@ -167,15 +187,29 @@ pub async fn chain_head(ports: &Ports, chain: &str) -> Result<Option<ChainHead>,
     Ok(Some(head))
 }
 
-/// Moves the head to the new record and stores the record, on condition that
-/// the head is still the one read (so two records never share a predecessor).
+/// The chains with records waiting to be submitted: one item per chain,
+/// holding the sequence number of its newest record.
+pub const PENDING_CHAINS: &str = "VERIFACTU#PENDING";
+
+/// Whose a new record is: what the submitter needs beside the record itself.
+pub struct RecordOwner<'a> {
+    pub account: &'a AccountId,
+    pub invoice_id: u64,
+    pub issuer_name: &'a str,
+    pub operation: Operation,
+}
+
+/// Moves the head to the new record and stores the record (its JSON view,
+/// its XML, `pending`), on condition that the head is still the one read (so
+/// two records never share a predecessor), and marks the chain as having
+/// records to submit.
 pub fn append(
     chain: &str,
     previous: Option<&ChainHead>,
     next: &ChainHead,
-    record: &serde_json::Value,
-    invoice_id: u64,
-) -> [Write; 2] {
+    record: &BuiltRecord,
+    owner: &RecordOwner,
+) -> [Write; 3] {
     let condition = match previous {
         None => Condition::Absent,
         Some(p) => Condition::equals("hash", p.hash.clone()),
@@ -189,10 +223,15 @@ pub fn append(
         format!("{chain}#RECORDS"),
         format!("{:012}", next.seq),
     ))
-    .with("record", record.to_string())
+    .with("record", record.json.to_string())
+    .with("xml", record.xml.clone())
     .with("hash", next.hash.clone())
-    .with("invoice_id", invoice_id as i64)
+    .with("invoice_id", owner.invoice_id as i64)
+    .with("account_id", owner.account.to_string())
+    .with("issuer_name", owner.issuer_name.to_string())
+    .with("operation", owner.operation.as_str())
     .with("status", "pending");
+    let marker = Item::new(Key::new(PENDING_CHAINS, chain)).with("seq", next.seq as i64);
     [
         Write::Put {
             item: head,
@@ -201,6 +240,10 @@ pub fn append(
         Write::Put {
             item: stored,
             condition: Some(Condition::Absent),
+        },
+        Write::Put {
+            item: marker,
+            condition: None,
         },
     ]
 }

@@ -1,0 +1,8 @@
+//! VERI*FACTU submission: the records of each chain sent to the AEAT (test
+//! records to the simulator), their answers stored with an event each.
+
+pub mod reason;
+pub mod submit;
+
+pub use reason::with_pending_reason;
+pub use submit::{Outcome, submit_chain, submit_pending};

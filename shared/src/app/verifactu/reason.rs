@@ -1,0 +1,42 @@
+//! Why an invoice's record is still `pending`, shown with the invoice.
+
+use crate::app::invoices::error::InvoiceError;
+use crate::app::invoices::model::Invoice;
+use crate::app::invoices::store;
+use crate::app::keys::Caller;
+use crate::ports::Ports;
+use crate::ports::table::Key;
+
+use super::submit::CERTIFICATE_MISSING;
+
+/// `invoice` with `verifactu.status_reason` set while one of its records is
+/// pending: `certificate_missing` (live records cannot be sent), the last
+/// failure of its chain's submissions, or `waiting` (the AEAT's flow control).
+pub async fn with_pending_reason(
+    ports: &Ports,
+    caller: &Caller,
+    mut invoice: Invoice,
+) -> Result<Invoice, InvoiceError> {
+    let v = &invoice.verifactu;
+    let pending = v.status == "pending" || v.cancellation_status.as_deref() == Some("pending");
+    if !pending {
+        return Ok(invoice);
+    }
+    let reason = if caller.mode.is_live() && ports.aeat_live.is_none() {
+        Some(CERTIFICATE_MISSING.to_string())
+    } else {
+        let chain = store::chain_pk(caller, &invoice.issuer.tax_id);
+        let state = ports.table.get(&Key::new(chain, "SUBMISSION")).await?;
+        let next_at = state
+            .as_ref()
+            .and_then(|s| s.s("next_at"))
+            .and_then(|t| t.parse::<chrono::DateTime<chrono::Utc>>().ok());
+        match (state.as_ref().and_then(|s| s.s("reason")), next_at) {
+            (Some(reason), _) => Some(reason.to_string()),
+            (None, Some(at)) if at > ports.clock.now() => Some("waiting".to_string()),
+            _ => None,
+        }
+    };
+    invoice.verifactu.status_reason = reason;
+    Ok(invoice)
+}

@@ -1,0 +1,436 @@
+//! Submitting a chain's pending records: one message at a time per chain
+//! (a lease in the table, so two submitters never have two messages of one
+//! issuer in flight), up to 1,000 records in chain order, altas and
+//! anulaciones mixed; then the wait the answer asks for (`TiempoEsperaEnvio`,
+//! 60 s at first) unless 1,000 records are waiting — the law's flow control.
+//! Each record's answer, its invoice's view and a `verifactu.accepted` /
+//! `verifactu.rejected` event are written in one transaction. A transport
+//! failure or a SOAP fault leaves the records pending (with a reason) and is
+//! retried with backoff; a record the AEAT already holds (a resend after a
+//! lost answer) counts as accepted.
+//!
+//! State per chain: `<chain>/SUBMISSION` (`through`: the last record
+//! answered; `next_at`; `failures`; `reason`) and `<chain>/LEASE` (expires
+//! on its own). `VERIFACTU#PENDING/<chain>` lists the chains with work.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::json;
+
+use crate::app::invoices::error::InvoiceError;
+use crate::app::invoices::model::AeatAnswer;
+use crate::app::invoices::store::{self, PENDING_CHAINS};
+use crate::app::outbox;
+use crate::domain::account::{AccountId, Mode};
+use crate::ports::aeat::AeatError;
+use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, UpdateOp, Write};
+use crate::ports::{Aeat, Ports};
+use crate::verifactu::aeat::{
+    Answer, AnswerLine, MAX_RECORDS, Operation, RecordState, SendState, soap,
+};
+use crate::verifactu::submission_xml;
+
+/// Longer than a message's send (the HTTP adapter gives up after 60 s) and
+/// the applying of its answer.
+pub const LEASE_SECONDS: i64 = 180;
+/// The first retry after a failure; it doubles up to `MAX_BACKOFF_SECONDS`.
+pub const FIRST_BACKOFF_SECONDS: i64 = 30;
+pub const MAX_BACKOFF_SECONDS: i64 = 3600;
+pub const CERTIFICATE_MISSING: &str = "certificate_missing";
+
+/// What one call did for a chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing waits to be sent.
+    Idle,
+    /// Another submitter holds the chain's lease.
+    Busy,
+    /// The flow control: the next message not before this time.
+    Waiting(DateTime<Utc>),
+    /// A message went and its answer was applied.
+    Sent { records: usize, state: SendState },
+    /// The message failed; records stay pending and are retried at `at`.
+    Retrying { at: DateTime<Utc>, reason: String },
+    /// Live records without the issuer's certificate stay pending.
+    CertificateMissing,
+}
+
+/// A record as stored, waiting for its answer.
+struct Pending {
+    seq: String,
+    key: Key,
+    xml: String,
+    hash: String,
+    number: String,
+    date: String,
+    operation: Operation,
+    invoice_id: u64,
+    account: AccountId,
+    issuer_name: String,
+}
+
+fn mode_of(chain: &str) -> Mode {
+    if chain.starts_with("CHAIN#live#") {
+        Mode::Live
+    } else {
+        Mode::Test
+    }
+}
+
+fn nif_of(chain: &str) -> &str {
+    chain.rsplit('#').next().unwrap_or_default()
+}
+
+fn time(item: Option<&Item>, name: &str) -> Option<DateTime<Utc>> {
+    item?.s(name)?.parse().ok()
+}
+
+/// Submits what waits in every chain with pending records.
+pub async fn submit_pending(ports: &Ports) -> Result<Vec<(String, Outcome)>, TableError> {
+    let mut done = Vec::new();
+    let mut query = Query::new(PENDING_CHAINS, SortKey::All).limit(100);
+    loop {
+        let page = ports.table.query(&query).await?;
+        for item in &page.items {
+            let chain = item.key.sk.clone();
+            let outcome = submit_chain(ports, &chain).await?;
+            done.push((chain, outcome));
+        }
+        match page.next {
+            Some(next) => query = query.after(Some(next)),
+            None => return Ok(done),
+        }
+    }
+}
+
+/// Sends the chain's next message, if it is time, and applies its answer.
+pub async fn submit_chain(ports: &Ports, chain: &str) -> Result<Outcome, TableError> {
+    let now = ports.clock.now();
+    let lease_key = Key::new(chain, "LEASE");
+    let owner = crate::ids::random_token(16);
+    let lease = Item::new(lease_key.clone())
+        .with("owner", owner.clone())
+        .with("ttl", (now + Duration::seconds(LEASE_SECONDS)).timestamp());
+    match ports
+        .table
+        .transact(vec![Write::Put {
+            item: lease,
+            condition: Some(Condition::Absent),
+        }])
+        .await
+    {
+        Ok(()) => {}
+        Err(TableError::ConditionFailed { .. }) => return Ok(Outcome::Busy),
+        Err(e) => return Err(e),
+    }
+    let outcome = submit_leased(ports, chain, now).await;
+    let release = Write::Delete {
+        key: lease_key,
+        condition: Some(Condition::equals("owner", owner)),
+    };
+    if let Err(e) = ports.table.transact(vec![release]).await {
+        tracing::warn!(chain, error = %e, "a submission lease was not released; it expires on its own");
+    }
+    outcome
+}
+
+async fn submit_leased(
+    ports: &Ports,
+    chain: &str,
+    now: DateTime<Utc>,
+) -> Result<Outcome, TableError> {
+    let state_key = Key::new(chain, "SUBMISSION");
+    let state = ports.table.get(&state_key).await?;
+    let through = state
+        .as_ref()
+        .and_then(|s| s.s("through"))
+        .unwrap_or_default()
+        .to_string();
+    let pending = pending_records(ports, chain, &through).await?;
+    let Some(last) = pending.last() else {
+        forget_chain(ports, chain, &through).await?;
+        return Ok(Outcome::Idle);
+    };
+    let last_seq = last.seq.clone();
+    if let Some(next_at) = time(state.as_ref(), "next_at")
+        && now < next_at
+        && pending.len() < MAX_RECORDS
+    {
+        return Ok(Outcome::Waiting(next_at));
+    }
+    let aeat: &dyn Aeat = match mode_of(chain) {
+        Mode::Test => ports.aeat_test.as_ref(),
+        Mode::Live => match &ports.aeat_live {
+            Some(aeat) => aeat.as_ref(),
+            None => {
+                note_reason(ports, &state_key, CERTIFICATE_MISSING).await?;
+                return Ok(Outcome::CertificateMissing);
+            }
+        },
+    };
+    let records: Vec<&str> = pending.iter().map(|p| p.xml.as_str()).collect();
+    let issuer_name = pending
+        .iter()
+        .rev()
+        .find(|p| p.operation == Operation::Alta)
+        .unwrap_or(last)
+        .issuer_name
+        .clone();
+    let xml = submission_xml(&issuer_name, nif_of(chain), &records);
+    let message = soap::envelope(xml.split_once("?>").map_or(xml.as_str(), |(_, body)| body));
+    let answer = match aeat
+        .send(message)
+        .await
+        .map_err(failure)
+        .and_then(read_answer)
+    {
+        Ok(answer) => answer,
+        Err(reason) => return retry_later(ports, &state_key, state.as_ref(), now, reason).await,
+    };
+    for record in &pending {
+        if let Some(line) = answer.lines.iter().find(|l| matches(l, record)) {
+            apply(ports, record, &answer, line, now).await?;
+        }
+    }
+    let unanswered = pending
+        .iter()
+        .any(|p| !answer.lines.iter().any(|l| matches(l, p)));
+    if unanswered {
+        let reason = format!("aeat_rejected_message: EstadoEnvio {:?}", answer.state);
+        return retry_later(ports, &state_key, state.as_ref(), now, reason).await;
+    }
+    let next_at = now + Duration::seconds(i64::from(answer.wait_seconds));
+    ports
+        .table
+        .transact(vec![Write::Put {
+            item: Item::new(state_key)
+                .with("through", last_seq.clone())
+                .with("next_at", next_at.to_rfc3339())
+                .with("failures", 0i64),
+            condition: None,
+        }])
+        .await?;
+    Ok(Outcome::Sent {
+        records: pending.len(),
+        state: answer.state,
+    })
+}
+
+/// Up to 1,000 records after `through`, in chain order, still pending.
+async fn pending_records(
+    ports: &Ports,
+    chain: &str,
+    through: &str,
+) -> Result<Vec<Pending>, TableError> {
+    // Sequence numbers are 12 digits: `through` + "0" sorts right after it.
+    let range = SortKey::Between(format!("{through}0"), "9".repeat(13));
+    let mut query = Query::new(format!("{chain}#RECORDS"), range).limit(MAX_RECORDS);
+    let mut pending = Vec::new();
+    loop {
+        let page = ports.table.query(&query).await?;
+        for item in page.items {
+            if item.s("status") != Some("pending") {
+                continue;
+            }
+            if let Some(record) = decode(item) {
+                pending.push(record);
+            }
+            if pending.len() == MAX_RECORDS {
+                return Ok(pending);
+            }
+        }
+        match page.next {
+            Some(next) => query = query.after(Some(next)),
+            None => return Ok(pending),
+        }
+    }
+}
+
+fn decode(item: Item) -> Option<Pending> {
+    let record: serde_json::Value = serde_json::from_str(item.s("record")?).ok()?;
+    let id = &record["IDFactura"];
+    let (number, date) = match item.s("operation")? {
+        "Anulacion" => (
+            &id["NumSerieFacturaAnulada"],
+            &id["FechaExpedicionFacturaAnulada"],
+        ),
+        _ => (&id["NumSerieFactura"], &id["FechaExpedicionFactura"]),
+    };
+    Some(Pending {
+        seq: item.key.sk.clone(),
+        xml: item.s("xml")?.to_string(),
+        hash: item.s("hash")?.to_string(),
+        number: number.as_str()?.to_string(),
+        date: date.as_str()?.to_string(),
+        operation: match item.s("operation")? {
+            "Anulacion" => Operation::Anulacion,
+            _ => Operation::Alta,
+        },
+        invoice_id: u64::try_from(item.n("invoice_id")?).ok()?,
+        account: item.s("account_id")?.parse().ok()?,
+        issuer_name: item.s("issuer_name").unwrap_or_default().to_string(),
+        key: item.key,
+    })
+}
+
+fn matches(line: &AnswerLine, record: &Pending) -> bool {
+    line.operation == record.operation
+        && line.invoice.number == record.number
+        && line.invoice.date == record.date
+}
+
+fn failure(e: AeatError) -> String {
+    format!("aeat_unavailable: {e}")
+}
+
+fn read_answer(envelope: String) -> Result<Answer, String> {
+    match soap::read(&envelope) {
+        Ok(soap::Body::Content(content)) => {
+            Answer::read(&content).map_err(|e| format!("aeat_unreadable_answer: {e}"))
+        }
+        Ok(soap::Body::Fault(fault)) => Err(format!("aeat_fault: {}", fault.message)),
+        Err(e) => Err(format!("aeat_unreadable_answer: {e}")),
+    }
+}
+
+/// The record's status from its answer line: a duplicate of a record the
+/// AEAT holds counts as accepted.
+fn status_of(line: &AnswerLine) -> &'static str {
+    match (line.state, &line.duplicate) {
+        (RecordState::Correcto, _) => "accepted",
+        (RecordState::AceptadoConErrores, _) => "accepted_with_errors",
+        (RecordState::Incorrecto, Some(d)) if d.state == "AceptadaConErrores" => {
+            "accepted_with_errors"
+        }
+        (RecordState::Incorrecto, Some(_)) => "accepted",
+        (RecordState::Incorrecto, None) => "rejected",
+    }
+}
+
+/// Stores one record's answer on the record and its invoice, with its event,
+/// in one transaction (retried when the invoice changed meanwhile).
+async fn apply(
+    ports: &Ports,
+    record: &Pending,
+    answer: &Answer,
+    line: &AnswerLine,
+    now: DateTime<Utc>,
+) -> Result<(), TableError> {
+    let status = status_of(line);
+    let aeat = AeatAnswer {
+        state: format!("{:?}", line.state),
+        csv: answer.csv.clone(),
+        code: line.error.as_ref().map(|e| e.code),
+        description: line.error.as_ref().map(|e| e.description.clone()),
+        duplicate: line.duplicate.is_some(),
+        submitted_at: now,
+    };
+    let mode = mode_of(&record.key.pk);
+    let invoice_key = store::invoice_key_in(&record.account, mode, record.invoice_id);
+    for _ in 0..5 {
+        let Some((mut invoice, version)) =
+            store::get_at(ports, &invoice_key)
+                .await
+                .map_err(|e| match e {
+                    InvoiceError::Storage(t) => t,
+                    other => TableError::Unavailable(format!("{other:?}")),
+                })?
+        else {
+            return Ok(());
+        };
+        invoice.verifactu.status_reason = None;
+        match record.operation {
+            Operation::Alta => {
+                invoice.verifactu.status = status.to_string();
+                invoice.verifactu.answer = Some(aeat.clone());
+            }
+            Operation::Anulacion => {
+                invoice.verifactu.cancellation_status = Some(status.to_string());
+                invoice.verifactu.cancellation_answer = Some(aeat.clone());
+            }
+        }
+        let kind = if status == "rejected" {
+            "verifactu.rejected"
+        } else {
+            "verifactu.accepted"
+        };
+        let data = json!({
+            "invoice_id": invoice.id,
+            "number": invoice.number,
+            "operation": record.operation.as_str(),
+            "hash": record.hash,
+            "status": status,
+            "answer": aeat,
+        });
+        let writes = vec![
+            Write::Update {
+                key: record.key.clone(),
+                ops: vec![
+                    UpdateOp::set("status", status),
+                    UpdateOp::set("answer", serde_json::to_string(&aeat).unwrap_or_default()),
+                ],
+                condition: Some(Condition::equals("status", "pending")),
+            },
+            store::replace_at(invoice_key.clone(), &invoice, version),
+            outbox::record(&record.account, mode, kind, data, now),
+        ];
+        match ports.table.transact(writes).await {
+            Ok(()) => return Ok(()),
+            Err(TableError::ConditionFailed { index: Some(0), .. }) => return Ok(()),
+            Err(TableError::ConditionFailed { .. } | TableError::Conflict) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(TableError::Conflict)
+}
+
+async fn retry_later(
+    ports: &Ports,
+    state_key: &Key,
+    state: Option<&Item>,
+    now: DateTime<Utc>,
+    reason: String,
+) -> Result<Outcome, TableError> {
+    let failures = state.and_then(|s| s.n("failures")).unwrap_or(0) + 1;
+    let wait = (FIRST_BACKOFF_SECONDS << (failures - 1).min(10)).min(MAX_BACKOFF_SECONDS);
+    let at = now + Duration::seconds(wait);
+    tracing::warn!(key = %state_key, %reason, failures, "a VERI*FACTU message failed; retried later");
+    ports
+        .table
+        .transact(vec![Write::Update {
+            key: state_key.clone(),
+            ops: vec![
+                UpdateOp::set("next_at", at.to_rfc3339()),
+                UpdateOp::set("failures", failures),
+                UpdateOp::set("reason", reason.clone()),
+            ],
+            condition: None,
+        }])
+        .await?;
+    Ok(Outcome::Retrying { at, reason })
+}
+
+async fn note_reason(ports: &Ports, state_key: &Key, reason: &str) -> Result<(), TableError> {
+    ports
+        .table
+        .transact(vec![Write::Update {
+            key: state_key.clone(),
+            ops: vec![UpdateOp::set("reason", reason)],
+            condition: None,
+        }])
+        .await
+}
+
+/// Drops the chain from the pending list, unless a record came meanwhile.
+async fn forget_chain(ports: &Ports, chain: &str, through: &str) -> Result<(), TableError> {
+    let Ok(seq) = through.parse::<i64>() else {
+        return Ok(());
+    };
+    let forget = Write::Delete {
+        key: Key::new(PENDING_CHAINS, chain),
+        condition: Some(Condition::equals("seq", seq)),
+    };
+    match ports.table.transact(vec![forget]).await {
+        Ok(()) | Err(TableError::ConditionFailed { .. }) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
