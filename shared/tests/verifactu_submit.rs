@@ -357,3 +357,21 @@ async fn live_records_without_the_certificate_stay_pending_and_say_why() {
     assert_eq!(verifactu["status"], "pending");
     assert_eq!(verifactu["status_reason"], "certificate_missing");
 }
+
+#[tokio::test]
+async fn the_embedded_submitter_sends_test_records_on_its_own() {
+    let env = env(0).await;
+    let key = env.h.test.clone();
+    let issued = env.issue(&key, 1).await;
+    let worker = shared::embedded::verifactu_worker::spawn(env.h.ports.clone());
+    let mut status = Value::Null;
+    for _ in 0..200 {
+        status = env.invoice(&key, &issued[0]["id"]).await["verifactu"]["status"].clone();
+        if status != "pending" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    worker.abort();
+    assert_eq!(status, "accepted");
+}

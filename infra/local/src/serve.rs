@@ -1,6 +1,7 @@
 //! `svc serve`: every endpoint group in one process, with the background work
 //! of the embedded host: the dispatcher of the feed, the jobs and webhook
-//! deliveries workers, and the scheduler timer. And `svc aeat-simulator`.
+//! deliveries workers, the VERI*FACTU submitter and the scheduler timer.
+//! And `svc aeat-simulator`.
 
 use std::sync::Arc;
 
@@ -8,7 +9,9 @@ use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
 use shared::embedded::feed::Feed;
-use shared::embedded::{aeat_simulator, delivery_worker, dispatcher, job_worker, scheduler};
+use shared::embedded::{
+    aeat_simulator, delivery_worker, dispatcher, job_worker, scheduler, verifactu_worker,
+};
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
@@ -57,7 +60,10 @@ pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), S
         config.webhook_allow_private,
     )));
     seed_demo(&ports).await?;
-    let mut background = vec![scheduler::spawn(ports.clone())];
+    let mut background = vec![
+        scheduler::spawn(ports.clone()),
+        verifactu_worker::spawn(ports.clone()),
+    ];
     // The queues live beside the feed in the embedded file; on a DynamoDB
     // table the AWS functions do this work.
     if let Some(feed) = feed {

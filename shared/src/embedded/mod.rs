@@ -11,6 +11,7 @@ pub mod scheduler;
 pub mod sqlite_queue;
 pub mod sqlite_table;
 pub mod tesseract;
+pub mod verifactu_worker;
 
 pub use file_blobs::FileBlobs;
 pub use sqlite_queue::{QueueSettings, SqliteQueue};
