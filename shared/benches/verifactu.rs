@@ -34,7 +34,9 @@ async fn main() {
     let clock = Arc::new(ManualClock::new("2026-11-24T10:00:00Z".parse().unwrap()));
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
     let ports = Ports::new(Arc::new(table), clock.clone());
-    let account = accounts::create(&ports, "Bench", Plan::Max, None).await.unwrap();
+    let account = accounts::create(&ports, "Bench", Plan::Max, None)
+        .await
+        .unwrap();
     let issuer = Issuer {
         name: Some("Ana García Pérez".into()),
         nif: Some(Nif::parse("12345678Z").unwrap()),
@@ -44,7 +46,9 @@ async fn main() {
         province: None,
         country: Some("ES".into()),
     };
-    accounts::set_issuer(&ports, &account.id, &issuer).await.unwrap();
+    accounts::set_issuer(&ports, &account.id, &issuer)
+        .await
+        .unwrap();
     let (key_id, _) = keys::create(&ports, &account.id, Mode::Test).await.unwrap();
     let caller = Caller {
         account_id: account.id.clone(),
@@ -60,7 +64,9 @@ async fn main() {
             {"description": "Bollería", "quantity": 1, "unit_price": 2.2, "vat_rate": 10}]}))
         .unwrap();
         let draft = issue::draft(&ports, &caller, request).await.unwrap();
-        let (_, writes) = issue::finalize(&ports, &caller, &system, draft).await.unwrap();
+        let (_, writes) = issue::finalize(&ports, &caller, &system, draft)
+            .await
+            .unwrap();
         ports.table.transact(writes).await.unwrap();
     }
     println!(

@@ -22,6 +22,11 @@ pub struct Config {
     /// browser `Origin` other than `https://` one of them or a loopback one.
     /// `*.domain` allows every host under `domain` (not as an Origin).
     pub public_hosts: Vec<String>,
+    /// Where live VERI*FACTU records are sent (`SVC_AEAT_ENDPOINT`): the URL
+    /// of a service that speaks the AEAT's SOAP contract without a client
+    /// certificate, such as `svc aeat-simulator`. Unset, live records stay
+    /// pending (`certificate_missing`).
+    pub aeat_endpoint: Option<String>,
 }
 
 fn default_system() -> SystemInfo {
@@ -60,6 +65,7 @@ impl Default for Config {
             verifactu: default_system(),
             webhook_allow_private: false,
             public_hosts: Vec::new(),
+            aeat_endpoint: None,
         }
     }
 }
@@ -105,6 +111,20 @@ fn hosts(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Vec<String>
             }
         })
         .collect()
+}
+
+/// An optional http(s) URL.
+fn endpoint(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Option<String>, String> {
+    match get(name)
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+    {
+        None => Ok(None),
+        Some(raw) => match url::Url::parse(&raw) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(Some(raw)),
+            _ => Err(format!("{name}={raw:?} must be an http(s) URL")),
+        },
+    }
 }
 
 impl Config {
@@ -162,6 +182,7 @@ impl Config {
             },
             webhook_allow_private: flag(get, "SVC_WEBHOOK_ALLOW_PRIVATE")?,
             public_hosts: hosts(get, "SVC_PUBLIC_HOSTS")?,
+            aeat_endpoint: endpoint(get, "SVC_AEAT_ENDPOINT")?,
         })
     }
 }
@@ -206,5 +227,15 @@ mod tests {
             ])
         );
         assert!(hosts("https://api.example.com/").is_err());
+        let aeat = |v: &str| {
+            let v = v.to_string();
+            Config::from_lookup(&move |n| (n == "SVC_AEAT_ENDPOINT").then(|| v.clone()))
+                .map(|c| c.aeat_endpoint)
+        };
+        assert_eq!(
+            aeat("http://127.0.0.1:8089/x"),
+            Ok(Some("http://127.0.0.1:8089/x".to_string()))
+        );
+        assert!(aeat("production").is_err());
     }
 }

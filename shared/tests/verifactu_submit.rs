@@ -82,7 +82,7 @@ async fn env(delay_ms: u64) -> Env {
                 delay: std::time::Duration::from_millis(delay_ms),
             });
             made = Some(aeat.clone());
-            ports.with_aeat(None, aeat)
+            ports.with_aeat_test(aeat)
         },
     )
     .await;

@@ -12,6 +12,7 @@ use shared::config::Config;
 use shared::embedded::tesseract::Tesseract;
 use shared::embedded::{FileBlobs, QueueSettings, SqliteQueue, SqliteTable};
 use shared::http::AppState;
+use shared::ports::aeat;
 use shared::ports::blobs::NoBlobs;
 use shared::ports::clock::SystemClock;
 use shared::ports::ocr::NoOcr;
@@ -65,6 +66,7 @@ pub async fn state_from_env() -> Result<AppState, String> {
         Some(dir) => with_embedded_queues_and_blobs(ports, dir)?,
         None => with_aws_queues_and_blobs(ports).await,
     };
+    let ports = aeat::with_live_endpoint(ports, config.aeat_endpoint.as_deref())?;
     Ok(AppState::new(ports, config))
 }
 

@@ -13,9 +13,9 @@ use shared::embedded::{
     aeat_simulator, delivery_worker, dispatcher, job_worker, scheduler, verifactu_worker,
 };
 use shared::http::{AppState, service_router};
-use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
 use shared::ports::webhook_http::HttpWebhookSender;
+use shared::ports::{Ports, aeat};
 
 use crate::admin::demo_issuer;
 
@@ -59,6 +59,7 @@ pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), S
     let ports = ports.with_sender(Arc::new(HttpWebhookSender::new(
         config.webhook_allow_private,
     )));
+    let ports = aeat::with_live_endpoint(ports, config.aeat_endpoint.as_deref())?;
     seed_demo(&ports).await?;
     let mut background = vec![
         scheduler::spawn(ports.clone()),

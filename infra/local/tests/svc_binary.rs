@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::{Svc, printed_value, usage};
+use support::{Server, Svc, printed_value, usage};
 
 fn embedded(dir: &tempfile::TempDir) -> Svc {
     Svc {
@@ -170,12 +170,81 @@ fn the_aeat_simulator_command_serves_the_soap_endpoint_and_its_control_api() {
             .unwrap();
         (status, fault, log)
     });
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(child);
     assert_eq!(status, 500);
     assert!(
         fault.contains("faultstring") && fault.contains("4102"),
         "{fault}"
     );
     assert_eq!(log[0]["outcome"], "unreadable");
+}
+
+#[test]
+fn live_records_reach_the_aeat_endpoint_and_their_answer_shows_on_the_invoice() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let mut simulator = Server::guard(
+        Command::new(env!("CARGO_BIN_EXE_svc"))
+            .args(["aeat-simulator", "--addr", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("svc aeat-simulator starts"),
+    );
+    let mut line = String::new();
+    BufReader::new(simulator.stdout())
+        .read_line(&mut line)
+        .unwrap();
+    let endpoint = line
+        .trim()
+        .strip_prefix("AEAT simulator listening on ")
+        .unwrap()
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, printed, base) = embedded(&dir).serve_with(&[
+        ("SVC_AEAT_ENDPOINT", &endpoint),
+        ("SVC_RATE_LIMIT_PER_MINUTE", "100000"),
+    ]);
+    let live = printed_value(&printed, "live key: ");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let verifactu = runtime.block_on(async {
+        let client = reqwest::Client::new();
+        let issued: serde_json::Value = client
+            .post(format!("{base}/api/v1/invoices"))
+            .bearer_auth(&live)
+            .header("idempotency-key", "e2e-1")
+            .json(&serde_json::json!({"lines": [{"description": "Café", "quantity": 1, "unit_price": 10, "vat_rate": 21}]}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let url = format!("{base}/api/v1/invoices/{}", issued["id"]);
+        for _ in 0..100 {
+            let invoice: serde_json::Value = client
+                .get(&url)
+                .bearer_auth(&live)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            assert!(invoice["verifactu"].is_object(), "{issued} {invoice}");
+            if invoice["verifactu"]["status"] != "pending" {
+                return invoice["verifactu"].clone();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        panic!("the record stayed pending");
+    });
+    drop(simulator);
+    assert_eq!(verifactu["status"], "accepted", "{verifactu}");
+    assert!(
+        verifactu["answer"]["csv"]
+            .as_str()
+            .unwrap()
+            .starts_with("A-SIM")
+    );
 }

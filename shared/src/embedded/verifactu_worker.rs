@@ -31,7 +31,9 @@ pub async fn run(ports: Ports) {
                     }
                 }
             }
-            Err(e) => tracing::warn!(error = %e, "VERI*FACTU submission failed; next round retries"),
+            Err(e) => {
+                tracing::warn!(error = %e, "VERI*FACTU submission failed; next round retries")
+            }
         }
     }
 }

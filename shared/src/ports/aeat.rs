@@ -70,6 +70,20 @@ impl Aeat for SimulatedAeat {
     }
 }
 
+/// How long a message may take before the submitter gives up on its answer.
+pub const SEND_TIMEOUT_SECONDS: u64 = 60;
+
+/// `ports` sending live records to `endpoint` (`SVC_AEAT_ENDPOINT`), when set.
+pub fn with_live_endpoint(
+    ports: super::Ports,
+    endpoint: Option<&str>,
+) -> Result<super::Ports, String> {
+    Ok(match endpoint {
+        Some(url) => ports.with_aeat_live(Arc::new(HttpAeat::new(url, SEND_TIMEOUT_SECONDS)?)),
+        None => ports,
+    })
+}
+
 /// The AEAT's service over HTTP: a SOAP 1.1 POST to `url`.
 pub struct HttpAeat {
     client: reqwest::Client,

@@ -52,7 +52,7 @@ pub struct Ports {
 impl Ports {
     /// The ports of a host without OCR, queues or blobs; add them with
     /// `with_ocr`, `with_queues` and `with_blobs`. Test VERI*FACTU records go to
-    /// the simulator in-process, live ones nowhere until `with_aeat`. Webhooks go out through the
+    /// the simulator in-process, live ones nowhere until `with_aeat_live`. Webhooks go out through the
     /// guarded HTTP sender that reaches public addresses only (`with_sender`
     /// replaces it).
     pub fn new(table: Arc<dyn Table>, clock: Arc<dyn Clock>) -> Self {
@@ -69,10 +69,16 @@ impl Ports {
         }
     }
 
-    pub fn with_aeat(self, live: Option<Arc<dyn Aeat>>, test: Arc<dyn Aeat>) -> Self {
+    pub fn with_aeat_live(self, aeat: Arc<dyn Aeat>) -> Self {
         Ports {
-            aeat_live: live,
-            aeat_test: test,
+            aeat_live: Some(aeat),
+            ..self
+        }
+    }
+
+    pub fn with_aeat_test(self, aeat: Arc<dyn Aeat>) -> Self {
+        Ports {
+            aeat_test: aeat,
             ..self
         }
     }

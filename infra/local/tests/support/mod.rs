@@ -13,7 +13,18 @@ pub struct Svc {
     pub storage: Vec<String>,
 }
 
+/// A child process killed when dropped (also when a test panics).
 pub struct Server(Child);
+
+impl Server {
+    pub fn guard(child: Child) -> Server {
+        Server(child)
+    }
+
+    pub fn stdout(&mut self) -> std::process::ChildStdout {
+        self.0.stdout.take().expect("stdout is piped")
+    }
+}
 
 impl Drop for Server {
     fn drop(&mut self) {

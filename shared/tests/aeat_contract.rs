@@ -1,0 +1,143 @@
+//! The `Aeat` port's contract, on both adapters: the in-process simulator
+//! (`SimulatedAeat`) and HTTP (`HttpAeat`) to the simulator service on a
+//! local port give the same answer to the same message; over HTTP, a SOAP
+//! fault comes back as the fault envelope, a bare server error as `Status`,
+//! and an answer that does not come in time as `Timeout`.
+
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, FixedOffset, NaiveDate};
+use rust_decimal::dec;
+use serde_json::json;
+use shared::embedded::aeat_simulator::{AEAT_PATH, router};
+use shared::ports::Aeat;
+use shared::ports::aeat::{AeatError, HttpAeat, SimulatedAeat};
+use shared::ports::clock::ManualClock;
+use shared::verifactu::aeat::{Answer, SendState, soap};
+use shared::verifactu::simulator::Simulator;
+use shared::verifactu::*;
+
+const NIF: &str = "B12345674";
+
+fn message() -> String {
+    let registration = Registration {
+        invoice: InvoiceRef {
+            issuer_nif: NIF.into(),
+            number: "F-1".into(),
+            issue_date: NaiveDate::from_ymd_opt(2026, 11, 24).unwrap(),
+        },
+        issuer_name: "Ferretería Núñez, S.L.".into(),
+        kind: "F2".into(),
+        rectification: None,
+        operation_date: None,
+        description: "Venta".into(),
+        recipients: Vec::new(),
+        breakdown: vec![BreakdownLine {
+            regime: "01".into(),
+            treatment: Treatment::Qualified(Qualification::S1),
+            rate: Some(dec!(21)),
+            base: dec!(10),
+            vat: Some(dec!(2.1)),
+            surcharge_rate: None,
+            surcharge: None,
+        }],
+        total_vat: dec!(2.1),
+        total: dec!(12.1),
+        previous: None,
+        system: SystemInfo {
+            producer_name: "Svc".into(),
+            producer_nif: "B64717838".into(),
+            system_name: "svc".into(),
+            system_id: "SV".into(),
+            version: "1".into(),
+            installation_number: "1".into(),
+            only_verifactu: true,
+            multi_ot: true,
+            multiple_ot: true,
+        },
+        generated_at: DateTime::<FixedOffset>::parse_from_rfc3339("2026-11-24T10:00:00+01:00")
+            .unwrap(),
+    }
+    .build();
+    let xml = submission_xml("Ferretería Núñez, S.L.", NIF, &[registration.xml.as_str()]);
+    soap::envelope(xml.split_once("?>").unwrap().1)
+}
+
+fn answer(envelope: &str) -> Answer {
+    match soap::read(envelope).unwrap() {
+        soap::Body::Content(content) => Answer::read(&content).unwrap(),
+        soap::Body::Fault(fault) => panic!("a fault: {fault:?}"),
+    }
+}
+
+fn clock() -> Arc<ManualClock> {
+    Arc::new(ManualClock::new("2026-11-24T09:30:00Z".parse().unwrap()))
+}
+
+/// The simulator service on a free local port; its base address.
+async fn serve() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, router(clock(), 60)).await.unwrap() });
+    base
+}
+
+async fn control(base: &str, body: serde_json::Value) {
+    let status = reqwest::Client::new()
+        .post(format!("{base}/simulator/faults"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, 204);
+}
+
+#[tokio::test]
+async fn both_adapters_give_the_simulators_answer() {
+    let in_process = SimulatedAeat::new(Arc::new(Mutex::new(Simulator::default())), clock());
+    let base = serve().await;
+    let over_http = HttpAeat::new(&format!("{base}{AEAT_PATH}"), 5).unwrap();
+    let adapters: [&dyn Aeat; 2] = [&in_process, &over_http];
+    let mut answers = Vec::new();
+    for aeat in adapters {
+        let first = answer(&aeat.send(message()).await.unwrap());
+        assert_eq!(first.state, SendState::Correcto);
+        let again = answer(&aeat.send(message()).await.unwrap());
+        assert_eq!(
+            again.lines[0].error.as_ref().unwrap().code,
+            3000,
+            "a duplicate"
+        );
+        answers.push((first, again));
+    }
+    assert_eq!(answers[0], answers[1]);
+    let fresh = SimulatedAeat::fresh_each_message(clock());
+    for _ in 0..2 {
+        assert_eq!(
+            answer(&fresh.send(message()).await.unwrap()).state,
+            SendState::Correcto
+        );
+    }
+}
+
+#[tokio::test]
+async fn over_http_faults_errors_and_timeouts_are_told_apart() {
+    let base = serve().await;
+    let aeat = HttpAeat::new(&format!("{base}{AEAT_PATH}"), 1).unwrap();
+    control(&base, json!({"kind": "soap_fault"})).await;
+    let envelope = aeat.send(message()).await.unwrap();
+    assert!(matches!(
+        soap::read(&envelope).unwrap(),
+        soap::Body::Fault(_)
+    ));
+    control(&base, json!({"kind": "server_error", "status": 503})).await;
+    assert_eq!(aeat.send(message()).await, Err(AeatError::Status(503)));
+    control(&base, json!({"kind": "timeout", "seconds": 30})).await;
+    assert_eq!(aeat.send(message()).await, Err(AeatError::Timeout(1)));
+    let closed = HttpAeat::new("http://127.0.0.1:9/", 1).unwrap();
+    assert!(matches!(
+        closed.send(message()).await,
+        Err(AeatError::Transport(_))
+    ));
+}
