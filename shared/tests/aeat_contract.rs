@@ -4,10 +4,10 @@
 //! fault comes back as the fault envelope, a bare server error as `Status`,
 //! and an answer that does not come in time as `Timeout`.
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 
-use chrono::{DateTime, FixedOffset, NaiveDate};
-use rust_decimal::dec;
 use serde_json::json;
 use shared::embedded::aeat_simulator::{AEAT_PATH, router};
 use shared::ports::Aeat;
@@ -15,52 +15,11 @@ use shared::ports::aeat::{AeatError, HttpAeat, SimulatedAeat};
 use shared::ports::clock::ManualClock;
 use shared::verifactu::aeat::{Answer, SendState, soap};
 use shared::verifactu::simulator::Simulator;
-use shared::verifactu::*;
+use support::aeat::chain;
 
-const NIF: &str = "B12345674";
-
+/// One alta, F-1, in a message.
 fn message() -> String {
-    let registration = Registration {
-        invoice: InvoiceRef {
-            issuer_nif: NIF.into(),
-            number: "F-1".into(),
-            issue_date: NaiveDate::from_ymd_opt(2026, 11, 24).unwrap(),
-        },
-        issuer_name: "Ferretería Núñez, S.L.".into(),
-        kind: "F2".into(),
-        rectification: None,
-        operation_date: None,
-        description: "Venta".into(),
-        recipients: Vec::new(),
-        breakdown: vec![BreakdownLine {
-            regime: "01".into(),
-            treatment: Treatment::Qualified(Qualification::S1),
-            rate: Some(dec!(21)),
-            base: dec!(10),
-            vat: Some(dec!(2.1)),
-            surcharge_rate: None,
-            surcharge: None,
-        }],
-        total_vat: dec!(2.1),
-        total: dec!(12.1),
-        previous: None,
-        system: SystemInfo {
-            producer_name: "Svc".into(),
-            producer_nif: "B64717838".into(),
-            system_name: "svc".into(),
-            system_id: "SV".into(),
-            version: "1".into(),
-            installation_number: "1".into(),
-            only_verifactu: true,
-            multi_ot: true,
-            multiple_ot: true,
-        },
-        generated_at: DateTime::<FixedOffset>::parse_from_rfc3339("2026-11-24T10:00:00+01:00")
-            .unwrap(),
-    }
-    .build();
-    let xml = submission_xml("Ferretería Núñez, S.L.", NIF, &[registration.xml.as_str()]);
-    soap::envelope(xml.split_once("?>").unwrap().1)
+    support::aeat::message(&chain(1))
 }
 
 fn answer(envelope: &str) -> Answer {

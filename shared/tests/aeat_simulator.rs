@@ -3,92 +3,26 @@
 //! faults, server errors and timeouts (a timed-out message is registered,
 //! so sending it again meets duplicates), and lists what it received.
 
+mod support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use chrono::{DateTime, FixedOffset, NaiveDate};
 use http_body_util::BodyExt;
-use rust_decimal::dec;
 use serde_json::{Value, json};
 use shared::embedded::aeat_simulator::{AEAT_PATH, router};
 use shared::ports::clock::ManualClock;
+use shared::verifactu::BuiltRecord;
 use shared::verifactu::aeat::{Answer, RecordState, SendState, soap};
-use shared::verifactu::*;
+use support::aeat::{chain, message};
 use tower::ServiceExt;
-
-const NIF: &str = "B12345674";
-const NAME: &str = "Ferretería Núñez, S.L.";
 
 fn simulator() -> Router {
     let clock = Arc::new(ManualClock::new("2026-11-24T09:00:00Z".parse().unwrap()));
     router(clock, 60)
-}
-
-fn at(minute: u32) -> DateTime<FixedOffset> {
-    DateTime::parse_from_rfc3339(&format!("2026-11-24T10:{minute:02}:00+01:00")).unwrap()
-}
-
-/// Altas F-1…F-n chained from nothing.
-fn chain(n: u32) -> Vec<BuiltRecord> {
-    let system = SystemInfo {
-        producer_name: "Svc".into(),
-        producer_nif: "B64717838".into(),
-        system_name: "svc".into(),
-        system_id: "SV".into(),
-        version: "1".into(),
-        installation_number: "1".into(),
-        only_verifactu: true,
-        multi_ot: true,
-        multiple_ot: true,
-    };
-    let mut previous: Option<PreviousRecord> = None;
-    (1..=n)
-        .map(|i| {
-            let invoice = InvoiceRef {
-                issuer_nif: NIF.into(),
-                number: format!("F-{i}"),
-                issue_date: NaiveDate::from_ymd_opt(2026, 11, 24).unwrap(),
-            };
-            let record = Registration {
-                invoice: invoice.clone(),
-                issuer_name: NAME.into(),
-                kind: "F2".into(),
-                rectification: None,
-                operation_date: None,
-                description: "Venta".into(),
-                recipients: Vec::new(),
-                breakdown: vec![BreakdownLine {
-                    regime: "01".into(),
-                    treatment: Treatment::Qualified(Qualification::S1),
-                    rate: Some(dec!(21)),
-                    base: dec!(10),
-                    vat: Some(dec!(2.1)),
-                    surcharge_rate: None,
-                    surcharge: None,
-                }],
-                total_vat: dec!(2.1),
-                total: dec!(12.1),
-                previous: previous.take(),
-                system: system.clone(),
-                generated_at: at(i),
-            }
-            .build();
-            previous = Some(PreviousRecord {
-                invoice,
-                hash: record.hash.clone(),
-            });
-            record
-        })
-        .collect()
-}
-
-fn message(records: &[BuiltRecord]) -> String {
-    let refs: Vec<&str> = records.iter().map(|r| r.xml.as_str()).collect();
-    let xml = submission_xml(NAME, NIF, &refs);
-    soap::envelope(xml.split_once("?>").unwrap().1)
 }
 
 async fn send(app: &Router, method: &str, path: &str, body: String) -> (StatusCode, String) {

@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::{Server, Svc, printed_value, usage};
+use support::{Svc, aeat_simulator, printed_value, usage};
 
 fn embedded(dir: &tempfile::TempDir) -> Svc {
     Svc {
@@ -124,29 +124,7 @@ fn a_first_serve_prints_demo_keys_and_admin_commands_work_while_it_runs() {
 
 #[test]
 fn the_aeat_simulator_command_serves_the_soap_endpoint_and_its_control_api() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
-
-    let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
-        .args([
-            "aeat-simulator",
-            "--addr",
-            "127.0.0.1:0",
-            "--wait-seconds",
-            "5",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("svc aeat-simulator starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let endpoint = line
-        .trim()
-        .strip_prefix("AEAT simulator listening on ")
-        .unwrap_or_else(|| panic!("printed {line:?}"))
-        .to_string();
+    let (child, endpoint) = aeat_simulator(&["--wait-seconds", "5"]);
     let base = endpoint.split("/wlpl/").next().unwrap().to_string();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (status, fault, log) = runtime.block_on(async {
@@ -181,25 +159,7 @@ fn the_aeat_simulator_command_serves_the_soap_endpoint_and_its_control_api() {
 
 #[test]
 fn live_records_reach_the_aeat_endpoint_and_their_answer_shows_on_the_invoice() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
-
-    let mut simulator = Server::guard(
-        Command::new(env!("CARGO_BIN_EXE_svc"))
-            .args(["aeat-simulator", "--addr", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("svc aeat-simulator starts"),
-    );
-    let mut line = String::new();
-    BufReader::new(simulator.stdout())
-        .read_line(&mut line)
-        .unwrap();
-    let endpoint = line
-        .trim()
-        .strip_prefix("AEAT simulator listening on ")
-        .unwrap()
-        .to_string();
+    let (simulator, endpoint) = aeat_simulator(&[]);
     let dir = tempfile::tempdir().unwrap();
     let (_server, printed, base) = embedded(&dir).serve_with(&[
         ("SVC_AEAT_ENDPOINT", &endpoint),

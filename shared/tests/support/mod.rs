@@ -4,6 +4,7 @@
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+pub mod aeat;
 pub mod invoice_fixtures;
 pub mod jobs;
 pub mod nif_corpus;

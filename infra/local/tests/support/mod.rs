@@ -117,3 +117,23 @@ pub fn usage(base: &str, key: &str) -> (u16, Value) {
         (status, response.json().await.unwrap_or(Value::Null))
     })
 }
+
+/// `svc aeat-simulator` on a free port: the process and its SOAP endpoint.
+pub fn aeat_simulator(args: &[&str]) -> (Server, String) {
+    let mut child = Server::guard(
+        Command::new(env!("CARGO_BIN_EXE_svc"))
+            .args(["aeat-simulator", "--addr", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("svc aeat-simulator starts"),
+    );
+    let mut line = String::new();
+    BufReader::new(child.stdout()).read_line(&mut line).unwrap();
+    let endpoint = line
+        .trim()
+        .strip_prefix("AEAT simulator listening on ")
+        .unwrap_or_else(|| panic!("printed {line:?}"))
+        .to_string();
+    (child, endpoint)
+}
