@@ -22,7 +22,6 @@ use shared::domain::account::{Issuer, Mode, Plan};
 use shared::embedded::SqliteTable;
 use shared::ports::Ports;
 use shared::ports::clock::ManualClock;
-use shared::tax::nif::Nif;
 
 #[tokio::main]
 async fn main() {
@@ -37,16 +36,7 @@ async fn main() {
     let account = accounts::create(&ports, "Bench", Plan::Max, None)
         .await
         .unwrap();
-    let issuer = Issuer {
-        name: Some("Ana García Pérez".into()),
-        nif: Some(Nif::parse("12345678Z").unwrap()),
-        address: Some("Calle Mayor 1".into()),
-        postal_code: Some("28013".into()),
-        city: Some("Madrid".into()),
-        province: None,
-        country: Some("ES".into()),
-    };
-    accounts::set_issuer(&ports, &account.id, &issuer)
+    accounts::set_issuer(&ports, &account.id, &Issuer::demo())
         .await
         .unwrap();
     let (key_id, _) = keys::create(&ports, &account.id, Mode::Test).await.unwrap();

@@ -15,7 +15,6 @@ use shared::domain::account::{AccountId, Issuer, Mode, Plan};
 use shared::embedded::SqliteTable;
 use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
-use shared::tax::nif::Nif;
 
 /// The key written in the sample events, replaced by a real one.
 pub const PLACEHOLDER_KEY: &str = "svc_test_000000000000000000000000000000000000000000000000";
@@ -62,16 +61,7 @@ impl Scratch {
 
     /// Gives the account complete issuer details, so it can issue invoices.
     pub async fn with_issuer(self) -> Scratch {
-        let issuer = Issuer {
-            name: Some("Ana García Pérez".into()),
-            nif: Some(Nif::parse("12345678Z").unwrap()),
-            address: Some("Calle Mayor 1".into()),
-            postal_code: Some("28013".into()),
-            city: Some("Madrid".into()),
-            province: None,
-            country: Some("ES".into()),
-        };
-        accounts::set_issuer(&self.ports, &self.account, &issuer)
+        accounts::set_issuer(&self.ports, &self.account, &Issuer::demo())
             .await
             .unwrap();
         self

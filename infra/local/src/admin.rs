@@ -98,16 +98,3 @@ fn issuer_details(args: IssuerArgs) -> Result<Issuer, String> {
         country: Some(country),
     })
 }
-
-/// The demo issuer of the account `svc serve` creates on an empty data dir.
-pub fn demo_issuer() -> Issuer {
-    Issuer {
-        name: Some("Demo Autónoma".into()),
-        nif: Nif::parse("12345678Z").ok(),
-        address: Some("Calle Mayor 1".into()),
-        postal_code: Some("28013".into()),
-        city: Some("Madrid".into()),
-        province: Some("Madrid".into()),
-        country: Some("ES".into()),
-    }
-}

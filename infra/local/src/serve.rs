@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use shared::app::{accounts, keys};
 use shared::config::Config;
-use shared::domain::account::{Mode, Plan};
+use shared::domain::account::{Issuer, Mode, Plan};
 use shared::embedded::feed::Feed;
 use shared::embedded::{
     aeat_simulator, delivery_worker, dispatcher, job_worker, scheduler, verifactu_worker,
@@ -16,8 +16,6 @@ use shared::http::{AppState, service_router};
 use shared::ports::clock::SystemClock;
 use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::{Ports, aeat};
-
-use crate::admin::demo_issuer;
 
 /// Prints a line for the person running the server; a closed stdout must not stop it.
 fn say(line: &str) {
@@ -34,7 +32,7 @@ async fn seed_demo(ports: &Ports) -> Result<(), String> {
     let account = accounts::create(ports, "Demo", Plan::Pro, None)
         .await
         .map_err(|e| e.to_string())?;
-    accounts::set_issuer(ports, &account.id, &demo_issuer())
+    accounts::set_issuer(ports, &account.id, &Issuer::demo())
         .await
         .map_err(|e| e.to_string())?;
     let (_, live) = keys::create(ports, &account.id, Mode::Live)

@@ -128,6 +128,20 @@ pub struct Issuer {
 }
 
 impl Issuer {
+    /// A complete issuer for demonstrations and tests: the issuer of the demo
+    /// account `svc serve` creates on an empty data directory.
+    pub fn demo() -> Issuer {
+        Issuer {
+            name: Some("Demo Autónoma".into()),
+            nif: Nif::parse("12345678Z").ok(),
+            address: Some("Calle Mayor 1".into()),
+            postal_code: Some("28013".into()),
+            city: Some("Madrid".into()),
+            province: Some("Madrid".into()),
+            country: Some("ES".into()),
+        }
+    }
+
     /// The required parts that are still missing, by field name.
     pub fn missing_fields(&self) -> Vec<&'static str> {
         [
