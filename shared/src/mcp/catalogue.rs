@@ -11,12 +11,15 @@ use std::sync::{Arc, OnceLock};
 
 use axum::http::Method;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
 use serde_json::{Map, Value, json};
 
 use super::schemas;
 use crate::app::invoices::request::IRPF_RATES;
 use crate::http::openapi;
 use crate::tax::calendar::Form;
+use crate::tax::vat::all_rates;
 
 /// Arguments of a tool that its REST operation does not take as body or query.
 pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
@@ -465,17 +468,10 @@ fn explicit_enums(schema: &mut Map<String, Value>) {
             Value::Object(map) => {
                 match key {
                     "vat_rate" => {
-                        map.insert(
-                            "enum".into(),
-                            json!([21, 10, 4, 0, 5, 2, 7.5, 18, 16, 8, 7]),
-                        );
+                        map.insert("enum".into(), numbers(&all_rates()));
                     }
                     "irpf_rate" => {
-                        let rates: Vec<f64> = IRPF_RATES
-                            .iter()
-                            .map(|r| r.to_string().parse().unwrap_or(0.0))
-                            .collect();
-                        map.insert("enum".into(), json!(rates));
+                        map.insert("enum".into(), numbers(&IRPF_RATES));
                     }
                     "mime" => {
                         map.insert(
@@ -518,6 +514,17 @@ fn explicit_enums(schema: &mut Map<String, Value>) {
     for (k, v) in schema.iter_mut() {
         walk(v, k);
     }
+}
+
+/// Percentages as JSON numbers: integers when whole (21), else decimals (7.5).
+fn numbers(rates: &[Decimal]) -> Value {
+    rates
+        .iter()
+        .map(|r| match r.to_i64().filter(|_| r.fract().is_zero()) {
+            Some(whole) => json!(whole),
+            None => json!(r.to_f64()),
+        })
+        .collect()
 }
 
 /// The words of a `^(a|b|c)$` pattern.

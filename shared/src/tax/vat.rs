@@ -102,6 +102,17 @@ pub struct VatRate {
     pub surcharge: Decimal,
 }
 
+/// Every rate that has applied on some date: today's first, then the historic ones.
+pub fn all_rates() -> Vec<Decimal> {
+    let mut rates: Vec<Decimal> = Vec::new();
+    for window in &RATES {
+        if !rates.contains(&window.rate) {
+            rates.push(window.rate);
+        }
+    }
+    rates
+}
+
 /// The rates that applied on `date`, highest first.
 pub fn rates_on(date: NaiveDate) -> Vec<Decimal> {
     let mut rates: Vec<Decimal> = RATES
