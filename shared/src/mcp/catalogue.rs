@@ -397,6 +397,15 @@ pub fn find(name: &str) -> Option<&'static ToolSpec> {
     catalogue().specs.iter().find(|s| s.name == name)
 }
 
+/// Whether the tool `name` takes `argument`.
+pub fn takes(name: &str, argument: &str) -> bool {
+    tools()
+        .iter()
+        .find(|t| t.name == name)
+        .and_then(|t| t.input_schema.get("properties"))
+        .is_some_and(|p| p.get(argument).is_some())
+}
+
 fn tool(doc: &Value, spec: &ToolSpec) -> Tool {
     let [read_only, destructive, idempotent, open_world] = spec.hints;
     let annotations = ToolAnnotations::with_title(spec.title)
@@ -449,7 +458,7 @@ fn body_schema(doc: &Value, spec: &ToolSpec) -> Value {
             json!({"type": "boolean", "description": "Run as a job and answer at once with the job to poll with get_job. Default: true above 1 MiB of arguments, else false."}),
             false,
         ),
-        _ if spec.name == "issue_invoice" => add(
+        _ if schemas::requires_header(doc, spec.operation, "Idempotency-Key") => add(
             IDEMPOTENCY_KEY,
             json!({"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$",
                 "description": "A unique value per invoice (e.g. a UUID) that you make up. Reuse the same value to retry this call after an error or timeout: the invoice is then issued only once. A new invoice needs a new value."}),
@@ -542,12 +551,7 @@ fn alternatives(pattern: &str) -> Option<Vec<&str>> {
 }
 
 fn output_schema(doc: &Value, spec: &ToolSpec) -> JsonObject {
-    let success = if spec.method == Method::POST && spec.name == "issue_invoice" {
-        "201"
-    } else {
-        "200"
-    };
-    let result = schemas::response(doc, spec.operation, success);
+    let result = schemas::result(doc, spec.operation);
     let schema = match spec.output {
         Output::Body => schemas::inline_root(doc, result),
         Output::MaybeJob => json!({

@@ -5,7 +5,7 @@
 use axum::http::StatusCode;
 use rmcp::model::{CallToolResult, ContentBlock};
 
-use super::catalogue::{IDEMPOTENCY_KEY, ToolSpec};
+use super::catalogue::{self, IDEMPOTENCY_KEY, ToolSpec};
 use crate::http::error::ApiError;
 
 fn result(text: String) -> CallToolResult {
@@ -54,7 +54,7 @@ fn sentence(spec: &ToolSpec, error: &ApiError) -> String {
         ),
         (status, _) if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS => format!(
             "This is a temporary problem of the service: call {tool} again in a moment{}.",
-            if spec.name == "issue_invoice" { " with the same idempotency_key" } else { "" }
+            if catalogue::takes(tool, IDEMPOTENCY_KEY) { " with the same idempotency_key" } else { "" }
         ),
         _ => match &argument {
             Some(argument) => format!("Correct the `{argument}` argument and call {tool} again."),

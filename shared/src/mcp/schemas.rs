@@ -25,6 +25,28 @@ pub fn request(doc: &Value, operation_id: &str) -> Value {
     operation(doc, operation_id)["requestBody"]["content"]["application/json"]["schema"].clone()
 }
 
+/// The JSON body schema of an operation's result: its first success
+/// response other than 202 (which answers with a job).
+pub fn result(doc: &Value, operation_id: &str) -> Value {
+    let responses = &operation(doc, operation_id)["responses"];
+    let status = responses
+        .as_object()
+        .into_iter()
+        .flat_map(|r| r.keys())
+        .find(|s| s.starts_with('2') && *s != "202")
+        .unwrap_or_else(|| panic!("{operation_id} documents no success response"));
+    response(doc, operation_id, status)
+}
+
+/// Whether the operation requires the header `name`.
+pub fn requires_header(doc: &Value, operation_id: &str, name: &str) -> bool {
+    operation(doc, operation_id)["parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|p| p["in"] == "header" && p["name"] == name && p["required"] == true)
+}
+
 /// The JSON body schema of an operation's response with `status`.
 pub fn response(doc: &Value, operation_id: &str, status: &str) -> Value {
     let schema =
@@ -123,6 +145,22 @@ mod tests {
                 "Unused": {"type": "string"}
             }}
         })
+    }
+
+    #[test]
+    fn the_result_is_the_first_success_but_a_job() {
+        let mut d = doc();
+        let op = &mut d["paths"]["/x"]["post"];
+        op["responses"]["202"] = op["responses"]["200"].clone();
+        op["responses"]["201"] = op["responses"]
+            .as_object_mut()
+            .unwrap()
+            .remove("200")
+            .unwrap();
+        op["parameters"] = json!([{"in": "header", "name": "K", "required": true}]);
+        assert_eq!(result(&d, "make_x")["$ref"], "#/components/schemas/X");
+        assert!(requires_header(&d, "make_x", "K"));
+        assert!(!requires_header(&d, "make_x", "L"));
     }
 
     #[test]
