@@ -15,7 +15,7 @@ use super::record::{RecordInput, registration, total_text};
 use super::request::{self, IssueRequest, MAX_GROUPS};
 use super::store::{self, ChainHead};
 use crate::app::keys::Caller;
-use crate::app::verifactu::submit::CERTIFICATE_MISSING;
+use crate::app::verifactu::reason;
 use crate::app::{accounts, customers, ledger, outbox};
 use crate::domain::account::Account;
 use crate::domain::madrid;
@@ -370,8 +370,7 @@ pub async fn finalize(
         }],
         verifactu: VerifactuView {
             status: "pending".into(),
-            status_reason: (caller.mode.is_live() && ports.aeat_live.is_none())
-                .then(|| CERTIFICATE_MISSING.to_string()),
+            status_reason: reason::unsendable(ports, caller.mode),
             answer: None,
             hash: built.hash.clone(),
             previous_hash: head.as_ref().map(|h| h.hash.clone()),

@@ -163,6 +163,20 @@ pub fn chain_pk(caller: &Caller, nif: &str) -> String {
     }
 }
 
+/// The mode of a chain's records (of `chain_pk`'s key, or a key under it).
+pub fn chain_mode(chain: &str) -> Mode {
+    if chain.starts_with("CHAIN#live#") {
+        Mode::Live
+    } else {
+        Mode::Test
+    }
+}
+
+/// The issuer NIF of a chain (`chain_pk`'s last part).
+pub fn chain_nif(chain: &str) -> &str {
+    chain.rsplit('#').next().unwrap_or_default()
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChainHead {
     pub seq: u64,

@@ -7,7 +7,15 @@ use crate::app::keys::Caller;
 use crate::ports::Ports;
 use crate::ports::table::Key;
 
-use super::submit::CERTIFICATE_MISSING;
+use crate::domain::account::Mode;
+
+/// Why live records wait when no transport to the AEAT is configured.
+pub const CERTIFICATE_MISSING: &str = "certificate_missing";
+
+/// `certificate_missing` for live records on a host that cannot send them.
+pub fn unsendable(ports: &Ports, mode: Mode) -> Option<String> {
+    (mode.is_live() && ports.aeat_live.is_none()).then(|| CERTIFICATE_MISSING.to_string())
+}
 
 /// `invoice` with `verifactu.status_reason` set while one of its records is
 /// pending: `certificate_missing` (live records cannot be sent), the last
@@ -22,8 +30,8 @@ pub async fn with_pending_reason(
     if !pending {
         return Ok(invoice);
     }
-    let reason = if caller.mode.is_live() && ports.aeat_live.is_none() {
-        Some(CERTIFICATE_MISSING.to_string())
+    let reason = if let Some(reason) = unsendable(ports, caller.mode) {
+        Some(reason)
     } else {
         let chain = store::chain_pk(caller, &invoice.issuer.tax_id);
         let state = ports.table.get(&Key::new(chain, "SUBMISSION")).await?;

@@ -35,7 +35,6 @@ pub const LEASE_SECONDS: i64 = 180;
 /// The first retry after a failure; it doubles up to `MAX_BACKOFF_SECONDS`.
 pub const FIRST_BACKOFF_SECONDS: i64 = 30;
 pub const MAX_BACKOFF_SECONDS: i64 = 3600;
-pub const CERTIFICATE_MISSING: &str = "certificate_missing";
 
 /// What one call did for a chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,18 +65,6 @@ struct Pending {
     invoice_id: u64,
     account: AccountId,
     issuer_name: String,
-}
-
-fn mode_of(chain: &str) -> Mode {
-    if chain.starts_with("CHAIN#live#") {
-        Mode::Live
-    } else {
-        Mode::Test
-    }
-}
-
-fn nif_of(chain: &str) -> &str {
-    chain.rsplit('#').next().unwrap_or_default()
 }
 
 fn time(item: Option<&Item>, name: &str) -> Option<DateTime<Utc>> {
@@ -157,12 +144,12 @@ async fn submit_leased(
     {
         return Ok(Outcome::Waiting(next_at));
     }
-    let aeat: &dyn Aeat = match mode_of(chain) {
+    let aeat: &dyn Aeat = match store::chain_mode(chain) {
         Mode::Test => ports.aeat_test.as_ref(),
         Mode::Live => match &ports.aeat_live {
             Some(aeat) => aeat.as_ref(),
             None => {
-                note_reason(ports, &state_key, CERTIFICATE_MISSING).await?;
+                note_reason(ports, &state_key, super::reason::CERTIFICATE_MISSING).await?;
                 return Ok(Outcome::CertificateMissing);
             }
         },
@@ -175,7 +162,7 @@ async fn submit_leased(
         .unwrap_or(last)
         .issuer_name
         .clone();
-    let xml = submission_xml(&issuer_name, nif_of(chain), &records);
+    let xml = submission_xml(&issuer_name, store::chain_nif(chain), &records);
     let message = soap::envelope(xml.split_once("?>").map_or(xml.as_str(), |(_, body)| body));
     let answer = match aeat
         .send(message)
@@ -324,7 +311,7 @@ async fn apply(
         duplicate: line.duplicate.is_some(),
         submitted_at: now,
     };
-    let mode = mode_of(&record.key.pk);
+    let mode = store::chain_mode(&record.key.pk);
     let invoice_key = store::invoice_key_in(&record.account, mode, record.invoice_id);
     for _ in 0..5 {
         let Some((mut invoice, version)) =
