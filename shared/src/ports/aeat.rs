@@ -106,6 +106,16 @@ impl HttpAeat {
     }
 }
 
+impl HttpAeat {
+    fn error(&self, e: reqwest::Error) -> AeatError {
+        if e.is_timeout() {
+            AeatError::Timeout(self.timeout_seconds)
+        } else {
+            AeatError::Transport(e.to_string())
+        }
+    }
+}
+
 #[async_trait]
 impl Aeat for HttpAeat {
     async fn send(&self, message: String) -> Result<String, AeatError> {
@@ -117,21 +127,9 @@ impl Aeat for HttpAeat {
             .body(message)
             .send()
             .await
-            .map_err(|e| {
-                if e.is_timeout() {
-                    AeatError::Timeout(self.timeout_seconds)
-                } else {
-                    AeatError::Transport(e.to_string())
-                }
-            })?;
+            .map_err(|e| self.error(e))?;
         let status = response.status();
-        let body = response.text().await.map_err(|e| {
-            if e.is_timeout() {
-                AeatError::Timeout(self.timeout_seconds)
-            } else {
-                AeatError::Transport(e.to_string())
-            }
-        })?;
+        let body = response.text().await.map_err(|e| self.error(e))?;
         // SOAP 1.1 answers a fault with 500 and the Fault in the body.
         if status.is_success() || (status.as_u16() == 500 && body.contains("Fault")) {
             Ok(body)
