@@ -1,6 +1,8 @@
 //! Service configuration, read once from the environment by each host.
 
 use crate::app::quota::QuotaLimits;
+use crate::embedded::SecretsKey;
+use crate::ports::aeat::AeatEndpoint;
 use crate::verifactu::SystemInfo;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,11 +24,18 @@ pub struct Config {
     /// browser `Origin` other than `https://` one of them or a loopback one.
     /// `*.domain` allows every host under `domain` (not as an Origin).
     pub public_hosts: Vec<String>,
-    /// Where live VERI*FACTU records are sent (`SVC_AEAT_ENDPOINT`): the URL
-    /// of a service that speaks the AEAT's SOAP contract without a client
-    /// certificate, such as `svc aeat-simulator`. Unset, live records stay
-    /// pending (`certificate_missing`).
-    pub aeat_endpoint: Option<String>,
+    /// Where live VERI*FACTU records are sent (`SVC_AEAT_ENDPOINT`):
+    /// `production` (the default), `test` (the AEAT's pre-production
+    /// service) or the URL of a service that speaks the same contract, such
+    /// as `svc aeat-simulator`. Always with the issuer's certificate: without
+    /// one, live records stay pending (`certificate_missing`).
+    pub aeat_endpoint: AeatEndpoint,
+    /// The key that seals the issuers' certificates on the embedded host
+    /// (`SVC_SECRETS_KEY`, 64 hex digits).
+    pub secrets_key: Option<SecretsKey>,
+    /// The KMS key that seals them on AWS (`SVC_KMS_KEY_ID`); it wins over
+    /// `secrets_key`.
+    pub kms_key_id: Option<String>,
 }
 
 fn default_system() -> SystemInfo {
@@ -65,7 +74,9 @@ impl Default for Config {
             verifactu: default_system(),
             webhook_allow_private: false,
             public_hosts: Vec::new(),
-            aeat_endpoint: None,
+            aeat_endpoint: AeatEndpoint::Production,
+            secrets_key: None,
+            kms_key_id: None,
         }
     }
 }
@@ -113,18 +124,11 @@ fn hosts(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Vec<String>
         .collect()
 }
 
-/// An optional http(s) URL.
-fn endpoint(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Option<String>, String> {
-    match get(name)
+/// An optional value, trimmed; empty counts as unset.
+fn optional(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<String> {
+    get(name)
         .map(|v| v.trim().to_string())
         .filter(|v| !v.is_empty())
-    {
-        None => Ok(None),
-        Some(raw) => match url::Url::parse(&raw) {
-            Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(Some(raw)),
-            _ => Err(format!("{name}={raw:?} must be an http(s) URL")),
-        },
-    }
 }
 
 impl Config {
@@ -182,7 +186,14 @@ impl Config {
             },
             webhook_allow_private: flag(get, "SVC_WEBHOOK_ALLOW_PRIVATE")?,
             public_hosts: hosts(get, "SVC_PUBLIC_HOSTS")?,
-            aeat_endpoint: endpoint(get, "SVC_AEAT_ENDPOINT")?,
+            aeat_endpoint: match optional(get, "SVC_AEAT_ENDPOINT") {
+                Some(raw) => AeatEndpoint::parse(&raw)?,
+                None => d.aeat_endpoint,
+            },
+            secrets_key: optional(get, "SVC_SECRETS_KEY")
+                .map(|raw| SecretsKey::parse(&raw))
+                .transpose()?,
+            kms_key_id: optional(get, "SVC_KMS_KEY_ID"),
         })
     }
 }
@@ -234,8 +245,19 @@ mod tests {
         };
         assert_eq!(
             aeat("http://127.0.0.1:8089/x"),
-            Ok(Some("http://127.0.0.1:8089/x".to_string()))
+            Ok(AeatEndpoint::Url("http://127.0.0.1:8089/x".to_string()))
         );
-        assert!(aeat("production").is_err());
+        assert_eq!(aeat(" production "), Ok(AeatEndpoint::Production));
+        assert_eq!(aeat("test"), Ok(AeatEndpoint::Test));
+        assert!(aeat("prod").unwrap_err().contains("`production`, `test`"));
+        assert!(aeat("ftp://x").is_err());
+        let key = |v: &str| {
+            let v = v.to_string();
+            Config::from_lookup(&move |n| (n == "SVC_SECRETS_KEY").then(|| v.clone()))
+                .map(|c| c.secrets_key.is_some())
+        };
+        assert_eq!(key(&"0f".repeat(32)), Ok(true));
+        assert_eq!(key(""), Ok(false));
+        assert!(key("secret").unwrap_err().contains("64 hexadecimal digits"));
     }
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 use shared::embedded::aeat_simulator::{AEAT_PATH, router};
 use shared::ports::Aeat;
-use shared::ports::aeat::{AeatError, HttpAeat, SimulatedAeat};
+use shared::ports::aeat::{AeatEndpoint, AeatError, HttpAeat, SimulatedAeat};
 use shared::ports::clock::ManualClock;
 use shared::verifactu::aeat::{Answer, SendState, soap};
 use shared::verifactu::simulator::Simulator;
@@ -56,13 +56,13 @@ async fn control(base: &str, body: serde_json::Value) {
 async fn both_adapters_give_the_simulators_answer() {
     let in_process = SimulatedAeat::new(Arc::new(Mutex::new(Simulator::default())), clock());
     let base = serve().await;
-    let over_http = HttpAeat::new(&format!("{base}{AEAT_PATH}"), 5).unwrap();
+    let over_http = HttpAeat::new(&AeatEndpoint::Url(format!("{base}{AEAT_PATH}")), 5);
     let adapters: [&dyn Aeat; 2] = [&in_process, &over_http];
     let mut answers = Vec::new();
     for aeat in adapters {
-        let first = answer(&aeat.send(message()).await.unwrap());
+        let first = answer(&aeat.send(message(), None).await.unwrap());
         assert_eq!(first.state, SendState::Correcto);
-        let again = answer(&aeat.send(message()).await.unwrap());
+        let again = answer(&aeat.send(message(), None).await.unwrap());
         assert_eq!(
             again.lines[0].error.as_ref().unwrap().code,
             3000,
@@ -74,7 +74,7 @@ async fn both_adapters_give_the_simulators_answer() {
     let fresh = SimulatedAeat::fresh_each_message(clock());
     for _ in 0..2 {
         assert_eq!(
-            answer(&fresh.send(message()).await.unwrap()).state,
+            answer(&fresh.send(message(), None).await.unwrap()).state,
             SendState::Correcto
         );
     }
@@ -83,20 +83,23 @@ async fn both_adapters_give_the_simulators_answer() {
 #[tokio::test]
 async fn over_http_faults_errors_and_timeouts_are_told_apart() {
     let base = serve().await;
-    let aeat = HttpAeat::new(&format!("{base}{AEAT_PATH}"), 1).unwrap();
+    let aeat = HttpAeat::new(&AeatEndpoint::Url(format!("{base}{AEAT_PATH}")), 1);
     control(&base, json!({"kind": "soap_fault"})).await;
-    let envelope = aeat.send(message()).await.unwrap();
+    let envelope = aeat.send(message(), None).await.unwrap();
     assert!(matches!(
         soap::read(&envelope).unwrap(),
         soap::Body::Fault(_)
     ));
     control(&base, json!({"kind": "server_error", "status": 503})).await;
-    assert_eq!(aeat.send(message()).await, Err(AeatError::Status(503)));
+    assert_eq!(
+        aeat.send(message(), None).await,
+        Err(AeatError::Status(503))
+    );
     control(&base, json!({"kind": "timeout", "seconds": 30})).await;
-    assert_eq!(aeat.send(message()).await, Err(AeatError::Timeout(1)));
-    let closed = HttpAeat::new("http://127.0.0.1:9/", 1).unwrap();
+    assert_eq!(aeat.send(message(), None).await, Err(AeatError::Timeout(1)));
+    let closed = HttpAeat::new(&AeatEndpoint::Url("http://127.0.0.1:9/".into()), 1);
     assert!(matches!(
-        closed.send(message()).await,
+        closed.send(message(), None).await,
         Err(AeatError::Transport(_))
     ));
 }

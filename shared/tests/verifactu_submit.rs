@@ -16,10 +16,11 @@ use axum::Router;
 use chrono::Duration;
 use serde_json::{Value, json};
 
+use shared::app::verifactu::certificates::Unusable;
 use shared::app::verifactu::{Outcome, submit_chain, submit_pending};
 use shared::domain::account::Plan;
 use shared::ports::Aeat;
-use shared::ports::aeat::{AeatError, SimulatedAeat};
+use shared::ports::aeat::{AeatError, ClientIdentity, SimulatedAeat};
 use shared::verifactu::aeat::{Fault, RecordError, SendState, soap};
 use shared::verifactu::simulator::Simulator;
 use support::{Harness, get, post_json, send};
@@ -42,21 +43,25 @@ struct Aeat4Tests {
 
 #[async_trait]
 impl Aeat for Aeat4Tests {
-    async fn send(&self, message: String) -> Result<String, AeatError> {
+    async fn send(
+        &self,
+        message: String,
+        _identity: Option<&ClientIdentity>,
+    ) -> Result<String, AeatError> {
         let records = message.matches("<sfLR:RegistroFactura>").count();
         self.messages.lock().unwrap().push(records);
         tokio::time::sleep(self.delay).await;
         let failure = self.failures.lock().unwrap().pop_front();
         match failure {
             Some(Failure::TimeoutAfterDelivery) => {
-                self.inner.send(message).await?;
+                self.inner.send(message, None).await?;
                 Err(AeatError::Timeout(60))
             }
             Some(Failure::SoapFault) => Ok(soap::fault_envelope(&Fault {
                 code: "env:Server".into(),
                 message: "Codigo[-1].Servicio no disponible".into(),
             })),
-            None => self.inner.send(message).await,
+            None => self.inner.send(message, None).await,
         }
     }
 }
@@ -351,7 +356,10 @@ async fn live_records_without_the_certificate_stay_pending_and_say_why() {
     let env = env(0).await;
     let key = env.h.live.clone();
     let issued = env.issue(&key, 1).await;
-    assert_eq!(env.submit().await, Outcome::CertificateMissing);
+    assert_eq!(
+        env.submit().await,
+        Outcome::CertificateMissing(Unusable::Missing)
+    );
     assert!(env.messages().is_empty());
     let verifactu = &env.invoice(&key, &issued[0]["id"]).await["verifactu"];
     assert_eq!(verifactu["status"], "pending");

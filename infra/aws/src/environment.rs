@@ -2,7 +2,8 @@
 //! (DynamoDB table `TABLE_NAME`, SQS queues `JOBS_QUEUE_URL` and
 //! `DELIVERIES_QUEUE_URL`, S3 bucket `STAGING_BUCKET`, or the embedded engine
 //! when `SVC_DATA_DIR` is set, e.g. under `cargo lambda watch`; the OCR engine
-//! named by `SVC_OCR`) and the configuration.
+//! named by `SVC_OCR`; the key that seals certificates, `SVC_KMS_KEY_ID` or
+//! `SVC_SECRETS_KEY`) and the configuration.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use shared::config::Config;
 use shared::embedded::tesseract::Tesseract;
-use shared::embedded::{FileBlobs, QueueSettings, SqliteQueue, SqliteTable};
+use shared::embedded::{FileBlobs, LocalSecrets, QueueSettings, SqliteQueue, SqliteTable};
 use shared::http::AppState;
 use shared::ports::aeat;
 use shared::ports::blobs::NoBlobs;
@@ -18,10 +19,10 @@ use shared::ports::clock::SystemClock;
 use shared::ports::ocr::NoOcr;
 use shared::ports::queue::NoQueue;
 use shared::ports::webhook_http::HttpWebhookSender;
-use shared::ports::{Blobs, Clock, Ocr, Ports, Queue, Table};
+use shared::ports::{Blobs, Clock, Ocr, Ports, Queue, Secrets, Table};
 
 use crate::textract::TextractOcr;
-use crate::{DynamoTable, S3Blobs, SqsQueue};
+use crate::{DynamoTable, KmsSecrets, S3Blobs, SqsQueue};
 
 /// The embedded jobs queue. A job runs for at most 60 s (the worker
 /// function's timeout); a received job stays invisible 6 times that, as AWS
@@ -66,8 +67,23 @@ pub async fn state_from_env() -> Result<AppState, String> {
         Some(dir) => with_embedded_queues_and_blobs(ports, dir)?,
         None => with_aws_queues_and_blobs(ports).await,
     };
-    let ports = aeat::with_live_endpoint(ports, config.aeat_endpoint.as_deref())?;
+    let ports = with_secrets(
+        aeat::with_live_endpoint(ports, &config.aeat_endpoint),
+        &config,
+    )
+    .await;
     Ok(AppState::new(ports, config))
+}
+
+/// `ports` sealing certificates with KMS (`SVC_KMS_KEY_ID`) or the local
+/// key (`SVC_SECRETS_KEY`), when the configuration names one.
+pub async fn with_secrets(ports: Ports, config: &Config) -> Ports {
+    let secrets: Arc<dyn Secrets> = match (&config.kms_key_id, &config.secrets_key) {
+        (Some(key_id), _) => Arc::new(KmsSecrets::from_env(key_id).await),
+        (None, Some(key)) => Arc::new(LocalSecrets::new(key.clone())),
+        (None, None) => return ports,
+    };
+    ports.with_secrets(secrets)
 }
 
 /// `ports` with the embedded queues `jobs` and `deliveries` in

@@ -3,11 +3,13 @@
 pub mod dynamodb_table;
 pub mod environment;
 pub mod jobs_worker;
+pub mod kms_secrets;
 pub mod s3_blobs;
 pub mod sqs_queue;
 pub mod stream_dispatcher;
 pub mod textract;
 
 pub use dynamodb_table::DynamoTable;
+pub use kms_secrets::KmsSecrets;
 pub use s3_blobs::S3Blobs;
 pub use sqs_queue::SqsQueue;

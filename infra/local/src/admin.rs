@@ -1,11 +1,19 @@
-//! The admin commands: accounts, plans, keys and issuer details.
+//! The admin commands: accounts, plans, keys, issuer details and certificates.
 
+use std::io::{BufRead, IsTerminal};
+
+use shared::app::verifactu::certificates;
 use shared::app::{accounts, keys};
 use shared::domain::account::{AccountId, Issuer, Mode, Plan};
 use shared::ports::Ports;
 use shared::tax::nif::Nif;
+use shared::verifactu::certificate::CertificateInfo;
+use zeroize::Zeroizing;
 
-use crate::cli::{AccountsCommand, IssuerArgs, IssuerCommand, KeysCommand};
+use crate::cli::{AccountsCommand, CertificateArgs, IssuerArgs, IssuerCommand, KeysCommand};
+
+/// Larger files are not certificates (an FNMT .p12 is a few KB).
+const MAX_P12_BYTES: u64 = 1024 * 1024;
 
 fn account_id(raw: &str) -> Result<AccountId, String> {
     raw.parse()
@@ -69,12 +77,93 @@ pub async fn keys(ports: &Ports, command: KeysCommand) -> Result<String, String>
 }
 
 pub async fn issuer(ports: &Ports, command: IssuerCommand) -> Result<String, String> {
-    let IssuerCommand::Set(args) = command;
+    match command {
+        IssuerCommand::Set(args) => {
+            let id = account_id(&args.account)?;
+            accounts::set_issuer(ports, &id, &issuer_details(args)?)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(String::new())
+        }
+        IssuerCommand::Certificate(args) => certificate(ports, args).await,
+    }
+}
+
+async fn certificate(ports: &Ports, args: CertificateArgs) -> Result<String, String> {
     let id = account_id(&args.account)?;
-    accounts::set_issuer(ports, &id, &issuer_details(args)?)
+    let Some(path) = args.p12 else {
+        return if certificates::remove(ports, &id)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            Ok(format!("Certificate of {id} removed."))
+        } else {
+            Err(format!("{id} has no certificate stored"))
+        };
+    };
+    let shown = path.display();
+    let size = std::fs::metadata(&path)
+        .map_err(|e| format!("--p12 {shown}: {e}"))?
+        .len();
+    if size > MAX_P12_BYTES {
+        return Err(format!(
+            "--p12 {shown}: {size} bytes is too large for a certificate file"
+        ));
+    }
+    let p12 = std::fs::read(&path).map_err(|e| format!("--p12 {shown}: {e}"))?;
+    let password = password(args.password_env.as_deref())?;
+    let info = certificates::import(ports, &id, &p12, &password)
         .await
-        .map_err(|e| e.to_string())?;
-    Ok(String::new())
+        .map_err(|e| format!("--p12 {shown}: {e}"))?;
+    let issuer_nif = accounts::get(ports, &id)
+        .await
+        .map_err(|e| e.to_string())?
+        .issuer
+        .nif
+        .map(|n| n.to_string());
+    Ok(describe(&id, &info, issuer_nif.as_deref()))
+}
+
+/// The password from the variable `env`, else one line of standard input
+/// (asked for without echo on a terminal).
+fn password(env: Option<&str>) -> Result<Zeroizing<String>, String> {
+    if let Some(var) = env {
+        return std::env::var(var)
+            .map(Zeroizing::new)
+            .map_err(|_| format!("--password-env {var}: the variable is not set"));
+    }
+    if std::io::stdin().is_terminal() {
+        return rpassword::prompt_password("PKCS#12 password: ")
+            .map(Zeroizing::new)
+            .map_err(|e| format!("reading the password: {e}"));
+    }
+    let mut line = Zeroizing::new(String::new());
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| format!("reading the password from standard input: {e}"))?;
+    let trimmed = line.trim_end_matches(['\r', '\n']).len();
+    line.truncate(trimmed);
+    Ok(line)
+}
+
+fn describe(account: &AccountId, info: &CertificateInfo, issuer_nif: Option<&str>) -> String {
+    let nif = info.nif.as_deref().unwrap_or("none found");
+    let mut out = format!(
+        "Certificate stored for {account}, sealed.\n  holder:      {}\n  NIF:         {nif}\n  issued by:   {}\n  valid until: {}\n  sha-256:     {}",
+        info.holder,
+        info.issuer,
+        info.not_after.date_naive(),
+        info.fingerprint
+    );
+    if let Some(issuer) = issuer_nif
+        && info.nif.as_deref() != Some(issuer)
+    {
+        out.push_str(&format!(
+            "\nNote: the issuer's NIF is {issuer}; the AEAT accepts this certificate only if its holder may act for the issuer (a representative, apoderamiento or social collaborator)."
+        ));
+    }
+    out
 }
 
 fn issuer_details(args: IssuerArgs) -> Result<Issuer, String> {

@@ -44,6 +44,9 @@ pub enum Command {
     Table(TableCommand),
     /// Print the OpenAPI document.
     Openapi,
+    /// Print a new random key for SVC_SECRETS_KEY (it seals the issuers'
+    /// certificates on the embedded engine; keep it as safe as the data).
+    SecretsKey,
     /// A local stand-in for the AEAT's VERI*FACTU service: SOAP at the AEAT's
     /// path, checking chains and fingerprints, with a control API under
     /// /simulator/ to inject record errors, faults and timeouts.
@@ -93,6 +96,27 @@ pub enum KeysCommand {
 pub enum IssuerCommand {
     /// Set the issuer details of an account.
     Set(IssuerArgs),
+    /// Store (or with --remove, delete) the certificate an account's live
+    /// VERI*FACTU records are sent with: the issuer's or its representative's,
+    /// a PKCS#12 file (.p12/.pfx). Its password is read from the variable
+    /// --password-env names, or else from standard input (never an argument).
+    /// Stored sealed with SVC_SECRETS_KEY (or SVC_KMS_KEY_ID with --table).
+    Certificate(CertificateArgs),
+}
+
+#[derive(Args)]
+pub struct CertificateArgs {
+    #[arg(long)]
+    pub account: String,
+    /// The PKCS#12 file.
+    #[arg(long, value_name = "FILE", required_unless_present = "remove")]
+    pub p12: Option<PathBuf>,
+    /// The environment variable holding the file's password.
+    #[arg(long, value_name = "VAR", conflicts_with = "remove")]
+    pub password_env: Option<String>,
+    /// Delete the account's certificate instead.
+    #[arg(long, conflicts_with = "p12")]
+    pub remove: bool,
 }
 
 #[derive(Args)]

@@ -71,7 +71,13 @@ async fn run(cli: Cli) -> Result<String, String> {
             .map(|()| String::new()),
         Command::Accounts(c) => admin::accounts(&ports(&data, table).await?, c).await,
         Command::Keys(c) => admin::keys(&ports(&data, table).await?, c).await,
-        Command::Issuer(c) => admin::issuer(&ports(&data, table).await?, c).await,
+        Command::Issuer(c) => {
+            let config = shared::config::Config::from_env()?;
+            let ports =
+                infra_aws::environment::with_secrets(ports(&data, table).await?, &config).await;
+            admin::issuer(&ports, c).await
+        }
+        Command::SecretsKey => Ok(shared::embedded::SecretsKey::generate()),
     }
 }
 

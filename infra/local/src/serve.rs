@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use shared::app::verifactu::certificates;
 use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Issuer, Mode, Plan};
@@ -57,7 +58,9 @@ pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), S
     let ports = ports.with_sender(Arc::new(HttpWebhookSender::new(
         config.webhook_allow_private,
     )));
-    let ports = aeat::with_live_endpoint(ports, config.aeat_endpoint.as_deref())?;
+    let ports = aeat::with_live_endpoint(ports, &config.aeat_endpoint);
+    let ports = infra_aws::environment::with_secrets(ports, &config).await;
+    certificates::check_key(&ports).await?;
     seed_demo(&ports).await?;
     let mut background = vec![
         scheduler::spawn(ports.clone()),

@@ -6,6 +6,7 @@ pub mod dispatcher;
 pub mod feed;
 pub mod file_blobs;
 pub mod job_worker;
+pub mod local_secrets;
 pub mod queue_worker;
 pub mod scheduler;
 pub mod sqlite_queue;
@@ -14,5 +15,6 @@ pub mod tesseract;
 pub mod verifactu_worker;
 
 pub use file_blobs::FileBlobs;
+pub use local_secrets::{LocalSecrets, SecretsKey};
 pub use sqlite_queue::{QueueSettings, SqliteQueue};
 pub use sqlite_table::SqliteTable;

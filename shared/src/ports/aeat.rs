@@ -1,15 +1,27 @@
-//! The AEAT's VERI*FACTU web service as a port: one SOAP message out, the
-//! answer's envelope back (an answer, or a SOAP Fault). Adapters: `HttpAeat`
-//! (HTTPS to the AEAT, or to `svc aeat-simulator`) and `SimulatedAeat` (the
+//! The AEAT's VERI*FACTU web service as a port: one SOAP message out, with
+//! the issuer's certificate as the TLS client identity, the answer's
+//! envelope back (an answer, or a SOAP Fault). Adapters: `HttpAeat` (HTTPS
+//! to the AEAT, or to `svc aeat-simulator`) and `SimulatedAeat` (the
 //! simulator in-process: where test records go).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use chrono::FixedOffset;
 
+use zeroize::Zeroizing;
+
 use super::Clock;
 use crate::verifactu::simulator::Simulator;
+
+/// The TLS client identity of a message: the private key and the chain of
+/// the issuer's (or its representative's) certificate, as PEM.
+pub struct ClientIdentity {
+    /// SHA-256 of the certificate: one TLS client per certificate.
+    pub fingerprint: String,
+    pub pem: Zeroizing<Vec<u8>>,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AeatError {
@@ -25,8 +37,13 @@ pub enum AeatError {
 
 #[async_trait]
 pub trait Aeat: Send + Sync {
-    /// Sends one SOAP message; the answer envelope (an answer or a Fault).
-    async fn send(&self, message: String) -> Result<String, AeatError>;
+    /// Sends one SOAP message as `identity`; the answer envelope (an answer
+    /// or a Fault).
+    async fn send(
+        &self,
+        message: String,
+        identity: Option<&ClientIdentity>,
+    ) -> Result<String, AeatError>;
 }
 
 /// The simulator's rules in-process. `fresh_each_message`: every message
@@ -56,7 +73,11 @@ impl SimulatedAeat {
 
 #[async_trait]
 impl Aeat for SimulatedAeat {
-    async fn send(&self, message: String) -> Result<String, AeatError> {
+    async fn send(
+        &self,
+        message: String,
+        _identity: Option<&ClientIdentity>,
+    ) -> Result<String, AeatError> {
         let madrid = FixedOffset::east_opt(3600).expect("a valid offset");
         let now = self.clock.now().with_timezone(&madrid);
         let answer = match &self.simulator {
@@ -73,54 +94,136 @@ impl Aeat for SimulatedAeat {
 /// How long a message may take before the submitter gives up on its answer.
 pub const SEND_TIMEOUT_SECONDS: u64 = 60;
 
-/// `ports` sending live records to `endpoint` (`SVC_AEAT_ENDPOINT`), when set.
-pub fn with_live_endpoint(
-    ports: super::Ports,
-    endpoint: Option<&str>,
-) -> Result<super::Ports, String> {
-    Ok(match endpoint {
-        Some(url) => ports.with_aeat_live(Arc::new(HttpAeat::new(url, SEND_TIMEOUT_SECONDS)?)),
-        None => ports,
-    })
+/// `ports` sending live records to `endpoint`.
+pub fn with_live_endpoint(ports: super::Ports, endpoint: &AeatEndpoint) -> super::Ports {
+    ports.with_aeat_live(Arc::new(HttpAeat::new(endpoint, SEND_TIMEOUT_SECONDS)))
 }
 
-/// The AEAT's service over HTTP: a SOAP 1.1 POST to `url`.
-pub struct HttpAeat {
-    client: reqwest::Client,
-    url: String,
-    timeout_seconds: u64,
+/// Where live records go (`SVC_AEAT_ENDPOINT`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AeatEndpoint {
+    /// The AEAT's production service.
+    Production,
+    /// The AEAT's pre-production (test) service.
+    Test,
+    /// Another service that speaks the same contract, such as `svc aeat-simulator`.
+    Url(String),
 }
 
-impl HttpAeat {
-    pub fn new(url: &str, timeout_seconds: u64) -> Result<Self, String> {
-        let client = reqwest::Client::builder()
-            .timeout(std::time::Duration::from_secs(timeout_seconds))
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| e.to_string())?;
-        Ok(HttpAeat {
-            client,
-            url: url.to_string(),
-            timeout_seconds,
-        })
+impl AeatEndpoint {
+    /// `production`, `test` or an http(s) URL.
+    pub fn parse(raw: &str) -> Result<AeatEndpoint, String> {
+        match raw.trim() {
+            "production" => Ok(AeatEndpoint::Production),
+            "test" => Ok(AeatEndpoint::Test),
+            url => match url::Url::parse(url) {
+                Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => {
+                    Ok(AeatEndpoint::Url(url.to_string()))
+                }
+                _ => Err(format!(
+                    "SVC_AEAT_ENDPOINT={raw:?}: give `production`, `test` (the AEAT's pre-production service) or an http(s) URL"
+                )),
+            },
+        }
     }
-}
 
-impl HttpAeat {
-    fn error(&self, e: reqwest::Error) -> AeatError {
-        if e.is_timeout() {
-            AeatError::Timeout(self.timeout_seconds)
-        } else {
-            AeatError::Transport(e.to_string())
+    /// The VERI*FACTU service's address (SistemaFacturacion.wsdl: the
+    /// ports for personal and representative certificates).
+    pub fn url(&self) -> &str {
+        match self {
+            AeatEndpoint::Production => {
+                "https://www1.agenciatributaria.gob.es/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP"
+            }
+            AeatEndpoint::Test => {
+                "https://prewww1.aeat.es/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP"
+            }
+            AeatEndpoint::Url(url) => url,
         }
     }
 }
 
+/// The AEAT's service over HTTP: a SOAP 1.1 POST to `url`, over TLS with the
+/// message's client identity. One client (connection pool) per certificate.
+pub struct HttpAeat {
+    url: String,
+    timeout_seconds: u64,
+    roots: Vec<reqwest::Certificate>,
+    clients: Mutex<HashMap<String, reqwest::Client>>,
+}
+
+impl HttpAeat {
+    pub fn new(endpoint: &AeatEndpoint, timeout_seconds: u64) -> Self {
+        HttpAeat {
+            url: endpoint.url().to_string(),
+            timeout_seconds,
+            roots: Vec::new(),
+            clients: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Also trusts the authority `pem` for the server's certificate (a
+    /// private AEAT stand-in; the AEAT's own chains to public roots).
+    pub fn trusting(mut self, pem: &[u8]) -> Result<Self, String> {
+        self.roots
+            .push(reqwest::Certificate::from_pem(pem).map_err(|e| e.to_string())?);
+        Ok(self)
+    }
+
+    fn client(&self, identity: Option<&ClientIdentity>) -> Result<reqwest::Client, AeatError> {
+        let name = identity.map_or("", |i| i.fingerprint.as_str());
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(client) = clients.get(name) {
+            return Ok(client.clone());
+        }
+        let mut builder = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(self.timeout_seconds))
+            .redirect(reqwest::redirect::Policy::none());
+        for root in &self.roots {
+            builder = builder.add_root_certificate(root.clone());
+        }
+        if let Some(identity) = identity {
+            let tls = reqwest::Identity::from_pem(&identity.pem).map_err(|e| {
+                AeatError::Transport(format!("the certificate cannot be used for TLS: {e}"))
+            })?;
+            builder = builder.identity(tls);
+        }
+        let client = builder
+            .build()
+            .map_err(|e| AeatError::Transport(e.to_string()))?;
+        clients.insert(name.to_string(), client.clone());
+        Ok(client)
+    }
+
+    fn error(&self, e: reqwest::Error) -> AeatError {
+        if e.is_timeout() {
+            AeatError::Timeout(self.timeout_seconds)
+        } else {
+            AeatError::Transport(error_chain(&e))
+        }
+    }
+}
+
+/// An error with its causes (a TLS refusal is only named in a cause).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 #[async_trait]
 impl Aeat for HttpAeat {
-    async fn send(&self, message: String) -> Result<String, AeatError> {
+    async fn send(
+        &self,
+        message: String,
+        identity: Option<&ClientIdentity>,
+    ) -> Result<String, AeatError> {
         let response = self
-            .client
+            .client(identity)?
             .post(&self.url)
             .header("content-type", "text/xml; charset=utf-8")
             .header("soapaction", "\"\"")

@@ -14,6 +14,9 @@ pub mod queue;
 pub mod queue_contract;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod recording_queue;
+pub mod secrets;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod secrets_contract;
 pub mod table;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod table_contract;
@@ -27,6 +30,7 @@ pub use blobs::Blobs;
 pub use clock::Clock;
 pub use ocr::Ocr;
 pub use queue::Queue;
+pub use secrets::Secrets;
 pub use table::Table;
 pub use webhook_sender::WebhookSender;
 
@@ -43,10 +47,13 @@ pub struct Ports {
     pub blobs: Arc<dyn Blobs>,
     /// Webhook deliveries' HTTP client.
     pub sender: Arc<dyn WebhookSender>,
-    /// Where live VERI*FACTU records go; none without the issuer's certificate.
+    /// Where live VERI*FACTU records go (`SVC_AEAT_ENDPOINT`), with the
+    /// issuer's certificate; none on hosts that do not submit.
     pub aeat_live: Option<Arc<dyn Aeat>>,
     /// Where test records go instead: never the AEAT (the simulator).
     pub aeat_test: Arc<dyn Aeat>,
+    /// Seals the issuers' certificates at rest; none on hosts without the key.
+    pub secrets: Option<Arc<dyn Secrets>>,
 }
 
 impl Ports {
@@ -65,6 +72,7 @@ impl Ports {
             sender: Arc::new(webhook_http::HttpWebhookSender::new(false)),
             aeat_live: None,
             aeat_test: Arc::new(aeat::SimulatedAeat::fresh_each_message(clock.clone())),
+            secrets: None,
             clock,
         }
     }
@@ -72,6 +80,13 @@ impl Ports {
     pub fn with_aeat_live(self, aeat: Arc<dyn Aeat>) -> Self {
         Ports {
             aeat_live: Some(aeat),
+            ..self
+        }
+    }
+
+    pub fn with_secrets(self, secrets: Arc<dyn Secrets>) -> Self {
+        Ports {
+            secrets: Some(secrets),
             ..self
         }
     }

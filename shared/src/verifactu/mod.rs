@@ -8,6 +8,9 @@
 //! strings, so what is hashed is exactly what is sent and stored.
 
 pub mod aeat;
+pub mod certificate;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod certificate_fixture;
 mod chain;
 mod fingerprint;
 mod qr;

@@ -370,7 +370,7 @@ pub async fn finalize(
         }],
         verifactu: VerifactuView {
             status: "pending".into(),
-            status_reason: reason::unsendable(ports, caller.mode),
+            status_reason: reason::unsendable(ports, &caller.account_id, caller.mode).await?,
             answer: None,
             hash: built.hash.clone(),
             previous_hash: head.as_ref().map(|h| h.hash.clone()),

@@ -1,6 +1,7 @@
 //! VERI*FACTU submission: the records of each chain sent to the AEAT (test
 //! records to the simulator), their answers stored with an event each.
 
+pub mod certificates;
 pub mod reason;
 pub mod submit;
 

@@ -7,19 +7,37 @@ use crate::app::keys::Caller;
 use crate::ports::Ports;
 use crate::ports::table::Key;
 
-use crate::domain::account::Mode;
+use crate::domain::account::{AccountId, Mode};
+use crate::ports::table::TableError;
 
-/// Why live records wait when no transport to the AEAT is configured.
+/// Live records wait: the account has no certificate stored.
 pub const CERTIFICATE_MISSING: &str = "certificate_missing";
+/// Live records wait: the account's certificate has expired.
+pub const CERTIFICATE_EXPIRED: &str = "certificate_expired";
+/// Live records wait: the host cannot open the stored certificate.
+pub const CERTIFICATE_SEALED: &str = "certificate_unreadable";
 
-/// `certificate_missing` for live records on a host that cannot send them.
-pub fn unsendable(ports: &Ports, mode: Mode) -> Option<String> {
-    (mode.is_live() && ports.aeat_live.is_none()).then(|| CERTIFICATE_MISSING.to_string())
+/// `certificate_missing` or `certificate_expired` for live records of an
+/// account whose certificate cannot send them.
+pub async fn unsendable(
+    ports: &Ports,
+    account: &AccountId,
+    mode: Mode,
+) -> Result<Option<String>, TableError> {
+    if !mode.is_live() {
+        return Ok(None);
+    }
+    Ok(match super::certificates::info(ports, account).await? {
+        None => Some(CERTIFICATE_MISSING.to_string()),
+        Some(info) if info.not_after < ports.clock.now() => Some(CERTIFICATE_EXPIRED.to_string()),
+        Some(_) => None,
+    })
 }
 
 /// `invoice` with `verifactu.status_reason` set while one of its records is
-/// pending: `certificate_missing` (live records cannot be sent), the last
-/// failure of its chain's submissions, or `waiting` (the AEAT's flow control).
+/// pending: `certificate_missing` / `certificate_expired` (live records
+/// cannot be sent), the last failure of its chain's submissions, or
+/// `waiting` (the AEAT's flow control).
 pub async fn with_pending_reason(
     ports: &Ports,
     caller: &Caller,
@@ -30,7 +48,7 @@ pub async fn with_pending_reason(
     if !pending {
         return Ok(invoice);
     }
-    let reason = if let Some(reason) = unsendable(ports, caller.mode) {
+    let reason = if let Some(reason) = unsendable(ports, &caller.account_id, caller.mode).await? {
         Some(reason)
     } else {
         let chain = store::chain_pk(caller, &invoice.issuer.tax_id);

@@ -20,6 +20,7 @@ use crate::app::invoices::error::InvoiceError;
 use crate::app::invoices::model::AeatAnswer;
 use crate::app::invoices::store::{self, PENDING_CHAINS};
 use crate::app::outbox;
+use crate::app::verifactu::certificates;
 use crate::domain::account::{AccountId, Mode};
 use crate::ports::aeat::AeatError;
 use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, UpdateOp, Write};
@@ -49,8 +50,9 @@ pub enum Outcome {
     Sent { records: usize, state: SendState },
     /// The message failed; records stay pending and are retried at `at`.
     Retrying { at: DateTime<Utc>, reason: String },
-    /// Live records without the issuer's certificate stay pending.
-    CertificateMissing,
+    /// Live records stay pending: the account's certificate is missing,
+    /// expired or cannot be opened here.
+    CertificateMissing(certificates::Unusable),
 }
 
 /// A record as stored, waiting for its answer.
@@ -144,15 +146,26 @@ async fn submit_leased(
     {
         return Ok(Outcome::Waiting(next_at));
     }
-    let aeat: &dyn Aeat = match store::chain_mode(chain) {
-        Mode::Test => ports.aeat_test.as_ref(),
-        Mode::Live => match &ports.aeat_live {
-            Some(aeat) => aeat.as_ref(),
-            None => {
-                note_reason(ports, &state_key, super::reason::CERTIFICATE_MISSING).await?;
-                return Ok(Outcome::CertificateMissing);
+    let (aeat, identity): (&dyn Aeat, _) = match store::chain_mode(chain) {
+        Mode::Test => (ports.aeat_test.as_ref(), None),
+        Mode::Live => {
+            // The newest record's account signs for the chain's NIF.
+            let identity = match certificates::identity(ports, &last.account).await? {
+                Ok(identity) => identity,
+                Err(unusable) => {
+                    note_reason(ports, &state_key, &unusable.reason()).await?;
+                    return Ok(Outcome::CertificateMissing(unusable));
+                }
+            };
+            match &ports.aeat_live {
+                Some(aeat) => (aeat.as_ref(), Some(identity)),
+                None => {
+                    let reason = "aeat_unavailable: this host sends no live records";
+                    return retry_later(ports, &state_key, state.as_ref(), now, reason.into())
+                        .await;
+                }
             }
-        },
+        }
     };
     let records: Vec<&str> = pending.iter().map(|p| p.xml.as_str()).collect();
     let issuer_name = pending
@@ -165,7 +178,7 @@ async fn submit_leased(
     let xml = submission_xml(&issuer_name, store::chain_nif(chain), &records);
     let message = soap::envelope(xml.split_once("?>").map_or(xml.as_str(), |(_, body)| body));
     let answer = match aeat
-        .send(message)
+        .send(message, identity.as_ref())
         .await
         .map_err(failure)
         .and_then(read_answer)
