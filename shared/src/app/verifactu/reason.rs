@@ -57,7 +57,13 @@ pub async fn with_pending_reason(
             .as_ref()
             .and_then(|s| s.s("next_at"))
             .and_then(|t| t.parse::<chrono::DateTime<chrono::Utc>>().ok());
-        match (state.as_ref().and_then(|s| s.s("reason")), next_at) {
+        // The submitter's note of a missing or expired certificate is out of
+        // date once `unsendable` finds a usable one.
+        let noted = state
+            .as_ref()
+            .and_then(|s| s.s("reason"))
+            .filter(|r| ![CERTIFICATE_MISSING, CERTIFICATE_EXPIRED].contains(r));
+        match (noted, next_at) {
             (Some(reason), _) => Some(reason.to_string()),
             (None, Some(at)) if at > ports.clock.now() => Some("waiting".to_string()),
             _ => None,
