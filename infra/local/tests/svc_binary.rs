@@ -4,6 +4,7 @@
 
 mod support;
 
+use shared::verifactu::certificate_fixture::Fixture;
 use support::{Svc, aeat_simulator, printed_value, usage};
 
 fn embedded(dir: &tempfile::TempDir) -> Svc {
@@ -161,11 +162,32 @@ fn the_aeat_simulator_command_serves_the_soap_endpoint_and_its_control_api() {
 fn live_records_reach_the_aeat_endpoint_and_their_answer_shows_on_the_invoice() {
     let (simulator, endpoint) = aeat_simulator(&[]);
     let dir = tempfile::tempdir().unwrap();
-    let (_server, printed, base) = embedded(&dir).serve_with(&[
+    let svc = embedded(&dir);
+    let secrets_key = svc.ok(&["secrets-key"]);
+    let (_server, printed, base) = svc.serve_with(&[
         ("SVC_AEAT_ENDPOINT", &endpoint),
         ("SVC_RATE_LIMIT_PER_MINUTE", "100000"),
+        ("SVC_SECRETS_KEY", &secrets_key),
     ]);
     let live = printed_value(&printed, "live key: ");
+    let account = printed_value(&printed, "Created demo account ");
+    let account = account.split_whitespace().next().unwrap();
+    let p12 = dir.path().join("cert.p12");
+    std::fs::write(&p12, Fixture::person().pkcs12("pw")).unwrap();
+    let (imported, out, err) = svc.run_with(
+        &[
+            "issuer",
+            "certificate",
+            "--account",
+            account,
+            "--p12",
+            p12.to_str().unwrap(),
+        ],
+        &[("SVC_SECRETS_KEY", &secrets_key)],
+        "pw\n",
+    );
+    assert!(imported, "{err}");
+    assert!(out.contains("NIF:         12345678Z"), "{out}");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let verifactu = runtime.block_on(async {
         let client = reqwest::Client::new();
@@ -206,5 +228,142 @@ fn live_records_reach_the_aeat_endpoint_and_their_answer_shows_on_the_invoice() 
             .as_str()
             .unwrap()
             .starts_with("A-SIM")
+    );
+}
+
+/// `svc serve` with `env`: its exit status and stderr if it stops within 30 s.
+fn serve_stops(svc: &Svc, env: &[(&str, &str)]) -> (bool, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("stderr");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(&svc.storage)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env_remove("SVC_SECRETS_KEY")
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&out).unwrap())
+        .spawn()
+        .unwrap();
+    for _ in 0..300 {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status.success(), std::fs::read_to_string(&out).unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    panic!("svc serve did not stop");
+}
+
+#[test]
+fn certificates_are_checked_on_import_sealed_and_needed_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let svc = embedded(&dir);
+    let account = svc.ok(&[
+        "accounts",
+        "create",
+        "--name",
+        "Ana",
+        "--plan",
+        "pro",
+        "--nif",
+        "12345678Z",
+    ]);
+    let key = svc.ok(&["secrets-key"]);
+    assert_eq!(key.len(), 64);
+    let file = |name: &str, bytes: Vec<u8>| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    };
+    let good = file("good.p12", Fixture::person().pkcs12("right"));
+    let expired = file("expired.p12", Fixture::person().expired().pkcs12("pw"));
+    let no_key = file("nokey.p12", Fixture::person().without_key("pw"));
+    let junk = file("junk.p12", b"hello".to_vec());
+    let import = |path: &str, password: &str, secrets: &str| {
+        svc.run_with(
+            &[
+                "issuer",
+                "certificate",
+                "--account",
+                &account,
+                "--p12",
+                path,
+                "--password-env",
+                "P12_PASSWORD",
+            ],
+            &[("P12_PASSWORD", password), ("SVC_SECRETS_KEY", secrets)],
+            "",
+        )
+    };
+    let failure = |(success, _, stderr): (bool, String, String)| {
+        assert!(!success);
+        stderr
+    };
+    assert!(failure(import(&good, "wrong", &key)).contains("the password does not open"));
+    assert!(failure(import(&expired, "pw", &key)).contains("expired on 2025-06-30"));
+    assert!(failure(import(&no_key, "pw", &key)).contains("holds no private key"));
+    assert!(failure(import(&junk, "pw", &key)).contains("not a PKCS#12 certificate"));
+    assert!(failure(import(&good, "right", "")).contains("SVC_SECRETS_KEY"));
+    let missing = dir.path().join("missing.p12").display().to_string();
+    assert!(failure(import(&missing, "right", &key)).contains("--p12"));
+    let (_, _, unset) = svc.run_with(
+        &[
+            "issuer",
+            "certificate",
+            "--account",
+            &account,
+            "--p12",
+            &good,
+            "--password-env",
+            "NOT_SET_ANYWHERE",
+        ],
+        &[("SVC_SECRETS_KEY", &key)],
+        "",
+    );
+    assert!(unset.contains("--password-env NOT_SET_ANYWHERE"), "{unset}");
+    let (_, _, as_argument) = svc.run(&[
+        "issuer",
+        "certificate",
+        "--account",
+        &account,
+        "--p12",
+        &good,
+        "--password",
+        "right",
+    ]);
+    assert!(
+        as_argument.contains("--password"),
+        "no password argument: {as_argument}"
+    );
+
+    let (ok, out, err) = import(&good, "right", &key);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("12345678Z") && out.contains("valid until: 2028-01-01"),
+        "{out}"
+    );
+    let db = std::fs::read(dir.path().join("svc.db")).unwrap();
+    let pem_marker = b"PRIVATE KEY";
+    assert!(
+        !db.windows(pem_marker.len()).any(|w| w == pem_marker),
+        "the key is stored sealed"
+    );
+
+    let (started, stderr) = serve_stops(&svc, &[]);
+    assert!(!started);
+    assert!(stderr.contains("SVC_SECRETS_KEY is not set"), "{stderr}");
+    let other = svc.ok(&["secrets-key"]);
+    let (_, stderr) = serve_stops(&svc, &[("SVC_SECRETS_KEY", &other)]);
+    assert!(stderr.contains("another SVC_SECRETS_KEY"), "{stderr}");
+
+    assert!(
+        svc.ok(&["issuer", "certificate", "--account", &account, "--remove"])
+            .contains("removed")
+    );
+    let (removed_again, _, stderr) =
+        svc.run(&["issuer", "certificate", "--account", &account, "--remove"]);
+    assert!(
+        !removed_again && stderr.contains("no certificate"),
+        "{stderr}"
     );
 }

@@ -39,8 +39,43 @@ impl Svc {
         command
             .args(&self.storage)
             .env_remove("SVC_TABLE")
-            .env_remove("SVC_DATA_DIR");
+            .env_remove("SVC_DATA_DIR")
+            .env_remove("SVC_SECRETS_KEY")
+            .env_remove("SVC_KMS_KEY_ID")
+            .env_remove("SVC_AEAT_ENDPOINT");
         command
+    }
+
+    /// Runs a command with more environment variables and `input` on its
+    /// standard input; returns success, trimmed stdout and stderr.
+    pub fn run_with(
+        &self,
+        args: &[&str],
+        env: &[(&str, &str)],
+        input: &str,
+    ) -> (bool, String, String) {
+        use std::io::Write;
+        let mut child = self
+            .command()
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("svc runs");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).trim().to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
     }
 
     /// Runs a command; returns success, trimmed stdout and stderr.
