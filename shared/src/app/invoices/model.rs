@@ -123,9 +123,12 @@ pub struct VerifactuView {
     /// invoices: the simulator's answer; they never reach the AEAT).
     pub status: String,
     /// Why a `pending` record is still pending: `certificate_missing` (the
-    /// issuer's certificate is not stored; live records cannot be sent),
-    /// `waiting` (the AEAT's flow control), `aeat_unavailable: …` or
-    /// `aeat_fault: …` (retried with backoff).
+    /// account's certificate is not stored; live records cannot be sent:
+    /// the operator imports it with `svc issuer certificate`),
+    /// `certificate_expired` (import a renewed one), `certificate_unreadable: …`
+    /// (the host cannot open the stored certificate), `waiting` (the AEAT's
+    /// flow control), `aeat_unavailable: …` or `aeat_fault: …` (retried with
+    /// backoff). Test invoices never wait for a certificate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_reason: Option<String>,
     /// The AEAT's answer for the registration record.
