@@ -11,7 +11,9 @@ async fn main() -> Result<(), Error> {
     let ports = infra_aws::environment::state_from_env().await?.ports;
     let ports = &ports;
     lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| async move {
-        Ok::<SqsBatchResponse, Error>(infra_aws::jobs_worker::handle(ports, event.payload).await)
+        Ok::<SqsBatchResponse, Error>(
+            infra_aws::sqs_worker::handle_jobs(ports, event.payload).await,
+        )
     }))
     .await
 }

@@ -6,7 +6,7 @@
 use aws_lambda_events::event::sqs::SqsEvent;
 use function_testing::Scratch;
 use infra_aws::environment::with_embedded_queues_and_blobs;
-use infra_aws::jobs_worker::handle;
+use infra_aws::sqs_worker::handle_jobs as handle;
 use shared::app::jobs::{self, Kind, Status};
 use shared::domain::account::{Mode, Plan};
 

@@ -1,6 +1,6 @@
 //! What a function builds once at start, from its environment: the ports
-//! (DynamoDB table `TABLE_NAME`, SQS queues `JOBS_QUEUE_URL` and
-//! `DELIVERIES_QUEUE_URL`, S3 bucket `STAGING_BUCKET`, or the embedded engine
+//! (DynamoDB table `TABLE_NAME`, SQS queues `JOBS_QUEUE_URL`,
+//! `DELIVERIES_QUEUE_URL` and `SUBMISSIONS_QUEUE_URL`, S3 bucket `STAGING_BUCKET`, or the embedded engine
 //! when `SVC_DATA_DIR` is set, e.g. under `cargo lambda watch`; the OCR engine
 //! named by `SVC_OCR`; the key that seals certificates, `SVC_KMS_KEY_ID` or
 //! `SVC_SECRETS_KEY`) and the configuration.
@@ -86,29 +86,44 @@ pub async fn with_secrets(ports: Ports, config: &Config) -> Ports {
     ports.with_secrets(secrets)
 }
 
-/// `ports` with the embedded queues `jobs` and `deliveries` in
-/// `<data_dir>/svc.db` and the blobs under `<data_dir>/blobs/`.
+/// The embedded VERI*FACTU submission queue: 6 times the submitter
+/// function's 120 s timeout, 5 receives, as `VerifactuQueue` in
+/// `template.yaml`.
+pub const SUBMISSIONS_QUEUE: QueueSettings = QueueSettings {
+    visibility_timeout: Duration::from_secs(6 * 120),
+    max_receives: 5,
+};
+
+/// `ports` with the embedded queues `jobs`, `deliveries` and `submissions`
+/// in `<data_dir>/svc.db` and the blobs under `<data_dir>/blobs/`.
 pub fn with_embedded_queues_and_blobs(ports: Ports, data_dir: &Path) -> Result<Ports, String> {
     let path = data_dir.join("svc.db");
     let open = |name, settings| {
         SqliteQueue::open(&path, name, settings, ports.clock.clone())
             .map_err(|e| format!("{}: {e}", path.display()))
     };
-    let (jobs, deliveries) = (
+    let (jobs, deliveries, submissions) = (
         open("jobs", JOBS_QUEUE)?,
         open("deliveries", DELIVERIES_QUEUE)?,
+        open("submissions", SUBMISSIONS_QUEUE)?,
     );
     Ok(ports
         .with_queues(Arc::new(jobs), Arc::new(deliveries))
+        .with_submissions(Arc::new(submissions))
         .with_blobs(Arc::new(FileBlobs::new(data_dir))))
 }
 
 /// `ports` with the SQS queues and the S3 bucket the environment names; one
 /// not named stays unconfigured (its calls fail as unavailable), logged once.
 async fn with_aws_queues_and_blobs(ports: Ports) -> Ports {
-    let [jobs, deliveries, bucket] = ["JOBS_QUEUE_URL", "DELIVERIES_QUEUE_URL", "STAGING_BUCKET"]
-        .map(|var| (var, std::env::var(var).ok().filter(|v| !v.is_empty())));
-    let unset: Vec<&str> = [&jobs, &deliveries, &bucket]
+    let [jobs, deliveries, submissions, bucket] = [
+        "JOBS_QUEUE_URL",
+        "DELIVERIES_QUEUE_URL",
+        "SUBMISSIONS_QUEUE_URL",
+        "STAGING_BUCKET",
+    ]
+    .map(|var| (var, std::env::var(var).ok().filter(|v| !v.is_empty())));
+    let unset: Vec<&str> = [&jobs, &deliveries, &submissions, &bucket]
         .into_iter()
         .filter_map(|(var, value)| value.is_none().then_some(*var))
         .collect();
@@ -121,6 +136,7 @@ async fn with_aws_queues_and_blobs(ports: Ports) -> Ports {
     };
     ports
         .with_queues(sqs_queue(jobs.1).await, sqs_queue(deliveries.1).await)
+        .with_submissions(sqs_queue(submissions.1).await)
         .with_blobs(blobs)
 }
 

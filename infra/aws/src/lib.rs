@@ -2,10 +2,10 @@
 
 pub mod dynamodb_table;
 pub mod environment;
-pub mod jobs_worker;
 pub mod kms_secrets;
 pub mod s3_blobs;
 pub mod sqs_queue;
+pub mod sqs_worker;
 pub mod stream_dispatcher;
 pub mod textract;
 

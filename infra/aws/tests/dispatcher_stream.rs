@@ -141,6 +141,13 @@ async fn stream_records_of_created_events_and_jobs_are_dispatched_in_order() {
         .put(job("job_2"), Some(Condition::Absent))
         .await
         .unwrap();
+    let marker = |seq: i64| {
+        Item::new(Key::new("VERIFACTU#PENDING", "CHAIN#live#B64717838"))
+            .with("seq", seq)
+            .with("entity", "verifactu_chain")
+    };
+    table.put(marker(1), None).await.unwrap();
+    table.put(marker(2), None).await.unwrap();
 
     let records = stream_records(&name).await;
     let filter = template_filter();
@@ -155,17 +162,20 @@ async fn stream_records_of_created_events_and_jobs_are_dispatched_in_order() {
         .collect();
     assert_eq!(
         kinds,
-        ["event", "job", "job"],
-        "the filter passes created events and jobs"
+        ["event", "job", "job", "verifactu_chain"],
+        "the filter passes created events, jobs and pending chains"
     );
 
     let jobs = Arc::new(RecordingQueue::default());
+    let submissions = Arc::new(RecordingQueue::default());
     let ports = Ports::new(table.clone(), clock)
-        .with_queues(jobs.clone(), Arc::new(RecordingQueue::default()));
+        .with_queues(jobs.clone(), Arc::new(RecordingQueue::default()))
+        .with_submissions(submissions.clone());
     let response = handle(&ports, batch(&passed)).await;
     assert!(response.batch_item_failures.is_empty(), "{response:?}");
     let expected = [r#"{"job_id":"job_1"}"#, r#"{"job_id":"job_2"}"#];
     assert_eq!(jobs.sent(), expected);
+    assert_eq!(submissions.sent(), [r#"{"chain":"CHAIN#live#B64717838"}"#]);
 
     // Unfiltered, the handler still dispatches only what was created.
     let response = handle(&ports, batch(&records)).await;

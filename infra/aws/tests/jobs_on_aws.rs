@@ -19,7 +19,7 @@ use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
-use infra_aws::{DynamoTable, S3Blobs, SqsQueue, jobs_worker};
+use infra_aws::{DynamoTable, S3Blobs, SqsQueue, sqs_worker};
 use shared::app::dispatch::dispatch;
 use shared::app::{accounts, keys};
 use shared::config::Config;
@@ -167,7 +167,7 @@ async fn the_worker_function_finishes_an_async_job_once_from_its_sqs_events() {
         dispatch(&ports, &item).await.unwrap();
     }
     let (event, receipts) = receive_batch(&sqs, &url, 2).await;
-    let response = jobs_worker::handle(&ports, event).await;
+    let response = sqs_worker::handle_jobs(&ports, event).await;
     let failed: Vec<&str> = response
         .batch_item_failures
         .iter()
@@ -211,7 +211,7 @@ async fn the_worker_function_finishes_an_async_job_once_from_its_sqs_events() {
     dispatch(&ports, &item).await.unwrap();
     let (event, _) = receive_batch(&sqs, &url, 1).await;
     assert!(
-        jobs_worker::handle(&ports, event)
+        sqs_worker::handle_jobs(&ports, event)
             .await
             .batch_item_failures
             .is_empty()

@@ -2,7 +2,7 @@
 //! host's queues, each with its dead-letter queue, and the staging bucket
 //! whose lifecycle removes what a job left behind.
 
-use infra_aws::environment::{DELIVERIES_QUEUE, JOBS_QUEUE};
+use infra_aws::environment::{DELIVERIES_QUEUE, JOBS_QUEUE, SUBMISSIONS_QUEUE};
 use serde_norway::Value;
 
 fn template() -> Value {
@@ -17,6 +17,11 @@ fn the_template_queues_have_the_embedded_settings() {
     for (queue, dead_letters, settings) in [
         ("JobsQueue", "JobsDeadLetterQueue", JOBS_QUEUE),
         ("WebhooksQueue", "WebhooksDeadLetterQueue", DELIVERIES_QUEUE),
+        (
+            "SubmissionsQueue",
+            "SubmissionsDeadLetterQueue",
+            SUBMISSIONS_QUEUE,
+        ),
     ] {
         assert_eq!(resources[queue]["Type"].as_str(), Some("AWS::SQS::Queue"));
         let p = &resources[queue]["Properties"];

@@ -72,6 +72,7 @@ pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), S
         background.push(dispatcher::spawn(ports.clone(), feed));
         background.push(tokio::spawn(job_worker::run(ports.clone())));
         background.push(tokio::spawn(delivery_worker::run(ports.clone())));
+        background.push(tokio::spawn(verifactu_worker::on_messages(ports.clone())));
     }
     let listener = tokio::net::TcpListener::bind(addr)
         .await

@@ -1,7 +1,9 @@
 //! The after-commit work of a created item, handed over by the table's feed
 //! (DynamoDB Streams on AWS, the embedded feed in `svc serve`): a job goes to
-//! the jobs queue, an event is fanned out to the account's webhooks, any other
-//! item is ignored. Feeds deliver at least once, so dispatching twice is safe:
+//! the jobs queue, an event is fanned out to the account's webhooks, a chain
+//! with its first pending VERI*FACTU record goes to the submission queue
+//! (best effort: the submitter's sweep covers a lost one), any other item is
+//! ignored. Feeds deliver at least once, so dispatching twice is safe:
 //! a second job message finds the job leased or finished and is acked without
 //! work, and a second fan-out finds its deliveries (their ids derive from the
 //! event and the webhook) already made.
@@ -11,7 +13,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::app::outbox::{self, Event};
-use crate::app::webhooks;
+use crate::app::{verifactu, webhooks};
 use crate::ports::Ports;
 use crate::ports::queue::QueueError;
 use crate::ports::table::{Item, TableError};
@@ -42,6 +44,12 @@ pub async fn dispatch(ports: &Ports, item: &Item) -> Result<(), DispatchError> {
         Some(JOB_ENTITY) => {
             let message = json!({ "job_id": job_id(item)? }).to_string();
             ports.jobs.send(&message, Duration::ZERO).await?;
+        }
+        Some(verifactu::queue::ENTITY) => {
+            let message = verifactu::queue::message(&item.key.sk);
+            if let Err(e) = ports.submissions.send(&message, Duration::ZERO).await {
+                tracing::warn!(chain = %item.key.sk, error = %e, "the submitter was not told of a chain; its sweep sends it");
+            }
         }
         Some(outbox::ENTITY) => {
             let event = Event::from_item(item).map_err(DispatchError::Unreadable)?;
@@ -100,6 +108,20 @@ mod tests {
         assert!(err.is_transient(), "{err}");
         let err = dispatch(&ports, &job("JOB#")).await.unwrap_err();
         assert!(!err.is_transient(), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_chain_with_a_first_pending_record_goes_to_the_submitter_best_effort() {
+        let (ports, _dir) = test_ports();
+        let submissions = Arc::new(RecordingQueue::default());
+        let ports = ports.with_submissions(submissions.clone());
+        let marker = Item::new(Key::new("VERIFACTU#PENDING", "CHAIN#live#B1"))
+            .with("entity", "verifactu_chain");
+        dispatch(&ports, &marker).await.unwrap();
+        assert_eq!(submissions.sent(), [r#"{"chain":"CHAIN#live#B1"}"#]);
+        submissions.refuse(1);
+        dispatch(&ports, &marker).await.unwrap();
+        assert_eq!(submissions.sent().len(), 1, "a lost message fails nothing");
     }
 
     #[tokio::test]

@@ -44,6 +44,8 @@ pub struct Ports {
     pub jobs: Arc<dyn Queue>,
     /// The queue of webhook deliveries (messages `{"webhook_id", "delivery_id"}`).
     pub deliveries: Arc<dyn Queue>,
+    /// The VERI*FACTU submission queue (messages `{"chain"}`).
+    pub submissions: Arc<dyn Queue>,
     pub blobs: Arc<dyn Blobs>,
     /// Webhook deliveries' HTTP client.
     pub sender: Arc<dyn WebhookSender>,
@@ -68,6 +70,7 @@ impl Ports {
             ocr: Arc::new(ocr::NoOcr),
             jobs: Arc::new(queue::NoQueue),
             deliveries: Arc::new(queue::NoQueue),
+            submissions: Arc::new(queue::NoQueue),
             blobs: Arc::new(blobs::NoBlobs),
             sender: Arc::new(webhook_http::HttpWebhookSender::new(false)),
             aeat_live: None,
@@ -102,6 +105,13 @@ impl Ports {
         Ports {
             jobs,
             deliveries,
+            ..self
+        }
+    }
+
+    pub fn with_submissions(self, submissions: Arc<dyn Queue>) -> Self {
+        Ports {
+            submissions,
             ..self
         }
     }

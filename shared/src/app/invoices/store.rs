@@ -245,7 +245,9 @@ pub fn append(
     .with("issuer_name", owner.issuer_name.to_string())
     .with("operation", owner.operation.as_str())
     .with("status", "pending");
-    let marker = Item::new(Key::new(PENDING_CHAINS, chain)).with("seq", next.seq as i64);
+    let marker = Item::new(Key::new(PENDING_CHAINS, chain))
+        .with("seq", next.seq as i64)
+        .with("entity", crate::app::verifactu::queue::ENTITY);
     [
         Write::Put {
             item: head,

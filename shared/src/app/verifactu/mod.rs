@@ -2,6 +2,7 @@
 //! records to the simulator), their answers stored with an event each.
 
 pub mod certificates;
+pub mod queue;
 pub mod reason;
 pub mod submit;
 
