@@ -163,6 +163,7 @@ fn f1(
     Registration {
         invoice: invoice(number, date(2025, 7, 1)),
         issuer_name: ISSUER_NAME.to_owned(),
+        correction: None,
         kind: "F1".to_owned(),
         rectification: None,
         operation_date: None,
@@ -177,7 +178,8 @@ fn f1(
     }
 }
 
-/// The registrations of the chain, before chaining.
+/// The registrations of the chain, before chaining (the last two are
+/// corrections: Subsanacion, and Subsanacion with RechazoPrevio X).
 fn registrations() -> Vec<Registration> {
     let surcharge = BreakdownLine {
         rate: Some(dec!(21)),
@@ -246,6 +248,15 @@ fn registrations() -> Vec<Registration> {
             dec!(500),
         )
     };
+    let corrected = |correction, number| Registration {
+        correction: Some(correction),
+        ..f1(
+            number,
+            vec![s1(dec!(21), dec!(100), dec!(21))],
+            dec!(21),
+            dec!(121),
+        )
+    };
     vec![
         f1(
             "A-1",
@@ -284,10 +295,13 @@ fn registrations() -> Vec<Registration> {
         r4,
         r1,
         foreign,
+        corrected(Correction::OfAccepted, "A-1"),
+        corrected(Correction::OfRejected, "A-9"),
     ]
 }
 
-/// The registrations chained in order, then the cancellation of the last.
+/// The registrations chained in order, then the cancellation of the last,
+/// and that cancellation sent again with SinRegistroPrevio and RechazoPrevio.
 fn chain() -> Vec<BuiltRecord> {
     let mut built: Vec<BuiltRecord> = Vec::new();
     let mut previous: Option<PreviousRecord> = None;
@@ -305,15 +319,28 @@ fn chain() -> Vec<BuiltRecord> {
         .as_ref()
         .map(|p| p.invoice.clone())
         .expect("a chain");
-    built.push(
-        Cancellation {
-            invoice: cancelled,
-            previous,
-            system: system(),
-            generated_at: at(59),
-        }
-        .build(),
-    );
+    let cancellation = Cancellation {
+        invoice: cancelled.clone(),
+        without_registration: false,
+        after_rejection: false,
+        previous,
+        system: system(),
+        generated_at: at(58),
+    }
+    .build();
+    let resent = Cancellation {
+        without_registration: true,
+        after_rejection: true,
+        previous: Some(PreviousRecord {
+            invoice: cancelled.clone(),
+            hash: cancellation.hash.clone(),
+        }),
+        generated_at: at(59),
+        invoice: cancelled,
+        system: system(),
+    }
+    .build();
+    built.extend([cancellation, resent]);
     built
 }
 
@@ -452,6 +479,7 @@ fn josemmo_f1() -> Registration {
             issue_date: date(2025, 6, 2),
         },
         issuer_name: name.to_owned(),
+        correction: None,
         kind: "F1".to_owned(),
         rectification: None,
         operation_date: Some(date(2025, 5, 15)),

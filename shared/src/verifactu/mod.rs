@@ -28,8 +28,8 @@ pub use fingerprint::{
 };
 pub use qr::qr_url;
 pub use record::{
-    BreakdownLine, BuiltRecord, Cancellation, Exemption, InvoiceRef, PreviousRecord, Qualification,
-    Recipient, Rectification, RectificationMethod, RectifiedAmounts, Registration, SystemInfo,
-    Treatment,
+    BreakdownLine, BuiltRecord, Cancellation, Correction, Exemption, InvoiceRef, PreviousRecord,
+    Qualification, Recipient, Rectification, RectificationMethod, RectifiedAmounts, Registration,
+    SystemInfo, Treatment,
 };
 pub use xml::{NS_SUMINISTRO_INFORMACION, NS_SUMINISTRO_LR, submission_xml};

@@ -138,11 +138,25 @@ pub struct RectifiedAmounts {
     pub surcharge: Option<Decimal>,
 }
 
+/// Why a registration of an invoice is sent again (Subsanacion,
+/// RechazoPrevio); neither flag is hashed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Correction {
+    /// `Subsanacion=S`: corrects the record the AEAT holds (it was accepted
+    /// with errors).
+    OfAccepted,
+    /// `Subsanacion=S`, `RechazoPrevio=X`: the AEAT rejected the earlier
+    /// record, so it holds none of this invoice.
+    OfRejected,
+}
+
 /// A registro de alta.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registration {
     pub invoice: InvoiceRef,
     pub issuer_name: String,
+    /// `None` for the invoice's first registration.
+    pub correction: Option<Correction>,
     /// TipoFactura: F1, F2, R1..R5.
     pub kind: String,
     pub rectification: Option<Rectification>,
@@ -159,10 +173,15 @@ pub struct Registration {
     pub generated_at: DateTime<FixedOffset>,
 }
 
-/// A registro de anulación of an invoice already registered.
+/// A registro de anulación. Its two flags are not hashed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cancellation {
     pub invoice: InvoiceRef,
+    /// `SinRegistroPrevio=S`: the AEAT holds no registration of the invoice
+    /// (it rejected it).
+    pub without_registration: bool,
+    /// `RechazoPrevio=S`: the AEAT rejected an earlier cancellation of it.
+    pub after_rejection: bool,
     pub previous: Option<PreviousRecord>,
     pub system: SystemInfo,
     pub generated_at: DateTime<FixedOffset>,
@@ -201,8 +220,9 @@ impl Registration {
             text("IDVersion", ID_VERSION),
             group("IDFactura", id.nodes(INVOICE_ID)),
             text("NombreRazonEmisor", &self.issuer_name),
-            text("TipoFactura", &self.kind),
         ];
+        children.extend(self.correction.map_or_else(Vec::new, correction_nodes));
+        children.push(text("TipoFactura", &self.kind));
         if let Some(rectification) = &self.rectification {
             children.extend(rectification_nodes(rectification));
         }
@@ -249,6 +269,12 @@ impl Cancellation {
             text("IDVersion", ID_VERSION),
             group("IDFactura", id.nodes(CANCELLED_INVOICE_ID)),
         ];
+        if self.without_registration {
+            children.push(text("SinRegistroPrevio", "S"));
+        }
+        if self.after_rejection {
+            children.push(text("RechazoPrevio", "S"));
+        }
         children.extend(trailer_nodes(
             self.previous.as_ref(),
             &self.system,
@@ -307,6 +333,14 @@ fn previous_hash(previous: Option<&PreviousRecord>) -> &str {
 
 fn yes_no(flag: bool) -> &'static str {
     if flag { "S" } else { "N" }
+}
+
+fn correction_nodes(correction: Correction) -> Vec<Node> {
+    let mut nodes = vec![text("Subsanacion", "S")];
+    if correction == Correction::OfRejected {
+        nodes.push(text("RechazoPrevio", "X"));
+    }
+    nodes
 }
 
 fn rectification_nodes(rectification: &Rectification) -> Vec<Node> {
@@ -483,6 +517,8 @@ mod tests {
     fn josemmo_cancellation_example_rebuilt_has_its_huella() {
         let cancellation = Cancellation {
             invoice: invoice("A00000000", "12345679/G34", date(2024, 1, 1)),
+            without_registration: false,
+            after_rejection: false,
             previous: Some(PreviousRecord {
                 invoice: invoice("A00000000", "12345679/G34", date(2024, 1, 1)),
                 hash: "F7B94CFD8924EDFF273501B01EE5153E4CE8F259766F88CF6ACB8935802A2B97".to_owned(),
@@ -613,6 +649,60 @@ mod tests {
             .map(|part| xml.find(part).unwrap_or_else(|| panic!("{part} in {xml}")))
             .collect();
         assert!(positions.is_sorted(), "{positions:?}");
+    }
+
+    #[test]
+    fn a_correction_carries_its_flags_in_schema_order_and_keeps_the_hash() {
+        let first = josemmo_f1().build();
+        for (correction, flags) in [
+            (Correction::OfAccepted, "<sf:Subsanacion>S</sf:Subsanacion>"),
+            (
+                Correction::OfRejected,
+                "<sf:Subsanacion>S</sf:Subsanacion><sf:RechazoPrevio>X</sf:RechazoPrevio>",
+            ),
+        ] {
+            let built = Registration {
+                correction: Some(correction),
+                ..josemmo_f1()
+            }
+            .build();
+            let expected = format!(
+                "<sf:NombreRazonEmisor>El Nombre del Emisor, S.L.</sf:NombreRazonEmisor>{flags}<sf:TipoFactura>F1</sf:TipoFactura>"
+            );
+            assert!(built.xml.contains(&expected), "{}", built.xml);
+            assert_eq!(built.json["Subsanacion"], "S");
+            assert_eq!(built.hash, first.hash, "the flags are not hashed");
+        }
+        assert!(!first.xml.contains("Subsanacion"));
+        assert!(!first.xml.contains("RechazoPrevio"));
+    }
+
+    #[test]
+    fn a_cancellation_carries_its_flags_after_the_invoice_id() {
+        let plain = Cancellation {
+            invoice: invoice("00000000B", "PRUEBA-0002", date(2025, 6, 2)),
+            without_registration: false,
+            after_rejection: false,
+            previous: None,
+            system: system("El Nombre del Emisor, S.L.", "00000000B"),
+            generated_at: at("2025-06-03T09:05:00+02:00"),
+        };
+        let flagged = Cancellation {
+            without_registration: true,
+            after_rejection: true,
+            ..plain.clone()
+        }
+        .build();
+        assert!(
+            flagged.xml.contains(
+                "</sf:IDFactura><sf:SinRegistroPrevio>S</sf:SinRegistroPrevio><sf:RechazoPrevio>S</sf:RechazoPrevio><sf:Encadenamiento>"
+            ),
+            "{}",
+            flagged.xml
+        );
+        let plain = plain.build();
+        assert!(!plain.xml.contains("SinRegistroPrevio"));
+        assert_eq!(flagged.hash, plain.hash, "the flags are not hashed");
     }
 
     #[test]

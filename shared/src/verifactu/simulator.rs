@@ -360,6 +360,8 @@ mod tests {
         let cancel = |previous: &BuiltRecord, target: &Registration| {
             Cancellation {
                 invoice: target.invoice.clone(),
+                without_registration: false,
+                after_rejection: false,
                 previous: head(&target.invoice, previous),
                 system: target.system.clone(),
                 generated_at: at("2025-06-03T09:05:00+02:00"),

@@ -57,6 +57,7 @@ pub(crate) fn josemmo_f1() -> Registration {
     Registration {
         invoice: invoice("00000000B", "PRUEBA-0002", date(2025, 6, 2)),
         issuer_name: name.to_owned(),
+        correction: None,
         kind: "F1".to_owned(),
         rectification: None,
         operation_date: Some(date(2025, 5, 15)),
@@ -107,6 +108,8 @@ pub(crate) fn chain_of_three() -> Vec<serde_json::Value> {
     let second_built = second.build();
     let cancellation = Cancellation {
         invoice: second.invoice.clone(),
+        without_registration: false,
+        after_rejection: false,
         previous: head(&second.invoice, &second_built),
         system: second.system.clone(),
         generated_at: at("2025-06-03T09:05:00+02:00"),

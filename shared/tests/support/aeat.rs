@@ -36,6 +36,7 @@ pub fn chain(n: u32) -> Vec<BuiltRecord> {
             let record = Registration {
                 invoice: invoice.clone(),
                 issuer_name: NAME.into(),
+                correction: None,
                 kind: "F2".into(),
                 rectification: None,
                 operation_date: None,

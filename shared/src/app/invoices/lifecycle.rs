@@ -180,6 +180,8 @@ pub async fn cancel(
             number: invoice.number.clone(),
             issue_date: invoice.issue_date,
         },
+        without_registration: false,
+        after_rejection: false,
         previous: head.as_ref().map(|h| PreviousRecord {
             invoice: InvoiceRef {
                 issuer_nif: nif.clone(),

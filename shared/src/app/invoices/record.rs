@@ -94,6 +94,7 @@ pub fn registration(input: RecordInput) -> Registration {
             issue_date: input.issue_date,
         },
         issuer_name: input.issuer_name.into(),
+        correction: None,
         kind: input.kind.into(),
         rectification: input.rectification,
         operation_date: input.operation_date.filter(|d| *d != input.issue_date),
