@@ -6,15 +6,29 @@
 //! What it checks, record by record in message order, and the codes it
 //! answers with (the AEAT's codes for these cases):
 //! - the record's issuer NIF is the message's obligado: else `1100`, Incorrecto;
-//! - an alta the AEAT already holds, without Subsanacion, or a cancellation
-//!   of a cancelled invoice: `3000` with `RegistroDuplicado`, Incorrecto;
-//! - a cancellation of an invoice it does not hold (and no RechazoPrevio): `3002`, Incorrecto;
+//! - a record it holds, sent again (the same Huella, as after a lost
+//!   answer): `3000` with `RegistroDuplicado`, Incorrecto;
 //! - the chain: the previous Huella is that of the last record of the NIF it
 //!   took in order — registered, or rejected for its content (the issuer's
 //!   system chains every record it makes) — and a NIF it has not seen may
 //!   start anywhere: else `1100`, Incorrecto;
+//! - RechazoPrevio X only with Subsanacion S: else `1153`, Incorrecto;
+//! - an alta of an invoice it holds, other than a correction (Subsanacion S)
+//!   of it, and a correction that says the invoice is not there
+//!   (RechazoPrevio X) when it is; a cancellation of a cancelled invoice:
+//!   `3000` with `RegistroDuplicado`, Incorrecto;
+//! - a record of an invoice it does not hold that needs its registration (a
+//!   correction without RechazoPrevio X, a cancellation without
+//!   SinRegistroPrevio S): `3002` ("No existe el registro de facturación";
+//!   the AEAT's list of errors has no code of its own for a correction of a
+//!   record it lacks, and this is the one that says so), Incorrecto. Of a NIF
+//!   it has not seen before the message it knows no past, so it takes the
+//!   record's word, as it does for the chain's start (a simulator that
+//!   starts fresh for every message, as test records meet, answers so);
 //! - the Huella recomputes from the record's fields: else `2000`,
 //!   AceptadoConErrores (registered; the chain goes on from it).
+//!
+//! A correction of a record it holds replaces it.
 //!
 //! Errors can be injected per invoice number (`inject`): a code from 2000 to
 //! 2999 is AceptadoConErrores (registered), any other Incorrecto.
@@ -52,6 +66,8 @@ impl Held {
 struct Registered {
     request_id: String,
     state: Held,
+    /// The Huella of the record that registered it.
+    hash: String,
 }
 
 #[derive(Debug)]
@@ -85,6 +101,31 @@ fn error(code: u32, description: impl Into<String>) -> RecordError {
 
 /// What one record gets: its state, error and duplicate note.
 type Verdict = (RecordState, Option<RecordError>, Option<Duplicate>);
+
+fn incorrect(code: u32, description: impl Into<String>) -> Verdict {
+    (
+        RecordState::Incorrecto,
+        Some(error(code, description)),
+        None,
+    )
+}
+
+fn duplicate(held: &Registered) -> Verdict {
+    let note = Duplicate {
+        request_id: held.request_id.clone(),
+        state: held.state.as_str().to_string(),
+    };
+    let e = error(3000, "Registro de facturación duplicado.");
+    (RecordState::Incorrecto, Some(e), Some(note))
+}
+
+/// Whether the record needs the AEAT to hold its invoice's registration.
+fn needs_registration(record: &SubmittedRecord) -> bool {
+    match record.operation {
+        Operation::Alta => record.correction && !record.without_registration,
+        Operation::Anulacion => !record.without_registration,
+    }
+}
 
 impl Simulator {
     /// A simulator that asks for `wait_seconds` between messages.
@@ -122,11 +163,12 @@ impl Simulator {
     pub fn answer(&mut self, submission: &Submission, now: DateTime<FixedOffset>) -> Answer {
         self.messages += 1;
         let csv = format!("A-SIM{:011}", self.messages);
+        let known = self.heads.contains_key(&submission.issuer_nif);
         let lines: Vec<AnswerLine> = submission
             .records
             .iter()
             .map(|record| {
-                let (state, error, duplicate) = self.verdict(submission, record, &csv);
+                let (state, error, duplicate) = self.verdict(submission, record, &csv, known);
                 AnswerLine {
                     invoice: record.invoice.clone(),
                     operation: record.operation,
@@ -162,60 +204,46 @@ impl Simulator {
         }
     }
 
-    fn verdict(&mut self, submission: &Submission, record: &SubmittedRecord, csv: &str) -> Verdict {
+    /// `known`: the simulator had seen the message's NIF before it.
+    fn verdict(
+        &mut self,
+        submission: &Submission,
+        record: &SubmittedRecord,
+        csv: &str,
+        known: bool,
+    ) -> Verdict {
         let key = &record.invoice;
         if key.nif != submission.issuer_nif {
-            let e = error(
+            return incorrect(
                 1100,
                 format!(
                     "Valor o tipo incorrecto del campo: IDEmisorFactura ({} no es el obligado {}).",
                     key.nif, submission.issuer_nif
                 ),
             );
-            return (RecordState::Incorrecto, Some(e), None);
         }
         let held = self.held.get(key).cloned();
-        let duplicate = match (record.operation, &held) {
-            (Operation::Alta, Some(h)) if !record.correction && h.state != Held::Cancelled => {
-                Some(h)
-            }
-            (Operation::Anulacion, Some(h)) if h.state == Held::Cancelled => Some(h),
-            _ => None,
-        };
-        if let Some(h) = duplicate {
-            let note = Duplicate {
-                request_id: h.request_id.clone(),
-                state: h.state.as_str().to_string(),
-            };
-            let e = error(3000, "Registro de facturación duplicado.");
-            return (RecordState::Incorrecto, Some(e), Some(note));
-        }
-        if record.operation == Operation::Anulacion && held.is_none() && !record.after_rejection {
-            let e = error(3002, "No existe el registro de facturación.");
-            return (RecordState::Incorrecto, Some(e), None);
+        if let Some(resent) = held.as_ref().filter(|h| h.hash == record.hash) {
+            return duplicate(resent);
         }
         if let Some(head) = self.heads.get(&key.nif)
             && record.previous_hash.as_deref() != Some(head.as_str())
         {
-            let e = error(
+            return incorrect(
                 1100,
                 format!(
                     "Valor o tipo incorrecto del campo: Encadenamiento (el registro anterior de {} es {head}).",
                     key.nif
                 ),
             );
-            return (RecordState::Incorrecto, Some(e), None);
         }
-        let verdict = match self.injected.get(&key.number) {
-            Some(injected) if (2000..3000).contains(&injected.code) => (
-                RecordState::AceptadoConErrores,
-                Some(injected.clone()),
-                None,
-            ),
-            Some(injected) => {
-                self.heads.insert(key.nif.clone(), record.hash.clone());
-                return (RecordState::Incorrecto, Some(injected.clone()), None);
-            }
+        self.heads.insert(key.nif.clone(), record.hash.clone());
+        let asked = self.asked(record);
+        if let Some(rejection) = rejection(record, held.as_ref(), known, asked.as_ref()) {
+            return rejection;
+        }
+        let verdict = match asked {
+            Some(asked) => (RecordState::AceptadoConErrores, Some(asked), None),
             None if record.expected_hash() != record.hash => (
                 RecordState::AceptadoConErrores,
                 Some(error(
@@ -236,11 +264,51 @@ impl Simulator {
             Registered {
                 request_id: csv.to_string(),
                 state,
+                hash: record.hash.clone(),
             },
         );
-        self.heads.insert(key.nif.clone(), record.hash.clone());
         verdict
     }
+
+    /// The error injected for the record's invoice.
+    fn asked(&self, record: &SubmittedRecord) -> Option<RecordError> {
+        self.injected.get(&record.invoice.number).cloned()
+    }
+}
+
+/// Why a record that is a link of its chain is not registered, if it is
+/// not; `asked`, an error asked for it, rejects it unless its code is
+/// 2000–2999 (accepted with errors).
+fn rejection(
+    record: &SubmittedRecord,
+    held: Option<&Registered>,
+    known: bool,
+    asked: Option<&RecordError>,
+) -> Option<Verdict> {
+    if record.operation == Operation::Alta && record.without_registration && !record.correction {
+        return Some(incorrect(
+            1153,
+            "Valor del campo RechazoPrevio no válido, solo podrá incluirse el campo RechazoPrevio con valor X si se ha informado el campo Subsanacion y tiene el valor S.",
+        ));
+    }
+    match (record.operation, held) {
+        (Operation::Alta, Some(h))
+            if h.state != Held::Cancelled
+                && (!record.correction || record.without_registration) =>
+        {
+            return Some(duplicate(h));
+        }
+        (Operation::Anulacion, Some(h)) if h.state == Held::Cancelled => {
+            return Some(duplicate(h));
+        }
+        (_, None) if known && needs_registration(record) => {
+            return Some(incorrect(3002, "No existe el registro de facturación."));
+        }
+        _ => {}
+    }
+    asked
+        .filter(|e| !(2000..3000).contains(&e.code))
+        .map(|e| (RecordState::Incorrecto, Some(e.clone()), None))
 }
 
 /// A message as the AEAT reads it, or the fault it answers (4102: the XML
@@ -260,7 +328,9 @@ pub fn read_message(message: &str) -> Result<Submission, Fault> {
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
-    use super::super::{BuiltRecord, Cancellation, Registration, submission_xml};
+    use super::super::{
+        BuiltRecord, Cancellation, Correction, PreviousRecord, Registration, submission_xml,
+    };
     use super::*;
 
     const NIF: &str = "00000000B";
@@ -378,11 +448,124 @@ mod tests {
             [(RecordState::Incorrecto, Some(3000))]
         );
 
-        let mut fresh = Simulator::default();
-        let unknown = cancel(&chain[1].1, &chain[1].0);
+        let mut other = Simulator::default();
+        submit(&mut other, &[&chain[0].1]);
+        let unknown = cancel(&chain[0].1, &chain[1].0);
         assert_eq!(
-            states(&submit(&mut fresh, &[&unknown])),
+            states(&submit(&mut other, &[&unknown])),
             [(RecordState::Incorrecto, Some(3002))]
+        );
+    }
+
+    /// The next alta of `number` in the chain after `previous`.
+    fn alta(
+        previous: &mut Option<PreviousRecord>,
+        number: &str,
+        correction: Option<Correction>,
+    ) -> BuiltRecord {
+        let registration = Registration {
+            invoice: invoice(NIF, number, date(2025, 6, 2)),
+            correction,
+            previous: previous.take(),
+            ..josemmo_f1()
+        };
+        let built = registration.build();
+        *previous = head(&registration.invoice, &built);
+        built
+    }
+
+    /// The next anulación of `number` in the chain after `previous`.
+    fn anulacion(
+        previous: &mut Option<PreviousRecord>,
+        number: &str,
+        without_registration: bool,
+    ) -> BuiltRecord {
+        let cancellation = Cancellation {
+            invoice: invoice(NIF, number, date(2025, 6, 2)),
+            without_registration,
+            after_rejection: false,
+            previous: previous.take(),
+            system: josemmo_f1().system,
+            generated_at: at("2025-06-03T09:05:00+02:00"),
+        };
+        let built = cancellation.build();
+        *previous = head(&cancellation.invoice, &built);
+        built
+    }
+
+    #[test]
+    fn corrections_replace_what_it_holds_and_need_it_unless_it_was_rejected() {
+        let mut sim = Simulator::default();
+        let mut previous = None;
+        submit(&mut sim, &[&alta(&mut previous, "PRUEBA-1", None)]);
+        let corrected = alta(&mut previous, "PRUEBA-1", Some(Correction::OfAccepted));
+        let said_absent = alta(&mut previous, "PRUEBA-1", Some(Correction::OfRejected));
+        let lacking = alta(&mut previous, "PRUEBA-2", Some(Correction::OfAccepted));
+        let mut without_subsanacion = alta(&mut previous, "PRUEBA-3", Some(Correction::OfRejected));
+        without_subsanacion.xml = without_subsanacion
+            .xml
+            .replace("<sf:Subsanacion>S</sf:Subsanacion>", "");
+        let after_rejection = alta(&mut previous, "PRUEBA-4", Some(Correction::OfRejected));
+        let answer = submit(
+            &mut sim,
+            &[
+                &corrected,
+                &said_absent,
+                &lacking,
+                &without_subsanacion,
+                &after_rejection,
+            ],
+        );
+        assert_eq!(
+            states(&answer),
+            [
+                (RecordState::Correcto, None),
+                (RecordState::Incorrecto, Some(3000)),
+                (RecordState::Incorrecto, Some(3002)),
+                (RecordState::Incorrecto, Some(1153)),
+                (RecordState::Correcto, None),
+            ],
+            "the chain goes on after each rejection"
+        );
+        assert_eq!(
+            answer.lines[1].duplicate.as_ref().unwrap().state,
+            "Correcta"
+        );
+        assert_eq!(sim.head(NIF), Some(after_rejection.hash.as_str()));
+        assert_eq!(
+            states(&submit(&mut sim, &[&corrected])),
+            [(RecordState::Incorrecto, Some(3000))],
+            "the correction replaced the first record"
+        );
+    }
+
+    #[test]
+    fn a_cancellation_without_registration_is_taken_when_the_invoice_is_not_there() {
+        let mut sim = Simulator::default();
+        let mut previous = None;
+        submit(&mut sim, &[&alta(&mut previous, "PRUEBA-1", None)]);
+        let without = anulacion(&mut previous, "PRUEBA-2", true);
+        let plain = anulacion(&mut previous, "PRUEBA-3", false);
+        assert_eq!(
+            states(&submit(&mut sim, &[&without, &plain])),
+            [
+                (RecordState::Correcto, None),
+                (RecordState::Incorrecto, Some(3002))
+            ]
+        );
+    }
+
+    #[test]
+    fn of_a_nif_it_has_not_seen_it_takes_the_records_word() {
+        let mut previous = None;
+        let correction = alta(&mut previous, "PRUEBA-7", Some(Correction::OfAccepted));
+        let cancellation = anulacion(&mut previous, "PRUEBA-8", false);
+        assert_eq!(
+            states(&submit(
+                &mut Simulator::default(),
+                &[&correction, &cancellation]
+            )),
+            vec![(RecordState::Correcto, None); 2]
         );
     }
 

@@ -151,7 +151,8 @@ pub fn invoice_groups(invoice: &Invoice) -> Vec<RateGroup> {
 }
 
 /// Cancels an invoice issued by mistake: final state, a reversing ledger entry,
-/// a RegistroAnulacion in the chain and `invoice.cancelled`.
+/// a RegistroAnulacion in the chain (SinRegistroPrevio when the AEAT rejected
+/// the invoice's registration) and `invoice.cancelled`.
 pub async fn cancel(
     ports: &Ports,
     caller: &Caller,
@@ -180,7 +181,8 @@ pub async fn cancel(
             number: invoice.number.clone(),
             issue_date: invoice.issue_date,
         },
-        without_registration: false,
+        // The AEAT rejected its registration, so it holds none to cancel.
+        without_registration: invoice.verifactu.status == "rejected",
         after_rejection: false,
         previous: head.as_ref().map(|h| PreviousRecord {
             invoice: InvoiceRef {

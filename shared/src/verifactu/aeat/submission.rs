@@ -48,10 +48,11 @@ pub struct SubmittedRecord {
     pub previous_hash: Option<String>,
     pub generated_at: String,
     pub hash: String,
-    /// Subsanacion S: corrects a record the AEAT already has.
+    /// Subsanacion S: the invoice's registration sent again, corrected.
     pub correction: bool,
-    /// RechazoPrevio S or X: the AEAT rejected (or never got) an earlier record of this invoice.
-    pub after_rejection: bool,
+    /// The record says the AEAT holds no registration of its invoice:
+    /// RechazoPrevio X on an alta, SinRegistroPrevio S on an anulación.
+    pub without_registration: bool,
 }
 
 impl SubmittedRecord {
@@ -169,6 +170,9 @@ fn record(entry: &Element) -> Result<SubmittedRecord, String> {
         generated_at: text(&["FechaHoraHusoGenRegistro"])?,
         hash: text(&["Huella"])?,
         correction: record.text_at(&["Subsanacion"]) == Some("S"),
-        after_rejection: matches!(record.text_at(&["RechazoPrevio"]), Some("S" | "X")),
+        without_registration: match operation {
+            Operation::Alta => record.text_at(&["RechazoPrevio"]) == Some("X"),
+            Operation::Anulacion => record.text_at(&["SinRegistroPrevio"]) == Some("S"),
+        },
     })
 }
