@@ -137,8 +137,8 @@ fn open_error(e: p12_keystore::error::Error) -> CertificateError {
     }
 }
 
-/// The certificate of `key`: the one with its local key id, else the one
-/// certificate that is not an authority's.
+/// The certificate of `key`: the one with its local key id, else the first
+/// that is not an authority's, else the only one.
 fn leaf_of<'a>(archive: &'a Pkcs12Archive, key: &PrivateKeyBag) -> Option<&'a [u8]> {
     let by_id = key.local_key_id.as_ref().and_then(|id| {
         archive
@@ -146,11 +146,16 @@ fn leaf_of<'a>(archive: &'a Pkcs12Archive, key: &PrivateKeyBag) -> Option<&'a [u
             .iter()
             .find(|c| c.local_key_id.as_deref() == Some(id.0.as_slice()))
     });
-    let bag = by_id.or_else(|| {
-        archive.certs.iter().find(|c| {
-            X509Certificate::from_der(c.cert.as_der()).is_ok_and(|(_, x509)| !x509.is_ca())
+    let bag = by_id
+        .or_else(|| {
+            archive.certs.iter().find(|c| {
+                X509Certificate::from_der(c.cert.as_der()).is_ok_and(|(_, x509)| !x509.is_ca())
+            })
         })
-    })?;
+        .or_else(|| match archive.certs.as_slice() {
+            [only] => Some(only),
+            _ => None,
+        })?;
     Some(bag.cert.as_der())
 }
 
