@@ -1,7 +1,8 @@
 //! The AEAT simulator's HTTP service, in-process: SOAP in and out at the
 //! AEAT's path, and the control API that injects record errors, SOAP
 //! faults, server errors and timeouts (a timed-out message is registered,
-//! so sending it again meets duplicates), and lists what it received.
+//! so sending it again meets duplicates), and lists what it received; a test
+//! message's SOAP header asks for its records' errors.
 
 mod support;
 
@@ -16,7 +17,8 @@ use serde_json::{Value, json};
 use shared::embedded::aeat_simulator::{AEAT_PATH, router};
 use shared::ports::clock::ManualClock;
 use shared::verifactu::BuiltRecord;
-use shared::verifactu::aeat::{Answer, RecordState, SendState, soap};
+use shared::verifactu::aeat::simulated_errors::{self, SimulatedError};
+use shared::verifactu::aeat::{Answer, Operation, RecordError, RecordState, SendState, soap};
 use support::aeat::{chain, message};
 use tower::ServiceExt;
 
@@ -173,4 +175,41 @@ async fn a_timed_out_message_was_registered_so_sending_it_again_meets_duplicates
         assert_eq!(line.error.as_ref().unwrap().code, 3000);
         assert_eq!(line.duplicate.as_ref().unwrap().state, "Correcta");
     }
+}
+
+#[tokio::test]
+async fn a_test_messages_header_asks_for_its_records_errors() {
+    let app = simulator();
+    let records = chain(2);
+    let asked = [SimulatedError {
+        number: "F-1".into(),
+        operation: Operation::Alta,
+        error: RecordError {
+            code: 4109,
+            description: "El formato del NIF es incorrecto.".into(),
+        },
+    }];
+    let envelope = message(&records);
+    let with_header = envelope.replacen(
+        "<env:Header/>",
+        &format!(
+            "<env:Header>{}</env:Header>",
+            simulated_errors::header(&asked)
+        ),
+        1,
+    );
+    let (status, xml) = send(&app, "POST", AEAT_PATH, with_header).await;
+    assert_eq!(status, StatusCode::OK);
+    let lines = answer(soap::read(&xml).unwrap()).lines;
+    let states: Vec<_> = lines
+        .iter()
+        .map(|l| (l.state, l.error.as_ref().map(|e| e.code)))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            (RecordState::Incorrecto, Some(4109)),
+            (RecordState::Correcto, None)
+        ]
+    );
 }

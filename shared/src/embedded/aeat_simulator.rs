@@ -1,7 +1,9 @@
 //! The AEAT simulator as an HTTP service (`svc aeat-simulator`): the
 //! VERI*FACTU SOAP endpoint (at the AEAT's path; any other POST path outside
-//! `/simulator/` answers too) with `verifactu::simulator`'s rules, and a
-//! control API to steer it from tests:
+//! `/simulator/` answers too) with `verifactu::simulator`'s rules (a test
+//! message's SOAP header asks for its records' errors:
+//! `verifactu::aeat::simulated_errors`), and a control API to steer it from
+//! tests:
 //! - `POST /simulator/record-errors` `{"number", "code", "description"}`: that
 //!   invoice's records get that error code (2000–2999 accepted with errors,
 //!   others rejected); `DELETE /simulator/record-errors` clears them;

@@ -30,8 +30,10 @@
 //!
 //! A correction of a record it holds replaces it.
 //!
-//! Errors can be injected per invoice number (`inject`): a code from 2000 to
-//! 2999 is AceptadoConErrores (registered), any other Incorrecto.
+//! A test message may ask for an error per record (its SOAP Header, see
+//! `aeat::simulated_errors`), and errors can be injected per invoice number
+//! (`inject`); the message's ask comes first. A code from 2000 to 2999 is
+//! AceptadoConErrores (registered), any other Incorrecto.
 
 use std::collections::HashMap;
 
@@ -39,7 +41,7 @@ use chrono::{DateTime, FixedOffset};
 
 use super::aeat::{
     Answer, AnswerLine, Duplicate, Fault, InvoiceKey, Operation, RecordError, RecordState,
-    SendState, Submission, SubmittedRecord, soap, submission,
+    SendState, Submission, SubmittedRecord, simulated_errors, soap, submission,
 };
 
 /// The wait the AEAT asks for at first (Orden HAC/1177/2024 art. 16.2).
@@ -238,7 +240,7 @@ impl Simulator {
             );
         }
         self.heads.insert(key.nif.clone(), record.hash.clone());
-        let asked = self.asked(record);
+        let asked = self.asked(submission, record);
         if let Some(rejection) = rejection(record, held.as_ref(), known, asked.as_ref()) {
             return rejection;
         }
@@ -270,9 +272,16 @@ impl Simulator {
         verdict
     }
 
-    /// The error injected for the record's invoice.
-    fn asked(&self, record: &SubmittedRecord) -> Option<RecordError> {
-        self.injected.get(&record.invoice.number).cloned()
+    /// The error the message asks for the record, or else the one injected
+    /// for its invoice.
+    fn asked(&self, submission: &Submission, record: &SubmittedRecord) -> Option<RecordError> {
+        submission
+            .simulated_errors
+            .iter()
+            .find(|e| e.number == record.invoice.number && e.operation == record.operation)
+            .map(|e| &e.error)
+            .or_else(|| self.injected.get(&record.invoice.number))
+            .cloned()
     }
 }
 
@@ -311,12 +320,19 @@ fn rejection(
         .map(|e| (RecordState::Incorrecto, Some(e.clone()), None))
 }
 
-/// A message as the AEAT reads it, or the fault it answers (4102: the XML
-/// does not follow the schema).
+/// A message as a simulator reads it (with the errors its Header asks
+/// for), or the fault it answers (4102: the XML does not follow the schema).
 pub fn read_message(message: &str) -> Result<Submission, Fault> {
-    let read = match soap::read(message) {
-        Ok(soap::Body::Content(content)) => submission::read(&content),
-        Ok(soap::Body::Fault(_)) => Err("the message is a SOAP Fault".to_string()),
+    let read = match soap::read_with_header(message) {
+        Ok((header, soap::Body::Content(content))) => {
+            submission::read(&content).and_then(|submission| {
+                Ok(Submission {
+                    simulated_errors: simulated_errors::read(header.as_ref())?,
+                    ..submission
+                })
+            })
+        }
+        Ok((_, soap::Body::Fault(_))) => Err("the message is a SOAP Fault".to_string()),
         Err(e) => Err(e),
     };
     read.map_err(|e| Fault {
@@ -327,6 +343,7 @@ pub fn read_message(message: &str) -> Result<Submission, Fault> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::aeat::simulated_errors::SimulatedError;
     use super::super::test_support::*;
     use super::super::{
         BuiltRecord, Cancellation, Correction, PreviousRecord, Registration, submission_xml,
@@ -596,6 +613,58 @@ mod tests {
             states(&submit(&mut sim, &[&chain[2].1])),
             [(RecordState::Correcto, None)],
             "the chain goes on after a record rejected for its content"
+        );
+    }
+
+    /// `records` in a message whose Header asks for `asked`, answered whole.
+    fn respond(sim: &mut Simulator, records: &[&BuiltRecord], asked: &[SimulatedError]) -> Answer {
+        let records: Vec<&str> = records.iter().map(|r| r.xml.as_str()).collect();
+        let xml = submission_xml("El Nombre del Emisor, S.L.", NIF, &records);
+        let message = soap::envelope_with_header(
+            &simulated_errors::header(asked),
+            xml.split_once("?>").unwrap().1,
+        );
+        let envelope = sim.respond(&message, now()).unwrap();
+        let soap::Body::Content(body) = soap::read(&envelope).unwrap() else {
+            panic!("an answer")
+        };
+        Answer::read(&body).unwrap()
+    }
+
+    #[test]
+    fn a_message_asks_for_its_records_errors_and_only_for_itself() {
+        let chain = altas(2);
+        let mut sim = Simulator::default();
+        sim.inject("PRUEBA-2", error(2004, "Fuera de plazo."));
+        let ask = |number: &str, operation, code| SimulatedError {
+            number: number.into(),
+            operation,
+            error: error(code, format!("Pedido {code}.")),
+        };
+        let asked = [
+            ask("PRUEBA-1", Operation::Alta, 1104),
+            ask("PRUEBA-2", Operation::Anulacion, 1105),
+        ];
+        let answer = respond(&mut sim, &[&chain[0].1, &chain[1].1], &asked);
+        assert_eq!(
+            states(&answer),
+            [
+                (RecordState::Incorrecto, Some(1104)),
+                (RecordState::AceptadoConErrores, Some(2004))
+            ],
+            "the ask is per record and operation; the injection still holds"
+        );
+        assert_eq!(
+            answer.lines[0].error.as_ref().unwrap().description,
+            "Pedido 1104."
+        );
+
+        let mut previous = head(&chain[1].0.invoice, &chain[1].1);
+        let corrected = alta(&mut previous, "PRUEBA-1", Some(Correction::OfRejected));
+        assert_eq!(
+            states(&respond(&mut sim, &[&corrected], &[])),
+            [(RecordState::Correcto, None)],
+            "the next message asks nothing"
         );
     }
 

@@ -403,6 +403,7 @@ pub async fn finalize(
             invoice_id: invoice.id,
             issuer_name: &invoice.issuer.name,
             operation: Operation::Alta,
+            simulated_error: None,
         },
     ));
     if caller.mode.is_live() {

@@ -217,6 +217,7 @@ pub async fn cancel(
             invoice_id: invoice.id,
             issuer_name: &invoice.issuer.name,
             operation: Operation::Anulacion,
+            simulated_error: None,
         },
     ));
     if caller.mode.is_live() {

@@ -13,7 +13,7 @@ use crate::ports::table::{
     Condition, Cursor, Item, Key, Query, SortKey, TableError, UpdateOp, Value, Write,
 };
 use crate::verifactu::BuiltRecord;
-use crate::verifactu::aeat::Operation;
+use crate::verifactu::aeat::{Operation, RecordError};
 
 fn space(caller: &Caller) -> String {
     format!("{}#{}", caller.account_id, caller.mode.as_str())
@@ -211,6 +211,8 @@ pub struct RecordOwner<'a> {
     pub invoice_id: u64,
     pub issuer_name: &'a str,
     pub operation: Operation,
+    /// Test records only: the AEAT error the simulator is asked to answer.
+    pub simulated_error: Option<&'a RecordError>,
 }
 
 /// Moves the head to the new record and stores the record (its JSON view,
@@ -245,6 +247,12 @@ pub fn append(
     .with("issuer_name", owner.issuer_name.to_string())
     .with("operation", owner.operation.as_str())
     .with("status", "pending");
+    let stored = match owner.simulated_error {
+        Some(e) => stored
+            .with("simulated_code", i64::from(e.code))
+            .with("simulated_description", e.description.clone()),
+        None => stored,
+    };
     let marker = Item::new(Key::new(PENDING_CHAINS, chain))
         .with("seq", next.seq as i64)
         .with("entity", crate::app::verifactu::queue::ENTITY);

@@ -25,8 +25,9 @@ use crate::domain::account::{AccountId, Mode};
 use crate::ports::aeat::AeatError;
 use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, UpdateOp, Write};
 use crate::ports::{Aeat, Ports};
+use crate::verifactu::aeat::simulated_errors::{self, SimulatedError};
 use crate::verifactu::aeat::{
-    Answer, AnswerLine, MAX_RECORDS, Operation, RecordState, SendState, soap,
+    Answer, AnswerLine, MAX_RECORDS, Operation, RecordError, RecordState, SendState, soap,
 };
 use crate::verifactu::submission_xml;
 
@@ -67,6 +68,8 @@ struct Pending {
     invoice_id: u64,
     account: AccountId,
     issuer_name: String,
+    /// What a test record asks the simulator to answer.
+    simulated_error: Option<RecordError>,
 }
 
 fn time(item: Option<&Item>, name: &str) -> Option<DateTime<Utc>> {
@@ -167,16 +170,7 @@ async fn submit_leased(
             }
         }
     };
-    let records: Vec<&str> = pending.iter().map(|p| p.xml.as_str()).collect();
-    let issuer_name = pending
-        .iter()
-        .rev()
-        .find(|p| p.operation == Operation::Alta)
-        .unwrap_or(last)
-        .issuer_name
-        .clone();
-    let xml = submission_xml(&issuer_name, store::chain_nif(chain), &records);
-    let message = soap::envelope(xml.split_once("?>").map_or(xml.as_str(), |(_, body)| body));
+    let message = message(chain, &pending);
     let answer = match aeat
         .send(message, identity.as_ref())
         .await
@@ -213,6 +207,35 @@ async fn submit_leased(
         records: pending.len(),
         state: answer.state,
     })
+}
+
+/// The SOAP message of a chain's next records. A test chain's message
+/// carries the errors its records ask the simulator for (our own SOAP
+/// header); a live message never does.
+fn message(chain: &str, pending: &[Pending]) -> String {
+    let records: Vec<&str> = pending.iter().map(|p| p.xml.as_str()).collect();
+    let issuer_name = pending
+        .iter()
+        .rev()
+        .find(|p| p.operation == Operation::Alta)
+        .or(pending.last())
+        .map_or("", |p| p.issuer_name.as_str());
+    let xml = submission_xml(issuer_name, store::chain_nif(chain), &records);
+    let body = xml.split_once("?>").map_or(xml.as_str(), |(_, body)| body);
+    let asked: Vec<SimulatedError> = match store::chain_mode(chain) {
+        Mode::Live => Vec::new(),
+        Mode::Test => pending
+            .iter()
+            .filter_map(|p| {
+                Some(SimulatedError {
+                    number: p.number.clone(),
+                    operation: p.operation,
+                    error: p.simulated_error.clone()?,
+                })
+            })
+            .collect(),
+    };
+    soap::envelope_with_header(&simulated_errors::header(&asked), body)
 }
 
 /// Up to 1,000 records after `through`, in chain order, still pending.
@@ -268,6 +291,16 @@ fn decode(item: Item) -> Option<Pending> {
         invoice_id: u64::try_from(item.n("invoice_id")?).ok()?,
         account: item.s("account_id")?.parse().ok()?,
         issuer_name: item.s("issuer_name").unwrap_or_default().to_string(),
+        simulated_error: item
+            .n("simulated_code")
+            .and_then(|code| u32::try_from(code).ok())
+            .map(|code| RecordError {
+                code,
+                description: item
+                    .s("simulated_description")
+                    .unwrap_or_default()
+                    .to_string(),
+            }),
         key: item.key,
     })
 }
@@ -432,5 +465,55 @@ async fn forget_chain(ports: &Ports, chain: &str, through: &str) -> Result<(), T
     match ports.table.transact(vec![forget]).await {
         Ok(()) | Err(TableError::ConditionFailed { .. }) => Ok(()),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pending(number: &str, simulated_error: Option<RecordError>) -> Pending {
+        Pending {
+            seq: "000000000001".into(),
+            key: Key::new("CHAIN#test#acct_1#12345678Z#RECORDS", "000000000001"),
+            xml: "<sf:RegistroAlta/>".into(),
+            hash: "A".repeat(64),
+            number: number.into(),
+            date: "21-11-2026".into(),
+            operation: Operation::Alta,
+            invoice_id: 1,
+            account: AccountId::generate(),
+            issuer_name: "Ana García Pérez".into(),
+            simulated_error,
+        }
+    }
+
+    fn asked_in(message: &str) -> Vec<SimulatedError> {
+        let (header, _) = soap::read_with_header(message).unwrap();
+        simulated_errors::read(header.as_ref()).unwrap()
+    }
+
+    #[test]
+    fn only_test_messages_carry_the_errors_their_records_ask_for() {
+        let error = RecordError {
+            code: 1104,
+            description: "El valor del campo NumSerieFactura es incorrecto.".into(),
+        };
+        let records = [
+            pending("TEST-F2026-000001", Some(error.clone())),
+            pending("TEST-F2026-000002", None),
+        ];
+        let test = message("CHAIN#test#acct_1#12345678Z", &records);
+        assert_eq!(
+            asked_in(&test),
+            [SimulatedError {
+                number: "TEST-F2026-000001".into(),
+                operation: Operation::Alta,
+                error,
+            }]
+        );
+        let live = message("CHAIN#live#12345678Z", &records);
+        assert!(live.contains("<env:Header/>"), "{live}");
+        assert_eq!(asked_in(&live), []);
     }
 }

@@ -4,6 +4,7 @@
 //! answers. Pure: no transport here.
 
 pub mod answer;
+pub mod simulated_errors;
 pub mod soap;
 pub mod submission;
 

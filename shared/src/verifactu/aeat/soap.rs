@@ -17,8 +17,18 @@ pub struct Fault {
 
 /// `body` (one XML element, without declaration) in a SOAP 1.1 envelope.
 pub fn envelope(body: &str) -> String {
+    envelope_with_header("", body)
+}
+
+/// `envelope` with `header` (header elements; none when empty) in its Header.
+pub fn envelope_with_header(header: &str, body: &str) -> String {
+    let header = if header.is_empty() {
+        "<env:Header/>".to_string()
+    } else {
+        format!("<env:Header>{header}</env:Header>")
+    };
     format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="{NS_SOAP}"><env:Header/><env:Body>{body}</env:Body></env:Envelope>"#
+        r#"<?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="{NS_SOAP}">{header}<env:Body>{body}</env:Body></env:Envelope>"#
     )
 }
 
@@ -40,6 +50,11 @@ pub enum Body {
 
 /// Reads an envelope; `Err` says why it is not one.
 pub fn read(xml: &str) -> Result<Body, String> {
+    read_with_header(xml).map(|(_, body)| body)
+}
+
+/// `read`, with the envelope's Header when it has one.
+pub fn read_with_header(xml: &str) -> Result<(Option<Element>, Body), String> {
     let (root, envelope) = xml_tree::parse(strip_declaration_prefix(xml))
         .map_err(|e| format!("the message is not XML: {e}"))?;
     if root.name != "Envelope" || root.namespace != NS_SOAP {
@@ -48,12 +63,13 @@ pub fn read(xml: &str) -> Result<Body, String> {
             root.name, root.namespace
         ));
     }
+    let header = envelope.child("Header").cloned();
     let content = envelope
         .child("Body")
         .and_then(|body| body.first_child())
         .ok_or("the SOAP envelope has an empty Body")?;
     if content.name == "Fault" {
-        return Ok(Body::Fault(Fault {
+        let fault = Fault {
             code: content
                 .text_at(&["faultcode"])
                 .unwrap_or_default()
@@ -62,9 +78,10 @@ pub fn read(xml: &str) -> Result<Body, String> {
                 .text_at(&["faultstring"])
                 .unwrap_or_default()
                 .to_string(),
-        }));
+        };
+        return Ok((header, Body::Fault(fault)));
     }
-    Ok(Body::Content(content.clone()))
+    Ok((header, Body::Content(content.clone())))
 }
 
 /// A byte-order mark or spaces before the declaration are tolerated.

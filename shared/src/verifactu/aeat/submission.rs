@@ -3,6 +3,7 @@
 //! what the simulator checks. (The service writes these messages with
 //! `submission_xml`.)
 
+use super::simulated_errors::SimulatedError;
 use crate::verifactu::{
     CancellationHashInput, RegistrationHashInput, fingerprint_cancellation,
     fingerprint_registration,
@@ -86,6 +87,9 @@ pub struct Submission {
     pub issuer_nif: String,
     pub issuer_name: String,
     pub records: Vec<SubmittedRecord>,
+    /// What a test message's records ask a simulator to answer (its SOAP
+    /// Header); the body alone asks nothing.
+    pub simulated_errors: Vec<SimulatedError>,
 }
 
 fn required<'a>(element: &'a Element, path: &[&str]) -> Result<&'a str, String> {
@@ -94,7 +98,8 @@ fn required<'a>(element: &'a Element, path: &[&str]) -> Result<&'a str, String> 
         .ok_or_else(|| format!("{} is missing", path.join("/")))
 }
 
-/// Reads the body of a submission message (`RegFactuSistemaFacturacion`).
+/// Reads the body of a submission message (`RegFactuSistemaFacturacion`);
+/// its Header's `simulated_errors` are for the caller to add.
 pub fn read(content: &Element) -> Result<Submission, String> {
     if content.name != "RegFactuSistemaFacturacion" {
         return Err(format!(
@@ -119,6 +124,7 @@ pub fn read(content: &Element) -> Result<Submission, String> {
         issuer_name: required(content, &["Cabecera", "ObligadoEmision", "NombreRazon"])?
             .to_string(),
         records,
+        simulated_errors: Vec::new(),
     })
 }
 
