@@ -100,6 +100,9 @@ fn created(invoice: Invoice) -> (StatusCode, [(header::HeaderName, String); 1], 
 /// VERI*FACTU record and writes invoice, ledger entry, chain head, idempotency
 /// record and `invoice.issued` in one transaction. Kind F1 with a customer tax
 /// id; F2 (simplified) without one up to 400 €. Needs an `Idempotency-Key`.
+/// With a test key, `test_options.verifactu_error` has the AEAT simulator
+/// answer the invoice's record with a chosen AEAT error code, to test how
+/// rejections are handled (400 with a live key).
 #[utoipa::path(post, path = "/api/v1/invoices", tag = "invoices", operation_id = "issue_invoice",
     params(("Idempotency-Key" = String, Header, description = "Required: 1–255 printable ASCII characters",
         min_length = 1, max_length = 255, pattern = "^[ -~]+$")),

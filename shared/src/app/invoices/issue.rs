@@ -14,6 +14,7 @@ use super::model::{
 use super::record::{RecordInput, registration, total_text};
 use super::request::{self, IssueRequest, MAX_GROUPS};
 use super::store::{self, ChainHead};
+use super::test_options;
 use crate::app::keys::Caller;
 use crate::app::verifactu::reason;
 use crate::app::{accounts, customers, ledger, outbox};
@@ -28,7 +29,7 @@ use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
 use crate::tax::money::MAX_INTEGER_DIGITS;
-use crate::verifactu::aeat::Operation;
+use crate::verifactu::aeat::{Operation, RecordError};
 use crate::verifactu::{Rectification, SystemInfo, qr_url};
 
 /// The simplified-invoice limit without an identified customer (RD 1619/2012 art. 4).
@@ -52,6 +53,8 @@ pub struct Draft {
     /// Signed per-group amounts the ledger records (for a substitution: the difference).
     pub ledger_groups: Vec<RateGroup>,
     pub ledger_irpf: Decimal,
+    /// Test invoices only: the AEAT error the simulator answers its record with.
+    pub simulated_error: Option<RecordError>,
 }
 
 pub fn today(ports: &Ports) -> NaiveDate {
@@ -140,6 +143,7 @@ pub async fn draft(
         ));
     }
     let irpf_rate = request::irpf(req.irpf_rate)?;
+    let simulated_error = test_options::simulated_error(req.test_options.take(), caller.mode)?;
     let (customer, customer_id) = customer(ports, caller, &mut req).await?;
     let tax_date = req.operation_date.unwrap_or(issue_date);
     let lines = request::lines(&req.lines, tax_date, req.equivalence_surcharge, false)?;
@@ -192,6 +196,7 @@ pub async fn draft(
         notes,
         rectifies: None,
         rectification: None,
+        simulated_error,
     })
 }
 
@@ -403,7 +408,7 @@ pub async fn finalize(
             invoice_id: invoice.id,
             issuer_name: &invoice.issuer.name,
             operation: Operation::Alta,
-            simulated_error: None,
+            simulated_error: draft.simulated_error.as_ref(),
         },
     ));
     if caller.mode.is_live() {

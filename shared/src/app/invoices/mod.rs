@@ -9,3 +9,4 @@ pub mod record;
 pub mod rectify;
 pub mod request;
 pub mod store;
+pub mod test_options;

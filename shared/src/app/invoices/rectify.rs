@@ -216,6 +216,7 @@ pub async fn rectify(
         }),
         ledger_groups: ledger,
         ledger_irpf,
+        simulated_error: None,
     };
     let (rectifying, mut writes) = finalize(ports, caller, system, draft).await?;
     original.rectified_by.push(RectifiedBy {

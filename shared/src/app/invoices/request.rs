@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 
 use super::error::InvoiceError;
 use super::model::Payment;
+use super::test_options::TestOptions;
 use crate::app::customers::CustomerFields;
 use crate::invoice::iban;
 use crate::invoice::line::{Line, Treatment};
@@ -92,6 +93,9 @@ pub struct IssueRequest {
     /// Up to 1,000 characters, printed on the invoice.
     pub notes: Option<String>,
     pub payment: Option<PaymentRequest>,
+    /// Test keys only (400 with a live key): ask the AEAT simulator for an
+    /// answer, e.g. a rejection with a chosen error code.
+    pub test_options: Option<TestOptions>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
