@@ -6,12 +6,12 @@
 use std::sync::Arc;
 
 use shared::app::verifactu::certificates;
-use shared::app::{accounts, keys};
+use shared::app::{accounts, idempotency, keys};
 use shared::config::Config;
 use shared::domain::account::{Issuer, Mode, Plan};
 use shared::embedded::feed::Feed;
 use shared::embedded::{
-    aeat_simulator, delivery_worker, dispatcher, job_worker, scheduler, verifactu_worker,
+    aeat_simulator, delivery_worker, dispatcher, job_worker, processes, scheduler, verifactu_worker,
 };
 use shared::http::{AppState, service_router};
 use shared::ports::clock::SystemClock;
@@ -62,6 +62,19 @@ pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), S
     let ports = infra_aws::environment::with_secrets(ports, &config).await;
     certificates::check_key(&ports).await?;
     seed_demo(&ports).await?;
+    // Every writer of the embedded file runs on this machine: the keys held
+    // by requests of a process that died are free at once.
+    if feed.is_some() {
+        let released = idempotency::release_orphans(&ports, processes::alive)
+            .await
+            .map_err(|e| e.to_string())?;
+        if released > 0 {
+            tracing::info!(
+                released,
+                "freed the idempotency keys of requests a process that died left running"
+            );
+        }
+    }
     let mut background = vec![
         scheduler::spawn(ports.clone()),
         verifactu_worker::spawn(ports.clone()),

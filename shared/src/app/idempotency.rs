@@ -2,21 +2,28 @@
 //! request runs, and completed in the SAME table transaction that commits the
 //! request's effects, so an effect never exists without its stored response:
 //! a crash before that commit leaves no effect and a lease that expires, after
-//! which a retry with the same key runs the request afresh.
+//! which a retry with the same key runs the request afresh. A restarted
+//! embedded host frees at once the leases of the process that died
+//! (`release_orphans`).
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 use chrono::Duration;
 
+use crate::app::accounts;
 use crate::domain::account::{AccountId, Mode};
 use crate::domain::idempotency_key::IdempotencyKey;
 use crate::ports::Ports;
-use crate::ports::table::{Condition, Item, Key, TableError, Value, Write};
+use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, Value, Write};
 
 /// How long a key is kept after its first use.
 pub const RETENTION: Duration = Duration::hours(24);
-/// How long a running request holds its key before a retry may take it over.
-pub const LEASE: Duration = Duration::seconds(120);
+/// How long a running request holds its key before a retry may take it
+/// over: longer than any request runs on AWS (API Gateway gives up after
+/// 30 s; the functions time out at 29 s). A request still running after it
+/// cannot commit (its completion holds only while the lease is its own), so
+/// a retry never doubles an effect.
+pub const LEASE: Duration = Duration::seconds(35);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredResponse {
@@ -93,6 +100,7 @@ pub async fn begin(
             .with("state", "running")
             .with("lease", lease.token.clone())
             .with("lease_until", (now + LEASE).timestamp())
+            .with("pid", i64::from(std::process::id()))
             .with("ttl", lease.expires);
         let existing = match ports.table.put(item.clone(), Some(Condition::Absent)).await {
             Ok(()) => return Ok(Begin::Started(lease)),
@@ -149,6 +157,67 @@ pub async fn release(ports: &Ports, lease: &Lease) -> Result<(), TableError> {
     match ports.table.delete(&lease.key, Some(ours)).await {
         Ok(()) | Err(TableError::ConditionFailed { .. }) => Ok(()),
         Err(e) => Err(e),
+    }
+}
+
+/// Frees the keys held by running requests of processes that are gone
+/// (`alive` says whether a process id runs on this machine), so a restarted
+/// embedded host lets the requests a crash cut be retried at once instead
+/// of after their lease. Only for hosts whose every writer runs on this
+/// machine. How many keys it freed.
+pub async fn release_orphans(
+    ports: &Ports,
+    alive: impl Fn(u32) -> bool,
+) -> Result<usize, TableError> {
+    let mut released = 0;
+    let mut cursor = None;
+    loop {
+        let (ids, next) = accounts::ids(ports, cursor).await.map_err(|e| match e {
+            accounts::AccountError::Table(t) => t,
+            other => TableError::Unavailable(other.to_string()),
+        })?;
+        for account in &ids {
+            for mode in [Mode::Live, Mode::Test] {
+                released += release_orphans_in(ports, account, mode, &alive).await?;
+            }
+        }
+        match next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(released),
+        }
+    }
+}
+
+async fn release_orphans_in(
+    ports: &Ports,
+    account: &AccountId,
+    mode: Mode,
+    alive: &impl Fn(u32) -> bool,
+) -> Result<usize, TableError> {
+    let mut query = Query::new(format!("IDEM#{account}#{}", mode.as_str()), SortKey::All);
+    let mut released = 0;
+    loop {
+        let page = ports.table.query(&query).await?;
+        for item in &page.items {
+            let orphan = item.s("state") == Some("running")
+                && item
+                    .n("pid")
+                    .and_then(|pid| u32::try_from(pid).ok())
+                    .is_some_and(|pid| !alive(pid));
+            if !orphan {
+                continue;
+            }
+            let held = Condition::equals("lease", item.s("lease").unwrap_or_default());
+            match ports.table.delete(&item.key, Some(held)).await {
+                Ok(()) => released += 1,
+                Err(TableError::ConditionFailed { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        match page.next {
+            Some(next) => query = query.after(Some(next)),
+            None => return Ok(released),
+        }
     }
 }
 
@@ -251,6 +320,68 @@ mod tests {
             .transact(vec![complete(&new, &response())])
             .await
             .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_crashed_requests_key_is_free_within_40_s() {
+        let (ports, clock, _dir) = test_ports_at("2026-11-21T10:00:00Z");
+        let account: AccountId = "acct_04".parse().unwrap();
+        let key: IdempotencyKey = "k4".parse().unwrap();
+        begin(&ports, &account, Mode::Live, &key, "fp")
+            .await
+            .unwrap();
+        clock.advance(Duration::seconds(30));
+        assert!(matches!(
+            begin(&ports, &account, Mode::Live, &key, "fp")
+                .await
+                .unwrap(),
+            Begin::InFlight
+        ));
+        clock.advance(Duration::seconds(10));
+        assert!(matches!(
+            begin(&ports, &account, Mode::Live, &key, "fp")
+                .await
+                .unwrap(),
+            Begin::Started(_)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_restarted_host_frees_the_keys_of_the_process_that_died_at_once() {
+        let (ports, _clock, _dir) = test_ports_at("2026-11-21T10:00:00Z");
+        let account = accounts::create(&ports, "A", crate::domain::account::Plan::Pro, None)
+            .await
+            .unwrap()
+            .id;
+        let key = |k: &str| k.parse::<IdempotencyKey>().unwrap();
+        let Begin::Started(done) = begin(&ports, &account, Mode::Live, &key("done"), "fp")
+            .await
+            .unwrap()
+        else {
+            panic!()
+        };
+        ports
+            .table
+            .transact(vec![complete(&done, &response())])
+            .await
+            .unwrap();
+        for (mode, k) in [(Mode::Live, "cut-1"), (Mode::Test, "cut-2")] {
+            begin(&ports, &account, mode, &key(k), "fp").await.unwrap();
+        }
+        assert_eq!(release_orphans(&ports, |_| true).await.unwrap(), 0);
+        assert_eq!(release_orphans(&ports, |_| false).await.unwrap(), 2);
+        for (mode, k) in [(Mode::Live, "cut-1"), (Mode::Test, "cut-2")] {
+            assert!(matches!(
+                begin(&ports, &account, mode, &key(k), "fp").await.unwrap(),
+                Begin::Started(_)
+            ));
+        }
+        assert!(matches!(
+            begin(&ports, &account, Mode::Live, &key("done"), "fp")
+                .await
+                .unwrap(),
+            Begin::Replay(_)
+        ));
     }
 
     #[tokio::test]
