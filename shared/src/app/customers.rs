@@ -13,7 +13,7 @@ use crate::ports::Ports;
 use crate::ports::table::{Condition, Cursor, Item, Key, Query, SortKey, TableError, Write};
 
 /// Customer fields as sent: all of them on create (name required), any of them on update.
-#[derive(Debug, Default, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4",
     "postal_code": "10003", "city": "Cáceres", "email": "facturas@tallerana.es"}))]
@@ -82,6 +82,8 @@ pub enum CustomerError {
     NotFound(String),
     /// Another customer has this tax id; its id.
     Duplicate(String),
+    /// Another write of the customer came between its read and this write.
+    Raced,
     Storage(TableError),
 }
 
@@ -181,8 +183,33 @@ pub async fn get(ports: &Ports, caller: &Caller, id: &str) -> Result<Customer, C
     decode(&item)
 }
 
-/// Applies the given fields and commits; a changed tax id moves its index entry.
+/// How many times an update that lost a race with another write of the
+/// same customer is read and applied again.
+const UPDATE_ATTEMPTS: u64 = 10;
+
+/// Applies the given fields and commits; a changed tax id moves its index
+/// entry. A concurrent write of the customer makes it read and apply again
+/// (a concurrent delete makes it `NotFound`).
 pub async fn update(
+    ports: &Ports,
+    caller: &Caller,
+    id: &str,
+    fields: CustomerFields,
+) -> Result<Customer, CustomerError> {
+    for attempt in 1..UPDATE_ATTEMPTS {
+        match update_once(ports, caller, id, fields.clone()).await {
+            Err(CustomerError::Raced) => {
+                // A jittered pause, so the racing writers do not meet again.
+                let jitter = u64::from(crate::ids::random_token(1).as_bytes()[0] % 16);
+                tokio::time::sleep(std::time::Duration::from_millis(5 * attempt + jitter)).await;
+            }
+            done => return done,
+        }
+    }
+    update_once(ports, caller, id, fields).await
+}
+
+async fn update_once(
     ports: &Ports,
     caller: &Caller,
     id: &str,
@@ -229,9 +256,7 @@ pub async fn update(
     }
     match ports.table.transact(writes).await {
         Ok(()) => Ok(updated),
-        Err(TableError::ConditionFailed { .. }) => {
-            Err(CustomerError::Storage(TableError::Conflict))
-        }
+        Err(TableError::ConditionFailed { .. }) => Err(CustomerError::Raced),
         Err(e) => Err(e.into()),
     }
 }
