@@ -1083,6 +1083,20 @@ async fn lists_page_newest_first_with_filters() {
     .json;
     assert_eq!(next["data"].as_array().unwrap().len(), 3);
     assert_eq!(next["has_more"], false);
+    for beyond in ["0", "9223372036854775808", "18446744073709551616", "-1"] {
+        bad(
+            &send(
+                &h.app,
+                get(
+                    &format!("/api/v1/invoices?starting_after={beyond}"),
+                    Some(&h.live),
+                ),
+            )
+            .await,
+            "parameter_invalid",
+            "starting_after",
+        );
+    }
     let paid = send(&h.app, get("/api/v1/invoices?status=paid", Some(&h.live)))
         .await
         .json;

@@ -1,5 +1,5 @@
 //! The invoices group: issue, read, list, cancel, rectify, status; and the
-//! VERI*FACTU chain verifier.
+//! VERI*FACTU chain verifier and record resubmission.
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -35,6 +35,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(cancel_invoice))
         .routes(requiring_key(routes!(rectify_invoice)))
         .routes(routes!(set_invoice_status))
+        .routes(routes!(resubmit_verifactu_record))
         .routes(routes!(verify_invoice_chain))
 }
 
@@ -129,6 +130,7 @@ struct ListQuery {
     #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// An invoice id: list older ones.
+    #[param(minimum = 1, maximum = 9223372036854775807_i64)]
     starting_after: Option<u64>,
     /// issued, accepted, rejected, paid, unpaid or cancelled.
     #[param(pattern = "^(issued|accepted|rejected|paid|unpaid|cancelled)$")]
@@ -178,6 +180,15 @@ async fn list_invoices(
         && to < from
     {
         return Err(ApiError::invalid("parameter_invalid", "to is before from").param("to"));
+    }
+    if q.starting_after
+        .is_some_and(|id| id == 0 || i64::try_from(id).is_err())
+    {
+        return Err(ApiError::invalid(
+            "parameter_invalid",
+            "an invoice id is a whole number from 1 to 9223372036854775807",
+        )
+        .param("starting_after"));
     }
     let filters = Filters {
         status,
@@ -280,6 +291,47 @@ async fn rectify_invoice(
     .await?;
     uow.extend(writes);
     Ok(created(invoice))
+}
+
+/// Resubmit an invoice's VERI*FACTU record
+///
+/// The AEAT's correction path, once what it objected to is fixed (e.g. the
+/// account's issuer name did not match the census). Allowed when the
+/// invoice's registration record was `rejected` (a new RegistroAlta with
+/// Subsanacion S and RechazoPrevio X: the AEAT holds no record of it) or
+/// `accepted_with_errors` (a new RegistroAlta with Subsanacion S, replacing
+/// the one the AEAT holds), or when its cancellation record was `rejected`
+/// (a new RegistroAnulacion with RechazoPrevio S). The record is made again
+/// from the stored invoice (same number, date, type, lines and totals) with
+/// the account's current issuer name, and appended to the chain as a new
+/// link; the invoice's `verifactu` view moves to it (`pending`, new `hash`,
+/// `previous_hash` and `record`; the old answer cleared), its issuer name
+/// follows the account's, and its history gets `verifactu_resubmitted`.
+/// The answer comes with `verifactu.accepted` or `verifactu.rejected` as
+/// for any record. 409 `invalid_state` otherwise: a record still `pending`
+/// (wait for its answer), an `accepted` one (issue a rectifying invoice to
+/// change the invoice), an accepted cancellation, or an account whose
+/// issuer NIF changed since the invoice was issued (cancel it and issue it
+/// again). Takes no body.
+#[utoipa::path(post, path = "/api/v1/invoices/{id}/verifactu/resubmit", tag = "invoices",
+    operation_id = "resubmit_verifactu_record", params(("id" = u64, Path, description = "The invoice id")),
+    responses((status = 200, description = "The invoice, its corrected record pending", body = Invoice)))]
+async fn resubmit_verifactu_record(
+    State(state): State<AppState>,
+    caller: Caller,
+    uow: UnitOfWork,
+    Path(id): Path<String>,
+) -> Result<Json<Invoice>, ApiError> {
+    serialize(&state, &caller, &uow).await;
+    let (invoice, writes) = verifactu::resubmit::resubmit(
+        &state.ports,
+        &caller,
+        &state.config.verifactu,
+        invoice_id(&id)?,
+    )
+    .await?;
+    uow.extend(writes);
+    Ok(Json(invoice))
 }
 
 #[derive(Deserialize, ToSchema)]
