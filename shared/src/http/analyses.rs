@@ -188,7 +188,8 @@ struct ListQuery {
 
 /// List analyses
 ///
-/// The stored (live) analyses, newest first, with optional filters. Test keys
+/// The stored (live) analyses, newest first, with optional filters (`to` may
+/// not be before `from`: 400 `parameter_invalid`, param `to`). Test keys
 /// store nothing, so their list is always empty.
 #[utoipa::path(get, path = "/api/v1/analyses", tag = "analyses", operation_id = "list_analyses", params(ListQuery),
     responses((status = 200, description = "A page of analyses", body = List<AnalysisSummary>)))]

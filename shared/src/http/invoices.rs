@@ -101,6 +101,8 @@ fn created(invoice: Invoice) -> (StatusCode, [(header::HeaderName, String); 1], 
 /// VERI*FACTU record and writes invoice, ledger entry, chain head, idempotency
 /// record and `invoice.issued` in one transaction. Kind F1 with a customer tax
 /// id; F2 (simplified) without one up to 400 €. Needs an `Idempotency-Key`.
+/// Send the customer inline (`customer`) or from the address book
+/// (`customer_id`), not both (400 `parameter_invalid`, param `customer_id`).
 /// With a test key, `test_options.verifactu_error` has the AEAT simulator
 /// answer the invoice's record with a chosen AEAT error code, to test how
 /// rejections are handled (400 with a live key).
@@ -147,7 +149,8 @@ struct ListQuery {
 
 /// List invoices
 ///
-/// Newest first, with optional filters.
+/// Newest first, with optional filters. `to` may not be before `from` (400
+/// `parameter_invalid`, param `to`).
 #[utoipa::path(get, path = "/api/v1/invoices", tag = "invoices", operation_id = "list_invoices", params(ListQuery),
     responses((status = 200, description = "A page of invoices", body = List<Invoice>)))]
 async fn list_invoices(

@@ -184,7 +184,9 @@ struct CalendarQuery {
 ///
 /// Filing deadlines whose last day falls in the range, computed by rule: the
 /// legal day, moved past weekends and national holidays, with the direct-debit
-/// cut-off (3 business days before) for forms with a payment.
+/// cut-off (3 business days before) for forms with a payment. `to` may not be
+/// before `from`, nor more than 3 years after it (400 `parameter_invalid`,
+/// param `to`).
 #[utoipa::path(get, path = "/api/v1/tax/calendar", tag = "tax", operation_id = "fiscal_calendar",
     params(CalendarQuery),
     responses((status = 200, description = "The deadlines, soonest first", body = CalendarResponse)))]
