@@ -200,6 +200,17 @@ pub async fn draft(
     })
 }
 
+/// The account's issuer details as an invoice shows them (409 when incomplete).
+pub async fn account_issuer(ports: &Ports, caller: &Caller) -> Result<IssuerView, InvoiceError> {
+    let account = accounts::get(ports, &caller.account_id)
+        .await
+        .map_err(|e| match e {
+            accounts::AccountError::Table(t) => InvoiceError::Storage(t),
+            other => InvoiceError::NotFound(other.to_string()),
+        })?;
+    issuer_view(&account)
+}
+
 fn issuer_view(account: &Account) -> Result<IssuerView, InvoiceError> {
     let issuer = &account.issuer;
     let missing = issuer.missing_fields();
@@ -292,13 +303,7 @@ pub async fn finalize(
     system: &SystemInfo,
     draft: Draft,
 ) -> Result<(Invoice, Vec<Write>), InvoiceError> {
-    let account = accounts::get(ports, &caller.account_id)
-        .await
-        .map_err(|e| match e {
-            accounts::AccountError::Table(t) => InvoiceError::Storage(t),
-            other => InvoiceError::NotFound(other.to_string()),
-        })?;
-    let issuer = issuer_view(&account)?;
+    let issuer = account_issuer(ports, caller).await?;
     let year = draft.issue_date.year();
     let ids = store::counter(ports, caller, "ID").await?;
     let series = store::counter(ports, caller, &number::counter_name(draft.series, year)).await?;

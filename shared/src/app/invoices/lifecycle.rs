@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use super::error::InvoiceError;
 use super::issue::event_data;
 use super::model::{HistoryEvent, Invoice};
-use super::record::madrid_time;
+use super::record;
 use super::store::{self, ChainHead};
 use crate::app::keys::Caller;
 use crate::app::{ledger, outbox};
@@ -15,8 +15,8 @@ use crate::invoice::status::Status;
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
+use crate::verifactu::SystemInfo;
 use crate::verifactu::aeat::Operation;
-use crate::verifactu::{Cancellation, InvoiceRef, PreviousRecord, SystemInfo};
 
 /// List filters.
 #[derive(Debug, Default)]
@@ -172,30 +172,9 @@ pub async fn cancel(
         ));
     }
     let now = ports.clock.now();
-    let nif = invoice.issuer.tax_id.clone();
-    let chain = store::chain_pk(caller, &nif);
+    let chain = store::chain_pk(caller, &invoice.issuer.tax_id);
     let head = store::chain_head(ports, &chain).await?;
-    let built = Cancellation {
-        invoice: InvoiceRef {
-            issuer_nif: nif.clone(),
-            number: invoice.number.clone(),
-            issue_date: invoice.issue_date,
-        },
-        // The AEAT rejected its registration, so it holds none to cancel.
-        without_registration: invoice.verifactu.status == "rejected",
-        after_rejection: false,
-        previous: head.as_ref().map(|h| PreviousRecord {
-            invoice: InvoiceRef {
-                issuer_nif: nif.clone(),
-                number: h.number.clone(),
-                issue_date: h.issue_date,
-            },
-            hash: h.hash.clone(),
-        }),
-        system: system.clone(),
-        generated_at: madrid_time(now),
-    }
-    .build();
+    let built = record::cancellation(&invoice, false, head.as_ref(), system, now).build();
     let next_head = ChainHead {
         seq: head.as_ref().map_or(1, |h| h.seq + 1),
         hash: built.hash.clone(),

@@ -108,7 +108,8 @@ pub struct RectifiedBy {
 /// One step of the invoice's history.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct HistoryEvent {
-    /// `issued`, `accepted`, `rejected`, `paid`, `unpaid`, `cancelled` or `rectified`.
+    /// `issued`, `accepted`, `rejected`, `paid`, `unpaid`, `cancelled`,
+    /// `rectified` or `verifactu_resubmitted` (a corrected VERI*FACTU record).
     #[serde(rename = "type")]
     pub kind: String,
     pub at: DateTime<Utc>,

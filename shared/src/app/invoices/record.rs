@@ -1,16 +1,19 @@
-//! The VERI*FACTU registration record of an invoice, from the same totals as
-//! everything else.
+//! The VERI*FACTU records of an invoice: its registration, from the same
+//! totals as everything else (when issued, or rebuilt from the stored
+//! invoice to correct it), and its cancellation.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Europe::Madrid;
 
+use super::model::{Invoice, Rectifies};
 use super::store::ChainHead;
 use crate::invoice::line::Treatment;
 use crate::invoice::party::{Party, in_eu};
 use crate::invoice::totals::{Group, Totals};
 use crate::verifactu::{
-    BreakdownLine, Exemption, InvoiceRef, PreviousRecord, Qualification, Recipient, Rectification,
-    Registration, SystemInfo, Treatment as RecordTreatment,
+    BreakdownLine, Cancellation, Correction, Exemption, InvoiceRef, PreviousRecord, Qualification,
+    Recipient, Rectification, RectificationMethod, RectifiedAmounts, Registration, SystemInfo,
+    Treatment as RecordTreatment,
 };
 
 fn breakdown_line(g: &Group) -> BreakdownLine {
@@ -78,15 +81,20 @@ pub struct RecordInput<'a> {
     pub now: DateTime<Utc>,
 }
 
-pub fn registration(input: RecordInput) -> Registration {
-    let previous = input.previous.map(|head| PreviousRecord {
+/// The chain's head as the previous record of a new one of `issuer_nif`.
+fn previous_record(issuer_nif: &str, head: Option<&ChainHead>) -> Option<PreviousRecord> {
+    head.map(|head| PreviousRecord {
         invoice: InvoiceRef {
-            issuer_nif: input.issuer_nif.into(),
+            issuer_nif: issuer_nif.into(),
             number: head.number.clone(),
             issue_date: head.issue_date,
         },
         hash: head.hash.clone(),
-    });
+    })
+}
+
+pub fn registration(input: RecordInput) -> Registration {
+    let previous = previous_record(input.issuer_nif, input.previous);
     Registration {
         invoice: InvoiceRef {
             issuer_nif: input.issuer_nif.into(),
@@ -106,6 +114,125 @@ pub fn registration(input: RecordInput) -> Registration {
         previous,
         system: input.system.clone(),
         generated_at: madrid_time(input.now),
+    }
+}
+
+/// The record's reference to the invoice a rectifying invoice rectifies
+/// (ImporteRectificacion with the rectified amounts for a substitution).
+pub fn rectification(rectifies: &Rectifies, issuer_nif: &str) -> Rectification {
+    let substitution = rectifies.method == "substitution";
+    Rectification {
+        method: if substitution {
+            RectificationMethod::Substitution
+        } else {
+            RectificationMethod::Differences
+        },
+        rectified: vec![InvoiceRef {
+            issuer_nif: issuer_nif.into(),
+            number: rectifies.number.clone(),
+            issue_date: rectifies.issue_date,
+        }],
+        rectified_amounts: substitution.then(|| RectifiedAmounts {
+            base: rectifies.rectified_base,
+            vat: rectifies.rectified_vat,
+            surcharge: (!rectifies.rectified_surcharge.is_zero())
+                .then_some(rectifies.rectified_surcharge),
+        }),
+    }
+}
+
+/// The invoice's stored figures as totals (its breakdown is what was hashed).
+fn stored_totals(invoice: &Invoice) -> Totals {
+    let groups = invoice
+        .breakdown
+        .iter()
+        .map(|g| Group {
+            vat_rate: g.vat_rate,
+            surcharge_rate: g.surcharge_rate,
+            treatment: g
+                .exemption
+                .as_deref()
+                .and_then(Treatment::parse_exemption)
+                .unwrap_or(Treatment::Taxed),
+            base: g.base,
+            vat_amount: g.vat_amount,
+            surcharge_amount: g.surcharge_amount,
+        })
+        .collect();
+    Totals {
+        groups,
+        base: invoice.base,
+        vat_amount: invoice.vat_amount,
+        surcharge_amount: invoice.surcharge_amount,
+        irpf_rate: invoice.irpf_rate,
+        irpf_amount: invoice.irpf_amount,
+        total: invoice.total,
+    }
+}
+
+/// The registration of a stored invoice made again, at the chain's head
+/// `previous` and at `now`, under `issuer_name`: the same invoice, lines
+/// and totals, so the same fingerprint inputs but the previous hash and
+/// the time.
+pub fn registration_of(
+    invoice: &Invoice,
+    issuer_name: &str,
+    correction: Option<Correction>,
+    previous: Option<&ChainHead>,
+    system: &SystemInfo,
+    now: DateTime<Utc>,
+) -> Registration {
+    let issuer_nif = invoice.issuer.tax_id.as_str();
+    let registration = registration(RecordInput {
+        issuer_nif,
+        issuer_name,
+        number: &invoice.number,
+        issue_date: invoice.issue_date,
+        operation_date: invoice.operation_date,
+        kind: &invoice.kind,
+        customer: invoice.customer.as_ref(),
+        descriptions: invoice
+            .lines
+            .iter()
+            .map(|l| l.description.as_str())
+            .collect(),
+        totals: &stored_totals(invoice),
+        rectification: invoice
+            .rectifies
+            .as_ref()
+            .map(|r| rectification(r, issuer_nif)),
+        previous,
+        system,
+        now,
+    });
+    Registration {
+        correction,
+        ..registration
+    }
+}
+
+/// The invoice's RegistroAnulacion at the chain's head `previous`;
+/// `after_rejection`: the AEAT rejected an earlier one.
+pub fn cancellation(
+    invoice: &Invoice,
+    after_rejection: bool,
+    previous: Option<&ChainHead>,
+    system: &SystemInfo,
+    now: DateTime<Utc>,
+) -> Cancellation {
+    let issuer_nif = invoice.issuer.tax_id.as_str();
+    Cancellation {
+        invoice: InvoiceRef {
+            issuer_nif: issuer_nif.into(),
+            number: invoice.number.clone(),
+            issue_date: invoice.issue_date,
+        },
+        // The AEAT rejected its registration, so it holds none to cancel.
+        without_registration: invoice.verifactu.status == "rejected",
+        after_rejection,
+        previous: previous_record(issuer_nif, previous),
+        system: system.clone(),
+        generated_at: madrid_time(now),
     }
 }
 

@@ -10,7 +10,7 @@ use super::issue::{Draft, check_totals, finalize, ledger_groups, today};
 use super::lifecycle::invoice_groups;
 use super::model::{HistoryEvent, Invoice, LineView, RectifiedBy, Rectifies};
 use super::request::{self, LineRequest, RectifyRequest};
-use super::store;
+use super::{record, store};
 use crate::app::keys::Caller;
 use crate::invoice::line::{Line, Treatment};
 use crate::invoice::number::Series;
@@ -19,9 +19,7 @@ use crate::invoice::totals;
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::ledger_entry::RateGroup;
-use crate::verifactu::{
-    InvoiceRef, Rectification, RectificationMethod, RectifiedAmounts, SystemInfo,
-};
+use crate::verifactu::{RectificationMethod, SystemInfo};
 
 fn bad(param: &str, message: impl Into<String>) -> InvoiceError {
     InvoiceError::invalid("parameter_invalid", param.into(), message)
@@ -165,22 +163,27 @@ pub async fn rectify(
     let totals = totals::compute(&lines, original.irpf_rate);
     check_totals(&totals)?;
     let original_groups = invoice_groups(&original);
-    let (ledger, ledger_irpf, amounts) = match method {
+    let (ledger, ledger_irpf) = match method {
         RectificationMethod::Substitution => (
             difference(&ledger_groups(&totals), &original_groups),
             totals.irpf_amount - original.irpf_amount,
-            Some(RectifiedAmounts {
-                base: original.base,
-                vat: original.vat_amount,
-                surcharge: (!original.surcharge_amount.is_zero())
-                    .then_some(original.surcharge_amount),
-            }),
         ),
-        RectificationMethod::Differences => (ledger_groups(&totals), totals.irpf_amount, None),
+        RectificationMethod::Differences => (ledger_groups(&totals), totals.irpf_amount),
     };
     let method_name = match method {
         RectificationMethod::Substitution => "substitution",
         RectificationMethod::Differences => "differences",
+    };
+    let rectifies = Rectifies {
+        id: original.id,
+        number: original.number.clone(),
+        issue_date: original.issue_date,
+        reason_code: req.reason_code.clone(),
+        method: method_name.into(),
+        description: description.clone(),
+        rectified_base: original.base,
+        rectified_vat: original.vat_amount,
+        rectified_surcharge: original.surcharge_amount,
     };
     let draft = Draft {
         kind: req.reason_code.clone(),
@@ -192,28 +195,10 @@ pub async fn rectify(
         customer_id: original.customer_id.clone(),
         lines,
         totals,
-        notes: Some(description.clone()),
+        notes: Some(description),
         payment: original.payment.clone(),
-        rectifies: Some(Rectifies {
-            id: original.id,
-            number: original.number.clone(),
-            issue_date: original.issue_date,
-            reason_code: req.reason_code,
-            method: method_name.into(),
-            description,
-            rectified_base: original.base,
-            rectified_vat: original.vat_amount,
-            rectified_surcharge: original.surcharge_amount,
-        }),
-        rectification: Some(Rectification {
-            method,
-            rectified: vec![InvoiceRef {
-                issuer_nif: original.issuer.tax_id.clone(),
-                number: original.number.clone(),
-                issue_date: original.issue_date,
-            }],
-            rectified_amounts: amounts,
-        }),
+        rectification: Some(record::rectification(&rectifies, &original.issuer.tax_id)),
+        rectifies: Some(rectifies),
         ledger_groups: ledger,
         ledger_irpf,
         simulated_error: None,

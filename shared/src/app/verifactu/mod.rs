@@ -1,9 +1,11 @@
 //! VERI*FACTU submission: the records of each chain sent to the AEAT (test
-//! records to the simulator), their answers stored with an event each.
+//! records to the simulator), their answers stored with an event each, and
+//! the correction of a record the AEAT rejected or accepted with errors.
 
 pub mod certificates;
 pub mod queue;
 pub mod reason;
+pub mod resubmit;
 pub mod submit;
 
 pub use reason::with_pending_reason;
