@@ -1,22 +1,115 @@
 //! Test invoices that ask the AEAT simulator for an error
-//! (`test_options.verifactu_error`), through the router and the submitter
-//! in-process, with the simulator test records meet in every host (a fresh
-//! one per message): the answer, its event, and the option refused with a
-//! live key or a bad value.
+//! (`test_options.verifactu_error`) and the correction path
+//! (`POST /invoices/{id}/verifactu/resubmit`), through the router and the
+//! submitter in-process: with the simulator test records meet in every host
+//! (a fresh one per message) and with one that remembers what it registered
+//! (as the AEAT does). A rejected record is resubmitted under the fixed
+//! issuer name and accepted, the chain verifying; one accepted with errors
+//! is corrected with Subsanacion only; a rejected cancellation goes again;
+//! pending and accepted records, and an issuer whose NIF changed, are 409;
+//! the option is refused with a live key; only the test message that asks
+//! for an error carries the header that asks.
 
 mod support;
 
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
 use chrono::Duration;
 use serde_json::{Value, json};
 
+use shared::app::accounts;
+use shared::app::invoices::record::registration_of;
 use shared::app::verifactu::submit_pending;
+use shared::config::Config;
 use shared::domain::account::Plan;
+use shared::ports::Aeat;
+use shared::ports::aeat::{AeatError, ClientIdentity, SimulatedAeat};
+use shared::tax::nif::Nif;
+use shared::verifactu::aeat::RecordError;
+use shared::verifactu::simulator::Simulator;
 use support::{Harness, get, post_json, send};
 
 async fn start() -> Harness {
     let h = support::start(support::relaxed(), Plan::Pro, axum::Router::new()).await;
     h.set_issuer().await;
     h
+}
+
+/// One simulator for every test message, recording the messages.
+struct Held {
+    simulator: Arc<Mutex<Simulator>>,
+    inner: SimulatedAeat,
+    messages: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl Aeat for Held {
+    async fn send(
+        &self,
+        message: String,
+        identity: Option<&ClientIdentity>,
+    ) -> Result<String, AeatError> {
+        self.messages.lock().unwrap().push(message.clone());
+        self.inner.send(message, identity).await
+    }
+}
+
+async fn start_held() -> (Harness, Arc<Held>) {
+    let mut made = None;
+    let h = support::start_wired(
+        support::relaxed(),
+        Plan::Pro,
+        axum::Router::new(),
+        |ports, wiring| {
+            let simulator = Arc::new(Mutex::new(Simulator::default()));
+            let held = Arc::new(Held {
+                inner: SimulatedAeat::new(simulator.clone(), wiring.clock.clone()),
+                simulator,
+                messages: Mutex::default(),
+            });
+            made = Some(held.clone());
+            ports.with_aeat_test(held)
+        },
+    )
+    .await;
+    h.set_issuer().await;
+    (h, made.unwrap())
+}
+
+async fn resubmit(h: &Harness, key: &str, id: &Value) -> support::Reply {
+    let path = format!("/api/v1/invoices/{id}/verifactu/resubmit");
+    send(&h.app, post_json(&path, key, None, "")).await
+}
+
+async fn set_issuer(h: &Harness, name: &str, nif: &str) {
+    let mut issuer = accounts::get(&h.ports, &h.account).await.unwrap().issuer;
+    issuer.name = Some(name.into());
+    issuer.nif = Some(Nif::parse(nif).unwrap());
+    accounts::set_issuer(&h.ports, &h.account, &issuer)
+        .await
+        .unwrap();
+}
+
+fn count(events: &[shared::app::outbox::Event], kind: &str) -> usize {
+    events.iter().filter(|e| e.kind == kind).count()
+}
+
+/// A record's JSON view without what a correction changes.
+fn lasting(record: &Value) -> Value {
+    let mut record = record.clone();
+    let map = record.as_object_mut().unwrap();
+    for changed in [
+        "NombreRazonEmisor",
+        "Subsanacion",
+        "RechazoPrevio",
+        "Encadenamiento",
+        "FechaHoraHusoGenRegistro",
+        "Huella",
+    ] {
+        map.remove(changed);
+    }
+    record
 }
 
 fn body(extra: Value) -> Value {
@@ -141,4 +234,262 @@ async fn the_option_is_refused_with_a_live_key_or_a_bad_value() {
             "test_options.verifactu_error.reason"
         )
     );
+}
+
+/// Issues a test invoice asking for 1104, has it rejected, fixes the
+/// issuer's name, resubmits it and has it accepted.
+async fn rejected_then_resubmitted(h: &Harness) {
+    let r = issue(h, &h.test, asking(1104)).await;
+    let id = r.json["id"].clone();
+    let first = r.json["verifactu"].clone();
+    submit(h).await;
+    assert_eq!(
+        invoice(h, &h.test, &id).await["verifactu"]["status"],
+        "rejected"
+    );
+    set_issuer(h, "Ana García Pérez (corregido)", "12345678Z").await;
+
+    let r = resubmit(h, &h.test, &id).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let verifactu = &r.json["verifactu"];
+    assert_eq!(verifactu["status"], "pending");
+    assert!(verifactu.get("answer").is_none(), "{verifactu}");
+    let record = &verifactu["record"];
+    assert_eq!(
+        (&record["Subsanacion"], &record["RechazoPrevio"]),
+        (&json!("S"), &json!("X"))
+    );
+    assert_eq!(record["NombreRazonEmisor"], "Ana García Pérez (corregido)");
+    assert_eq!(r.json["issuer"]["name"], "Ana García Pérez (corregido)");
+    assert_eq!(verifactu["previous_hash"], first["hash"]);
+    assert_ne!(verifactu["hash"], first["hash"]);
+    assert_eq!(verifactu["qr_url"], first["qr_url"]);
+    assert_eq!(lasting(record), lasting(&first["record"]));
+    let last = r.json["events"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["type"], "verifactu_resubmitted");
+    assert!(
+        last["detail"].as_str().unwrap().contains("code 1104"),
+        "{last}"
+    );
+
+    let chain = send(&h.app, get("/api/v1/verifactu/chain/verify", Some(&h.test))).await;
+    assert_eq!(
+        (&chain.json["status"], &chain.json["records"]),
+        (&json!("ok"), &json!(2))
+    );
+
+    submit(h).await;
+    let verifactu = &invoice(h, &h.test, &id).await["verifactu"];
+    assert_eq!(verifactu["status"], "accepted", "{verifactu}");
+    assert_eq!(verifactu["answer"]["state"], "Correcto");
+    let events = support::events(h).await;
+    assert_eq!(
+        (
+            count(&events, "verifactu.rejected"),
+            count(&events, "verifactu.accepted")
+        ),
+        (1, 1)
+    );
+    let accepted = events
+        .iter()
+        .find(|e| e.kind == "verifactu.accepted")
+        .unwrap();
+    assert_eq!(accepted.data["hash"], verifactu["hash"]);
+    assert!(!accepted.livemode);
+
+    let again = resubmit(h, &h.test, &id).await;
+    assert_eq!(
+        (again.status.as_u16(), again.code()),
+        (409, "invalid_state")
+    );
+    assert!(
+        again.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("rectifying invoice")
+    );
+}
+
+#[tokio::test]
+async fn a_rejected_record_is_resubmitted_under_the_fixed_issuer_name_and_accepted() {
+    rejected_then_resubmitted(&start().await).await;
+    rejected_then_resubmitted(&start_held().await.0).await;
+}
+
+/// Issues a test invoice accepted with errors (2001) and corrects it.
+async fn accepted_with_errors_then_corrected(h: &Harness) {
+    let r = issue(
+        h,
+        &h.test,
+        json!({"test_options": {"verifactu_error": {"code": 2001}}}),
+    )
+    .await;
+    let id = r.json["id"].clone();
+    submit(h).await;
+    let r = resubmit(h, &h.test, &id).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let record = &r.json["verifactu"]["record"];
+    assert_eq!(record["Subsanacion"], "S");
+    assert!(record.get("RechazoPrevio").is_none(), "{record}");
+    submit(h).await;
+    let verifactu = &invoice(h, &h.test, &id).await["verifactu"];
+    assert_eq!(verifactu["status"], "accepted", "{verifactu}");
+    assert_eq!(
+        verifactu["answer"]["state"], "Correcto",
+        "it replaced the record held"
+    );
+}
+
+#[tokio::test]
+async fn a_record_accepted_with_errors_is_corrected_with_subsanacion_only() {
+    accepted_with_errors_then_corrected(&start().await).await;
+    accepted_with_errors_then_corrected(&start_held().await.0).await;
+}
+
+#[tokio::test]
+async fn pending_and_accepted_records_and_another_issuer_nif_are_409() {
+    let h = start().await;
+    let id = issue(&h, &h.test, json!({})).await.json["id"].clone();
+    let pending = resubmit(&h, &h.test, &id).await;
+    assert_eq!(
+        (pending.status.as_u16(), pending.code()),
+        (409, "invalid_state")
+    );
+    assert!(
+        pending.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("wait for the AEAT's answer")
+    );
+    submit(&h).await;
+    let accepted = resubmit(&h, &h.test, &id).await;
+    assert_eq!(
+        (accepted.status.as_u16(), accepted.code()),
+        (409, "invalid_state")
+    );
+
+    let rejected = issue(&h, &h.test, asking(1104)).await.json["id"].clone();
+    submit(&h).await;
+    set_issuer(&h, "Otra Empresa SL", "B64717838").await;
+    let moved = resubmit(&h, &h.test, &rejected).await;
+    assert_eq!(
+        (moved.status.as_u16(), moved.code()),
+        (409, "invalid_state")
+    );
+    let message = moved.json["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("B64717838") && message.contains("cancel the invoice"),
+        "{message}"
+    );
+    let unknown = resubmit(&h, &h.test, &json!(999)).await;
+    assert_eq!(unknown.status.as_u16(), 404);
+}
+
+#[tokio::test]
+async fn a_rejected_cancellation_is_resubmitted_and_accepted() {
+    let (h, held) = start_held().await;
+    let r = issue(&h, &h.test, json!({})).await;
+    let (id, number) = (
+        r.json["id"].clone(),
+        r.json["number"].as_str().unwrap().to_string(),
+    );
+    submit(&h).await;
+    held.simulator.lock().unwrap().inject(
+        &number,
+        RecordError {
+            code: 3003,
+            description: "El presentador no tiene los permisos necesarios.".into(),
+        },
+    );
+    let path = format!("/api/v1/invoices/{id}/cancel");
+    let r = send(&h.app, post_json(&path, &h.test, None, "{}")).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    submit(&h).await;
+    held.simulator.lock().unwrap().clear_injections();
+    let verifactu = &invoice(&h, &h.test, &id).await["verifactu"];
+    assert_eq!(verifactu["cancellation_status"], "rejected", "{verifactu}");
+
+    let r = resubmit(&h, &h.test, &id).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let cancellation = &r.json["verifactu"]["cancellation"];
+    assert_eq!(cancellation["RechazoPrevio"], "S");
+    assert!(
+        cancellation.get("SinRegistroPrevio").is_none(),
+        "the registration was accepted"
+    );
+    assert_eq!(r.json["verifactu"]["cancellation_status"], "pending");
+    submit(&h).await;
+    let verifactu = &invoice(&h, &h.test, &id).await["verifactu"];
+    assert_eq!(verifactu["cancellation_status"], "accepted", "{verifactu}");
+    assert_eq!(verifactu["status"], "accepted");
+    let chain = send(&h.app, get("/api/v1/verifactu/chain/verify", Some(&h.test))).await;
+    assert_eq!(
+        (&chain.json["status"], &chain.json["records"]),
+        (&json!("ok"), &json!(3))
+    );
+}
+
+#[tokio::test]
+async fn cancelling_a_rejected_invoice_says_it_has_no_registration_and_is_accepted() {
+    let (h, _) = start_held().await;
+    let id = issue(&h, &h.test, asking(1104)).await.json["id"].clone();
+    submit(&h).await;
+    let path = format!("/api/v1/invoices/{id}/cancel");
+    let r = send(&h.app, post_json(&path, &h.test, None, "{}")).await;
+    assert_eq!(
+        r.json["verifactu"]["cancellation"]["SinRegistroPrevio"],
+        "S"
+    );
+    submit(&h).await;
+    let verifactu = &invoice(&h, &h.test, &id).await["verifactu"];
+    assert_eq!(verifactu["cancellation_status"], "accepted", "{verifactu}");
+}
+
+#[tokio::test]
+async fn only_the_test_message_that_asks_for_an_error_carries_the_header() {
+    let (h, held) = start_held().await;
+    let id = issue(&h, &h.test, asking(1104)).await.json["id"].clone();
+    submit(&h).await;
+    resubmit(&h, &h.test, &id).await;
+    submit(&h).await;
+    let messages = held.messages.lock().unwrap().clone();
+    assert_eq!(messages.len(), 2);
+    assert!(
+        messages[0].contains("<svc:SimulatedErrors"),
+        "{}",
+        messages[0]
+    );
+    assert!(messages[0].contains("<svc:CodigoErrorRegistro>1104<"));
+    assert!(!messages[1].contains("SimulatedErrors"), "{}", messages[1]);
+}
+
+#[tokio::test]
+async fn every_fixture_invoice_rebuilds_to_the_record_it_was_issued_with() {
+    let system = Config::default().verifactu;
+    for (name, invoice) in support::invoice_fixtures::all().await {
+        let previous = invoice.verifactu.previous_hash.as_ref().map(|hash| {
+            let link = &invoice.verifactu.record["Encadenamiento"]["RegistroAnterior"];
+            shared::app::invoices::store::ChainHead {
+                seq: 0,
+                hash: hash.clone(),
+                number: link["NumSerieFactura"].as_str().unwrap().to_string(),
+                issue_date: chrono::NaiveDate::parse_from_str(
+                    link["FechaExpedicionFactura"].as_str().unwrap(),
+                    "%d-%m-%Y",
+                )
+                .unwrap(),
+            }
+        });
+        let rebuilt = registration_of(
+            &invoice,
+            &invoice.issuer.name,
+            None,
+            previous.as_ref(),
+            &system,
+            invoice.created_at,
+        )
+        .build();
+        assert_eq!(rebuilt.json, invoice.verifactu.record, "{name}");
+        assert_eq!(rebuilt.hash, invoice.verifactu.hash, "{name}");
+    }
 }

@@ -2,8 +2,12 @@
 //! shapes the service issues is wrapped in a RegFactuSistemaFacturacion and
 //! validated against `SuministroLR.xsd`, and each bare record against
 //! `SuministroInformacion.xsd`, with Python `xmlschema` (interpreter in
-//! `SVC_PYTHON`). The schemas are read from `shared/standards/verifactu`
-//! beside the workspace.
+//! `SVC_PYTHON`); so are the records a test account's chain gets through
+//! the API when rejected records are resubmitted and a rejected invoice is
+//! cancelled. The schemas are read from `shared/standards/verifactu` beside
+//! the workspace.
+
+mod support;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -523,5 +527,78 @@ fn josemmo_f1() -> Registration {
         },
         generated_at: DateTime::parse_from_rfc3339("2025-06-02T11:22:33+02:00")
             .expect("an RFC 3339 time"),
+    }
+}
+
+/// A test account's chain after corrections made through the API: an
+/// invoice rejected and resubmitted (Subsanacion, RechazoPrevio X), one
+/// accepted with errors and corrected (Subsanacion), one rejected and then
+/// cancelled (SinRegistroPrevio).
+#[tokio::test]
+async fn resubmitted_records_validate_against_suministro_lr() {
+    use serde_json::json;
+    use shared::ports::table::{Query, SortKey};
+    use support::{post_json, send};
+
+    let Some((python, standards)) = validator() else {
+        return;
+    };
+    let h = support::start(
+        support::relaxed(),
+        shared::domain::account::Plan::Pro,
+        axum::Router::new(),
+    )
+    .await;
+    h.set_issuer().await;
+    let mut ids = Vec::new();
+    for code in [1104, 2001, 1104] {
+        let body = json!({"lines": [{"description": "Café", "quantity": 1, "unit_price": 10, "vat_rate": 21}],
+            "test_options": {"verifactu_error": {"code": code}}});
+        let idem = format!("xsd-{}", ids.len());
+        let r = send(
+            &h.app,
+            post_json("/api/v1/invoices", &h.test, Some(&idem), &body.to_string()),
+        )
+        .await;
+        assert_eq!(r.status, 201, "{}", r.json);
+        ids.push(r.json["id"].clone());
+    }
+    shared::app::verifactu::submit_pending(&h.ports)
+        .await
+        .unwrap();
+    for (id, action) in [
+        (&ids[0], "verifactu/resubmit"),
+        (&ids[1], "verifactu/resubmit"),
+        (&ids[2], "cancel"),
+    ] {
+        let path = format!("/api/v1/invoices/{id}/{action}");
+        let r = send(&h.app, post_json(&path, &h.test, None, "{}")).await;
+        assert_eq!(r.status, 200, "{action}: {}", r.json);
+    }
+    let chain = format!("CHAIN#test#{}#12345678Z#RECORDS", h.account);
+    let page = h
+        .ports
+        .table
+        .query(&Query::new(chain, SortKey::All))
+        .await
+        .unwrap();
+    let records: Vec<&str> = page.items.iter().filter_map(|i| i.s("xml")).collect();
+    assert_eq!(records.len(), 6);
+    for flag in [
+        "<sf:RechazoPrevio>X</sf:RechazoPrevio>",
+        "<sf:Subsanacion>S</sf:Subsanacion><sf:TipoFactura>",
+        "<sf:SinRegistroPrevio>S</sf:SinRegistroPrevio>",
+    ] {
+        assert!(records.iter().any(|r| r.contains(flag)), "{flag}");
+    }
+    let submission = submission_xml("Ana García Pérez", "12345678Z", &records);
+    if let Err(report) = validate(
+        &python,
+        &standards.join("SuministroLR.xsd"),
+        &[("resubmitted", &submission)],
+    ) {
+        panic!(
+            "the resubmitted records are not valid against SuministroLR.xsd:\n{report}\n{submission}"
+        );
     }
 }
