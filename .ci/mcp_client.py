@@ -3,7 +3,7 @@
 Usage: mcp_client.py BASE_URL LIVE_KEY TEST_KEY
 
 With a modern client (2026-07-28, `server/discover`) and a legacy one
-(`initialize`): lists the tools (16, exact names, valid JSON Schemas, all four
+(`initialize`): lists the tools (17, exact names, valid JSON Schemas, all four
 annotations), calls every tool with the live and the test key (the SDK checks
 each `structuredContent` against the tool's `outputSchema`), checks `isError`
 for bad input, that `issue_invoice` twice with one `idempotency_key` issues
@@ -23,7 +23,8 @@ from mcp.client.streamable_http import streamable_http_client
 TOOLS = {
     "extract_invoices", "analyze", "validate_tax_id", "calculate_vat", "calculate_withholding",
     "estimate_model_130", "fiscal_calendar", "get_usage", "list_analyses", "get_analysis",
-    "issue_invoice", "list_invoices", "get_invoice", "cancel_invoice", "set_invoice_status", "get_job",
+    "issue_invoice", "list_invoices", "get_invoice", "cancel_invoice", "set_invoice_status",
+    "resubmit_verifactu_record", "get_job",
 }
 
 INVOICE_TEXT = """FACTURA
@@ -71,7 +72,7 @@ async def list_tools(client, label):
     listed = await client.list_tools()
     names = {t.name for t in listed.tools}
     check(names == TOOLS, f"{label}: tools {sorted(names)}")
-    check(len(listed.tools) == 16, f"{label}: {len(listed.tools)} tools")
+    check(len(listed.tools) == 17, f"{label}: {len(listed.tools)} tools")
     schemas = {}
     for tool in listed.tools:
         Draft202012Validator.check_schema(tool.input_schema)
@@ -152,6 +153,7 @@ async def every_tool(run, live):
     got = await run.ok("get_invoice", {"invoice_id": first["id"]})
     check(got["number"] == first["number"], "get_invoice")
     await run.error("get_invoice", {"invoice_id": 987654321}, "invoice_id")
+    await run.error("resubmit_verifactu_record", {"invoice_id": first["id"]}, "invalid_state")
     paid = await run.ok("set_invoice_status", {"invoice_id": first["id"], "status": "paid"})
     check(paid["status"] == "paid", "set_invoice_status")
     mistake = await run.ok("issue_invoice", invoice_args(str(uuid.uuid4())))

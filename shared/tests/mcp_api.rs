@@ -2,7 +2,7 @@
 //! with a Bearer challenge, plan), no OAuth discovery, the rate limit on tool
 //! calls, the transport rules (stateless, JSON, 405, Host), and tools that
 //! are their REST operations (results, `isError`, idempotency, quota, test
-//! mode, jobs).
+//! mode, jobs, a VERI*FACTU record resubmitted).
 
 mod support;
 
@@ -132,7 +132,7 @@ async fn stateless_legacy_handshake_json_answers_and_405_for_get_and_delete() {
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     let r = send(&h.app, rpc(Some(&h.live), &list)).await;
     let tools = r.json["result"]["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 16);
+    assert_eq!(tools.len(), 17);
     assert!(tools.iter().any(|t| t["name"] == "get_job"));
 
     for method in ["GET", "DELETE"] {
@@ -512,4 +512,69 @@ async fn browser_clients_get_cors_on_preflights_and_401s_and_other_origins_are_r
         .headers_mut()
         .insert("origin", "https://evil.example".parse().unwrap());
     assert_eq!(send(&h.app, foreign).await.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn a_rejected_test_record_is_resubmitted_by_its_tool() {
+    let h = harness(support::relaxed()).await;
+    let tools = send(
+        &h.app,
+        rpc(
+            Some(&h.test),
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        ),
+    )
+    .await;
+    let tool = tools.json["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "resubmit_verifactu_record")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        tool["inputSchema"]["properties"],
+        json!({"invoice_id": {"type": "integer", "minimum": 1,
+            "description": "The invoice's numeric id (the `id` of issue_invoice or list_invoices, not its number like F2026-000001)."}})
+    );
+    assert_eq!(tool["inputSchema"]["required"], json!(["invoice_id"]));
+    assert_eq!(tool["inputSchema"]["additionalProperties"], false);
+
+    let mut args = invoice_args("rejected-1");
+    args["test_options"] = json!({"verifactu_error": {"code": 1104}});
+    let issued = call(&h, &h.test, "issue_invoice", args).await;
+    let id = issued["structuredContent"]["id"].clone();
+    let pending = error_text(
+        &call(
+            &h,
+            &h.test,
+            "resubmit_verifactu_record",
+            json!({"invoice_id": id}),
+        )
+        .await,
+    );
+    assert!(
+        pending.contains("invalid_state") && pending.contains("wait"),
+        "{pending}"
+    );
+    shared::app::verifactu::submit_pending(&h.ports)
+        .await
+        .unwrap();
+    let resubmitted = call(
+        &h,
+        &h.test,
+        "resubmit_verifactu_record",
+        json!({"invoice_id": id}),
+    )
+    .await;
+    let verifactu = &resubmitted["structuredContent"]["verifactu"];
+    assert_eq!(verifactu["status"], "pending", "{resubmitted}");
+    assert_eq!(verifactu["record"]["RechazoPrevio"], "X");
+    assert!(
+        resubmitted["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Resubmitted the VERI*FACTU record of invoice TEST-F2026-000001"),
+        "{resubmitted}"
+    );
 }

@@ -4,8 +4,8 @@
 //!
 //! Bodies of POST tools are the REST request bodies, so their schemas come
 //! from the OpenAPI document (closed to unknown fields, enumerations made
-//! explicit); arguments of GET tools become query parameters and are
-//! described here.
+//! explicit; an operation without a body takes only its path argument);
+//! arguments of GET tools become query parameters and are described here.
 
 use std::sync::{Arc, OnceLock};
 
@@ -359,6 +359,18 @@ fn specs() -> Vec<ToolSpec> {
             parameters: no_parameters,
         },
         ToolSpec {
+            name: "resubmit_verifactu_record",
+            method: Method::POST,
+            path: "/api/v1/invoices/{invoice_id}/verifactu/resubmit",
+            renames: &[],
+            output: Output::Body,
+            operation: "resubmit_verifactu_record",
+            title: "Resubmit a VERI*FACTU record",
+            description: "Send an invoice's VERI*FACTU record to the tax authority (AEAT) again, corrected: the AEAT's correction path when it rejected the record (`verifactu.status` `rejected`), accepted it with errors (`accepted_with_errors`) or rejected the invoice's cancellation (`verifactu.cancellation_status` `rejected`). Do it only once the cause in `verifactu.answer` is fixed (the issuer's details are fixed by the account owner in the application, not with tools). The record is made again from the invoice with the account's current issuer name and is `pending` until the AEAT answers (get_invoice shows it). A pending or accepted record cannot be resubmitted; an accepted invoice is changed by rectifying it.",
+            hints: [false, false, false, true],
+            parameters: no_parameters,
+        },
+        ToolSpec {
             name: "get_job",
             method: Method::GET,
             path: "/api/v1/jobs/{job_id}",
@@ -439,7 +451,10 @@ fn input_schema(doc: &Value, spec: &ToolSpec) -> JsonObject {
 }
 
 fn body_schema(doc: &Value, spec: &ToolSpec) -> Value {
-    let mut schema = schemas::inline_root(doc, schemas::request(doc, spec.operation));
+    let mut schema = match schemas::request(doc, spec.operation) {
+        Value::Null => no_parameters(),
+        body => schemas::inline_root(doc, body),
+    };
     let mut add = |name: &str, property: Value, required: bool| {
         schema["properties"][name] = property;
         if required {
@@ -578,13 +593,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sixteen_tools_with_unique_names_and_all_four_hints() {
+    fn seventeen_tools_with_unique_names_and_all_four_hints() {
         let tools = tools();
-        assert_eq!(tools.len(), 16);
+        assert_eq!(tools.len(), 17);
         let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 16);
+        assert_eq!(names.len(), 17);
         for tool in tools {
             let a = tool.annotations.as_ref().expect("annotations");
             assert!(a.read_only_hint.is_some() && a.destructive_hint.is_some());
@@ -612,6 +627,9 @@ mod tests {
         assert!(schema["properties"]["lines"].is_object());
         let line = &schema["$defs"]["LineRequest"];
         assert_eq!(line["additionalProperties"], false);
+        for test_only in ["TestOptions", "VerifactuErrorRequest"] {
+            assert_eq!(schema["$defs"][test_only]["additionalProperties"], false);
+        }
         assert_eq!(line["properties"]["vat_rate"]["enum"][0], 21);
         assert_eq!(schema["properties"]["irpf_rate"]["enum"][4], 15.0);
         let payment = &schema["$defs"]["PaymentRequest"]["properties"]["method"];

@@ -161,6 +161,10 @@ pub fn of(tool: &str, accepted: bool, v: &Value) -> String {
         "issue_invoice" => format!("Issued {}.", invoice(v)),
         "get_invoice" | "set_invoice_status" => capitalise(&invoice(v)),
         "cancel_invoice" => format!("Cancelled {}.", invoice(v)),
+        "resubmit_verifactu_record" => format!(
+            "Resubmitted the VERI*FACTU record of {}; it is pending until the AEAT answers.",
+            invoice(v)
+        ),
         "get_job" => match v["status"].as_str() {
             Some("succeeded") => format!(
                 "Job {} succeeded; its result is in `result`.",
