@@ -4,8 +4,7 @@
 //! becomes its status and event; a timeout after delivery and a SOAP fault are
 //! retried without losing or resending an accepted record; two submitters
 //! never have two messages of one chain in flight; live records without the
-//! issuer's certificate stay pending; the cancellation of an invoice whose
-//! registration was rejected says there is none (SinRegistroPrevio).
+//! issuer's certificate stay pending.
 
 mod support;
 
@@ -383,40 +382,4 @@ async fn the_embedded_submitter_sends_test_records_on_its_own() {
     }
     worker.abort();
     assert_eq!(status, "accepted");
-}
-
-#[tokio::test]
-async fn cancelling_an_invoice_whose_registration_was_rejected_says_there_is_none() {
-    let env = env(0).await;
-    let key = env.h.test.clone();
-    let issued = env.issue(&key, 1).await;
-    let number = issued[0]["number"].as_str().unwrap();
-    env.aeat.simulator.lock().unwrap().inject(
-        number,
-        RecordError {
-            code: 1104,
-            description: "El valor del campo NumSerieFactura es incorrecto.".into(),
-        },
-    );
-    env.submit().await;
-    env.aeat.simulator.lock().unwrap().clear_injections();
-    let id = &issued[0]["id"];
-    assert_eq!(
-        env.invoice(&key, id).await["verifactu"]["status"],
-        "rejected"
-    );
-    let r = send(
-        &env.h.app,
-        post_json(&format!("/api/v1/invoices/{id}/cancel"), &key, None, "{}"),
-    )
-    .await;
-    assert_eq!(r.status, 200, "{}", r.json);
-    assert_eq!(
-        r.json["verifactu"]["cancellation"]["SinRegistroPrevio"],
-        "S"
-    );
-    env.h.clock.advance(Duration::seconds(60));
-    env.submit().await;
-    let verifactu = &env.invoice(&key, id).await["verifactu"];
-    assert_eq!(verifactu["cancellation_status"], "accepted", "{verifactu}");
 }
