@@ -146,16 +146,17 @@ fn leaf_of<'a>(archive: &'a Pkcs12Archive, key: &PrivateKeyBag) -> Option<&'a [u
             .iter()
             .find(|c| c.local_key_id.as_deref() == Some(id.0.as_slice()))
     });
+    let only = match archive.certs.as_slice() {
+        [only] => Some(only),
+        _ => None,
+    };
     let bag = by_id
         .or_else(|| {
             archive.certs.iter().find(|c| {
                 X509Certificate::from_der(c.cert.as_der()).is_ok_and(|(_, x509)| !x509.is_ca())
             })
         })
-        .or_else(|| match archive.certs.as_slice() {
-            [only] => Some(only),
-            _ => None,
-        })?;
+        .or(only)?;
     Some(bag.cert.as_der())
 }
 
