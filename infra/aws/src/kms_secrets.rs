@@ -69,6 +69,12 @@ fn kms_error<E: ProvideErrorMetadata + std::error::Error + 'static>(
     }
 }
 
+/// A plaintext data key from KMS as an AES-256 key.
+fn aes_key(plaintext: Option<&Blob>) -> Option<Zeroizing<[u8; 32]>> {
+    let bytes: [u8; 32] = plaintext?.as_ref().try_into().ok()?;
+    Some(Zeroizing::new(bytes))
+}
+
 fn damaged() -> SecretsError {
     SecretsError::WrongKey("not a value sealed with KMS by this service".into())
 }
@@ -86,13 +92,8 @@ impl Secrets for KmsSecrets {
             .send()
             .await
             .map_err(kms_error)?;
-        let key: Zeroizing<[u8; 32]> = Zeroizing::new(
-            data_key
-                .plaintext()
-                .map(|b| b.as_ref())
-                .and_then(|b| b.try_into().ok())
-                .ok_or_else(|| SecretsError::Unavailable("KMS gave no 256-bit data key".into()))?,
-        );
+        let key = aes_key(data_key.plaintext())
+            .ok_or_else(|| SecretsError::Unavailable("KMS gave no 256-bit data key".into()))?;
         let encrypted_key = data_key
             .ciphertext_blob()
             .ok_or_else(|| SecretsError::Unavailable("KMS gave no encrypted data key".into()))?;
@@ -123,13 +124,7 @@ impl Secrets for KmsSecrets {
             .send()
             .await
             .map_err(kms_error)?;
-        let key: Zeroizing<[u8; 32]> = Zeroizing::new(
-            data_key
-                .plaintext()
-                .map(|b| b.as_ref())
-                .and_then(|b| b.try_into().ok())
-                .ok_or_else(damaged)?,
-        );
+        let key = aes_key(data_key.plaintext()).ok_or_else(damaged)?;
         aead::open(&key, &body, context).ok_or_else(|| {
             SecretsError::WrongKey("the sealed value is damaged or belongs to another owner".into())
         })

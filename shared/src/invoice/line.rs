@@ -61,6 +61,13 @@ impl Treatment {
         Self::EXEMPTIONS.into_iter().find(|t| t.code() == code)
     }
 
+    /// The treatment of a stored line or group: its exemption code, or taxed.
+    pub fn of_stored(exemption: Option<&str>) -> Treatment {
+        exemption
+            .and_then(Treatment::parse_exemption)
+            .unwrap_or(Treatment::Taxed)
+    }
+
     /// The wording an invoice must carry for this treatment (RD 1619/2012 art. 6.1.j, m).
     pub fn wording(self) -> Option<&'static str> {
         Some(match self {

@@ -198,21 +198,9 @@ impl HttpAeat {
         if e.is_timeout() {
             AeatError::Timeout(self.timeout_seconds)
         } else {
-            AeatError::Transport(error_chain(&e))
+            AeatError::Transport(super::with_causes(&e))
         }
     }
-}
-
-/// An error with its causes (a TLS refusal is only named in a cause).
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[async_trait]

@@ -34,6 +34,19 @@ pub use secrets::Secrets;
 pub use table::Table;
 pub use webhook_sender::WebhookSender;
 
+/// An error and its causes on one line (`error: cause: cause`): a TLS or
+/// connection failure is often named only in a cause.
+pub fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 /// The ports a use case receives.
 #[derive(Clone)]
 pub struct Ports {

@@ -127,18 +127,15 @@ impl HttpWebhookSender {
 
 /// An error and its causes on one line.
 fn chain(e: &reqwest::Error) -> String {
-    let mut text = if e.is_timeout() {
+    let head = if e.is_timeout() {
         format!("timed out (limit {} s)", TIMEOUT.as_secs())
     } else {
         e.to_string()
     };
-    let mut source = e.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
+    match e.source() {
+        Some(cause) => format!("{head}: {}", super::with_causes(cause)),
+        None => head,
     }
-    text
 }
 
 #[async_trait]

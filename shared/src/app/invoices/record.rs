@@ -149,11 +149,7 @@ fn stored_totals(invoice: &Invoice) -> Totals {
         .map(|g| Group {
             vat_rate: g.vat_rate,
             surcharge_rate: g.surcharge_rate,
-            treatment: g
-                .exemption
-                .as_deref()
-                .and_then(Treatment::parse_exemption)
-                .unwrap_or(Treatment::Taxed),
+            treatment: Treatment::of_stored(g.exemption.as_deref()),
             base: g.base,
             vat_amount: g.vat_amount,
             surcharge_amount: g.surcharge_amount,

@@ -36,11 +36,7 @@ fn credit_lines(original: &[LineView]) -> Vec<Line> {
             discount_percent: l.discount_percent,
             vat_rate: l.vat_rate,
             surcharge_rate: l.surcharge_rate,
-            treatment: l
-                .exemption
-                .as_deref()
-                .and_then(Treatment::parse_exemption)
-                .unwrap_or(Treatment::Taxed),
+            treatment: Treatment::of_stored(l.exemption.as_deref()),
         })
         .collect()
 }
