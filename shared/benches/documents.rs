@@ -8,8 +8,8 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use shared::app::invoices::model::Invoice;
 use shared::documents::{cii, facturae, facturx, pdf, ubl};
+use shared::invoice::model::Invoice;
 
 const RUNS: usize = 31;
 

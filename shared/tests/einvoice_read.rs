@@ -9,10 +9,10 @@ mod support;
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use rust_decimal::dec;
-use shared::app::invoices::model::Invoice;
 use shared::documents::{cii::cii, facturae::facturae, ubl::ubl};
 use shared::extraction::einvoice::{Format, read};
 use shared::extraction::{Field, Fields, VatLine};
+use shared::invoice::model::Invoice;
 use shared::invoice::party::Party;
 
 const STANDARDS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/standards");

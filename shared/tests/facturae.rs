@@ -13,8 +13,8 @@ use std::process::Command;
 use quick_xml::Reader;
 use quick_xml::events::Event;
 use rust_decimal::Decimal;
-use shared::app::invoices::model::Invoice;
 use shared::documents::facturae::facturae;
+use shared::invoice::model::Invoice;
 use shared::tax::money::round2;
 
 const SCHEMA_DIR: &str = concat!(

@@ -21,11 +21,11 @@ use std::process::Command;
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
-use shared::app::invoices::model::Invoice;
 use shared::documents::cii::cii;
 use shared::documents::facturx::facturx_pdf;
 use shared::documents::pdf::pdf;
 use shared::invoice::line::Treatment;
+use shared::invoice::model::Invoice;
 use shared::invoice::status::Status;
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/pdf");

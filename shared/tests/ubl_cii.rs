@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use chrono::NaiveDate;
-use shared::app::invoices::model::{Invoice, Payment};
 use shared::documents::{cii::cii, ubl::ubl};
+use shared::invoice::model::{Invoice, Payment};
 use shared::invoice::party::Party;
 
 const STANDARDS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/standards");

@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 
 use super::en16931::{self, Document, Line, Trader, VatGroup};
 use super::xml::{self, Node, branch, leaf, leaf_with, optional};
-use crate::app::invoices::model::Invoice;
+use crate::invoice::model::Invoice;
 use crate::tax::money::cents;
 
 const NS_RSM: &str = "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100";

@@ -14,7 +14,7 @@
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use crate::app::invoices::model::{GroupView, Invoice, IssuerView, LineView, Payment};
+use crate::invoice::model::{GroupView, Invoice, IssuerView, LineView, Payment};
 use crate::invoice::party::Party;
 use crate::invoice::status::Status;
 use crate::tax::money::{cents, round2};

@@ -30,13 +30,13 @@ use chrono::{Datelike, NaiveDate};
 use quick_xml::escape::escape;
 use rust_decimal::Decimal;
 
-use crate::app::invoices::model::{GroupView, Invoice, IssuerView, LineView, Payment, Rectifies};
-use crate::app::tax_tools::quarter_dates;
 use crate::invoice::line::Treatment;
+use crate::invoice::model::{GroupView, Invoice, IssuerView, LineView, Payment, Rectifies};
 use crate::invoice::party::{Party, in_eu};
 use crate::invoice::status::Status;
 use crate::tax::money::{cents, round2};
 use crate::tax::nif::{Nif, NifKind};
+use crate::tax::quarter::quarter_dates;
 
 pub const NAMESPACE: &str = "http://www.facturae.gob.es/formato/Versiones/Facturaev3_2_2.xml";
 

@@ -9,7 +9,7 @@ use quick_xml::escape::escape;
 use quick_xml::events::Event;
 
 use super::pdf;
-use crate::app::invoices::model::Invoice;
+use crate::invoice::model::Invoice;
 
 const FILE_NAME: &str = "factur-x.xml";
 /// sRGB IEC 61966-2.1, ICC v2 (Debian's icc-profiles-free, Zlib licence).

@@ -12,7 +12,7 @@ mod render;
 use lopdf::{Dictionary, Object, StringFormat};
 use sha2::{Digest, Sha256};
 
-use crate::app::invoices::model::Invoice;
+use crate::invoice::model::Invoice;
 
 pub(crate) const PRODUCER: &str = "svc";
 

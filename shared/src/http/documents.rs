@@ -16,10 +16,10 @@ use super::error::ApiError;
 use super::invoices::invoice_id;
 use super::query::ApiQuery;
 use super::state::AppState;
-use crate::app::invoices::model::Invoice;
 use crate::app::invoices::store;
 use crate::app::keys::Caller;
 use crate::documents::{cii, facturae, facturx, pdf, ubl};
+use crate::invoice::model::Invoice;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

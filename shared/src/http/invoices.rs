@@ -19,11 +19,11 @@ use super::state::AppState;
 use super::unit_of_work::{UnitOfWork, require_idempotency_key};
 use crate::app::invoices::error::InvoiceError;
 use crate::app::invoices::lifecycle::{self, Filters};
-use crate::app::invoices::model::Invoice;
 use crate::app::invoices::request::{IssueRequest, RectifyRequest};
 use crate::app::invoices::{issue, rectify, store};
 use crate::app::keys::Caller;
 use crate::app::verifactu;
+use crate::invoice::model::Invoice;
 use crate::invoice::status::Status;
 use crate::verifactu::{ChainCheck, verify_chain};
 

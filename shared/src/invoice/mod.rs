@@ -1,7 +1,9 @@
-//! Invoices: lines, totals, numbering and states. Pure.
+//! Invoices: lines, totals, numbering, states and the issued invoice as it
+//! is stored and shown (`model`), which the document writers read. Pure.
 
 pub mod iban;
 pub mod line;
+pub mod model;
 pub mod number;
 pub mod party;
 pub mod status;

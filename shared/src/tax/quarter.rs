@@ -1,5 +1,6 @@
-//! The quarter summary from the ledger: output VAT and surcharge per rate,
-//! IRPF withheld by clients, and the Modelo 303 boxes they feed.
+//! Quarters: their first and last days, and the quarter summary from the
+//! ledger (output VAT and surcharge per rate, IRPF withheld by clients, and
+//! the Modelo 303 boxes they feed).
 
 use std::collections::BTreeMap;
 
@@ -7,6 +8,24 @@ use rust_decimal::Decimal;
 use rust_decimal::dec;
 
 use super::ledger_entry::LedgerEntry;
+
+/// The first and last day of a quarter.
+pub fn quarter_dates(year: i32, quarter: u8) -> (chrono::NaiveDate, chrono::NaiveDate) {
+    use chrono::NaiveDate;
+    let first_month = u32::from(quarter - 1) * 3 + 1;
+    let start = NaiveDate::from_ymd_opt(year, first_month, 1).expect("valid quarter start");
+    let next = if quarter == 4 {
+        NaiveDate::from_ymd_opt(year + 1, 1, 1)
+    } else {
+        NaiveDate::from_ymd_opt(year, first_month + 3, 1)
+    };
+    (
+        start,
+        next.expect("valid quarter end")
+            .pred_opt()
+            .expect("a day before"),
+    )
+}
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RateTotals {

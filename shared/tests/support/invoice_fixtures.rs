@@ -9,8 +9,8 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use shared::app::accounts;
-use shared::app::invoices::model::Invoice;
 use shared::domain::account::{Issuer, Plan};
+use shared::invoice::model::Invoice;
 use shared::tax::nif::Nif;
 
 use super::{get, post_json, send};

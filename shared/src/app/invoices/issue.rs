@@ -8,9 +8,6 @@ use rust_decimal::Decimal;
 use serde_json::json;
 
 use super::error::InvoiceError;
-use super::model::{
-    GroupView, HistoryEvent, Invoice, IssuerView, LineView, Payment, Rectifies, VerifactuView,
-};
 use super::record::{RecordInput, registration, total_text};
 use super::request::{self, IssueRequest, MAX_GROUPS};
 use super::store::{self, ChainHead};
@@ -21,6 +18,9 @@ use crate::app::{accounts, customers, ledger, outbox};
 use crate::domain::account::Account;
 use crate::domain::madrid;
 use crate::invoice::line::Line;
+use crate::invoice::model::{
+    GroupView, HistoryEvent, Invoice, IssuerView, LineView, Payment, Rectifies, VerifactuView,
+};
 use crate::invoice::number::{self, Series};
 use crate::invoice::party::{Party, PartyInput};
 use crate::invoice::status::Status;

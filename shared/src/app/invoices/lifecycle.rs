@@ -6,11 +6,11 @@ use chrono::NaiveDate;
 
 use super::error::InvoiceError;
 use super::issue::event_data;
-use super::model::{HistoryEvent, Invoice};
 use super::record;
 use super::store::{self, ChainHead};
 use crate::app::keys::Caller;
 use crate::app::{ledger, outbox};
+use crate::invoice::model::{HistoryEvent, Invoice};
 use crate::invoice::status::Status;
 use crate::ports::Ports;
 use crate::ports::table::Write;

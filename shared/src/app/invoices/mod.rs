@@ -4,7 +4,6 @@
 pub mod error;
 pub mod issue;
 pub mod lifecycle;
-pub mod model;
 pub mod record;
 pub mod rectify;
 pub mod request;

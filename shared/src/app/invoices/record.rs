@@ -5,9 +5,9 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Europe::Madrid;
 
-use super::model::{Invoice, Rectifies};
 use super::store::ChainHead;
 use crate::invoice::line::Treatment;
+use crate::invoice::model::{Invoice, Rectifies};
 use crate::invoice::party::{Party, in_eu};
 use crate::invoice::totals::{Group, Totals};
 use crate::verifactu::{

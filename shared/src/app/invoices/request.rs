@@ -7,11 +7,11 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::error::InvoiceError;
-use super::model::Payment;
 use super::test_options::TestOptions;
 use crate::app::customers::CustomerFields;
 use crate::invoice::iban;
 use crate::invoice::line::{Line, Treatment};
+use crate::invoice::model::Payment;
 use crate::tax::money::{MAX_INTEGER_DIGITS, decimal_from_json, optional_decimal_from_json};
 use crate::tax::vat::rate_on;
 

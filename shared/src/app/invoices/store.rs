@@ -5,9 +5,9 @@
 use chrono::NaiveDate;
 
 use super::error::InvoiceError;
-use super::model::Invoice;
 use crate::app::keys::Caller;
 use crate::domain::account::{AccountId, Mode};
+use crate::invoice::model::Invoice;
 use crate::ports::Ports;
 use crate::ports::table::{
     Condition, Cursor, Item, Key, Query, SortKey, TableError, UpdateOp, Value, Write,

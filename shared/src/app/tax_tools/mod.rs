@@ -63,21 +63,3 @@ pub fn check_quarter(quarter: u8) -> Result<u8, ToolError> {
         ))
     }
 }
-
-/// The first and last day of a quarter.
-pub fn quarter_dates(year: i32, quarter: u8) -> (chrono::NaiveDate, chrono::NaiveDate) {
-    use chrono::NaiveDate;
-    let first_month = u32::from(quarter - 1) * 3 + 1;
-    let start = NaiveDate::from_ymd_opt(year, first_month, 1).expect("valid quarter start");
-    let next = if quarter == 4 {
-        NaiveDate::from_ymd_opt(year + 1, 1, 1)
-    } else {
-        NaiveDate::from_ymd_opt(year, first_month + 3, 1)
-    };
-    (
-        start,
-        next.expect("valid quarter end")
-            .pred_opt()
-            .expect("a day before"),
-    )
-}

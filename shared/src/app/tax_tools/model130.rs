@@ -6,12 +6,13 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year, quarter_dates};
+use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
 use crate::app::keys::Caller;
 use crate::app::ledger;
 use crate::ports::Ports;
 use crate::tax::model130::{EarlierQuarters, Model130Input, YearToDate, compute};
 use crate::tax::money::{Amount, MAX_INTEGER_DIGITS, as_number, decimal_from_json};
+use crate::tax::quarter::quarter_dates;
 
 /// Year-to-date figures at the end of an earlier quarter.
 #[derive(Debug, Deserialize, ToSchema)]

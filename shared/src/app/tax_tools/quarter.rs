@@ -6,11 +6,12 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year, quarter_dates};
+use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
 use crate::app::keys::Caller;
 use crate::app::ledger;
 use crate::ports::Ports;
 use crate::tax::money::as_number;
+use crate::tax::quarter::quarter_dates;
 use crate::tax::quarter::{model_303_boxes, summarize};
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]

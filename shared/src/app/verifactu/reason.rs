@@ -1,9 +1,9 @@
 //! Why an invoice's record is still `pending`, shown with the invoice.
 
 use crate::app::invoices::error::InvoiceError;
-use crate::app::invoices::model::Invoice;
 use crate::app::invoices::store;
 use crate::app::keys::Caller;
+use crate::invoice::model::Invoice;
 use crate::ports::Ports;
 use crate::ports::table::Key;
 

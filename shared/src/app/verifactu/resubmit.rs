@@ -14,10 +14,10 @@
 use super::reason;
 use crate::app::invoices::error::InvoiceError;
 use crate::app::invoices::issue::account_issuer;
-use crate::app::invoices::model::{HistoryEvent, Invoice, VerifactuView};
 use crate::app::invoices::record;
 use crate::app::invoices::store::{self, ChainHead, RecordOwner};
 use crate::app::keys::Caller;
+use crate::invoice::model::{HistoryEvent, Invoice, VerifactuView};
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::verifactu::aeat::Operation;

@@ -17,11 +17,11 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
 use crate::app::invoices::error::InvoiceError;
-use crate::app::invoices::model::AeatAnswer;
 use crate::app::invoices::store::{self, PENDING_CHAINS};
 use crate::app::outbox;
 use crate::app::verifactu::certificates;
 use crate::domain::account::{AccountId, Mode};
+use crate::invoice::model::AeatAnswer;
 use crate::ports::aeat::AeatError;
 use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, UpdateOp, Write};
 use crate::ports::{Aeat, Ports};

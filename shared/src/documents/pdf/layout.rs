@@ -6,8 +6,8 @@
 
 use rust_decimal::Decimal;
 
-use crate::app::invoices::model::{GroupView, Invoice, LineView};
 use crate::invoice::line::Treatment;
+use crate::invoice::model::{GroupView, Invoice, LineView};
 use crate::invoice::status::Status;
 
 use super::canvas::{Face, MM_PER_PT, PAGE_HEIGHT, PAGE_WIDTH, Page, Rgb, Style};
