@@ -172,7 +172,7 @@ pub async fn check_key(ports: &Ports) -> Result<(), String> {
     let account = &item.key.sk;
     let Some(secrets) = &ports.secrets else {
         return Err(format!(
-            "issuer certificates are stored (e.g. for {account}) but SVC_SECRETS_KEY is not set: set it to the key they were imported with"
+            "issuer certificates are stored (e.g. for {account}) but SVC_SECRETS_KEY is not set: set it to the key they were imported with (SVC_KMS_KEY_ID on a DynamoDB table)"
         ));
     };
     let account_id: AccountId = account.parse()?;
