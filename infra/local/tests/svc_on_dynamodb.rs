@@ -5,6 +5,7 @@ mod support;
 
 use std::io::Write as _;
 
+use shared::verifactu::certificate_fixture::Fixture;
 use support::{Svc, usage};
 
 fn endpoint_configured() -> bool {
@@ -78,4 +79,77 @@ fn admin_commands_and_serve_work_on_a_dynamodb_table() {
     svc.ok(&["accounts", "set-plan", &account, "mini"]);
     assert_eq!(usage(&base, &key).1["error"]["code"], "api_plan_required");
     assert_eq!(usage(&base, &test_key).0, 200);
+}
+
+/// A new KMS key on the emulator (moto serves KMS beside DynamoDB).
+fn kms_key() -> String {
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let config = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        aws_sdk_kms::Client::new(&config)
+            .create_key()
+            .send()
+            .await
+            .expect("a KMS key on the emulator")
+            .key_metadata()
+            .unwrap()
+            .key_id()
+            .to_string()
+    })
+}
+
+#[test]
+fn certificates_on_a_dynamodb_table_are_sealed_with_kms() {
+    if !endpoint_configured() {
+        return;
+    }
+    let set = |v: &str| std::env::var_os(v).is_some_and(|v| !v.is_empty());
+    if !set("AWS_ENDPOINT_URL_KMS") && !set("AWS_ENDPOINT_URL") {
+        assert!(
+            std::env::var("SVC_REQUIRE_KMS").as_deref() != Ok("1"),
+            "SVC_REQUIRE_KMS=1 but no KMS endpoint is set"
+        );
+        return;
+    }
+    let table = format!("svc-cert-{}", shared::ids::random_token(4));
+    let svc = Svc {
+        storage: vec!["--table".into(), table],
+    };
+    assert_eq!(svc.ok(&["table", "create"]), "");
+    let account = svc.ok(&[
+        "accounts",
+        "create",
+        "--name",
+        "Nube",
+        "--plan",
+        "pro",
+        "--nif",
+        "12345678Z",
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let p12 = dir.path().join("cert.p12");
+    std::fs::write(&p12, Fixture::person().pkcs12("pw")).unwrap();
+    let key_id = kms_key();
+    let (imported, out, err) = svc.run_with(
+        &[
+            "issuer",
+            "certificate",
+            "--account",
+            &account,
+            "--p12",
+            p12.to_str().unwrap(),
+            "--password-env",
+            "PW",
+        ],
+        &[("PW", "pw"), ("SVC_KMS_KEY_ID", &key_id)],
+        "",
+    );
+    assert!(imported, "{err}");
+    assert!(out.contains("12345678Z"), "{out}");
+
+    let (started, _, stderr) = svc.run_with(&["serve", "--addr", "not-an-address"], &[], "");
+    assert!(!started && stderr.contains("SVC_KMS_KEY_ID"), "{stderr}");
+    let (_server, printed, base) = svc.serve_with(&[("SVC_KMS_KEY_ID", &key_id)]);
+    assert!(printed.iter().all(|l| !l.contains("key:")));
+    let key = svc.ok(&["keys", "create", "--account", &account, "--mode", "test"]);
+    assert_eq!(usage(&base, &key).0, 200);
 }
