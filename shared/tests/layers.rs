@@ -31,9 +31,14 @@ fn documents_verifactu_and_the_domain_import_no_use_case_port_or_http_code() {
             if code.starts_with("//") {
                 continue;
             }
-            if ["crate::app", "crate::http", "crate::ports", "crate::embedded"]
-                .iter()
-                .any(|layer| code.contains(layer))
+            if [
+                "crate::app",
+                "crate::http",
+                "crate::ports",
+                "crate::embedded",
+            ]
+            .iter()
+            .any(|layer| code.contains(layer))
             {
                 offenders.push(format!("{}:{}: {code}", file.display(), n + 1));
             }
