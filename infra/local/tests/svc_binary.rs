@@ -258,16 +258,7 @@ fn serve_stops(svc: &Svc, env: &[(&str, &str)]) -> (bool, String) {
 fn certificates_are_checked_on_import_sealed_and_needed_at_start() {
     let dir = tempfile::tempdir().unwrap();
     let svc = embedded(&dir);
-    let account = svc.ok(&[
-        "accounts",
-        "create",
-        "--name",
-        "Ana",
-        "--plan",
-        "pro",
-        "--nif",
-        "12345678Z",
-    ]);
+    let account = svc.create_account("Ana", "pro", "12345678Z");
     let key = svc.ok(&["secrets-key"]);
     assert_eq!(key.len(), 64);
     let file = |name: &str, bytes: Vec<u8>| {

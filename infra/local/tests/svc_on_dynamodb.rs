@@ -24,26 +24,25 @@ fn endpoint_configured() -> bool {
     false
 }
 
+/// `svc` on a new table of the emulator.
+fn new_table(prefix: &str) -> Svc {
+    let svc = Svc {
+        storage: vec![
+            "--table".into(),
+            format!("{prefix}-{}", shared::ids::random_token(4)),
+        ],
+    };
+    assert_eq!(svc.ok(&["table", "create"]), "");
+    svc
+}
+
 #[test]
 fn admin_commands_and_serve_work_on_a_dynamodb_table() {
     if !endpoint_configured() {
         return;
     }
-    let table = format!("svc-cli-{}", shared::ids::random_token(4));
-    let svc = Svc {
-        storage: vec!["--table".into(), table],
-    };
-    assert_eq!(svc.ok(&["table", "create"]), "");
-    let account = svc.ok(&[
-        "accounts",
-        "create",
-        "--name",
-        "Nube",
-        "--plan",
-        "max",
-        "--nif",
-        "A13585625",
-    ]);
+    let svc = new_table("svc-cli");
+    let account = svc.create_account("Nube", "max", "A13585625");
     let key = svc.ok(&["keys", "create", "--account", &account, "--mode", "live"]);
     let issuer = [
         "issuer",
@@ -110,21 +109,8 @@ fn certificates_on_a_dynamodb_table_are_sealed_with_kms() {
         );
         return;
     }
-    let table = format!("svc-cert-{}", shared::ids::random_token(4));
-    let svc = Svc {
-        storage: vec!["--table".into(), table],
-    };
-    assert_eq!(svc.ok(&["table", "create"]), "");
-    let account = svc.ok(&[
-        "accounts",
-        "create",
-        "--name",
-        "Nube",
-        "--plan",
-        "pro",
-        "--nif",
-        "12345678Z",
-    ]);
+    let svc = new_table("svc-cert");
+    let account = svc.create_account("Nube", "pro", "12345678Z");
     let dir = tempfile::tempdir().unwrap();
     let p12 = dir.path().join("cert.p12");
     std::fs::write(&p12, Fixture::person().pkcs12("pw")).unwrap();

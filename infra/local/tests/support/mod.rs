@@ -46,6 +46,13 @@ impl Svc {
         command
     }
 
+    /// Creates an account; its id.
+    pub fn create_account(&self, name: &str, plan: &str, nif: &str) -> String {
+        self.ok(&[
+            "accounts", "create", "--name", name, "--plan", plan, "--nif", nif,
+        ])
+    }
+
     /// Runs a command with more environment variables and `input` on its
     /// standard input; returns success, trimmed stdout and stderr.
     pub fn run_with(
