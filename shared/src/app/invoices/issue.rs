@@ -10,7 +10,7 @@ use serde_json::json;
 use super::error::InvoiceError;
 use super::record::{RecordInput, registration, total_text};
 use super::request::{self, IssueRequest, MAX_GROUPS};
-use super::store::{self, ChainHead};
+use super::store;
 use super::test_options;
 use crate::app::keys::Caller;
 use crate::app::verifactu::reason;
@@ -350,7 +350,7 @@ pub async fn finalize(
     let invoice = Invoice {
         id: ids.next(),
         object: "invoice".into(),
-        number: number.clone(),
+        number,
         kind: draft.kind.clone(),
         status: Status::Issued,
         livemode: caller.mode.is_live(),
@@ -392,12 +392,6 @@ pub async fn finalize(
         },
         created_at: now,
     };
-    let next_head = ChainHead {
-        seq: head.as_ref().map_or(1, |h| h.seq + 1),
-        hash: built.hash.clone(),
-        number,
-        issue_date: draft.issue_date,
-    };
     let mut writes = vec![
         ids.advance(None),
         series.advance(Some(draft.issue_date)),
@@ -406,11 +400,12 @@ pub async fn finalize(
     writes.extend(store::append(
         &chain,
         head.as_ref(),
-        &next_head,
         &built,
         &store::RecordOwner {
             account: &caller.account_id,
             invoice_id: invoice.id,
+            number: &invoice.number,
+            issue_date: invoice.issue_date,
             issuer_name: &invoice.issuer.name,
             operation: Operation::Alta,
             simulated_error: draft.simulated_error.as_ref(),

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use super::error::InvoiceError;
 use super::issue::event_data;
 use super::record;
-use super::store::{self, ChainHead};
+use super::store;
 use crate::app::keys::Caller;
 use crate::app::{ledger, outbox};
 use crate::invoice::model::{HistoryEvent, Invoice};
@@ -175,12 +175,6 @@ pub async fn cancel(
     let chain = store::chain_pk(caller, &invoice.issuer.tax_id);
     let head = store::chain_head(ports, &chain).await?;
     let built = record::cancellation(&invoice, false, head.as_ref(), system, now).build();
-    let next_head = ChainHead {
-        seq: head.as_ref().map_or(1, |h| h.seq + 1),
-        hash: built.hash.clone(),
-        number: invoice.number.clone(),
-        issue_date: invoice.issue_date,
-    };
     invoice.status = Status::Cancelled;
     invoice.verifactu.cancellation = Some(built.json.clone());
     invoice.verifactu.cancellation_status = Some("pending".into());
@@ -189,11 +183,12 @@ pub async fn cancel(
     writes.extend(store::append(
         &chain,
         head.as_ref(),
-        &next_head,
         &built,
         &store::RecordOwner {
             account: &caller.account_id,
             invoice_id: invoice.id,
+            number: &invoice.number,
+            issue_date: invoice.issue_date,
             issuer_name: &invoice.issuer.name,
             operation: Operation::Anulacion,
             simulated_error: None,

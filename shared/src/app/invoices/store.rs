@@ -205,10 +205,14 @@ pub async fn chain_head(ports: &Ports, chain: &str) -> Result<Option<ChainHead>,
 /// holding the sequence number of its newest record.
 pub const PENDING_CHAINS: &str = "VERIFACTU#PENDING";
 
-/// Whose a new record is: what the submitter needs beside the record itself.
+/// Whose a new record is: its invoice, and what the submitter needs beside
+/// the record itself.
 pub struct RecordOwner<'a> {
     pub account: &'a AccountId,
     pub invoice_id: u64,
+    /// The invoice's number and issue date: the new head's identity.
+    pub number: &'a str,
+    pub issue_date: NaiveDate,
     pub issuer_name: &'a str,
     pub operation: Operation,
     /// Test records only: the AEAT error the simulator is asked to answer.
@@ -222,10 +226,15 @@ pub struct RecordOwner<'a> {
 pub fn append(
     chain: &str,
     previous: Option<&ChainHead>,
-    next: &ChainHead,
     record: &BuiltRecord,
     owner: &RecordOwner,
 ) -> [Write; 3] {
+    let next = ChainHead {
+        seq: previous.map_or(1, |h| h.seq + 1),
+        hash: record.hash.clone(),
+        number: owner.number.to_string(),
+        issue_date: owner.issue_date,
+    };
     let condition = match previous {
         None => Condition::Absent,
         Some(p) => Condition::equals("hash", p.hash.clone()),

@@ -15,13 +15,13 @@ use super::reason;
 use crate::app::invoices::error::InvoiceError;
 use crate::app::invoices::issue::account_issuer;
 use crate::app::invoices::record;
-use crate::app::invoices::store::{self, ChainHead, RecordOwner};
+use crate::app::invoices::store::{self, RecordOwner};
 use crate::app::keys::Caller;
 use crate::invoice::model::{HistoryEvent, Invoice, VerifactuView};
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::verifactu::aeat::Operation;
-use crate::verifactu::{BuiltRecord, Correction, SystemInfo};
+use crate::verifactu::{Correction, SystemInfo};
 
 /// Which record of the invoice goes again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,39 +141,21 @@ pub async fn resubmit(
         detail: Some(note),
     });
     let mut writes = vec![store::replace(caller, &invoice, version)];
-    writes.extend(append(
+    writes.extend(store::append(
         &chain,
         head.as_ref(),
         &built,
-        &invoice,
-        caller,
-        operation,
+        &RecordOwner {
+            account: &caller.account_id,
+            invoice_id: invoice.id,
+            number: &invoice.number,
+            issue_date: invoice.issue_date,
+            issuer_name: &invoice.issuer.name,
+            operation,
+            simulated_error: None,
+        },
     ));
     Ok((invoice, writes))
-}
-
-fn append(
-    chain: &str,
-    head: Option<&ChainHead>,
-    built: &BuiltRecord,
-    invoice: &Invoice,
-    caller: &Caller,
-    operation: Operation,
-) -> [Write; 3] {
-    let next = ChainHead {
-        seq: head.map_or(1, |h| h.seq + 1),
-        hash: built.hash.clone(),
-        number: invoice.number.clone(),
-        issue_date: invoice.issue_date,
-    };
-    let owner = RecordOwner {
-        account: &caller.account_id,
-        invoice_id: invoice.id,
-        issuer_name: &invoice.issuer.name,
-        operation,
-        simulated_error: None,
-    };
-    store::append(chain, head, &next, built, &owner)
 }
 
 #[cfg(test)]
