@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::app::keys::Caller;
+use crate::app::race;
 use crate::invoice::party::{Party, PartyError, PartyInput};
 use crate::ports::Ports;
 use crate::ports::table::{Condition, Cursor, Item, Key, Query, SortKey, TableError, Write};
@@ -82,8 +83,6 @@ pub enum CustomerError {
     NotFound(String),
     /// Another customer has this tax id; its id.
     Duplicate(String),
-    /// Another write of the customer came between its read and this write.
-    Raced,
     Storage(TableError),
 }
 
@@ -185,7 +184,7 @@ pub async fn get(ports: &Ports, caller: &Caller, id: &str) -> Result<Customer, C
 
 /// How many times an update that lost a race with another write of the
 /// same customer is read and applied again.
-const UPDATE_ATTEMPTS: u64 = 10;
+const UPDATE_ATTEMPTS: u32 = 10;
 
 /// Applies the given fields and commits; a changed tax id moves its index
 /// entry. A concurrent write of the customer makes it read and apply again
@@ -196,25 +195,23 @@ pub async fn update(
     id: &str,
     fields: CustomerFields,
 ) -> Result<Customer, CustomerError> {
-    for attempt in 1..UPDATE_ATTEMPTS {
-        match update_once(ports, caller, id, fields.clone()).await {
-            Err(CustomerError::Raced) => {
-                // A jittered pause, so the racing writers do not meet again.
-                let jitter = u64::from(crate::ids::random_token(1).as_bytes()[0] % 16);
-                tokio::time::sleep(std::time::Duration::from_millis(5 * attempt + jitter)).await;
-            }
-            done => return done,
+    for attempt in 0..UPDATE_ATTEMPTS {
+        if let Some(updated) = try_update(ports, caller, id, fields.clone()).await? {
+            return Ok(updated);
         }
+        race::pause(attempt).await;
     }
-    update_once(ports, caller, id, fields).await
+    Err(TableError::Conflict.into())
 }
 
-async fn update_once(
+/// One read and write of the customer; None when another write of it came
+/// in between.
+async fn try_update(
     ports: &Ports,
     caller: &Caller,
     id: &str,
     fields: CustomerFields,
-) -> Result<Customer, CustomerError> {
+) -> Result<Option<Customer>, CustomerError> {
     let current = get(ports, caller, id).await?;
     let old = current.party();
     let merged = PartyInput {
@@ -255,8 +252,8 @@ async fn update_once(
         }
     }
     match ports.table.transact(writes).await {
-        Ok(()) => Ok(updated),
-        Err(TableError::ConditionFailed { .. }) => Err(CustomerError::Raced),
+        Ok(()) => Ok(Some(updated)),
+        Err(TableError::ConditionFailed { .. }) => Ok(None),
         Err(e) => Err(e.into()),
     }
 }

@@ -14,6 +14,7 @@ pub mod keys;
 pub mod ledger;
 pub mod outbox;
 pub mod quota;
+pub mod race;
 pub mod rate_limit;
 pub mod tax_tools;
 pub mod usage;

@@ -35,10 +35,6 @@ impl From<CustomerError> for ApiError {
                 format!("a customer with this tax id already exists: {existing}"),
             )
             .param("tax_id"),
-            CustomerError::Raced => ApiError::conflict(
-                "concurrent_update",
-                "the customer kept changing under this request; retry it",
-            ),
             CustomerError::Storage(t) => t.into(),
         }
     }

@@ -90,6 +90,14 @@ impl ApiError {
         Self::new(StatusCode::CONFLICT, "invalid_request_error", code, message)
     }
 
+    /// 409 `concurrent_update`: the request kept losing races with others.
+    pub fn concurrent_update() -> Self {
+        Self::conflict(
+            "concurrent_update",
+            "the request kept losing races with concurrent requests; retry it",
+        )
+    }
+
     pub fn idempotency(status: StatusCode, code: &str, message: impl Into<String>) -> Self {
         Self::new(status, "idempotency_error", code, message)
     }
@@ -172,10 +180,15 @@ impl IntoResponse for ApiError {
 }
 
 impl From<TableError> for ApiError {
+    /// A write that kept losing races (`Conflict`) is 409; storage that
+    /// cannot be reached is 503; anything else is a fault of ours.
     fn from(e: TableError) -> Self {
+        if matches!(e, TableError::Conflict) {
+            return ApiError::concurrent_update();
+        }
         tracing::error!(error = %e, "table error");
         match e {
-            TableError::Unavailable(_) | TableError::Conflict => {
+            TableError::Unavailable(_) => {
                 ApiError::unavailable("storage is temporarily unavailable; retry the request")
             }
             _ => ApiError::internal("an internal error occurred"),

@@ -217,7 +217,7 @@ pub fn document() -> Document {
             "409",
             "Conflict",
             error_response(
-                "The Idempotency-Key is in use by a running request, or a state conflict",
+                "The Idempotency-Key is in use by a running request, a state conflict, or the request kept losing races with concurrent ones (`concurrent_update`: retry it)",
                 &[],
             ),
         ),

@@ -15,7 +15,6 @@
 //! handler runs again on fresh state, a few times, before giving up with 409.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequestParts, Request, State};
@@ -266,15 +265,10 @@ async fn commit_loop(
                 return Err(in_use());
             }
             Err(TableError::ConditionFailed { .. } | TableError::Conflict) => {
-                let jitter = u64::from(crate::ids::random_token(1).as_bytes()[0] % 16);
-                tokio::time::sleep(Duration::from_millis(5 * u64::from(attempt + 1) + jitter))
-                    .await;
+                crate::app::race::pause(attempt).await;
             }
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::conflict(
-        "concurrent_update",
-        "the request kept losing races with concurrent requests; retry it",
-    ))
+    Err(ApiError::concurrent_update())
 }
