@@ -98,19 +98,39 @@ pub async fn info(
     ports: &Ports,
     account: &AccountId,
 ) -> Result<Option<CertificateInfo>, TableError> {
-    let Some(item) = ports.table.get(&key(account)).await? else {
-        return Ok(None);
-    };
+    Ok(ports.table.get(&key(account)).await?.as_ref().map(decode))
+}
+
+fn decode(item: &Item) -> CertificateInfo {
     let text = |name: &str| item.s(name).unwrap_or_default().to_string();
-    Ok(Some(CertificateInfo {
+    CertificateInfo {
         holder: text("holder"),
         nif: Some(text("nif")).filter(|n| !n.is_empty()),
         subject: text("subject"),
         issuer: text("issuer"),
-        not_before: time(&item, "not_before"),
-        not_after: time(&item, "not_after"),
+        not_before: time(item, "not_before"),
+        not_after: time(item, "not_after"),
         fingerprint: text("fingerprint"),
-    }))
+    }
+}
+
+/// Why a certificate (or its absence) cannot send live records at `now`,
+/// from what is stored in the clear; None when it can (if the host can
+/// open it).
+fn lapsed(info: Option<&CertificateInfo>, now: DateTime<Utc>) -> Option<Unusable> {
+    match info {
+        None => Some(Unusable::Missing),
+        Some(info) if info.not_after < now => Some(Unusable::Expired),
+        Some(_) => None,
+    }
+}
+
+/// Whether `account`'s certificate is missing or expired.
+pub async fn standing(ports: &Ports, account: &AccountId) -> Result<Option<Unusable>, TableError> {
+    Ok(lapsed(
+        info(ports, account).await?.as_ref(),
+        ports.clock.now(),
+    ))
 }
 
 /// Why a live record of `account` cannot go now, as its `status_reason`.
@@ -137,19 +157,21 @@ pub async fn identity(
     ports: &Ports,
     account: &AccountId,
 ) -> Result<Result<ClientIdentity, Unusable>, TableError> {
-    let Some(item) = ports.table.get(&key(account)).await? else {
+    let item = ports.table.get(&key(account)).await?;
+    let info = item.as_ref().map(decode);
+    if let Some(unusable) = lapsed(info.as_ref(), ports.clock.now()) {
+        return Ok(Err(unusable));
+    }
+    let (Some(item), Some(info)) = (item, info) else {
         return Ok(Err(Unusable::Missing));
     };
-    if time(&item, "not_after") < ports.clock.now() {
-        return Ok(Err(Unusable::Expired));
-    }
     let Some(secrets) = &ports.secrets else {
         return Ok(Err(Unusable::Sealed("no key on this host".into())));
     };
     let sealed = item.s("sealed").unwrap_or_default();
     Ok(match secrets.open(sealed, &context(account)).await {
         Ok(pem) => Ok(ClientIdentity {
-            fingerprint: item.s("fingerprint").unwrap_or_default().to_string(),
+            fingerprint: info.fingerprint,
             pem,
         }),
         Err(SecretsError::Unavailable(e)) => return Err(TableError::Unavailable(e)),

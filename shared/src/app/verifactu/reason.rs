@@ -27,11 +27,9 @@ pub async fn unsendable(
     if !mode.is_live() {
         return Ok(None);
     }
-    Ok(match super::certificates::info(ports, account).await? {
-        None => Some(CERTIFICATE_MISSING.to_string()),
-        Some(info) if info.not_after < ports.clock.now() => Some(CERTIFICATE_EXPIRED.to_string()),
-        Some(_) => None,
-    })
+    Ok(super::certificates::standing(ports, account)
+        .await?
+        .map(|unusable| unusable.reason()))
 }
 
 /// `invoice` with `verifactu.status_reason` set while one of its records is
@@ -57,13 +55,7 @@ pub async fn with_pending_reason(
             .as_ref()
             .and_then(|s| s.s("next_at"))
             .and_then(|t| t.parse::<chrono::DateTime<chrono::Utc>>().ok());
-        // The submitter's note of a missing or expired certificate is out of
-        // date once `unsendable` finds a usable one.
-        let noted = state
-            .as_ref()
-            .and_then(|s| s.s("reason"))
-            .filter(|r| ![CERTIFICATE_MISSING, CERTIFICATE_EXPIRED].contains(r));
-        match (noted, next_at) {
+        match (state.as_ref().and_then(|s| s.s("reason")), next_at) {
             (Some(reason), _) => Some(reason.to_string()),
             (None, Some(at)) if at > ports.clock.now() => Some("waiting".to_string()),
             _ => None,

@@ -156,7 +156,12 @@ async fn submit_leased(
             let identity = match certificates::identity(ports, &last.account).await? {
                 Ok(identity) => identity,
                 Err(unusable) => {
-                    note_reason(ports, &state_key, &unusable.reason()).await?;
+                    // A missing or expired certificate shows from the
+                    // certificate itself (`reason::unsendable`); only what
+                    // this host cannot do is noted on the chain.
+                    if let certificates::Unusable::Sealed(_) = unusable {
+                        note_reason(ports, &state_key, &unusable.reason()).await?;
+                    }
                     return Ok(Outcome::CertificateMissing(unusable));
                 }
             };
