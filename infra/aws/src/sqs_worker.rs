@@ -10,7 +10,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
-use shared::app::jobs::{self, Disposition};
+use shared::app::jobs;
+use shared::ports::queue::Disposition;
 use shared::ports::{Ports, Queue};
 use tokio::task::JoinSet;
 

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::queue_worker::{self, Settle};
-use crate::app::jobs::{Disposition, work};
+use crate::app::jobs::work;
 use crate::ports::Ports;
 use crate::ports::queue::QueueError;
 
@@ -24,8 +24,5 @@ pub async fn poll(ports: &Ports, wait: Duration) -> Result<usize, QueueError> {
 }
 
 async fn handle(ports: Ports, body: String) -> Settle {
-    match work(&ports, &body).await {
-        Disposition::Ack => Settle::Delete,
-        Disposition::Retry(after) => Settle::RetryAfter(after),
-    }
+    work(&ports, &body).await.into()
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 
 use crate::ports::Queue;
-use crate::ports::queue::{MAX_BATCH, MAX_WAIT, QueueError};
+use crate::ports::queue::{Disposition, MAX_BATCH, MAX_WAIT, QueueError};
 
 /// What becomes of a handled message.
 pub enum Settle {
@@ -21,6 +21,15 @@ pub enum Settle {
     RetryAfter(Duration),
     /// Leave it to come back after the queue's visibility timeout.
     Leave,
+}
+
+impl From<Disposition> for Settle {
+    fn from(disposition: Disposition) -> Self {
+        match disposition {
+            Disposition::Ack => Settle::Delete,
+            Disposition::Retry(after) => Settle::RetryAfter(after),
+        }
+    }
 }
 
 /// The pause after the queue failed, before receiving again.

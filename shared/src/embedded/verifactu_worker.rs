@@ -11,8 +11,7 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio::time::{MissedTickBehavior, interval};
 
-use super::queue_worker::{self, Settle};
-use crate::app::jobs::Disposition;
+use super::queue_worker;
 use crate::app::verifactu::{Outcome, queue};
 use crate::ports::Ports;
 
@@ -28,12 +27,7 @@ pub async fn on_messages(ports: Ports) {
     let messages = ports.submissions.clone();
     queue_worker::run(messages, "submissions", move |body| {
         let ports = ports.clone();
-        async move {
-            match queue::work(&ports, &body).await {
-                Disposition::Ack => Settle::Delete,
-                Disposition::Retry(after) => Settle::RetryAfter(after),
-            }
-        }
+        async move { queue::work(&ports, &body).await.into() }
     })
     .await
 }

@@ -28,6 +28,16 @@ pub struct Message {
     pub receive_count: u32,
 }
 
+/// What a worker does with a message it handled.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Disposition {
+    /// Nothing more to do (done now, done before, or nothing to do): delete it.
+    Ack,
+    /// Leave it: it should be received again after this long (a retry, or a
+    /// run of another worker to wait for).
+    Retry(Duration),
+}
+
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum QueueError {
     /// A request the queue cannot take (a delay over `MAX_DELAY`, a batch over

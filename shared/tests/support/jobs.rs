@@ -164,7 +164,7 @@ impl Env {
     }
 
     /// The worker's use case on one job's message, outside the queue.
-    pub async fn work_on(&self, job_id: &str) -> jobs::Disposition {
+    pub async fn work_on(&self, job_id: &str) -> shared::ports::queue::Disposition {
         jobs::work(&self.h.ports, &json!({"job_id": job_id}).to_string()).await
     }
 

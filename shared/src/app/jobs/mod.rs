@@ -22,4 +22,4 @@ pub use model::{Job, JobError, Kind, RETENTION, Status, UNFINISHED_RETENTION};
 pub use read::get;
 pub use resource::JobResource;
 pub use submit::submit;
-pub use work::{Disposition, work};
+pub use work::work;

@@ -13,17 +13,8 @@ use super::model::{Job, JobError};
 use super::run::{self, RunError};
 use super::store;
 use crate::ports::Ports;
+use crate::ports::queue::Disposition;
 use crate::ports::table::{TableError, Write};
-
-/// What the host does with the message.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Disposition {
-    /// Nothing more to do (done now, done before, or nothing to do): delete it.
-    Ack,
-    /// Leave it: it should be received again after this long (a retry, or a
-    /// run of another worker to wait for).
-    Retry(Duration),
-}
 
 #[derive(Deserialize)]
 struct JobMessage {

@@ -9,8 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::submit::{Outcome, submit_chain, submit_pending};
-use crate::app::jobs::Disposition;
 use crate::ports::Ports;
+use crate::ports::queue::Disposition;
 use crate::ports::table::TableError;
 use crate::verifactu::aeat::MAX_RECORDS;
 
