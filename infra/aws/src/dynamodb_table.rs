@@ -7,11 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use aws_config::BehaviorVersion;
-use aws_config::meta::region::RegionProviderChain;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::client::Waiters;
-use aws_sdk_dynamodb::config::Region;
 use aws_sdk_dynamodb::error::{BuildError, DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
@@ -43,7 +40,6 @@ type Attrs = HashMap<String, AttributeValue>;
 /// Attribute names by placeholder (or placeholders by name).
 type Names = HashMap<String, String>;
 
-const DEFAULT_REGION: &str = "eu-west-1";
 const TABLE_ACTIVE_WAIT: Duration = Duration::from_secs(300);
 /// Attempts of a write that keeps meeting expired items not yet deleted by DynamoDB.
 const MAX_ATTEMPTS: usize = 5;
@@ -59,11 +55,7 @@ impl DynamoTable {
     /// `AWS_REGION`, `AWS_ENDPOINT_URL[_DYNAMODB]`), in `eu-west-1` when no
     /// region is configured.
     pub async fn from_env(table_name: &str, clock: Arc<dyn Clock>) -> DynamoTable {
-        let region = RegionProviderChain::default_provider().or_else(Region::new(DEFAULT_REGION));
-        let config = aws_config::defaults(BehaviorVersion::latest())
-            .region(region)
-            .load()
-            .await;
+        let config = crate::sdk::config().await;
         DynamoTable::new(Client::new(&config), table_name, clock)
     }
 

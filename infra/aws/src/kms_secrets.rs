@@ -9,10 +9,7 @@
 //! Stored form: `kms1.<base64 encrypted data key>.<base64 nonce‖ciphertext‖tag>`.
 
 use async_trait::async_trait;
-use aws_config::BehaviorVersion;
-use aws_config::meta::region::RegionProviderChain;
 use aws_sdk_kms::Client;
-use aws_sdk_kms::config::Region;
 use aws_sdk_kms::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_kms::primitives::Blob;
 use aws_sdk_kms::types::DataKeySpec;
@@ -21,7 +18,6 @@ use base64::engine::general_purpose::STANDARD;
 use shared::ports::secrets::{Secrets, SecretsError, aead};
 use zeroize::Zeroizing;
 
-const DEFAULT_REGION: &str = "eu-west-1";
 const PREFIX: &str = "kms1";
 /// The encryption context's fixed member: IAM policies grant decryption for
 /// this purpose only.
@@ -36,11 +32,7 @@ impl KmsSecrets {
     /// The key `key_id` (id, ARN or alias), reached through the SDK's
     /// standard configuration (`AWS_ENDPOINT_URL[_KMS]` for an emulator).
     pub async fn from_env(key_id: &str) -> KmsSecrets {
-        let region = RegionProviderChain::default_provider().or_else(Region::new(DEFAULT_REGION));
-        let config = aws_config::defaults(BehaviorVersion::latest())
-            .region(region)
-            .load()
-            .await;
+        let config = crate::sdk::config().await;
         KmsSecrets::new(Client::new(&config), key_id)
     }
 

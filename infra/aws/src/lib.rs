@@ -4,6 +4,7 @@ pub mod dynamodb_table;
 pub mod environment;
 pub mod kms_secrets;
 pub mod s3_blobs;
+pub mod sdk;
 pub mod sqs_queue;
 pub mod sqs_worker;
 pub mod stream_dispatcher;

@@ -2,16 +2,11 @@
 //! lifecycle rule (`template.yaml`) removes what a job left behind.
 
 use async_trait::async_trait;
-use aws_config::BehaviorVersion;
-use aws_config::meta::region::RegionProviderChain;
 use aws_sdk_s3::Client;
-use aws_sdk_s3::config::Region;
 use aws_sdk_s3::error::{DisplayErrorContext, SdkError};
 use aws_sdk_s3::operation::get_object::GetObjectError;
 use aws_sdk_s3::primitives::ByteStream;
 use shared::ports::blobs::{BlobError, Blobs, is_valid_key};
-
-const DEFAULT_REGION: &str = "eu-west-1";
 
 pub struct S3Blobs {
     client: Client,
@@ -37,11 +32,7 @@ impl S3Blobs {
     /// emulator, which has no host name per bucket) requests name the bucket
     /// in the path.
     pub async fn from_env(bucket: &str) -> S3Blobs {
-        let region = RegionProviderChain::default_provider().or_else(Region::new(DEFAULT_REGION));
-        let shared = aws_config::defaults(BehaviorVersion::latest())
-            .region(region)
-            .load()
-            .await;
+        let shared = crate::sdk::config().await;
         let emulated = ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"]
             .iter()
             .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));

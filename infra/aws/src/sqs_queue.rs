@@ -6,15 +6,11 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use aws_config::BehaviorVersion;
-use aws_config::meta::region::RegionProviderChain;
 use aws_sdk_sqs::Client;
-use aws_sdk_sqs::config::Region;
 use aws_sdk_sqs::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_sqs::types::MessageSystemAttributeName;
 use shared::ports::queue::{Message, Queue, QueueError, validate_receive, validate_send};
 
-const DEFAULT_REGION: &str = "eu-west-1";
 /// The error codes of requests SQS refuses for what they ask, not for the
 /// state of the service: an unknown, malformed or expired receipt, a value out
 /// of range.
@@ -35,11 +31,7 @@ impl SqsQueue {
     /// configuration (credentials, `AWS_REGION`, `AWS_ENDPOINT_URL[_SQS]`), in
     /// `eu-west-1` when no region is configured.
     pub async fn from_env(queue_url: &str) -> SqsQueue {
-        let region = RegionProviderChain::default_provider().or_else(Region::new(DEFAULT_REGION));
-        let config = aws_config::defaults(BehaviorVersion::latest())
-            .region(region)
-            .load()
-            .await;
+        let config = crate::sdk::config().await;
         SqsQueue::new(Client::new(&config), queue_url)
     }
 

@@ -11,10 +11,7 @@ use std::io::Cursor;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use aws_config::BehaviorVersion;
-use aws_config::meta::region::RegionProviderChain;
 use aws_sdk_textract::Client;
-use aws_sdk_textract::config::Region;
 use aws_sdk_textract::config::timeout::TimeoutConfig;
 use aws_sdk_textract::error::{DisplayErrorContext, SdkError};
 use aws_sdk_textract::operation::analyze_expense::{AnalyzeExpenseError, AnalyzeExpenseOutput};
@@ -28,7 +25,6 @@ use shared::ports::ocr::{ImageFormat, Ocr, OcrError};
 pub const MAX_INLINE_BYTES: usize = 5 << 20;
 /// Longest one call may take, retries included.
 pub const TIMEOUT: Duration = Duration::from_secs(60);
-const DEFAULT_REGION: &str = "eu-west-1";
 /// JPEG quality of an image re-encoded to fit the inline limit.
 const JPEG_QUALITY: u8 = 85;
 
@@ -40,11 +36,7 @@ impl TextractOcr {
     /// A client from the standard AWS environment (region, credentials,
     /// `AWS_ENDPOINT_URL_TEXTRACT`).
     pub async fn from_env() -> Self {
-        let region = RegionProviderChain::default_provider().or_else(Region::new(DEFAULT_REGION));
-        let shared = aws_config::defaults(BehaviorVersion::latest())
-            .region(region)
-            .load()
-            .await;
+        let shared = crate::sdk::config().await;
         let config = aws_sdk_textract::config::Builder::from(&shared)
             .timeout_config(TimeoutConfig::builder().operation_timeout(TIMEOUT).build())
             .build();
