@@ -67,12 +67,18 @@ pub async fn state_from_env() -> Result<AppState, String> {
         Some(dir) => with_embedded_queues_and_blobs(ports, dir)?,
         None => with_aws_queues_and_blobs(ports).await,
     };
-    let ports = with_secrets(
-        aeat::with_live_endpoint(ports, &config.aeat_endpoint),
-        &config,
-    )
-    .await;
+    let ports = with_verifactu(ports, &config).await;
     Ok(AppState::new(ports, config))
+}
+
+/// `ports` that send live VERI*FACTU records to the configured endpoint
+/// with the certificates `with_secrets` opens.
+pub async fn with_verifactu(ports: Ports, config: &Config) -> Ports {
+    with_secrets(
+        aeat::with_live_endpoint(ports, &config.aeat_endpoint),
+        config,
+    )
+    .await
 }
 
 /// `ports` sealing certificates with KMS (`SVC_KMS_KEY_ID`) or the local
@@ -87,7 +93,7 @@ pub async fn with_secrets(ports: Ports, config: &Config) -> Ports {
 }
 
 /// The embedded VERI*FACTU submission queue: 6 times the submitter
-/// function's 120 s timeout, 5 receives, as `VerifactuQueue` in
+/// function's 120 s timeout, 5 receives, as `SubmissionsQueue` in
 /// `template.yaml`.
 pub const SUBMISSIONS_QUEUE: QueueSettings = QueueSettings {
     visibility_timeout: Duration::from_secs(6 * 120),

@@ -14,9 +14,9 @@ use shared::embedded::{
     aeat_simulator, delivery_worker, dispatcher, job_worker, processes, scheduler, verifactu_worker,
 };
 use shared::http::{AppState, service_router};
+use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
 use shared::ports::webhook_http::HttpWebhookSender;
-use shared::ports::{Ports, aeat};
 
 /// Prints a line for the person running the server; a closed stdout must not stop it.
 fn say(line: &str) {
@@ -58,8 +58,7 @@ pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), S
     let ports = ports.with_sender(Arc::new(HttpWebhookSender::new(
         config.webhook_allow_private,
     )));
-    let ports = aeat::with_live_endpoint(ports, &config.aeat_endpoint);
-    let ports = infra_aws::environment::with_secrets(ports, &config).await;
+    let ports = infra_aws::environment::with_verifactu(ports, &config).await;
     certificates::check_key(&ports).await?;
     seed_demo(&ports).await?;
     // Every writer of the embedded file runs on this machine: the keys held
