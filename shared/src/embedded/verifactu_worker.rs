@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{MissedTickBehavior, interval};
 
 use super::queue_worker;
-use crate::app::verifactu::{Outcome, queue};
+use crate::app::verifactu::queue;
 use crate::ports::Ports;
 
 pub const EVERY: Duration = Duration::from_secs(5);
@@ -37,17 +37,8 @@ async fn sweeps(ports: Ports) {
     ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        match queue::sweep(&ports).await {
-            Ok(outcomes) => {
-                for (chain, outcome) in outcomes {
-                    if let Outcome::Sent { records, state } = outcome {
-                        tracing::info!(chain, records, ?state, "VERI*FACTU message answered");
-                    }
-                }
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "VERI*FACTU submission failed; next round retries")
-            }
+        if let Err(e) = queue::sweep(&ports).await {
+            tracing::warn!(error = %e, "VERI*FACTU submission failed; next round retries");
         }
     }
 }

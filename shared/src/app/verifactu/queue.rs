@@ -71,14 +71,7 @@ pub async fn work(ports: &Ports, body: &str) -> Disposition {
         return Disposition::Ack;
     };
     match submit_now(ports, &chain).await {
-        Ok(outcomes) => {
-            for outcome in outcomes {
-                if let Outcome::Sent { records, state } = outcome {
-                    tracing::info!(chain, records, ?state, "VERI*FACTU message answered");
-                }
-            }
-            Disposition::Ack
-        }
+        Ok(_) => Disposition::Ack,
         Err(e) => {
             tracing::warn!(chain, error = %e, "VERI*FACTU submission failed; the message comes back");
             Disposition::Retry(RETRY_AFTER)

@@ -208,6 +208,7 @@ async fn submit_leased(
             condition: None,
         }])
         .await?;
+    tracing::info!(chain, records = pending.len(), state = ?answer.state, "VERI*FACTU message answered");
     Ok(Outcome::Sent {
         records: pending.len(),
         state: answer.state,
