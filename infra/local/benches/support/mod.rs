@@ -34,14 +34,17 @@ impl Drop for Server {
 }
 
 /// `svc <storage> serve` on a free port with the rate limit raised; the live
-/// key comes from the demo account it creates on an empty store.
+/// key comes from the demo account it creates on an empty store. The binary is
+/// this build's, or `SVC_BENCH_BIN` (e.g. an earlier build, for a before figure).
 pub fn serve(storage: &[String]) -> Server {
     serve_with(storage, &[])
 }
 
 /// `serve` with more environment variables (configuration) for the server.
 pub fn serve_with(storage: &[String], env: &[(&str, &str)]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
+    let binary =
+        std::env::var("SVC_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_svc").into());
+    let mut child = Command::new(binary)
         .args(storage)
         .args(["serve", "--addr", "127.0.0.1:0"])
         .env("SVC_RATE_LIMIT_PER_MINUTE", "100000000")
