@@ -444,6 +444,10 @@ impl Table for DynamoTable {
         }
         Err(TableError::Conflict)
     }
+
+    fn bookkeeping(self: Arc<Self>) -> Arc<dyn Table> {
+        self
+    }
 }
 
 /// The ttl of the expired item that failed an update's liveness guard, when

@@ -95,6 +95,17 @@ pub async fn get(ports: &Ports, id: &AccountId) -> Result<Account, AccountError>
     decode(id.clone(), &item)
 }
 
+/// `get`, from the memo of recently read items (see `ItemCache`): for the
+/// authentication of every request.
+pub async fn get_recent(ports: &Ports, id: &AccountId) -> Result<Account, AccountError> {
+    let item = ports
+        .cache
+        .get(&*ports.table, &key(id))
+        .await?
+        .ok_or_else(|| AccountError::NotFound(id.clone()))?;
+    decode(id.clone(), &item)
+}
+
 fn not_found_on_condition(id: &AccountId) -> impl FnOnce(TableError) -> AccountError + '_ {
     move |e| match e {
         TableError::ConditionFailed { .. } => AccountError::NotFound(id.clone()),
@@ -112,6 +123,7 @@ pub async fn set_plan(ports: &Ports, id: &AccountId, plan: Plan) -> Result<(), A
         )
         .await
         .map_err(not_found_on_condition(id))?;
+    ports.cache.forget(&key(id));
     Ok(())
 }
 
@@ -129,6 +141,7 @@ pub async fn set_issuer(
         )
         .await
         .map_err(not_found_on_condition(id))?;
+    ports.cache.forget(&key(id));
     Ok(())
 }
 

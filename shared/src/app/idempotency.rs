@@ -4,7 +4,9 @@
 //! a crash before that commit leaves no effect and a lease that expires, after
 //! which a retry with the same key runs the request afresh. A restarted
 //! embedded host frees at once the leases of the process that died
-//! (`release_orphans`).
+//! (`release_orphans`). Leases are bookkeeping writes (not synced one by one):
+//! a lease lost to a power cut only frees its key early, and the completion
+//! that names it is a durable commit.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -102,7 +104,11 @@ pub async fn begin(
             .with("lease_until", (now + LEASE).timestamp())
             .with("pid", i64::from(std::process::id()))
             .with("ttl", lease.expires);
-        let existing = match ports.table.put(item.clone(), Some(Condition::Absent)).await {
+        let existing = match ports
+            .bookkeeping
+            .put(item.clone(), Some(Condition::Absent))
+            .await
+        {
             Ok(()) => return Ok(Begin::Started(lease)),
             Err(TableError::ConditionFailed { .. }) => match ports.table.get(&record).await? {
                 Some(existing) => existing,
@@ -123,7 +129,7 @@ pub async fn begin(
             return Ok(Begin::InFlight);
         }
         let held_by = Condition::equals("lease", existing.s("lease").unwrap_or_default());
-        match ports.table.put(item, Some(held_by)).await {
+        match ports.bookkeeping.put(item, Some(held_by)).await {
             Ok(()) => return Ok(Begin::Started(lease)),
             Err(TableError::ConditionFailed { .. }) => continue,
             Err(e) => return Err(e),
@@ -154,7 +160,7 @@ pub fn complete(lease: &Lease, response: &StoredResponse) -> Write {
 /// Gives the key back after a request that had no effect, so it can be retried.
 pub async fn release(ports: &Ports, lease: &Lease) -> Result<(), TableError> {
     let ours = Condition::equals("lease", lease.token.clone());
-    match ports.table.delete(&lease.key, Some(ours)).await {
+    match ports.bookkeeping.delete(&lease.key, Some(ours)).await {
         Ok(()) | Err(TableError::ConditionFailed { .. }) => Ok(()),
         Err(e) => Err(e),
     }

@@ -116,6 +116,7 @@ pub async fn revoke(ports: &Ports, key_id: &str) -> Result<(), KeyError> {
             TableError::ConditionFailed { .. } => KeyError::NotFound(key_id.to_string()),
             other => table_error(other).into(),
         })?;
+    ports.cache.forget(&key_by_hash(hash));
     Ok(())
 }
 
@@ -128,8 +129,8 @@ pub async fn authenticate(ports: &Ports, authorization: Option<&str>) -> Result<
         .ok_or(AuthError::Malformed)?;
     let key: ApiKey = raw.trim().parse().map_err(|()| AuthError::Malformed)?;
     let stored = ports
-        .table
-        .get(&key_by_hash(&key.hash()))
+        .cache
+        .get(&*ports.table, &key_by_hash(&key.hash()))
         .await
         .map_err(table_error)?
         .ok_or(AuthError::Unknown)?;
@@ -140,7 +141,7 @@ pub async fn authenticate(ports: &Ports, authorization: Option<&str>) -> Result<
         .s("account_id")
         .and_then(|s| s.parse().ok())
         .ok_or(AuthError::Unknown)?;
-    let account = accounts::get(ports, &account_id)
+    let account = accounts::get_recent(ports, &account_id)
         .await
         .map_err(|e| match e {
             AccountError::NotFound(_) => AuthError::Unknown,
@@ -165,7 +166,7 @@ async fn touch(ports: &Ports, key: &ApiKey, stored: &Item) -> Result<(), AuthErr
         .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
         .is_some_and(|t| now.signed_duration_since(t) < LAST_USED_RESOLUTION);
     if !fresh {
-        ports
+        let touched = ports
             .table
             .update(
                 &key_by_hash(&key.hash()),
@@ -174,6 +175,7 @@ async fn touch(ports: &Ports, key: &ApiKey, stored: &Item) -> Result<(), AuthErr
             )
             .await
             .map_err(table_error)?;
+        ports.cache.remember(touched);
     }
     Ok(())
 }

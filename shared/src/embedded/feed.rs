@@ -108,12 +108,13 @@ impl Feed {
     }
 
     /// Records that the reader `name` has handled every record up to `seq`;
-    /// a checkpoint never moves back.
+    /// a checkpoint never moves back. Not synced on its own: a checkpoint lost
+    /// to a power cut only has records handled again, which readers allow.
     pub async fn save_checkpoint(&self, name: &str, seq: i64) -> Result<(), TableError> {
         let name = name.to_string();
         self.inner
             .clone()
-            .run(true, move |conn, _| {
+            .run_relaxed(move |conn, _| {
                 conn.execute(
                     "INSERT INTO feed_checkpoints (name, seq) VALUES (?1, ?2)
                      ON CONFLICT (name) DO UPDATE SET seq = MAX(seq, excluded.seq)",

@@ -2,6 +2,9 @@
 //! safely by several threads and several processes. Writes run in `BEGIN
 //! IMMEDIATE` transactions, so conditions are checked and writes applied under
 //! the database's single write lock; `synchronous=FULL` makes a commit durable.
+//! The bookkeeping view (`Table::bookkeeping`) commits with `synchronous=NORMAL`:
+//! no sync per commit, so a power loss may drop its last commits but never
+//! tears the file, and the next durable commit syncs them too.
 //! A transaction that creates an event or job item also appends it to the feed
 //! (`super::feed`), the embedded stand-in for DynamoDB Streams.
 
@@ -31,11 +34,14 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS items (
 
 pub struct SqliteTable {
     inner: Arc<Inner>,
+    durable: bool,
 }
 
 pub(super) struct Inner {
     path: PathBuf,
+    /// Idle connections: durable ones, and the bookkeeping view's.
     idle: Mutex<Vec<Connection>>,
+    relaxed_idle: Mutex<Vec<Connection>>,
     /// This process's writers queue here instead of in SQLite's busy handler,
     /// whose sleeps give long tail latencies; other processes still meet them
     /// at SQLite's own lock.
@@ -50,12 +56,16 @@ pub(super) fn unavailable(e: impl std::fmt::Display) -> TableError {
 }
 
 pub(super) fn open_connection(path: &Path) -> Result<Connection, TableError> {
+    open_with_sync(path, "FULL")
+}
+
+fn open_with_sync(path: &Path, synchronous: &str) -> Result<Connection, TableError> {
     let conn = Connection::open(path).map_err(unavailable)?;
     conn.busy_timeout(Duration::from_secs(30))
         .map_err(unavailable)?;
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(unavailable)?;
-    conn.pragma_update(None, "synchronous", "FULL")
+    conn.pragma_update(None, "synchronous", synchronous)
         .map_err(unavailable)?;
     Ok(conn)
 }
@@ -73,10 +83,12 @@ impl SqliteTable {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
                 idle: Mutex::new(vec![conn]),
+                relaxed_idle: Mutex::default(),
                 writer: Mutex::new(()),
                 clock,
                 commits: watch::Sender::new(0),
             }),
+            durable: true,
         })
     }
 
@@ -90,6 +102,9 @@ impl SqliteTable {
         T: Send + 'static,
         F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
     {
+        if writes && !self.durable {
+            return self.inner.clone().run_relaxed(f).await;
+        }
         self.inner.clone().run(writes, f).await
     }
 
@@ -116,21 +131,45 @@ impl Inner {
         T: Send + 'static,
         F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
     {
+        self.run_on(true, writes, f).await
+    }
+
+    /// `run` for a write on a connection that does not sync its commits.
+    pub(super) async fn run_relaxed<T, F>(self: Arc<Self>, f: F) -> Result<T, TableError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
+    {
+        self.run_on(false, true, f).await
+    }
+
+    async fn run_on<T, F>(
+        self: Arc<Self>,
+        durable: bool,
+        writes: bool,
+        f: F,
+    ) -> Result<T, TableError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
+    {
         tokio::task::spawn_blocking(move || {
-            let pooled = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let pool = if durable {
+                &self.idle
+            } else {
+                &self.relaxed_idle
+            };
+            let pooled = pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let mut conn = match pooled {
                 Some(c) => c,
-                None => open_connection(&self.path)?,
+                None => open_with_sync(&self.path, if durable { "FULL" } else { "NORMAL" })?,
             };
             let result = {
                 let _writer = writes.then(|| self.writer.lock().unwrap_or_else(|e| e.into_inner()));
                 let now = self.clock.now().timestamp();
                 f(&mut conn, now)
             };
-            self.idle
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(conn);
+            pool.lock().unwrap_or_else(|e| e.into_inner()).push(conn);
             result
         })
         .await
@@ -367,6 +406,13 @@ impl Table for SqliteTable {
         validate_transaction(&writes)?;
         self.commit(writes, true).await.map(|_| ())
     }
+
+    fn bookkeeping(self: Arc<Self>) -> Arc<dyn Table> {
+        Arc::new(SqliteTable {
+            inner: self.inner.clone(),
+            durable: false,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -382,6 +428,22 @@ mod tests {
         let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
         let table = SqliteTable::open(&path, clock.clone()).unwrap();
         table_contract::run(Arc::new(table), clock).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn the_bookkeeping_view_passes_the_table_contract_without_syncing_its_commits() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
+        let table = Arc::new(SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap());
+        table_contract::run(table.clone().bookkeeping(), clock).await;
+        let synchronous = |pool: &Mutex<Vec<Connection>>| {
+            let conns = pool.lock().unwrap();
+            conns[0]
+                .pragma_query_value(None, "synchronous", |r| r.get::<_, i64>(0))
+                .unwrap()
+        };
+        assert_eq!(synchronous(&table.inner.relaxed_idle), 1, "NORMAL");
+        assert_eq!(synchronous(&table.inner.idle), 2, "FULL");
     }
 
     #[tokio::test]

@@ -9,14 +9,13 @@ use axum::response::{IntoResponse, Response};
 use super::error::ApiError;
 use super::state::AppState;
 use crate::app::keys::Caller;
-use crate::app::rate_limit;
 
 pub async fn limit(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let Some(caller) = req.extensions().get::<Caller>().cloned() else {
         return ApiError::internal("rate limit without a caller").into_response();
     };
     let limit = state.config.rate_limit_per_minute;
-    let decision = match rate_limit::hit(&state.ports, &caller.key_id, limit).await {
+    let decision = match state.rate.hit(&state.ports, &caller.key_id, limit).await {
         Ok(d) => d,
         Err(e) => return ApiError::from(e).into_response(),
     };

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::OwnedMutexGuard;
 
+use crate::app::rate_limit::RateCounter;
 use crate::config::Config;
 use crate::ports::Ports;
 
@@ -13,6 +14,7 @@ pub struct AppState {
     pub ports: Ports,
     pub config: Arc<Config>,
     pub locks: Arc<KeyedLocks>,
+    pub rate: Arc<RateCounter>,
 }
 
 /// In-process locks by name. Writers that would race on one counter (e.g. the
@@ -40,6 +42,7 @@ impl AppState {
             ports,
             config: Arc::new(config),
             locks: Arc::default(),
+            rate: Arc::default(),
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod blobs;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod blobs_contract;
 pub mod clock;
+pub mod item_cache;
 pub mod ocr;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod ocr_contract;
@@ -28,6 +29,7 @@ use std::sync::Arc;
 pub use aeat::Aeat;
 pub use blobs::Blobs;
 pub use clock::Clock;
+pub use item_cache::ItemCache;
 pub use ocr::Ocr;
 pub use queue::Queue;
 pub use secrets::Secrets;
@@ -51,6 +53,10 @@ pub fn with_causes(e: &dyn std::error::Error) -> String {
 #[derive(Clone)]
 pub struct Ports {
     pub table: Arc<dyn Table>,
+    /// The table for per-request bookkeeping (see `Table::bookkeeping`).
+    pub bookkeeping: Arc<dyn Table>,
+    /// API keys and their accounts as read recently (see `ItemCache`).
+    pub cache: Arc<ItemCache>,
     pub clock: Arc<dyn Clock>,
     pub ocr: Arc<dyn Ocr>,
     /// The queue of jobs (messages `{"job_id"}`).
@@ -79,6 +85,8 @@ impl Ports {
     /// replaces it).
     pub fn new(table: Arc<dyn Table>, clock: Arc<dyn Clock>) -> Self {
         Ports {
+            bookkeeping: table.clone().bookkeeping(),
+            cache: Arc::new(ItemCache::new(item_cache::ITEM_CACHE_TTL)),
             table,
             ocr: Arc::new(ocr::NoOcr),
             jobs: Arc::new(queue::NoQueue),

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -333,6 +334,12 @@ pub trait Table: Send + Sync {
     async fn delete(&self, key: &Key, condition: Option<Condition>) -> Result<(), TableError>;
     /// All writes happen or none does.
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError>;
+
+    /// This table for per-request bookkeeping (rate-limit windows, idempotency
+    /// leases): its commits may be lost on power loss, never torn, and a later
+    /// durable commit makes them durable too. The same table where every
+    /// commit is durable anyway (DynamoDB).
+    fn bookkeeping(self: Arc<Self>) -> Arc<dyn Table>;
 }
 
 fn check_key(key: &Key) -> Result<(), TableError> {
