@@ -62,9 +62,10 @@ pub async fn keys(ports: &Ports, command: KeysCommand) -> Result<String, String>
     match command {
         KeysCommand::Create { account, mode } => {
             let mode: Mode = mode.parse()?;
-            let (_, key) = keys::create(ports, &account_id(&account)?, mode)
+            let (key_id, key) = keys::create(ports, &account_id(&account)?, mode)
                 .await
                 .map_err(|e| e.to_string())?;
+            eprintln!("key id: {key_id} (`svc keys revoke {key_id}` revokes it)");
             Ok(key.reveal())
         }
         KeysCommand::Revoke { key_id } => {

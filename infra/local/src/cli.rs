@@ -81,7 +81,8 @@ pub enum AccountsCommand {
 
 #[derive(Subcommand)]
 pub enum KeysCommand {
-    /// Create a key; prints the key, which is shown only this once.
+    /// Create a key; prints the key, which is shown only this once (and its
+    /// id, for `keys revoke`, on standard error).
     Create {
         #[arg(long)]
         account: String,

@@ -4,6 +4,8 @@
 
 mod support;
 
+use std::time::{Duration, Instant};
+
 use shared::verifactu::certificate_fixture::Fixture;
 use support::{Svc, aeat_simulator, printed_value, usage};
 
@@ -98,7 +100,13 @@ fn a_first_serve_prints_demo_keys_and_admin_commands_work_while_it_runs() {
     );
 
     let other = svc.ok(&["accounts", "create", "--name", "Second", "--plan", "max"]);
-    let key = svc.ok(&["keys", "create", "--account", &other, "--mode", "live"]);
+    let (created, key, printed) =
+        svc.run(&["keys", "create", "--account", &other, "--mode", "live"]);
+    assert!(created, "{printed}");
+    let key_id = printed
+        .strip_prefix("key id: ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("the key id on standard error: {printed}"));
     let (status, body) = usage(&base, &key);
     assert_eq!(
         (status, body["plan"].as_str()),
@@ -107,13 +115,14 @@ fn a_first_serve_prints_demo_keys_and_admin_commands_work_while_it_runs() {
     );
 
     svc.ok(&["accounts", "set-plan", demo, "mini"]);
-    let (status, body) = usage(&base, &live);
-    assert_eq!(
-        (status, body["error"]["code"].as_str()),
-        (401, Some("api_plan_required"))
-    );
+    let body = answered_within_the_cache_bound(&base, &live, 401);
+    assert_eq!(body["error"]["code"], "api_plan_required", "{body}");
     let (status, _) = usage(&base, &test);
     assert_eq!(status, 200);
+
+    svc.ok(&["keys", "revoke", key_id]);
+    let body = answered_within_the_cache_bound(&base, &key, 401);
+    assert_eq!(body["error"]["code"], "api_key_revoked", "{body}");
     drop(server);
 
     let (_restarted, printed_again, _) = svc.serve();
@@ -121,6 +130,25 @@ fn a_first_serve_prints_demo_keys_and_admin_commands_work_while_it_runs() {
         printed_again.iter().all(|l| !l.contains("key:")),
         "keys are printed only on the first run"
     );
+}
+
+/// Polls `GET /usage` with `key` until it answers `status`, which must happen
+/// within the bound on cached keys and accounts (`ITEM_CACHE_TTL`) after a
+/// change made by another process; the answer's body.
+fn answered_within_the_cache_bound(base: &str, key: &str, status: u16) -> serde_json::Value {
+    let bound = shared::ports::item_cache::ITEM_CACHE_TTL + Duration::from_millis(500);
+    let started = Instant::now();
+    loop {
+        let (answered, body) = usage(base, key);
+        if answered == status {
+            return body;
+        }
+        assert!(
+            started.elapsed() < bound,
+            "still {answered} {body} after {bound:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 #[test]
