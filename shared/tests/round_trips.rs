@@ -1,0 +1,155 @@
+//! How many table calls each kind of request makes once its key is warm. On
+//! DynamoDB each call is one round trip (a transaction is one
+//! TransactWriteItems), so these counts are the round trips per request there.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use shared::domain::account::Plan;
+use shared::ports::Table;
+use shared::ports::table::{Condition, Item, Key, Page, Query, TableError, UpdateOp, Write};
+use support::{Harness, get, post_json, relaxed, send, start_wired};
+
+type Log = Arc<Mutex<Vec<&'static str>>>;
+
+/// A table that notes each call it passes on.
+struct Counting {
+    inner: Arc<dyn Table>,
+    log: Log,
+}
+
+impl Counting {
+    fn note(&self, call: &'static str) {
+        self.log.lock().unwrap().push(call);
+    }
+}
+
+#[async_trait]
+impl Table for Counting {
+    async fn get(&self, key: &Key) -> Result<Option<Item>, TableError> {
+        self.note("get");
+        self.inner.get(key).await
+    }
+    async fn query(&self, query: &Query) -> Result<Page, TableError> {
+        self.note("query");
+        self.inner.query(query).await
+    }
+    async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), TableError> {
+        self.note("put");
+        self.inner.put(item, condition).await
+    }
+    async fn update(
+        &self,
+        key: &Key,
+        ops: Vec<UpdateOp>,
+        condition: Option<Condition>,
+    ) -> Result<Item, TableError> {
+        self.note("update");
+        self.inner.update(key, ops, condition).await
+    }
+    async fn delete(&self, key: &Key, condition: Option<Condition>) -> Result<(), TableError> {
+        self.note("delete");
+        self.inner.delete(key, condition).await
+    }
+    async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
+        self.note("transact");
+        self.inner.transact(writes).await
+    }
+    fn bookkeeping(self: Arc<Self>) -> Arc<dyn Table> {
+        Arc::new(Counting {
+            inner: self.inner.clone().bookkeeping(),
+            log: self.log.clone(),
+        })
+    }
+}
+
+async fn counted() -> (Harness, Log) {
+    let log = Log::default();
+    let wired = log.clone();
+    let h = start_wired(
+        relaxed(),
+        Plan::Pro,
+        axum::Router::new(),
+        move |ports, _| {
+            let table: Arc<dyn Table> = Arc::new(Counting {
+                inner: ports.table.clone(),
+                log: wired,
+            });
+            shared::ports::Ports {
+                bookkeeping: table.clone().bookkeeping(),
+                table,
+                ..ports
+            }
+        },
+    )
+    .await;
+    h.set_issuer().await;
+    (h, log)
+}
+
+/// The calls made while `request` is served, after it was served once.
+async fn calls(
+    h: &Harness,
+    log: &Log,
+    request: impl Fn() -> axum::http::Request<axum::body::Body>,
+) -> Vec<&'static str> {
+    let warm = send(&h.app, request()).await;
+    assert!(warm.status.is_success(), "{} {}", warm.status, warm.json);
+    log.lock().unwrap().clear();
+    let reply = send(&h.app, request()).await;
+    assert!(reply.status.is_success(), "{} {}", reply.status, reply.json);
+    std::mem::take(&mut *log.lock().unwrap())
+}
+
+const INVOICE: &str = r#"{"customer": {"name": "Taller Ana SL", "tax_id": "B64717838",
+    "address": "Calle Real 4", "postal_code": "10003", "city": "Cáceres"},
+    "lines": [{"description": "Servicio", "quantity": 2, "unit_price": 125.5, "vat_rate": 21}]}"#;
+
+#[tokio::test]
+async fn each_kind_of_request_makes_only_the_calls_it_needs() {
+    let (h, log) = counted().await;
+    let key = h.live.clone();
+
+    let usage = calls(&h, &log, || get("/api/v1/usage", Some(&key))).await;
+    assert_eq!(usage, ["update", "get"], "rate window, usage counter");
+
+    let nif = calls(&h, &log, || {
+        get("/api/v1/tax/nif?value=B64717838", Some(&key))
+    })
+    .await;
+    assert_eq!(nif, ["update"], "the rate window only");
+
+    let vat = calls(&h, &log, || {
+        post_json(
+            "/api/v1/tax/vat",
+            &key,
+            None,
+            r#"{"amount": "100", "vat_rate": 21}"#,
+        )
+    })
+    .await;
+    assert_eq!(vat, ["update"], "the rate window only");
+
+    let n = std::sync::atomic::AtomicU64::new(0);
+    let issue = calls(&h, &log, || {
+        let idem = format!("k-{}", n.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        post_json("/api/v1/invoices", &key, Some(&idem), INVOICE)
+    })
+    .await;
+    assert_eq!(
+        issue,
+        [
+            "update", "put", "get", "get", "get", "get", "get", "transact"
+        ],
+        "rate window, idempotency lease, account, certificate, id and series counters, chain head, the transaction"
+    );
+
+    let read = calls(&h, &log, || get("/api/v1/invoices/1", Some(&key))).await;
+    assert_eq!(
+        read,
+        ["update", "get", "get"],
+        "rate window, the invoice, the certificate its pending record waits for"
+    );
+}
