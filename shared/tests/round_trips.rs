@@ -4,6 +4,7 @@
 
 mod support;
 
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -12,7 +13,14 @@ use shared::ports::Table;
 use shared::ports::table::{Condition, Item, Key, Page, Query, TableError, UpdateOp, Write};
 use support::{Harness, get, post_json, relaxed, send, start_wired};
 
-type Log = Arc<Mutex<Vec<&'static str>>>;
+/// The calls made, and how many items their queries returned.
+#[derive(Default)]
+struct Calls {
+    made: Mutex<Vec<&'static str>>,
+    queried: AtomicUsize,
+}
+
+type Log = Arc<Calls>;
 
 /// A table that notes each call it passes on.
 struct Counting {
@@ -22,7 +30,7 @@ struct Counting {
 
 impl Counting {
     fn note(&self, call: &'static str) {
-        self.log.lock().unwrap().push(call);
+        self.log.made.lock().unwrap().push(call);
     }
 }
 
@@ -34,7 +42,11 @@ impl Table for Counting {
     }
     async fn query(&self, query: &Query) -> Result<Page, TableError> {
         self.note("query");
-        self.inner.query(query).await
+        let page = self.inner.query(query).await?;
+        self.log
+            .queried
+            .fetch_add(page.items.len(), Ordering::Relaxed);
+        Ok(page)
     }
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), TableError> {
         self.note("put");
@@ -97,10 +109,10 @@ async fn calls(
 ) -> Vec<&'static str> {
     let warm = send(&h.app, request()).await;
     assert!(warm.status.is_success(), "{} {}", warm.status, warm.json);
-    log.lock().unwrap().clear();
+    log.made.lock().unwrap().clear();
     let reply = send(&h.app, request()).await;
     assert!(reply.status.is_success(), "{} {}", reply.status, reply.json);
-    std::mem::take(&mut *log.lock().unwrap())
+    std::mem::take(&mut *log.made.lock().unwrap())
 }
 
 const INVOICE: &str = r#"{"customer": {"name": "Taller Ana SL", "tax_id": "B64717838",
@@ -132,9 +144,9 @@ async fn each_kind_of_request_makes_only_the_calls_it_needs() {
     .await;
     assert_eq!(vat, ["update"], "the rate window only");
 
-    let n = std::sync::atomic::AtomicU64::new(0);
+    let n = AtomicU64::new(0);
     let issue = calls(&h, &log, || {
-        let idem = format!("k-{}", n.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let idem = format!("k-{}", n.fetch_add(1, Ordering::Relaxed));
         post_json("/api/v1/invoices", &key, Some(&idem), INVOICE)
     })
     .await;
@@ -151,5 +163,29 @@ async fn each_kind_of_request_makes_only_the_calls_it_needs() {
         read,
         ["update", "get", "get"],
         "rate window, the invoice, the certificate its pending record waits for"
+    );
+}
+
+#[tokio::test]
+async fn a_live_chain_without_a_certificate_is_passed_over_without_reading_its_records() {
+    let (h, log) = counted().await;
+    for n in 0..5 {
+        let idem = format!("c-{n}");
+        let reply = send(
+            &h.app,
+            post_json("/api/v1/invoices", &h.live, Some(&idem), INVOICE),
+        )
+        .await;
+        assert!(reply.status.is_success(), "{}", reply.json);
+    }
+    log.queried.store(0, Ordering::Relaxed);
+    let outcomes = shared::app::verifactu::submit::submit_pending(&h.ports)
+        .await
+        .unwrap();
+    assert_eq!(outcomes.len(), 1, "{outcomes:?}");
+    assert_eq!(
+        log.queried.load(Ordering::Relaxed),
+        2,
+        "the chain from the pending list, then its newest record only"
     );
 }

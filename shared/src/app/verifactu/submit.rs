@@ -137,6 +137,32 @@ async fn submit_leased(
         .and_then(|s| s.s("through"))
         .unwrap_or_default()
         .to_string();
+    // A live chain that cannot be sent is told from its newest record alone,
+    // before its (up to 1,000) pending records are read.
+    let identity = match store::chain_mode(chain) {
+        Mode::Test => None,
+        Mode::Live => match newest_record(ports, chain, &through).await? {
+            None => {
+                forget_chain(ports, chain, &through).await?;
+                return Ok(Outcome::Idle);
+            }
+            // The newest record's account signs for the chain's NIF.
+            Some(newest) => Some(
+                match certificates::identity(ports, &newest.account).await? {
+                    Ok(identity) => identity,
+                    Err(unusable) => {
+                        // A missing or expired certificate shows from the
+                        // certificate itself (`reason::unsendable`); only what
+                        // this host cannot do is noted on the chain.
+                        if let certificates::Unusable::Sealed(_) = unusable {
+                            note_reason(ports, &state_key, &unusable.reason()).await?;
+                        }
+                        return Ok(Outcome::CertificateMissing(unusable));
+                    }
+                },
+            ),
+        },
+    };
     let pending = pending_records(ports, chain, &through).await?;
     let Some(last) = pending.last() else {
         forget_chain(ports, chain, &through).await?;
@@ -149,31 +175,15 @@ async fn submit_leased(
     {
         return Ok(Outcome::Waiting(next_at));
     }
-    let (aeat, identity): (&dyn Aeat, _) = match store::chain_mode(chain) {
-        Mode::Test => (ports.aeat_test.as_ref(), None),
-        Mode::Live => {
-            // The newest record's account signs for the chain's NIF.
-            let identity = match certificates::identity(ports, &last.account).await? {
-                Ok(identity) => identity,
-                Err(unusable) => {
-                    // A missing or expired certificate shows from the
-                    // certificate itself (`reason::unsendable`); only what
-                    // this host cannot do is noted on the chain.
-                    if let certificates::Unusable::Sealed(_) = unusable {
-                        note_reason(ports, &state_key, &unusable.reason()).await?;
-                    }
-                    return Ok(Outcome::CertificateMissing(unusable));
-                }
-            };
-            match &ports.aeat_live {
-                Some(aeat) => (aeat.as_ref(), Some(identity)),
-                None => {
-                    let reason = "aeat_unavailable: this host sends no live records";
-                    return retry_later(ports, &state_key, state.as_ref(), now, reason.into())
-                        .await;
-                }
+    let (aeat, identity): (&dyn Aeat, _) = match identity {
+        None => (ports.aeat_test.as_ref(), None),
+        Some(identity) => match &ports.aeat_live {
+            Some(aeat) => (aeat.as_ref(), Some(identity)),
+            None => {
+                let reason = "aeat_unavailable: this host sends no live records";
+                return retry_later(ports, &state_key, state.as_ref(), now, reason.into()).await;
             }
-        }
+        },
     };
     let message = message(chain, &pending);
     let answer = match aeat
@@ -245,6 +255,20 @@ fn message(chain: &str, pending: &[Pending]) -> String {
 }
 
 /// Up to 1,000 records after `through`, in chain order, still pending.
+/// The chain's newest record after `through`, whatever its status.
+async fn newest_record(
+    ports: &Ports,
+    chain: &str,
+    through: &str,
+) -> Result<Option<Pending>, TableError> {
+    let range = SortKey::Between(format!("{through}0"), "9".repeat(13));
+    let query = Query::new(format!("{chain}#RECORDS"), range)
+        .backward()
+        .limit(1);
+    let page = ports.table.query(&query).await?;
+    Ok(page.items.into_iter().next().and_then(decode))
+}
+
 async fn pending_records(
     ports: &Ports,
     chain: &str,
