@@ -9,6 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+
 pub struct Server {
     child: Child,
     pub base: String,
@@ -92,61 +96,78 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// One keep-alive HTTP/1.1 connection to the server: a lean client, so that
+/// the load generator, which shares the machine's cores with the server,
+/// takes as little of them as it can.
+async fn connect(base: &str) -> hyper::client::conn::http1::SendRequest<Full<Bytes>> {
+    let address = base.trim_start_matches("http://");
+    let stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream.set_nodelay(true).unwrap();
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    sender
+}
+
 /// Runs `target` for `duration` (or `count` requests in total) and prints req/s, p50 and p99.
 pub async fn load(server: &Server, target: &Target, duration: Duration, count: Option<u64>) {
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(target.connections)
-        .build()
-        .unwrap();
-    let url = Arc::new(format!("{}{}", server.base, target.path));
+    let host = server.base.trim_start_matches("http://").to_string();
+    let authorization = format!("Bearer {}", server.key);
     let sequence = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + duration;
     let started = Instant::now();
-    let tasks: Vec<_> = (0..target.connections)
-        .map(|_| {
-            let (client, url, key, sequence) = (
-                client.clone(),
-                url.clone(),
-                server.key.clone(),
-                sequence.clone(),
-            );
-            let (body, idempotent, headers) = (target.body, target.idempotent, target.headers);
-            tokio::spawn(async move {
-                let mut latencies = Vec::new();
-                loop {
-                    let n = sequence.fetch_add(1, Ordering::Relaxed);
-                    if count.is_some_and(|c| n >= c)
-                        || (count.is_none() && Instant::now() >= deadline)
-                    {
-                        return latencies;
-                    }
-                    let mut request = match body {
-                        Some(make) => client
-                            .post(url.as_str())
-                            .header("content-type", "application/json")
-                            .body(make(n)),
-                        None => client.get(url.as_str()),
-                    };
-                    for (name, value) in headers {
-                        request = request.header(*name, *value);
-                    }
-                    if idempotent {
-                        request = request.header(
-                            "idempotency-key",
-                            format!("bench-{}-{n}", std::process::id()),
-                        );
-                    }
-                    let t = Instant::now();
-                    let response = request.bearer_auth(&key).send().await.unwrap();
-                    let status = response.status();
-                    let text = response.text().await.unwrap();
-                    assert!(status.is_success(), "{status}: {text}");
-                    assert!(!text.contains(r#""isError":true"#), "{text}");
-                    latencies.push(t.elapsed());
+    let mut tasks = Vec::new();
+    for _ in 0..target.connections {
+        let mut sender = connect(&server.base).await;
+        let (path, host, authorization, sequence) = (
+            target.path.clone(),
+            host.clone(),
+            authorization.clone(),
+            sequence.clone(),
+        );
+        let (body, idempotent, headers) = (target.body, target.idempotent, target.headers);
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            loop {
+                let n = sequence.fetch_add(1, Ordering::Relaxed);
+                if count.is_some_and(|c| n >= c) || (count.is_none() && Instant::now() >= deadline)
+                {
+                    return latencies;
                 }
-            })
-        })
-        .collect();
+                let mut request = hyper::Request::builder()
+                    .uri(path.as_str())
+                    .header("host", host.as_str())
+                    .header("authorization", authorization.as_str());
+                for (name, value) in headers {
+                    request = request.header(*name, *value);
+                }
+                if idempotent {
+                    request = request.header(
+                        "idempotency-key",
+                        format!("bench-{}-{n}", std::process::id()),
+                    );
+                }
+                let request = match body {
+                    Some(make) => request
+                        .method("POST")
+                        .header("content-type", "application/json")
+                        .body(Full::new(Bytes::from(make(n)))),
+                    None => request.body(Full::new(Bytes::new())),
+                }
+                .unwrap();
+                let t = Instant::now();
+                sender.ready().await.unwrap();
+                let response = sender.send_request(request).await.unwrap();
+                let status = response.status();
+                let bytes = response.into_body().collect().await.unwrap().to_bytes();
+                let text = String::from_utf8_lossy(&bytes);
+                assert!(status.is_success(), "{status}: {text}");
+                assert!(!text.contains(r#""isError":true"#), "{text}");
+                latencies.push(t.elapsed());
+            }
+        }));
+    }
     let mut all = Vec::new();
     for task in tasks {
         all.extend(task.await.unwrap());
