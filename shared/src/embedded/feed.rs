@@ -37,11 +37,9 @@ pub(super) fn is_fed(item: &Item) -> bool {
 /// Appends a created item inside the caller's transaction; returns its sequence.
 pub(super) fn append(conn: &Connection, item: &Item) -> Result<i64, TableError> {
     let attrs = serde_json::to_string(&item.attrs).map_err(unavailable)?;
-    conn.execute(
-        "INSERT INTO feed (pk, sk, attrs) VALUES (?1, ?2, ?3)",
-        params![item.key.pk, item.key.sk, attrs],
-    )
-    .map_err(unavailable)?;
+    conn.prepare_cached("INSERT INTO feed (pk, sk, attrs) VALUES (?1, ?2, ?3)")
+        .and_then(|mut append| append.execute(params![item.key.pk, item.key.sk, attrs]))
+        .map_err(unavailable)?;
     Ok(conn.last_insert_rowid())
 }
 

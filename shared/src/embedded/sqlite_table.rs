@@ -183,11 +183,10 @@ impl Inner {
 
 fn read_live(conn: &Connection, key: &Key, now: i64) -> Result<Option<Item>, TableError> {
     let row: Option<String> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT attrs FROM items WHERE pk = ?1 AND sk = ?2 AND (ttl IS NULL OR ttl > ?3)",
-            params![key.pk, key.sk, now],
-            |r| r.get(0),
         )
+        .and_then(|mut read| read.query_row(params![key.pk, key.sk, now], |r| r.get(0)))
         .optional()
         .map_err(unavailable)?;
     row.map(|attrs| decode(key.clone(), &attrs)).transpose()
@@ -200,20 +199,18 @@ pub(super) fn decode(key: Key, attrs: &str) -> Result<Item, TableError> {
 
 fn store(conn: &Connection, item: &Item) -> Result<(), TableError> {
     let attrs = serde_json::to_string(&item.attrs).map_err(unavailable)?;
-    conn.execute(
+    conn.prepare_cached(
         "INSERT OR REPLACE INTO items (pk, sk, ttl, attrs) VALUES (?1, ?2, ?3, ?4)",
-        params![item.key.pk, item.key.sk, item.ttl(), attrs],
     )
+    .and_then(|mut write| write.execute(params![item.key.pk, item.key.sk, item.ttl(), attrs]))
     .map_err(unavailable)?;
     Ok(())
 }
 
 fn remove(conn: &Connection, key: &Key) -> Result<(), TableError> {
-    conn.execute(
-        "DELETE FROM items WHERE pk = ?1 AND sk = ?2",
-        params![key.pk, key.sk],
-    )
-    .map_err(unavailable)?;
+    conn.prepare_cached("DELETE FROM items WHERE pk = ?1 AND sk = ?2")
+        .and_then(|mut delete| delete.execute(params![key.pk, key.sk]))
+        .map_err(unavailable)?;
     Ok(())
 }
 
