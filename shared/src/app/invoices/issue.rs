@@ -303,10 +303,18 @@ pub async fn finalize(
     system: &SystemInfo,
     draft: Draft,
 ) -> Result<(Invoice, Vec<Write>), InvoiceError> {
-    let issuer = account_issuer(ports, caller).await?;
     let year = draft.issue_date.year();
-    let ids = store::counter(ports, caller, "ID").await?;
-    let series = store::counter(ports, caller, &number::counter_name(draft.series, year)).await?;
+    let series_name = number::counter_name(draft.series, year);
+    // Independent reads, at once: one round trip's wait instead of four.
+    let (issuer, ids, series, status_reason) = tokio::try_join!(
+        account_issuer(ports, caller),
+        store::counter(ports, caller, "ID"),
+        store::counter(ports, caller, &series_name),
+        async {
+            let reason = reason::unsendable(ports, &caller.account_id, caller.mode).await?;
+            Ok::<_, InvoiceError>(reason)
+        },
+    )?;
     if let Some(last) = series.last_date
         && draft.issue_date < last
     {
@@ -380,7 +388,7 @@ pub async fn finalize(
         }],
         verifactu: VerifactuView {
             status: "pending".into(),
-            status_reason: reason::unsendable(ports, &caller.account_id, caller.mode).await?,
+            status_reason,
             answer: None,
             hash: built.hash.clone(),
             previous_hash: head.as_ref().map(|h| h.hash.clone()),
