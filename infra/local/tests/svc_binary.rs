@@ -4,10 +4,8 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
-
 use shared::verifactu::certificate_fixture::Fixture;
-use support::{Svc, aeat_simulator, printed_value, usage};
+use support::{Svc, aeat_simulator, answered_within_the_cache_bound, printed_value, usage};
 
 fn embedded(dir: &tempfile::TempDir) -> Svc {
     Svc {
@@ -130,25 +128,6 @@ fn a_first_serve_prints_demo_keys_and_admin_commands_work_while_it_runs() {
         printed_again.iter().all(|l| !l.contains("key:")),
         "keys are printed only on the first run"
     );
-}
-
-/// Polls `GET /usage` with `key` until it answers `status`, which must happen
-/// within the bound on cached keys and accounts (`ITEM_CACHE_TTL`) after a
-/// change made by another process; the answer's body.
-fn answered_within_the_cache_bound(base: &str, key: &str, status: u16) -> serde_json::Value {
-    let bound = shared::ports::item_cache::ITEM_CACHE_TTL + Duration::from_millis(500);
-    let started = Instant::now();
-    loop {
-        let (answered, body) = usage(base, key);
-        if answered == status {
-            return body;
-        }
-        assert!(
-            started.elapsed() < bound,
-            "still {answered} {body} after {bound:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]

@@ -6,7 +6,7 @@ mod support;
 use std::io::Write as _;
 
 use shared::verifactu::certificate_fixture::Fixture;
-use support::{Svc, usage};
+use support::{Svc, answered_within_the_cache_bound, usage};
 
 fn endpoint_configured() -> bool {
     let set = |v: &str| std::env::var_os(v).is_some_and(|v| !v.is_empty());
@@ -76,7 +76,8 @@ fn admin_commands_and_serve_work_on_a_dynamodb_table() {
 
     let test_key = svc.ok(&["keys", "create", "--account", &account, "--mode", "test"]);
     svc.ok(&["accounts", "set-plan", &account, "mini"]);
-    assert_eq!(usage(&base, &key).1["error"]["code"], "api_plan_required");
+    let body = answered_within_the_cache_bound(&base, &key, 401);
+    assert_eq!(body["error"]["code"], "api_plan_required");
     assert_eq!(usage(&base, &test_key).0, 200);
 }
 

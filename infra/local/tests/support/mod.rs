@@ -5,6 +5,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -158,6 +159,25 @@ pub fn usage(base: &str, key: &str) -> (u16, Value) {
         let status = response.status().as_u16();
         (status, response.json().await.unwrap_or(Value::Null))
     })
+}
+
+/// Polls `GET /usage` with `key` until it answers `status`, which must happen
+/// within the bound on cached keys and accounts (`ITEM_CACHE_TTL`) after a
+/// change made by another process; the answer's body.
+pub fn answered_within_the_cache_bound(base: &str, key: &str, status: u16) -> Value {
+    let bound = shared::ports::item_cache::ITEM_CACHE_TTL + Duration::from_millis(500);
+    let started = Instant::now();
+    loop {
+        let (answered, body) = usage(base, key);
+        if answered == status {
+            return body;
+        }
+        assert!(
+            started.elapsed() < bound,
+            "still {answered} {body} after {bound:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// `svc aeat-simulator` on a free port: the process and its SOAP endpoint.
