@@ -1,11 +1,14 @@
 //! `fiscal_calendar`: tax deadlines in a date range.
 
-use chrono::{Days, NaiveDate};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use chrono::{Datelike, Days, NaiveDate};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::ToolError;
-use crate::tax::calendar::{Form, Lang, deadlines};
+use crate::tax::calendar::{Deadline, Form, Lang, deadlines};
 
 /// The longest range one request may cover.
 pub const MAX_RANGE_DAYS: u64 = 3 * 366;
@@ -39,6 +42,32 @@ pub struct CalendarResponse {
     pub to: NaiveDate,
     pub lang: &'static str,
     pub data: Vec<DeadlineItem>,
+}
+
+/// Years whose deadlines are kept computed: more than any client asks for,
+/// few enough that requests for many distinct years cannot grow the memo.
+const REMEMBERED_YEARS: usize = 16;
+
+/// Every deadline whose end lies in `year` (ends never move into the next
+/// year), sorted as `deadlines` sorts them; computed once per year and process,
+/// as the rules are fixed.
+fn year_deadlines(year: i32) -> Arc<Vec<Deadline>> {
+    static MEMO: OnceLock<Mutex<HashMap<i32, Arc<Vec<Deadline>>>>> = OnceLock::new();
+    let memo = MEMO.get_or_init(Mutex::default);
+    if let Some(known) = memo.lock().unwrap_or_else(|e| e.into_inner()).get(&year) {
+        return known.clone();
+    }
+    let bounds = NaiveDate::from_ymd_opt(year, 1, 1).zip(NaiveDate::from_ymd_opt(year, 12, 31));
+    let computed = Arc::new(match bounds {
+        Some((first, last)) => deadlines(first, last, &Form::ALL),
+        None => Vec::new(),
+    });
+    let mut memo = memo.lock().unwrap_or_else(|e| e.into_inner());
+    if memo.len() >= REMEMBERED_YEARS {
+        memo.clear();
+    }
+    memo.insert(year, computed.clone());
+    computed
 }
 
 /// Parses a comma-separated list of forms; empty or absent means all.
@@ -87,12 +116,15 @@ pub fn fiscal_calendar(
             format!("the range may span at most {MAX_RANGE_DAYS} days"),
         ));
     }
-    let data = deadlines(from, to, forms)
-        .into_iter()
+    let years: Vec<Arc<Vec<Deadline>>> = (from.year()..=to.year()).map(year_deadlines).collect();
+    let data = years
+        .iter()
+        .flat_map(|year| year.iter())
+        .filter(|d| from <= d.end && d.end <= to && forms.contains(&d.form))
         .map(|d| DeadlineItem {
             form: d.form.code(),
             description: d.description(lang).to_string(),
-            period: d.period,
+            period: d.period.clone(),
             start: d.start,
             end: d.end,
             domiciliation_end: d.domiciliation_end,
@@ -108,4 +140,41 @@ pub fn fiscal_calendar(
         },
         data,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remembered_years_give_what_the_rules_give() {
+        let day = |s: &str| s.parse::<NaiveDate>().unwrap();
+        let ranges = [
+            ("2026-01-01", "2026-12-31"),
+            ("2025-11-15", "2027-02-10"),
+            ("2026-04-01", "2026-04-20"),
+            ("2024-12-31", "2025-01-31"),
+        ];
+        for forms in [
+            Form::ALL.to_vec(),
+            vec![Form::M303, Form::M130],
+            vec![Form::M111],
+        ] {
+            for (from, to) in ranges {
+                let (from, to) = (day(from), day(to));
+                let answered =
+                    fiscal_calendar(Some(from), Some(to), &forms, Lang::En, from).unwrap();
+                let expected: Vec<_> = deadlines(from, to, &forms)
+                    .into_iter()
+                    .map(|d| (d.form.code(), d.period.clone(), d.end, d.description_en))
+                    .collect();
+                let got: Vec<_> = answered
+                    .data
+                    .into_iter()
+                    .map(|d| (d.form, d.period, d.end, d.description))
+                    .collect();
+                assert_eq!(got, expected, "{from}..{to} {forms:?}");
+            }
+        }
+    }
 }
