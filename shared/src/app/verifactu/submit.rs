@@ -254,29 +254,31 @@ fn message(chain: &str, pending: &[Pending]) -> String {
     soap::envelope_with_header(&simulated_errors::header(&asked), body)
 }
 
-/// Up to 1,000 records after `through`, in chain order, still pending.
+/// The records of `chain` after the sequence number `through`.
+fn records_after(chain: &str, through: &str) -> Query {
+    // Sequence numbers are 12 digits: `through` + "0" sorts right after it.
+    let range = SortKey::Between(format!("{through}0"), "9".repeat(13));
+    Query::new(format!("{chain}#RECORDS"), range)
+}
+
 /// The chain's newest record after `through`, whatever its status.
 async fn newest_record(
     ports: &Ports,
     chain: &str,
     through: &str,
 ) -> Result<Option<Pending>, TableError> {
-    let range = SortKey::Between(format!("{through}0"), "9".repeat(13));
-    let query = Query::new(format!("{chain}#RECORDS"), range)
-        .backward()
-        .limit(1);
+    let query = records_after(chain, through).backward().limit(1);
     let page = ports.table.query(&query).await?;
     Ok(page.items.into_iter().next().and_then(decode))
 }
 
+/// Up to 1,000 records after `through`, in chain order, still pending.
 async fn pending_records(
     ports: &Ports,
     chain: &str,
     through: &str,
 ) -> Result<Vec<Pending>, TableError> {
-    // Sequence numbers are 12 digits: `through` + "0" sorts right after it.
-    let range = SortKey::Between(format!("{through}0"), "9".repeat(13));
-    let mut query = Query::new(format!("{chain}#RECORDS"), range).limit(MAX_RECORDS);
+    let mut query = records_after(chain, through).limit(MAX_RECORDS);
     let mut pending = Vec::new();
     loop {
         let page = ports.table.query(&query).await?;
