@@ -133,6 +133,12 @@ async fn each_kind_of_request_makes_only_the_calls_it_needs() {
     .await;
     assert_eq!(nif, ["update"], "the rate window only");
 
+    let quarter = calls(&h, &log, || {
+        get("/api/v1/tax/quarter?year=2026&quarter=4", Some(&key))
+    })
+    .await;
+    assert_eq!(quarter, ["update", "query"], "rate window, the ledger");
+
     let vat = calls(&h, &log, || {
         post_json(
             "/api/v1/tax/vat",
