@@ -224,7 +224,11 @@ impl Env {
         let ports = self.h.ports.clone();
         let worker = tokio::spawn(async move { job_worker::poll(&ports, DISPATCH_WAIT).await });
         for _ in 0..1000 {
-            if self.job(id, &self.h.live).await.json["status"] == "running" {
+            // Killed inside its hanging read (the flag consumed), not before
+            // it: a kill between taking the job and reading would leave the
+            // hang to the next worker.
+            let reading = !self.blobs.hang_next_read.load(Ordering::SeqCst);
+            if reading && self.job(id, &self.h.live).await.json["status"] == "running" {
                 worker.abort();
                 return;
             }
