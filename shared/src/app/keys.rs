@@ -8,7 +8,8 @@ use crate::domain::api_key::ApiKey;
 use crate::ports::Ports;
 use crate::ports::table::{Condition, Item, Key, TableError, UpdateOp, Write};
 
-/// How stale `last_used_at` may get before a request refreshes it (saves a write per request).
+/// How stale `last_used_at` may get before a request refreshes it (saves a
+/// write per request); a bookkeeping write, as losing one costs nothing.
 const LAST_USED_RESOLUTION: Duration = Duration::seconds(60);
 
 /// Who is calling: established by the key, trusted by everything after auth.
@@ -167,7 +168,7 @@ async fn touch(ports: &Ports, key: &ApiKey, stored: &Item) -> Result<(), AuthErr
         .is_some_and(|t| now.signed_duration_since(t) < LAST_USED_RESOLUTION);
     if !fresh {
         let touched = ports
-            .table
+            .bookkeeping
             .update(
                 &key_by_hash(&key.hash()),
                 vec![UpdateOp::set("last_used_at", now.to_rfc3339())],
