@@ -87,22 +87,17 @@ pub async fn create(
 }
 
 pub async fn get(ports: &Ports, id: &AccountId) -> Result<Account, AccountError> {
-    let item = ports
-        .table
-        .get(&key(id))
-        .await?
-        .ok_or_else(|| AccountError::NotFound(id.clone()))?;
-    decode(id.clone(), &item)
+    found(id, ports.table.get(&key(id)).await?)
 }
 
 /// `get`, from the memo of recently read items (see `ItemCache`): for the
 /// authentication of every request.
 pub async fn get_recent(ports: &Ports, id: &AccountId) -> Result<Account, AccountError> {
-    let item = ports
-        .cache
-        .get(&*ports.table, &key(id))
-        .await?
-        .ok_or_else(|| AccountError::NotFound(id.clone()))?;
+    found(id, ports.cache.get(&*ports.table, &key(id)).await?)
+}
+
+fn found(id: &AccountId, item: Option<Item>) -> Result<Account, AccountError> {
+    let item = item.ok_or_else(|| AccountError::NotFound(id.clone()))?;
     decode(id.clone(), &item)
 }
 

@@ -81,14 +81,13 @@ impl RateCounter {
         loop {
             let burst = {
                 let mut waiting = self.lock();
-                let Some(list) = waiting.get_mut(&slot) else {
-                    return;
-                };
-                if list.is_empty() {
-                    waiting.remove(&slot);
-                    return;
+                match waiting.get_mut(&slot) {
+                    Some(list) if !list.is_empty() => std::mem::take(list),
+                    _ => {
+                        waiting.remove(&slot);
+                        return;
+                    }
                 }
-                std::mem::take(list)
             };
             let hits = burst.len() as i64;
             let counted = ports

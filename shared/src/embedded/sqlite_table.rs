@@ -102,10 +102,7 @@ impl SqliteTable {
         T: Send + 'static,
         F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
     {
-        if writes && !self.durable {
-            return self.inner.clone().run_relaxed(f).await;
-        }
-        self.inner.clone().run(writes, f).await
+        self.inner.clone().run_on(self.durable, writes, f).await
     }
 
     /// Commits the writes and tells the feed's readers when they fed it;

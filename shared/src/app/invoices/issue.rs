@@ -311,8 +311,9 @@ pub async fn finalize(
         store::counter(ports, caller, "ID"),
         store::counter(ports, caller, &series_name),
         async {
-            let reason = reason::unsendable(ports, &caller.account_id, caller.mode).await?;
-            Ok::<_, InvoiceError>(reason)
+            reason::unsendable(ports, &caller.account_id, caller.mode)
+                .await
+                .map_err(InvoiceError::from)
         },
     )?;
     if let Some(last) = series.last_date
