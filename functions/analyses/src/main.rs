@@ -1,10 +1,15 @@
 //! The analyses endpoint group as a Lambda function.
 
-use shared::http::{Group, group_router};
+use infra_aws::environment;
+use shared::config::Config;
+use shared::http::AppState;
+use shared::http::{analyses, group_router};
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::http::observe::init_logging();
-    let state = infra_aws::environment::state_from_env().await?;
-    lambda_http::run(group_router(Group::Analyses, state)).await
+    let config = Config::from_env()?;
+    let ports = environment::with_blobs(environment::ports().await?).await?;
+    let state = AppState::new(ports, config);
+    lambda_http::run(group_router(analyses::routes(), state)).await
 }

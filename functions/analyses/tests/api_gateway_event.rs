@@ -17,7 +17,7 @@ async fn the_sample_analyze_event_runs_and_stores_once() {
     let event = with_key(include_str!("../../../events/analyses-post.json"), &key);
     let config = Config::default();
     let router = group_router(
-        Group::Analyses,
+        Group::Analyses.routes(),
         AppState::new(scratch.ports.clone(), config.clone()),
     );
 

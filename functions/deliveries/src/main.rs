@@ -1,12 +1,16 @@
 //! The deliveries function: consumes the deliveries queue (SQS event source).
 
 use aws_lambda_events::event::sqs::SqsEvent;
+use infra_aws::environment;
 use lambda_runtime::{Error, LambdaEvent, service_fn};
+use shared::config::Config;
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     shared::http::observe::init_logging();
-    let ports = infra_aws::environment::state_from_env().await?.ports;
+    let config = Config::from_env()?;
+    let ports = environment::with_queues(environment::ports().await?).await?;
+    let ports = environment::with_sender(ports, &config);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
         let ports = ports.clone();
         async move { Ok::<_, Error>(function_deliveries::handle(&ports, event.payload).await) }

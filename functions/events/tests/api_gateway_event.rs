@@ -26,7 +26,7 @@ async fn the_sample_events_request_lists_the_test_events_of_its_type() {
     scratch.ports.table.transact(writes).await.unwrap();
 
     let router = group_router(
-        Group::Events,
+        Group::Events.routes(),
         AppState::new(scratch.ports.clone(), Config::default()),
     );
     let event = with_key(include_str!("../../../events/events-get.json"), &key);

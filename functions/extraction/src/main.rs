@@ -1,10 +1,16 @@
 //! The extraction endpoint group as a Lambda function (OCR by AWS Textract).
 
-use shared::http::{Group, group_router};
+use infra_aws::environment;
+use shared::config::Config;
+use shared::http::AppState;
+use shared::http::{extraction, group_router};
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::http::observe::init_logging();
-    let state = infra_aws::environment::state_from_env().await?;
-    lambda_http::run(group_router(Group::Extraction, state)).await
+    let config = Config::from_env()?;
+    let ports =
+        environment::with_blobs(environment::with_ocr(environment::ports().await?).await?).await?;
+    let state = AppState::new(ports, config);
+    lambda_http::run(group_router(extraction::routes(), state)).await
 }

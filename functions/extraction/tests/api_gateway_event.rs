@@ -12,7 +12,7 @@ async fn the_sample_extract_event_answers_with_one_invoice_and_one_error() {
     let scratch = Scratch::new(Plan::Pro).await;
     let (_, key) = scratch.key(Mode::Test).await;
     let router = group_router(
-        Group::Extraction,
+        Group::Extraction.routes(),
         AppState::new(scratch.ports.clone(), Config::default()),
     );
     let event = with_key(include_str!("../../../events/extraction-post.json"), &key);

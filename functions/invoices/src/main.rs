@@ -1,10 +1,10 @@
 //! The invoices endpoint group as a Lambda function.
 
-use shared::http::{Group, group_router};
+use shared::http::{group_router, invoices};
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::http::observe::init_logging();
-    let state = infra_aws::environment::state_from_env().await?;
-    lambda_http::run(group_router(Group::Invoices, state)).await
+    let state = infra_aws::environment::table_state().await?;
+    lambda_http::run(group_router(invoices::routes(), state)).await
 }

@@ -13,7 +13,7 @@ async fn the_sample_issue_event_issues_once() {
     let (_, key) = scratch.key(Mode::Test).await;
     let event = with_key(include_str!("../../../events/invoices-post.json"), &key);
     let router = group_router(
-        Group::Invoices,
+        Group::Invoices.routes(),
         AppState::new(scratch.ports.clone(), Config::default()),
     );
 

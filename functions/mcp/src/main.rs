@@ -2,9 +2,18 @@
 //! so any instance answers any request; its tools run every endpoint group's
 //! operations in-process (OCR by AWS Textract, jobs on SQS).
 
+use infra_aws::environment;
+use shared::config::Config;
+use shared::http::AppState;
+
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::http::observe::init_logging();
-    let state = infra_aws::environment::state_from_env().await?;
+    let config = Config::from_env()?;
+    let ports = environment::with_queues(environment::ports().await?).await?;
+    let ports = environment::with_blobs(environment::with_ocr(ports).await?).await?;
+    let ports =
+        environment::with_verifactu(environment::with_sender(ports, &config), &config).await;
+    let state = AppState::new(ports, config);
     lambda_http::run(shared::mcp::router(state)).await
 }

@@ -9,7 +9,7 @@ use shared::app::fiscal_deadlines;
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
     shared::http::observe::init_logging();
-    let ports = infra_aws::environment::state_from_env().await?.ports;
+    let ports = infra_aws::environment::ports().await?;
     lambda_runtime::run(service_fn(move |_: LambdaEvent<Value>| {
         let ports = ports.clone();
         async move {

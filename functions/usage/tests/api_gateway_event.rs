@@ -11,7 +11,7 @@ async fn the_sample_usage_event_is_answered() {
     let scratch = Scratch::new(Plan::Max).await;
     let (_, key) = scratch.key(Mode::Test).await;
     let router = group_router(
-        Group::Usage,
+        Group::Usage.routes(),
         AppState::new(scratch.ports.clone(), Config::default()),
     );
     let response = invoke(

@@ -14,7 +14,7 @@ const PLACEHOLDER_CHAIN: &str = "CHAIN#test#acct_00000000000000000000#12345678Z"
 
 async fn issue(scratch: &Scratch, key: &str, idempotency_key: &str) -> Value {
     let router = group_router(
-        Group::Invoices,
+        Group::Invoices.routes(),
         AppState::new(scratch.ports.clone(), Config::default()),
     );
     let event = with_key(include_str!("../../../events/invoices-post.json"), key)

@@ -39,7 +39,7 @@ async fn the_sample_webhook_registration_runs_once() {
     let (caller, key) = scratch.key(Mode::Test).await;
     let event = with_key(include_str!("../../../events/webhooks-post.json"), &key);
     let router = group_router(
-        Group::Webhooks,
+        Group::Webhooks.routes(),
         AppState::new(ports.clone(), Config::default()),
     );
 

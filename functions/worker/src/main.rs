@@ -3,12 +3,14 @@
 //! item failures.
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
+use infra_aws::environment;
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     shared::http::observe::init_logging();
-    let ports = infra_aws::environment::state_from_env().await?.ports;
+    let ports = environment::with_queues(environment::ports().await?).await?;
+    let ports = environment::with_blobs(environment::with_ocr(ports).await?).await?;
     let ports = &ports;
     lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| async move {
         Ok::<SqsBatchResponse, Error>(

@@ -1,17 +1,19 @@
-//! What a function builds once at start, from its environment: the ports
-//! (DynamoDB table `TABLE_NAME`, SQS queues `JOBS_QUEUE_URL`,
-//! `DELIVERIES_QUEUE_URL` and `SUBMISSIONS_QUEUE_URL`, S3 bucket `STAGING_BUCKET`, or the embedded engine
-//! when `SVC_DATA_DIR` is set, e.g. under `cargo lambda watch`; the OCR engine
-//! named by `SVC_OCR`; the key that seals certificates, `SVC_KMS_KEY_ID` or
-//! `SVC_SECRETS_KEY`) and the configuration.
+//! What a function builds once at start, from its environment. Each function
+//! names the ports its group uses, so its binary links only those adapters:
+//! the table (`ports`: DynamoDB table `TABLE_NAME`, or, with the `embedded`
+//! feature, the embedded engine in `SVC_DATA_DIR`, e.g. under `cargo lambda
+//! watch`), the queues (`with_queues`: SQS `JOBS_QUEUE_URL`,
+//! `DELIVERIES_QUEUE_URL`, `SUBMISSIONS_QUEUE_URL`), the staging blobs
+//! (`with_blobs`: S3 `STAGING_BUCKET`), the OCR engine named by `SVC_OCR`
+//! (`with_ocr`), the webhook sender (`with_sender`) and the VERI*FACTU
+//! endpoint with the key that seals certificates (`with_verifactu`:
+//! `SVC_KMS_KEY_ID` or `SVC_SECRETS_KEY`).
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use shared::config::Config;
+use shared::embedded::LocalSecrets;
 use shared::embedded::tesseract::Tesseract;
-use shared::embedded::{FileBlobs, LocalSecrets, QueueSettings, SqliteQueue, SqliteTable};
 use shared::http::AppState;
 use shared::ports::aeat;
 use shared::ports::blobs::NoBlobs;
@@ -24,51 +26,84 @@ use shared::ports::{Blobs, Clock, Ocr, Ports, Queue, Secrets, Table};
 use crate::textract::TextractOcr;
 use crate::{DynamoTable, KmsSecrets, S3Blobs, SqsQueue};
 
-/// The embedded jobs queue. A job runs for at most 60 s (the worker
-/// function's timeout); a received job stays invisible 6 times that, as AWS
-/// advises for a queue feeding a function, and goes to the dead-letter queue
-/// after 5 receives: `JobsQueue` in `template.yaml` says the same.
-pub const JOBS_QUEUE: QueueSettings = QueueSettings {
-    visibility_timeout: Duration::from_secs(6 * 60),
-    max_receives: 5,
+#[cfg(feature = "embedded")]
+mod embedded;
+#[cfg(feature = "embedded")]
+pub use embedded::{
+    DELIVERIES_QUEUE, JOBS_QUEUE, SUBMISSIONS_QUEUE, with_embedded_queues_and_blobs,
 };
 
-/// The embedded deliveries queue: 6 times the deliveries function's 30 s
-/// timeout (a batch of attempts of at most 10 s each), longer than a
-/// delivery's 30 s lease; 5 receives, as `WebhooksQueue` in `template.yaml`.
-pub const DELIVERIES_QUEUE: QueueSettings = QueueSettings {
-    visibility_timeout: Duration::from_secs(6 * 30),
-    max_receives: 5,
-};
-
-pub async fn state_from_env() -> Result<AppState, String> {
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let data_dir = std::env::var("SVC_DATA_DIR").ok().map(PathBuf::from);
-    let table: Arc<dyn Table> = match (&data_dir, std::env::var("TABLE_NAME")) {
-        (Some(dir), _) => {
-            let path = dir.join("svc.db");
-            Arc::new(
-                SqliteTable::open(&path, clock.clone())
-                    .map_err(|e| format!("{}: {e}", path.display()))?,
-            )
-        }
-        (None, Ok(name)) => Arc::new(DynamoTable::from_env(&name, clock.clone()).await),
-        (None, Err(_)) => {
-            return Err("set TABLE_NAME (DynamoDB) or SVC_DATA_DIR (embedded engine)".into());
-        }
-    };
+/// The configuration and the table: the whole state of a group that uses
+/// nothing else.
+pub async fn table_state() -> Result<AppState, String> {
     let config = Config::from_env()?;
-    let ports = Ports::new(table, clock)
-        .with_ocr(ocr_from_env().await?)
-        .with_sender(Arc::new(HttpWebhookSender::new(
-            config.webhook_allow_private,
-        )));
-    let ports = match &data_dir {
-        Some(dir) => with_embedded_queues_and_blobs(ports, dir)?,
-        None => with_aws_queues_and_blobs(ports).await,
+    Ok(AppState::new(ports().await?, config))
+}
+
+/// The table and the clock, with no other adapter configured.
+pub async fn ports() -> Result<Ports, String> {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    #[cfg(feature = "embedded")]
+    if let Some(dir) = embedded::data_dir() {
+        return Ok(Ports::new(embedded::table(&dir, clock.clone())?, clock));
+    }
+    #[cfg(not(feature = "embedded"))]
+    if std::env::var_os("SVC_DATA_DIR").is_some() {
+        return Err("SVC_DATA_DIR is set, but this build has no embedded engine (build it with `--features embedded`)".into());
+    }
+    let Ok(name) = std::env::var("TABLE_NAME") else {
+        let or_embedded = if cfg!(feature = "embedded") {
+            " or SVC_DATA_DIR (embedded engine)"
+        } else {
+            ""
+        };
+        return Err(format!("set TABLE_NAME (DynamoDB){or_embedded}"));
     };
-    let ports = with_verifactu(ports, &config).await;
-    Ok(AppState::new(ports, config))
+    let table: Arc<dyn Table> = Arc::new(DynamoTable::from_env(&name, clock.clone()).await);
+    Ok(Ports::new(table, clock))
+}
+
+/// `ports` with the jobs, deliveries and VERI*FACTU submission queues.
+pub async fn with_queues(ports: Ports) -> Result<Ports, String> {
+    #[cfg(feature = "embedded")]
+    if let Some(dir) = embedded::data_dir() {
+        return embedded::with_queues(ports, &dir);
+    }
+    let [jobs, deliveries, submissions] = [
+        "JOBS_QUEUE_URL",
+        "DELIVERIES_QUEUE_URL",
+        "SUBMISSIONS_QUEUE_URL",
+    ]
+    .map(configured);
+    Ok(ports
+        .with_queues(sqs_queue(jobs).await, sqs_queue(deliveries).await)
+        .with_submissions(sqs_queue(submissions).await))
+}
+
+/// `ports` with the blobs that stage async jobs' inputs.
+pub async fn with_blobs(ports: Ports) -> Result<Ports, String> {
+    #[cfg(feature = "embedded")]
+    if let Some(dir) = embedded::data_dir() {
+        return Ok(ports.with_blobs(Arc::new(shared::embedded::FileBlobs::new(&dir))));
+    }
+    let blobs: Arc<dyn Blobs> = match configured("STAGING_BUCKET") {
+        Some(bucket) => Arc::new(S3Blobs::from_env(&bucket).await),
+        None => Arc::new(NoBlobs),
+    };
+    Ok(ports.with_blobs(blobs))
+}
+
+/// `ports` with the OCR engine of this host (see `ocr_engine`).
+pub async fn with_ocr(ports: Ports) -> Result<Ports, String> {
+    Ok(ports.with_ocr(ocr_from_env().await?))
+}
+
+/// `ports` sending webhooks over HTTP, to private addresses only when the
+/// configuration allows it.
+pub fn with_sender(ports: Ports, config: &Config) -> Ports {
+    ports.with_sender(Arc::new(HttpWebhookSender::new(
+        config.webhook_allow_private,
+    )))
 }
 
 /// `ports` that send live VERI*FACTU records to the configured endpoint
@@ -92,58 +127,14 @@ pub async fn with_secrets(ports: Ports, config: &Config) -> Ports {
     ports.with_secrets(secrets)
 }
 
-/// The embedded VERI*FACTU submission queue: 6 times the submitter
-/// function's 120 s timeout, 5 receives, as `SubmissionsQueue` in
-/// `template.yaml`.
-pub const SUBMISSIONS_QUEUE: QueueSettings = QueueSettings {
-    visibility_timeout: Duration::from_secs(6 * 120),
-    max_receives: 5,
-};
-
-/// `ports` with the embedded queues `jobs`, `deliveries` and `submissions`
-/// in `<data_dir>/svc.db` and the blobs under `<data_dir>/blobs/`.
-pub fn with_embedded_queues_and_blobs(ports: Ports, data_dir: &Path) -> Result<Ports, String> {
-    let path = data_dir.join("svc.db");
-    let open = |name, settings| {
-        SqliteQueue::open(&path, name, settings, ports.clock.clone())
-            .map_err(|e| format!("{}: {e}", path.display()))
-    };
-    let (jobs, deliveries, submissions) = (
-        open("jobs", JOBS_QUEUE)?,
-        open("deliveries", DELIVERIES_QUEUE)?,
-        open("submissions", SUBMISSIONS_QUEUE)?,
-    );
-    Ok(ports
-        .with_queues(Arc::new(jobs), Arc::new(deliveries))
-        .with_submissions(Arc::new(submissions))
-        .with_blobs(Arc::new(FileBlobs::new(data_dir))))
-}
-
-/// `ports` with the SQS queues and the S3 bucket the environment names; one
-/// not named stays unconfigured (its calls fail as unavailable), logged once.
-async fn with_aws_queues_and_blobs(ports: Ports) -> Ports {
-    let [jobs, deliveries, submissions, bucket] = [
-        "JOBS_QUEUE_URL",
-        "DELIVERIES_QUEUE_URL",
-        "SUBMISSIONS_QUEUE_URL",
-        "STAGING_BUCKET",
-    ]
-    .map(|var| (var, std::env::var(var).ok().filter(|v| !v.is_empty())));
-    let unset: Vec<&str> = [&jobs, &deliveries, &submissions, &bucket]
-        .into_iter()
-        .filter_map(|(var, value)| value.is_none().then_some(*var))
-        .collect();
-    if !unset.is_empty() {
-        tracing::info!(?unset, "queues or blobs not configured");
+/// The value of `var`, unless it is unset or empty (that adapter stays
+/// unconfigured: its calls fail as unavailable), which is logged.
+fn configured(var: &str) -> Option<String> {
+    let value = std::env::var(var).ok().filter(|v| !v.is_empty());
+    if value.is_none() {
+        tracing::info!(var, "not configured");
     }
-    let blobs: Arc<dyn Blobs> = match bucket.1 {
-        Some(bucket) => Arc::new(S3Blobs::from_env(&bucket).await),
-        None => Arc::new(NoBlobs),
-    };
-    ports
-        .with_queues(sqs_queue(jobs.1).await, sqs_queue(deliveries.1).await)
-        .with_submissions(sqs_queue(submissions.1).await)
-        .with_blobs(blobs)
+    value
 }
 
 async fn sqs_queue(url: Option<String>) -> Arc<dyn Queue> {
@@ -206,26 +197,6 @@ pub async fn ocr_from_env() -> Result<Arc<dyn Ocr>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[tokio::test]
-    async fn the_embedded_queues_and_blobs_live_in_the_data_dir() {
-        let dir = tempfile::tempdir().unwrap();
-        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-        let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-        let ports =
-            with_embedded_queues_and_blobs(Ports::new(Arc::new(table), clock), dir.path()).unwrap();
-        ports
-            .jobs
-            .send(r#"{"job_id":"job_1"}"#, Duration::ZERO)
-            .await
-            .unwrap();
-        let none = ports.deliveries.receive(1, Duration::ZERO).await.unwrap();
-        assert!(none.is_empty(), "two queues");
-        let jobs = ports.jobs.receive(1, Duration::ZERO).await.unwrap();
-        assert_eq!(jobs[0].body, r#"{"job_id":"job_1"}"#);
-        ports.blobs.put("jobs/job_1/input", vec![1]).await.unwrap();
-        assert!(dir.path().join("blobs/jobs/job_1/input").is_file());
-    }
 
     #[test]
     fn the_setting_names_the_engine_and_lambda_defaults_to_textract() {

@@ -27,8 +27,10 @@ use crate::invoice::model::Invoice;
 use crate::invoice::status::Status;
 use crate::verifactu::{ChainCheck, verify_chain};
 
+/// The invoices group: these routes and the documents of an invoice.
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
+        .merge(super::documents::routes())
         .routes(requiring_key(routes!(issue_invoice)))
         .routes(routes!(list_invoices))
         .routes(routes!(get_invoice))

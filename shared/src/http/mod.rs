@@ -69,7 +69,7 @@ impl Group {
             Group::Usage => usage::routes(),
             Group::Tax => tax::routes(),
             Group::Customers => customers::routes(),
-            Group::Invoices => invoices::routes().merge(documents::routes()),
+            Group::Invoices => invoices::routes(),
             Group::Extraction => extraction::routes(),
             Group::Analyses => analyses::routes(),
             Group::OpenApi => openapi::routes(),
@@ -81,8 +81,8 @@ impl Group {
 }
 
 /// One group behind the pipeline: what a Lambda function serves.
-pub fn group_router(group: Group, state: AppState) -> Router {
-    with_pipeline(Router::from(group.routes()), state)
+pub fn group_router(routes: OpenApiRouter<AppState>, state: AppState) -> Router {
+    with_pipeline(Router::from(routes), state)
 }
 
 /// The routes of every group, before the pipeline.

@@ -9,6 +9,11 @@ use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::Response;
 
+use tracing::Level;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+
 use super::error::ApiError;
 
 /// The account a response was served to, left by the auth layer for the log.
@@ -62,13 +67,44 @@ pub fn panic_response(_: Box<dyn std::any::Any + Send>) -> Response {
 
 /// JSON log lines on stderr, filtered by `RUST_LOG` (default `info`).
 pub fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref());
     let _ = tracing_subscriber::fmt()
         .json()
         .flatten_event(true)
         .with_current_span(false)
-        .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .finish()
+        .with(filter)
         .try_init();
+}
+
+/// `RUST_LOG` as levels per target (`warn`, `info,shared::app=debug`),
+/// `info` when unset or unreadable. `Targets` rather than `EnvFilter`: the
+/// span and field filters of the latter need a regex engine in every
+/// function's binary.
+fn log_filter(setting: Option<&str>) -> Targets {
+    setting
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| Targets::new().with_default(Level::INFO))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_log_sets_levels_per_target_and_defaults_to_info() {
+        let unset = log_filter(None);
+        assert!(unset.would_enable("shared::app", &Level::INFO));
+        assert!(!unset.would_enable("shared::app", &Level::DEBUG));
+        let warn = log_filter(Some("warn"));
+        assert!(warn.would_enable("lambda_runtime", &Level::WARN));
+        assert!(!warn.would_enable("lambda_runtime", &Level::INFO));
+        let per_target = log_filter(Some("info,shared::app=debug"));
+        assert!(per_target.would_enable("shared::app::invoices", &Level::DEBUG));
+        assert!(!per_target.would_enable("shared::http", &Level::DEBUG));
+        let unreadable = log_filter(Some("shared=loud"));
+        assert!(unreadable.would_enable("shared", &Level::INFO));
+        assert!(!unreadable.would_enable("shared", &Level::DEBUG));
+    }
 }

@@ -71,10 +71,17 @@ pub fn routes() -> OpenApiRouter<AppState> {
     responses((status = 200, description = "The OpenAPI 3.1 document of the API", content_type = "application/json")))]
 async fn get_openapi() -> ([(header::HeaderName, &'static str); 1], &'static str) {
     static JSON: OnceLock<String> = OnceLock::new();
-    let json =
-        JSON.get_or_init(|| serde_json::to_string(&document()).expect("the document serialises"));
+    let json = JSON.get_or_init(|| {
+        let doc: serde_json::Value = serde_json::from_str(SERVED).expect("the document parses");
+        doc.to_string()
+    });
     ([(header::CONTENT_TYPE, "application/json")], json.as_str())
 }
+
+/// The document as served: `document()` written out beside this file, so
+/// that the function serving it links none of the handlers it describes. A
+/// test keeps the two equal; `UPDATE_GOLDEN=1` rewrites the file.
+const SERVED: &str = include_str!("openapi.json");
 
 fn request_id_header() -> Header {
     HeaderBuilder::new()
@@ -301,4 +308,33 @@ pub fn document() -> Document {
         }
     }
     doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_served_document_is_the_generated_one() {
+        let generated =
+            serde_json::to_string_pretty(&document()).expect("the document serialises") + "\n";
+        if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/http/openapi.json");
+            std::fs::write(path, &generated).expect("the document is written");
+            return;
+        }
+        let differs = SERVED
+            .lines()
+            .zip(generated.lines())
+            .position(|(served, generated)| served != generated);
+        assert!(
+            differs.is_none() && SERVED.len() == generated.len(),
+            "src/http/openapi.json is not the generated document (first difference at line {}); \
+             rewrite it with `UPDATE_GOLDEN=1 cargo test -p shared --lib openapi`",
+            differs.map_or(
+                SERVED.lines().count().min(generated.lines().count()),
+                |line| line
+            ) + 1
+        );
+    }
 }
