@@ -42,6 +42,7 @@ async fn serve() -> String {
 }
 
 async fn control(base: &str, body: serde_json::Value) {
+    shared::ports::tls::install();
     let status = reqwest::Client::new()
         .post(format!("{base}/simulator/faults"))
         .json(&body)

@@ -157,7 +157,7 @@ async fn tls_aeat(fixture: &Fixture, seen: Arc<Mutex<Vec<String>>>) -> String {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut roots = rustls::RootCertStore::empty();
     roots
         .add(CertificateDer::from(fixture.authority.der.clone()))

@@ -14,7 +14,9 @@
 //!
 //! `LAMBDA_DIR` names the folder of `<function>/bootstrap` (default
 //! `$CARGO_TARGET_DIR/lambda`, else `target/lambda`); `RUNS` the starts per
-//! function (default 10).
+//! function (default 10); `LAMBDA_RUNNER` a command that runs the binary,
+//! e.g. `qemu-aarch64 -L /usr/aarch64-linux-gnu` for the arm64 build on
+//! another machine (an emulator's times are not the hardware's).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -258,6 +260,11 @@ async fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(10);
     let dir = lambda_dir();
+    let runner: Vec<String> = std::env::var("LAMBDA_RUNNER")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
     let (env, key) = environment().await;
     println!(
         "function     size (stripped)   cold start p50 / min / max over {runs} starts   answer"
@@ -273,7 +280,15 @@ async fn main() {
         let mut last = String::new();
         for _ in 0..runs {
             let started = Instant::now();
-            let mut child = tokio::process::Command::new(&binary)
+            let mut command = match runner.split_first() {
+                Some((program, args)) => {
+                    let mut command = tokio::process::Command::new(program);
+                    command.args(args).arg(&binary);
+                    command
+                }
+                None => tokio::process::Command::new(&binary),
+            };
+            let mut child = command
                 .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
                 .env("AWS_LAMBDA_RUNTIME_API", &addr)
                 .env("AWS_LAMBDA_FUNCTION_NAME", name)

@@ -9,7 +9,6 @@ mod support;
 
 use std::sync::Arc;
 
-use aws_config::BehaviorVersion;
 use aws_lambda_events::event::sqs::SqsEvent;
 use aws_sdk_s3::types::{BucketLocationConstraint, CreateBucketConfiguration};
 use aws_sdk_sqs::types::QueueAttributeName;
@@ -108,7 +107,7 @@ async fn the_worker_function_finishes_an_async_job_once_from_its_sqs_events() {
     {
         return;
     }
-    let config = aws_config::load_defaults(BehaviorVersion::latest()).await;
+    let config = infra_aws::sdk::config().await;
     let run = random_token(6);
     let clock = Arc::new(SystemClock);
     let table = DynamoTable::from_env(&format!("svc-jobs-{run}"), clock.clone()).await;

@@ -6,7 +6,6 @@ mod support;
 
 use std::sync::Arc;
 
-use aws_config::BehaviorVersion;
 use infra_aws::KmsSecrets;
 use infra_aws::kms_secrets::PURPOSE;
 use serde_norway::Value;
@@ -29,7 +28,7 @@ async fn kms_engine_passes_the_secrets_contract() {
     if !support::emulator_of("KMS", "KMS contract suite") {
         return;
     }
-    let config = aws_config::load_defaults(BehaviorVersion::latest()).await;
+    let config = infra_aws::sdk::config().await;
     let kms = aws_sdk_kms::Client::new(&config);
     let (one, other) = (new_key(&kms).await, new_key(&kms).await);
     secrets_contract::run(

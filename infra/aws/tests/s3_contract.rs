@@ -5,7 +5,6 @@ mod support;
 
 use std::sync::Arc;
 
-use aws_config::BehaviorVersion;
 use aws_sdk_s3::types::{BucketLocationConstraint, CreateBucketConfiguration};
 use infra_aws::S3Blobs;
 use shared::ids::random_token;
@@ -18,7 +17,7 @@ async fn s3_engine_passes_the_blobs_contract() {
     }
     let bucket = format!("svc-contract-{}", random_token(6));
     let blobs = S3Blobs::from_env(&bucket).await;
-    let config = aws_config::load_defaults(BehaviorVersion::latest()).await;
+    let config = infra_aws::sdk::config().await;
     let region = config.region().expect("a region").to_string();
     let s3 = aws_sdk_s3::Client::from_conf(
         aws_sdk_s3::config::Builder::from(&config)

@@ -8,7 +8,6 @@ mod support;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use aws_config::BehaviorVersion;
 use aws_sdk_sqs::Client;
 use aws_sdk_sqs::types::QueueAttributeName;
 use infra_aws::SqsQueue;
@@ -62,7 +61,7 @@ async fn sqs_engine_passes_the_queue_contract() {
     if !support::emulator_of("SQS", "SQS contract suite") {
         return;
     }
-    let config = aws_config::load_defaults(BehaviorVersion::latest()).await;
+    let config = infra_aws::sdk::config().await;
     let client = &Client::new(&config);
     let run = &random_token(4);
     let made = &AtomicUsize::new(0);

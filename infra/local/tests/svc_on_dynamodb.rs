@@ -84,7 +84,7 @@ fn admin_commands_and_serve_work_on_a_dynamodb_table() {
 /// A new KMS key on the emulator (moto serves KMS beside DynamoDB).
 fn kms_key() -> String {
     tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let config = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        let config = infra_aws::sdk::config().await;
         aws_sdk_kms::Client::new(&config)
             .create_key()
             .send()

@@ -175,6 +175,7 @@ impl HttpAeat {
         if let Some(client) = clients.get(name) {
             return Ok(client.clone());
         }
+        super::tls::install();
         let mut builder = reqwest::Client::builder()
             .timeout(std::time::Duration::from_secs(self.timeout_seconds))
             .redirect(reqwest::redirect::Policy::none());

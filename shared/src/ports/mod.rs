@@ -21,6 +21,7 @@ pub mod secrets_contract;
 pub mod table;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod table_contract;
+pub mod tls;
 pub mod webhook_http;
 pub mod webhook_sender;
 

@@ -110,6 +110,7 @@ impl HttpWebhookSender {
     fn client(&self) -> Result<&reqwest::Client, String> {
         self.client
             .get_or_init(|| {
+                super::tls::install();
                 reqwest::Client::builder()
                     .user_agent(USER_AGENT)
                     .redirect(reqwest::redirect::Policy::none())

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{Datelike, Days, NaiveDate};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use super::ToolError;
@@ -30,7 +31,7 @@ pub struct DeadlineItem {
     pub description: String,
 }
 
-#[derive(Debug, Serialize, ToSchema, PartialEq)]
+#[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"object": "list", "from": "2026-01-01", "to": "2026-01-31", "lang": "es", "data": [
     {"form": "111", "period": "2025-4T", "start": "2026-01-01", "end": "2026-01-20", "domiciliation_end": "2026-01-15",
      "description": "Modelo 111: retenciones de trabajo y actividades profesionales (4T 2025)"},
@@ -41,7 +42,77 @@ pub struct CalendarResponse {
     pub from: NaiveDate,
     pub to: NaiveDate,
     pub lang: &'static str,
-    pub data: Vec<DeadlineItem>,
+    #[schema(value_type = Vec<DeadlineItem>)]
+    pub data: Listed,
+}
+
+/// A year's deadlines, each with its `DeadlineItem` in both languages
+/// already written as JSON: the rules are fixed, so a response only picks
+/// and joins them.
+#[derive(Debug)]
+struct Year {
+    deadlines: Vec<Deadline>,
+    json: Vec<[Box<RawValue>; 2]>,
+}
+
+impl Year {
+    fn of(deadlines: Vec<Deadline>) -> Year {
+        let json = deadlines
+            .iter()
+            .map(|d| [Lang::Es, Lang::En].map(|lang| item_json(d, lang)))
+            .collect();
+        Year { deadlines, json }
+    }
+}
+
+fn item_json(d: &Deadline, lang: Lang) -> Box<RawValue> {
+    let item = DeadlineItem {
+        form: d.form.code(),
+        period: d.period.clone(),
+        start: d.start,
+        end: d.end,
+        domiciliation_end: d.domiciliation_end,
+        description: d.description(lang).to_string(),
+    };
+    serde_json::value::to_raw_value(&item).expect("a deadline serialises")
+}
+
+/// The deadlines of one response, in order: positions in remembered years,
+/// serialized from their JSON.
+#[derive(Debug)]
+pub struct Listed {
+    lang: Lang,
+    years: Vec<(Arc<Year>, Vec<usize>)>,
+}
+
+impl Listed {
+    pub fn deadlines(&self) -> impl Iterator<Item = &Deadline> {
+        self.years
+            .iter()
+            .flat_map(|(year, picked)| picked.iter().map(|&i| &year.deadlines[i]))
+    }
+
+    pub fn len(&self) -> usize {
+        self.years.iter().map(|(_, picked)| picked.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Serialize for Listed {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let lang = match self.lang {
+            Lang::Es => 0,
+            Lang::En => 1,
+        };
+        serializer.collect_seq(
+            self.years
+                .iter()
+                .flat_map(|(year, picked)| picked.iter().map(move |&i| &*year.json[i][lang])),
+        )
+    }
 }
 
 /// Years whose deadlines are kept computed: more than any client asks for,
@@ -51,17 +122,17 @@ const REMEMBERED_YEARS: usize = 16;
 /// Every deadline whose end lies in `year` (ends never move into the next
 /// year), sorted as `deadlines` sorts them; computed once per year and process,
 /// as the rules are fixed.
-fn year_deadlines(year: i32) -> Arc<Vec<Deadline>> {
-    static MEMO: OnceLock<Mutex<HashMap<i32, Arc<Vec<Deadline>>>>> = OnceLock::new();
+fn year_deadlines(year: i32) -> Arc<Year> {
+    static MEMO: OnceLock<Mutex<HashMap<i32, Arc<Year>>>> = OnceLock::new();
     let memo = MEMO.get_or_init(Mutex::default);
     if let Some(known) = memo.lock().unwrap_or_else(|e| e.into_inner()).get(&year) {
         return known.clone();
     }
     let bounds = NaiveDate::from_ymd_opt(year, 1, 1).zip(NaiveDate::from_ymd_opt(year, 12, 31));
-    let computed = Arc::new(match bounds {
+    let computed = Arc::new(Year::of(match bounds {
         Some((first, last)) => deadlines(first, last, &Form::ALL),
         None => Vec::new(),
-    });
+    }));
     let mut memo = memo.lock().unwrap_or_else(|e| e.into_inner());
     if memo.len() >= REMEMBERED_YEARS {
         memo.clear();
@@ -116,18 +187,14 @@ pub fn fiscal_calendar(
             format!("the range may span at most {MAX_RANGE_DAYS} days"),
         ));
     }
-    let years: Vec<Arc<Vec<Deadline>>> = (from.year()..=to.year()).map(year_deadlines).collect();
-    let data = years
-        .iter()
-        .flat_map(|year| year.iter())
-        .filter(|d| from <= d.end && d.end <= to && forms.contains(&d.form))
-        .map(|d| DeadlineItem {
-            form: d.form.code(),
-            description: d.description(lang).to_string(),
-            period: d.period.clone(),
-            start: d.start,
-            end: d.end,
-            domiciliation_end: d.domiciliation_end,
+    let years = (from.year()..=to.year())
+        .map(|year| {
+            let year = year_deadlines(year);
+            let picked = (year.deadlines.iter().enumerate())
+                .filter(|(_, d)| from <= d.end && d.end <= to && forms.contains(&d.form))
+                .map(|(i, _)| i)
+                .collect();
+            (year, picked)
         })
         .collect();
     Ok(CalendarResponse {
@@ -138,12 +205,14 @@ pub fn fiscal_calendar(
             Lang::Es => "es",
             Lang::En => "en",
         },
-        data,
+        data: Listed { lang, years },
     })
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
@@ -170,10 +239,38 @@ mod tests {
                     .collect();
                 let got: Vec<_> = answered
                     .data
-                    .into_iter()
-                    .map(|d| (d.form, d.period, d.end, d.description))
+                    .deadlines()
+                    .map(|d| {
+                        (
+                            d.form.code(),
+                            d.period.clone(),
+                            d.end,
+                            d.description_en.clone(),
+                        )
+                    })
                     .collect();
                 assert_eq!(got, expected, "{from}..{to} {forms:?}");
+                let served = serde_json::to_value(&answered).unwrap();
+                let served: Vec<_> = served["data"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| {
+                        (
+                            d["form"].clone(),
+                            d["period"].clone(),
+                            d["end"].clone(),
+                            d["description"].clone(),
+                        )
+                    })
+                    .collect();
+                let expected: Vec<_> = expected
+                    .iter()
+                    .map(|(form, period, end, description)| {
+                        (json!(form), json!(period), json!(end), json!(description))
+                    })
+                    .collect();
+                assert_eq!(served, expected);
             }
         }
     }
