@@ -50,7 +50,7 @@ async fn streams(action: &str, body: Value) -> Value {
 
 /// Every record of the table's stream, oldest first.
 async fn stream_records(table_name: &str) -> Vec<Value> {
-    let config = aws_config::load_from_env().await;
+    let config = infra_aws::sdk::config().await;
     let described = Client::new(&config)
         .describe_table()
         .table_name(table_name)
