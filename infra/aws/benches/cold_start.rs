@@ -32,7 +32,6 @@ use shared::app::{accounts, keys};
 use shared::domain::account::{Issuer, Mode, Plan};
 use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
-use shared::tax::nif::Nif;
 use tokio::sync::mpsc;
 
 const PLACEHOLDER_KEY: &str = "svc_test_000000000000000000000000000000000000000000000000";
@@ -153,16 +152,7 @@ async fn environment() -> (Vec<(&'static str, String)>, String) {
     let account = accounts::create(&ports, "Bench", Plan::Pro, None)
         .await
         .unwrap();
-    let issuer = Issuer {
-        name: Some("Nube SA".into()),
-        nif: Some(Nif::parse("A13585625").unwrap()),
-        address: Some("Gran Vía 1".into()),
-        postal_code: Some("28013".into()),
-        city: Some("Madrid".into()),
-        province: None,
-        country: Some("ES".into()),
-    };
-    accounts::set_issuer(&ports, &account.id, &issuer)
+    accounts::set_issuer(&ports, &account.id, &Issuer::demo())
         .await
         .unwrap();
     let key = keys::create(&ports, &account.id, Mode::Test)
@@ -173,7 +163,16 @@ async fn environment() -> (Vec<(&'static str, String)>, String) {
 
     let config = infra_aws::sdk::config().await;
     let sqs = aws_sdk_sqs::Client::new(&config);
-    let mut env = vec![("TABLE_NAME", table_name)];
+    // As `template.yaml` sets them; the rate limit raised, as every start
+    // uses the one key.
+    let mut env = vec![
+        ("TABLE_NAME", table_name),
+        ("SVC_RATE_LIMIT_PER_MINUTE", "100000".to_string()),
+        (
+            "SVC_PUBLIC_HOSTS",
+            "*.execute-api.eu-west-1.amazonaws.com".to_string(),
+        ),
+    ];
     for (var, name) in [
         ("JOBS_QUEUE_URL", "jobs"),
         ("DELIVERIES_QUEUE_URL", "deliveries"),
