@@ -22,12 +22,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use aws_sdk_s3::types::{BucketLocationConstraint, CreateBucketConfiguration};
 use axum::Router;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::routing::{get, post};
-use infra_aws::DynamoTable;
+use infra_aws::{DynamoTable, S3Blobs};
 use shared::app::{accounts, keys};
 use shared::domain::account::{Issuer, Mode, Plan};
 use shared::ports::Ports;
@@ -189,19 +188,9 @@ async fn environment() -> (Vec<(&'static str, String)>, String) {
         env.push((var, url));
     }
     let bucket = format!("svc-cold-{run}");
-    let s3 = aws_sdk_s3::Client::from_conf(
-        aws_sdk_s3::config::Builder::from(&config)
-            .force_path_style(true)
-            .build(),
-    );
-    s3.create_bucket()
-        .bucket(&bucket)
-        .create_bucket_configuration(
-            CreateBucketConfiguration::builder()
-                .location_constraint(BucketLocationConstraint::from("eu-west-1"))
-                .build(),
-        )
-        .send()
+    S3Blobs::from_env(&bucket)
+        .await
+        .create_bucket()
         .await
         .expect("the bucket is created");
     env.push(("STAGING_BUCKET", bucket));

@@ -6,6 +6,7 @@ use aws_sdk_s3::Client;
 use aws_sdk_s3::error::{DisplayErrorContext, SdkError};
 use aws_sdk_s3::operation::get_object::GetObjectError;
 use aws_sdk_s3::primitives::ByteStream;
+use aws_sdk_s3::types::{BucketLocationConstraint, CreateBucketConfiguration};
 use shared::ports::blobs::{BlobError, Blobs, is_valid_key};
 
 pub struct S3Blobs {
@@ -47,6 +48,26 @@ impl S3Blobs {
             client,
             bucket: bucket.into(),
         }
+    }
+
+    /// Creates the bucket in the client's region (the stack creates it on
+    /// AWS; tests and benches on an emulator).
+    pub async fn create_bucket(&self) -> Result<(), BlobError> {
+        let region = self.client.config().region().map(|r| r.to_string());
+        self.client
+            .create_bucket()
+            .bucket(&self.bucket)
+            .create_bucket_configuration(
+                CreateBucketConfiguration::builder()
+                    .set_location_constraint(
+                        region.map(|r| BucketLocationConstraint::from(r.as_str())),
+                    )
+                    .build(),
+            )
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(())
     }
 }
 

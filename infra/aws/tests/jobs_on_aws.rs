@@ -10,7 +10,6 @@ mod support;
 use std::sync::Arc;
 
 use aws_lambda_events::event::sqs::SqsEvent;
-use aws_sdk_s3::types::{BucketLocationConstraint, CreateBucketConfiguration};
 use aws_sdk_sqs::types::QueueAttributeName;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -45,25 +44,6 @@ fn get(path: &str, key: &str) -> Request<Body> {
         .header("authorization", format!("Bearer {key}"))
         .body(Body::empty())
         .unwrap()
-}
-
-async fn staging_bucket(config: &aws_config::SdkConfig, name: &str) {
-    let s3 = aws_sdk_s3::Client::from_conf(
-        aws_sdk_s3::config::Builder::from(config)
-            .force_path_style(true)
-            .build(),
-    );
-    let region = config.region().expect("a region").to_string();
-    s3.create_bucket()
-        .bucket(name)
-        .create_bucket_configuration(
-            CreateBucketConfiguration::builder()
-                .location_constraint(BucketLocationConstraint::from(region.as_str()))
-                .build(),
-        )
-        .send()
-        .await
-        .expect("create the bucket");
 }
 
 /// What the event source mapping does: receive a batch and hand it over as
@@ -123,13 +103,14 @@ async fn the_worker_function_finishes_an_async_job_once_from_its_sqs_events() {
         .queue_url
         .unwrap();
     let bucket = format!("svc-staging-{run}");
-    staging_bucket(&config, &bucket).await;
+    let blobs = S3Blobs::from_env(&bucket).await;
+    blobs.create_bucket().await.expect("create the bucket");
     let ports = Ports::new(Arc::new(table), clock)
         .with_queues(
             Arc::new(SqsQueue::new(sqs.clone(), &url)),
             Arc::new(NoQueue),
         )
-        .with_blobs(Arc::new(S3Blobs::from_env(&bucket).await));
+        .with_blobs(Arc::new(blobs));
     let account = accounts::create(&ports, "Nube", Plan::Pro, None)
         .await
         .unwrap();

@@ -5,7 +5,6 @@ mod support;
 
 use std::sync::Arc;
 
-use aws_sdk_s3::types::{BucketLocationConstraint, CreateBucketConfiguration};
 use infra_aws::S3Blobs;
 use shared::ids::random_token;
 use shared::ports::blobs_contract;
@@ -17,22 +16,6 @@ async fn s3_engine_passes_the_blobs_contract() {
     }
     let bucket = format!("svc-contract-{}", random_token(6));
     let blobs = S3Blobs::from_env(&bucket).await;
-    let config = infra_aws::sdk::config().await;
-    let region = config.region().expect("a region").to_string();
-    let s3 = aws_sdk_s3::Client::from_conf(
-        aws_sdk_s3::config::Builder::from(&config)
-            .force_path_style(true)
-            .build(),
-    );
-    s3.create_bucket()
-        .bucket(&bucket)
-        .create_bucket_configuration(
-            CreateBucketConfiguration::builder()
-                .location_constraint(BucketLocationConstraint::from(region.as_str()))
-                .build(),
-        )
-        .send()
-        .await
-        .expect("create the bucket");
+    blobs.create_bucket().await.expect("create the bucket");
     blobs_contract::run(Arc::new(blobs)).await;
 }

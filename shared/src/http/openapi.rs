@@ -71,10 +71,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     responses((status = 200, description = "The OpenAPI 3.1 document of the API", content_type = "application/json")))]
 async fn get_openapi() -> ([(header::HeaderName, &'static str); 1], &'static str) {
     static JSON: OnceLock<String> = OnceLock::new();
-    let json = JSON.get_or_init(|| {
-        let doc: serde_json::Value = serde_json::from_str(SERVED).expect("the document parses");
-        doc.to_string()
-    });
+    let json = JSON.get_or_init(|| served().to_string());
     ([(header::CONTENT_TYPE, "application/json")], json.as_str())
 }
 
@@ -82,6 +79,13 @@ async fn get_openapi() -> ([(header::HeaderName, &'static str); 1], &'static str
 /// that the function serving it links none of the handlers it describes. A
 /// test keeps the two equal; `UPDATE_GOLDEN=1` rewrites the file.
 const SERVED: &str = include_str!("openapi.json");
+
+/// The served document, parsed once per process: what clients and the agent
+/// tools' schemas read.
+pub fn served() -> &'static serde_json::Value {
+    static DOC: OnceLock<serde_json::Value> = OnceLock::new();
+    DOC.get_or_init(|| serde_json::from_str(SERVED).expect("the served document parses"))
+}
 
 fn request_id_header() -> Header {
     HeaderBuilder::new()

@@ -393,9 +393,11 @@ struct Catalogue {
 fn catalogue() -> &'static Catalogue {
     static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
     CATALOGUE.get_or_init(|| {
-        let doc = serde_json::to_value(openapi::document()).expect("the document serialises");
         let specs = specs();
-        let tools = specs.iter().map(|spec| tool(&doc, spec)).collect();
+        let tools = specs
+            .iter()
+            .map(|spec| tool(openapi::served(), spec))
+            .collect();
         Catalogue { specs, tools }
     })
 }

@@ -91,14 +91,6 @@ impl Listed {
             .iter()
             .flat_map(|(year, picked)| picked.iter().map(|&i| &year.deadlines[i]))
     }
-
-    pub fn len(&self) -> usize {
-        self.years.iter().map(|(_, picked)| picked.len()).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 impl Serialize for Listed {
