@@ -24,6 +24,10 @@ const BATCH: usize = 100;
 pub const POLL: Duration = Duration::from_millis(500);
 const FIRST_PAUSE: Duration = Duration::from_millis(50);
 const LONGEST_PAUSE: Duration = Duration::from_secs(5);
+/// The checkpoint is saved at most this often: a restart dispatches again
+/// what was dispatched since, which dispatch allows, and one write per
+/// record would cost as much as the records.
+const SAVE_EVERY: Duration = Duration::from_millis(200);
 /// How often dispatched records are deleted from the feed.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
 
@@ -38,6 +42,10 @@ pub async fn run(ports: Ports, feed: Feed) {
         feed.checkpoint(CHECKPOINT)
     })
     .await;
+    let mut saved = Saved {
+        seq: done,
+        at: Instant::now(),
+    };
     let mut pruned = Instant::now();
     loop {
         if pruned.elapsed() >= PRUNE_EVERY {
@@ -48,21 +56,50 @@ pub async fn run(ports: Ports, feed: Feed) {
         }
         commits.borrow_and_update();
         let records = retrying("read the feed", || feed.after(done, BATCH)).await;
-        if records.is_empty() {
-            tokio::select! {
-                _ = commits.changed() => {}
-                () = sleep(POLL) => {}
-            }
-            continue;
-        }
         for record in &records {
             dispatch_record(&ports, record).await;
             done = record.seq;
         }
-        // Not saved (e.g. the disk is full): the records are dispatched again
-        // after a restart, which dispatch allows.
-        if let Err(e) = feed.save_checkpoint(CHECKPOINT, done).await {
-            tracing::warn!(error = %e, seq = done, "saving the dispatcher checkpoint failed");
+        if saved.seq < done && saved.at.elapsed() >= SAVE_EVERY {
+            saved.save(&feed, done).await;
+        }
+        if records.len() == BATCH {
+            continue;
+        }
+        // Caught up: wait for a commit of this process (one made since the
+        // read wakes at once), the poll, or the time to save the checkpoint.
+        let nap = if saved.seq < done {
+            SAVE_EVERY.saturating_sub(saved.at.elapsed())
+        } else {
+            POLL
+        };
+        tokio::select! {
+            _ = commits.changed() => {}
+            () = sleep(nap) => {}
+        }
+    }
+}
+
+/// The checkpoint last saved.
+struct Saved {
+    seq: i64,
+    at: Instant,
+}
+
+impl Saved {
+    /// Not saved (e.g. the disk is full): the records are dispatched again
+    /// after a restart, which dispatch allows.
+    async fn save(&mut self, feed: &Feed, done: i64) {
+        match feed.save_checkpoint(CHECKPOINT, done).await {
+            Ok(()) => {
+                *self = Saved {
+                    seq: done,
+                    at: Instant::now(),
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, seq = done, "saving the dispatcher checkpoint failed")
+            }
         }
     }
 }

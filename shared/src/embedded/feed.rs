@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rusqlite::{Connection, params};
 use tokio::sync::watch;
 
-use super::sqlite_table::{Inner, decode, unavailable};
+use super::sqlite_table::{Applied, Inner, Work, decode, unavailable};
 use crate::ports::table::{Item, Key, TableError};
 
 pub(super) const SCHEMA: &str = "
@@ -64,45 +64,38 @@ impl Feed {
     /// Up to `limit` records with a sequence above `seq`, oldest first.
     pub async fn after(&self, seq: i64, limit: usize) -> Result<Vec<Record>, TableError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.inner
-            .clone()
-            .run(false, move |conn, _| {
-                let mut stmt = conn
-                    .prepare_cached(
-                        "SELECT seq, pk, sk, attrs FROM feed WHERE seq > ?1 ORDER BY seq LIMIT ?2",
-                    )
-                    .map_err(unavailable)?;
-                let rows = stmt
-                    .query_map(params![seq, limit], |r| {
-                        let (pk, sk, attrs): (String, String, String) =
-                            (r.get(1)?, r.get(2)?, r.get(3)?);
-                        Ok((r.get::<_, i64>(0)?, pk, sk, attrs))
-                    })
-                    .map_err(unavailable)?;
-                rows.map(|row| {
-                    let (seq, pk, sk, attrs) = row.map_err(unavailable)?;
-                    let item = decode(Key::new(pk, sk), &attrs)?;
-                    Ok(Record { seq, item })
+        self.inner.read(|conn, _| {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT seq, pk, sk, attrs FROM feed WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+                )
+                .map_err(unavailable)?;
+            let rows = stmt
+                .query_map(params![seq, limit], |r| {
+                    let (pk, sk, attrs): (String, String, String) =
+                        (r.get(1)?, r.get(2)?, r.get(3)?);
+                    Ok((r.get::<_, i64>(0)?, pk, sk, attrs))
                 })
-                .collect()
+                .map_err(unavailable)?;
+            rows.map(|row| {
+                let (seq, pk, sk, attrs) = row.map_err(unavailable)?;
+                let item = decode(Key::new(pk, sk), &attrs)?;
+                Ok(Record { seq, item })
             })
-            .await
+            .collect()
+        })
     }
 
     /// The sequence the reader `name` has handled up to (0 for a new reader).
     pub async fn checkpoint(&self, name: &str) -> Result<i64, TableError> {
-        let name = name.to_string();
-        self.inner
-            .clone()
-            .run(false, move |conn, _| {
-                conn.query_row(
-                    "SELECT COALESCE(MAX(seq), 0) FROM feed_checkpoints WHERE name = ?1",
-                    params![name],
-                    |r| r.get(0),
-                )
-                .map_err(unavailable)
-            })
-            .await
+        self.inner.read(|conn, _| {
+            conn.query_row(
+                "SELECT COALESCE(MAX(seq), 0) FROM feed_checkpoints WHERE name = ?1",
+                params![name],
+                |r| r.get(0),
+            )
+            .map_err(unavailable)
+        })
     }
 
     /// Records that the reader `name` has handled every record up to `seq`;
@@ -110,32 +103,33 @@ impl Feed {
     /// to a power cut only has records handled again, which readers allow.
     pub async fn save_checkpoint(&self, name: &str, seq: i64) -> Result<(), TableError> {
         let name = name.to_string();
-        self.inner
-            .clone()
-            .run_relaxed(move |conn, _| {
-                conn.execute(
-                    "INSERT INTO feed_checkpoints (name, seq) VALUES (?1, ?2)
-                     ON CONFLICT (name) DO UPDATE SET seq = MAX(seq, excluded.seq)",
-                    params![name, seq],
-                )
-                .map_err(unavailable)
-                .map(|_| ())
-            })
-            .await
+        let save: Work = Box::new(move |conn, _| {
+            conn.execute(
+                "INSERT INTO feed_checkpoints (name, seq) VALUES (?1, ?2)
+                 ON CONFLICT (name) DO UPDATE SET seq = MAX(seq, excluded.seq)",
+                params![name, seq],
+            )
+            .map_err(unavailable)?;
+            Ok(Applied::default())
+        });
+        self.inner.write(false, save).await.map(|_| ())
     }
 
     /// Deletes the records every reader's checkpoint has passed; returns how many.
     pub async fn prune(&self) -> Result<usize, TableError> {
-        self.inner
-            .clone()
-            .run(true, |conn, _| {
-                conn.execute(
+        let prune: Work = Box::new(|conn, _| {
+            let rows = conn
+                .execute(
                     "DELETE FROM feed WHERE seq <= (SELECT MIN(seq) FROM feed_checkpoints)",
                     [],
                 )
-                .map_err(unavailable)
+                .map_err(unavailable)?;
+            Ok(Applied {
+                rows,
+                ..Applied::default()
             })
-            .await
+        });
+        Ok(self.inner.write(false, prune).await?.rows)
     }
 
     /// Changes after every commit of this process that appended to the feed

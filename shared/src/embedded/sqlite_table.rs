@@ -1,28 +1,44 @@
 //! The embedded engine of the `Table` port: one SQLite file in WAL mode, shared
-//! safely by several threads and several processes. Writes run in `BEGIN
-//! IMMEDIATE` transactions, so conditions are checked and writes applied under
-//! the database's single write lock; `synchronous=FULL` makes a commit durable.
-//! The bookkeeping view (`Table::bookkeeping`) commits with `synchronous=NORMAL`:
-//! no sync per commit, so a power loss may drop its last commits but never
-//! tears the file, and the next durable commit syncs them too.
+//! safely by several threads and several processes.
+//!
+//! Reads run on the caller's thread, on pooled connections: a point read or a
+//! page of a query takes microseconds, less than handing it to another thread.
+//! Writes go to one writer thread (`writer`), which commits every transaction
+//! queued while it was busy as one SQLite transaction under the database's
+//! write lock (`BEGIN IMMEDIATE`), so one sync covers them all. Before a
+//! transaction is queued it is ordered (`pending`): what it will write, should
+//! it commit, becomes visible to `get_ordered`. The writer checks its
+//! conditions against the table, which also holds what other processes
+//! committed; a transaction built on a pending write that then failed fails
+//! its own conditions there.
+//! `synchronous=FULL` makes a commit durable; a batch of bookkeeping writes
+//! (`Table::bookkeeping`) only commits with `synchronous=NORMAL`: a power loss
+//! may drop its last commits but never tears the file, and the next durable
+//! commit syncs them too.
 //! A transaction that creates an event or job item also appends it to the feed
 //! (`super::feed`), the embedded stand-in for DynamoDB Streams.
 
+mod pending;
+mod writer;
+
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
-use tokio::sync::watch;
+use rusqlite::{Connection, OptionalExtension, params};
+use tokio::sync::{oneshot, watch};
 
 use super::feed::{self, Feed};
 use crate::ports::clock::Clock;
 use crate::ports::table::{
-    Condition, Cursor, Item, Key, Page, Query, SortKey, Table, TableError, UpdateOp, Write,
-    apply_update, prefix_upper_bound, validate_item, validate_query, validate_transaction,
+    Condition, Cursor, Item, Key, Ordered, Page, Query, SortKey, Table, TableError, UpdateOp,
+    Write, apply_update, prefix_upper_bound, validate_item, validate_query, validate_transaction,
     validate_update,
 };
+pub(super) use writer::{Applied, Work};
+use writer::{Job, Shared};
 
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS items (
     pk TEXT NOT NULL,
@@ -32,6 +48,10 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS items (
     PRIMARY KEY (pk, sk)
 ) WITHOUT ROWID";
 
+/// Reads map the file instead of copying its pages: the cache of a connection
+/// starts empty after every commit of another connection.
+const MMAP_BYTES: i64 = 1 << 30;
+
 pub struct SqliteTable {
     inner: Arc<Inner>,
     durable: bool,
@@ -39,16 +59,10 @@ pub struct SqliteTable {
 
 pub(super) struct Inner {
     path: PathBuf,
-    /// Idle connections: durable ones, and the bookkeeping view's.
-    idle: Mutex<Vec<Connection>>,
-    relaxed_idle: Mutex<Vec<Connection>>,
-    /// This process's writers queue here instead of in SQLite's busy handler,
-    /// whose sleeps give long tail latencies; other processes still meet them
-    /// at SQLite's own lock.
-    writer: Mutex<()>,
-    clock: Arc<dyn Clock>,
-    /// The sequence of the last feed record this process committed.
-    commits: watch::Sender<i64>,
+    /// Idle reading connections.
+    readers: Mutex<Vec<Connection>>,
+    writer: Sender<Job>,
+    shared: Arc<Shared>,
 }
 
 pub(super) fn unavailable(e: impl std::fmt::Display) -> TableError {
@@ -56,16 +70,14 @@ pub(super) fn unavailable(e: impl std::fmt::Display) -> TableError {
 }
 
 pub(super) fn open_connection(path: &Path) -> Result<Connection, TableError> {
-    open_with_sync(path, "FULL")
-}
-
-fn open_with_sync(path: &Path, synchronous: &str) -> Result<Connection, TableError> {
     let conn = Connection::open(path).map_err(unavailable)?;
     conn.busy_timeout(Duration::from_secs(30))
         .map_err(unavailable)?;
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(unavailable)?;
-    conn.pragma_update(None, "synchronous", synchronous)
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(unavailable)?;
+    conn.pragma_update(None, "mmap_size", MMAP_BYTES)
         .map_err(unavailable)?;
     Ok(conn)
 }
@@ -79,14 +91,22 @@ impl SqliteTable {
         let conn = open_connection(path)?;
         conn.execute(SCHEMA, []).map_err(unavailable)?;
         conn.execute_batch(feed::SCHEMA).map_err(unavailable)?;
+        let shared = Arc::new(Shared {
+            pending: Arc::default(),
+            clock,
+            commits: watch::Sender::new(0),
+            #[cfg(test)]
+            batches: Mutex::default(),
+            #[cfg(test)]
+            taken: Default::default(),
+        });
+        let writer = writer::start(conn, shared.clone())?;
         Ok(SqliteTable {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
-                idle: Mutex::new(vec![conn]),
-                relaxed_idle: Mutex::default(),
-                writer: Mutex::new(()),
-                clock,
-                commits: watch::Sender::new(0),
+                readers: Mutex::default(),
+                writer,
+                shared,
             }),
             durable: true,
         })
@@ -97,84 +117,110 @@ impl SqliteTable {
         Feed::new(self.inner.clone())
     }
 
-    async fn run<T, F>(&self, writes: bool, f: F) -> Result<T, TableError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
-    {
-        self.inner.clone().run_on(self.durable, writes, f).await
+    fn now(&self) -> i64 {
+        self.inner.shared.clock.now().timestamp()
     }
 
-    /// Commits the writes and tells the feed's readers when they fed it;
-    /// returns what the last write stored.
-    async fn commit(&self, writes: Vec<Write>, indexed: bool) -> Result<Option<Item>, TableError> {
-        let (stored, fed) = self
-            .run(true, move |conn, now| {
-                write_all(conn, &writes, indexed, now)
-            })
-            .await?;
-        if let Some(seq) = fed {
-            self.inner.commits.send_replace(seq);
+    /// Orders the writes (see the module's note) and returns what answers
+    /// once they are committed. Conditions are left to the writer: what a
+    /// pending write will leave is known only once it commits, so a condition
+    /// checked against it could fail a transaction that would have committed.
+    fn order_writes(
+        &self,
+        writes: Vec<Write>,
+        indexed: bool,
+    ) -> Result<oneshot::Receiver<Result<Applied, TableError>>, TableError> {
+        let now = self.now();
+        let mut ordering = self.inner.shared.pending.ordering();
+        let mut slots = Vec::with_capacity(writes.len());
+        for write in &writes {
+            let slot = match write {
+                Write::Put { item, .. } => Some(item.clone()),
+                Write::Update { key, ops, .. } => {
+                    let live = match ordering.slot(key) {
+                        Some(slot) => slot.clone().filter(|item| item.is_live(now)),
+                        None => self.inner.read(|conn, now| read_live(conn, key, now))?,
+                    };
+                    Some(apply_update(live, key, ops)?)
+                }
+                Write::Delete { .. } => None,
+                Write::Check { .. } => continue,
+            };
+            slots.push((write.key().clone(), slot));
         }
-        Ok(stored)
+        let seq = ordering.record(slots);
+        let work: Work = Box::new(move |conn, now| write_all(conn, &writes, indexed, now));
+        self.inner.submit(seq, self.durable, work)
+    }
+
+    /// Orders the writes and waits until they are committed; returns what the
+    /// last write stored.
+    async fn commit(&self, writes: Vec<Write>, indexed: bool) -> Result<Option<Item>, TableError> {
+        let committed = self.order_writes(writes, indexed)?;
+        Ok(settle(committed).await?.stored)
     }
 }
 
-impl Inner {
-    /// Runs `f` on a pooled connection on the blocking thread pool; `writes`
-    /// takes this process's writer lock first.
-    pub(super) async fn run<T, F>(self: Arc<Self>, writes: bool, f: F) -> Result<T, TableError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
-    {
-        self.run_on(true, writes, f).await
-    }
-
-    /// `run` for a write on a connection that does not sync its commits.
-    pub(super) async fn run_relaxed<T, F>(self: Arc<Self>, f: F) -> Result<T, TableError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
-    {
-        self.run_on(false, true, f).await
-    }
-
-    async fn run_on<T, F>(
-        self: Arc<Self>,
-        durable: bool,
-        writes: bool,
-        f: F,
-    ) -> Result<T, TableError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Connection, i64) -> Result<T, TableError> + Send + 'static,
-    {
-        tokio::task::spawn_blocking(move || {
-            let pool = if durable {
-                &self.idle
-            } else {
-                &self.relaxed_idle
-            };
-            let pooled = pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
-            let mut conn = match pooled {
-                Some(c) => c,
-                None => open_with_sync(&self.path, if durable { "FULL" } else { "NORMAL" })?,
-            };
-            let result = {
-                let _writer = writes.then(|| self.writer.lock().unwrap_or_else(|e| e.into_inner()));
-                let now = self.clock.now().timestamp();
-                f(&mut conn, now)
-            };
-            pool.lock().unwrap_or_else(|e| e.into_inner()).push(conn);
-            result
-        })
+async fn settle(
+    committed: oneshot::Receiver<Result<Applied, TableError>>,
+) -> Result<Applied, TableError> {
+    committed
         .await
-        .map_err(unavailable)?
+        .map_err(|_| TableError::Unavailable("the SQLite writer stopped".into()))?
+}
+
+impl Inner {
+    /// Runs `f` on an idle reading connection, on this thread.
+    pub(super) fn read<T>(
+        &self,
+        f: impl FnOnce(&Connection, i64) -> Result<T, TableError>,
+    ) -> Result<T, TableError> {
+        let idle = self.readers.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let conn = match idle {
+            Some(conn) => conn,
+            None => open_connection(&self.path)?,
+        };
+        let result = f(&conn, self.shared.clock.now().timestamp());
+        self.readers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(conn);
+        result
+    }
+
+    /// Queues `work` for the writer as the transaction `seq`.
+    fn submit(
+        &self,
+        seq: u64,
+        durable: bool,
+        work: Work,
+    ) -> Result<oneshot::Receiver<Result<Applied, TableError>>, TableError> {
+        let (reply, committed) = oneshot::channel();
+        let job = Job {
+            seq,
+            durable,
+            work,
+            reply,
+        };
+        self.writer
+            .send(job)
+            .map_err(|_| TableError::Unavailable("the SQLite writer stopped".into()))?;
+        Ok(committed)
+    }
+
+    /// Commits `work` (statements outside the items) in the writer's next
+    /// batch; `durable` has the commit synced.
+    pub(super) async fn write(&self, durable: bool, work: Work) -> Result<Applied, TableError> {
+        let committed = {
+            let mut ordering = self.shared.pending.ordering();
+            let seq = ordering.record([]);
+            self.submit(seq, durable, work)?
+        };
+        settle(committed).await
     }
 
     pub(super) fn commits(&self) -> watch::Receiver<i64> {
-        self.commits.subscribe()
+        self.shared.commits.subscribe()
     }
 }
 
@@ -222,13 +268,7 @@ enum Effect {
 }
 
 /// Checks one write against the live item and returns what it would do.
-fn plan(
-    conn: &Connection,
-    write: &Write,
-    index: Option<usize>,
-    now: i64,
-) -> Result<Effect, TableError> {
-    let live = read_live(conn, write.key(), now)?;
+fn plan(write: &Write, live: Option<Item>, index: Option<usize>) -> Result<Effect, TableError> {
     if let Some(condition) = write.condition()
         && !condition.holds(live.as_ref())
     {
@@ -267,31 +307,32 @@ fn apply(conn: &Connection, effect: &Effect) -> Result<Option<i64>, TableError> 
     }
 }
 
-/// Runs writes in one immediate transaction: all conditions first, then all
-/// effects. Returns what the last write stored and the last feed sequence.
+/// Runs writes inside the writer's transaction: all conditions first, then
+/// all effects.
 fn write_all(
-    conn: &mut Connection,
+    conn: &Connection,
     writes: &[Write],
     indexed: bool,
     now: i64,
-) -> Result<(Option<Item>, Option<i64>), TableError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(unavailable)?;
+) -> Result<Applied, TableError> {
     let mut effects = Vec::with_capacity(writes.len());
     for (i, write) in writes.iter().enumerate() {
-        effects.push(plan(&tx, write, indexed.then_some(i), now)?);
+        let live = read_live(conn, write.key(), now)?;
+        effects.push(plan(write, live, indexed.then_some(i))?);
     }
     let mut fed = None;
     for effect in &effects {
-        fed = apply(&tx, effect)?.or(fed);
+        fed = apply(conn, effect)?.or(fed);
     }
-    tx.commit().map_err(unavailable)?;
     let stored = match effects.pop() {
         Some(Effect::Store { item, .. }) => Some(item),
         _ => None,
     };
-    Ok((stored, fed))
+    Ok(Applied {
+        stored,
+        fed,
+        rows: 0,
+    })
 }
 
 fn sort_key_clause(sk: &SortKey, args: &mut Vec<rusqlite::types::Value>) -> String {
@@ -352,16 +393,23 @@ fn run_query(conn: &Connection, q: &Query, now: i64) -> Result<Page, TableError>
 #[async_trait]
 impl Table for SqliteTable {
     async fn get(&self, key: &Key) -> Result<Option<Item>, TableError> {
-        let key = key.clone();
-        self.run(false, move |conn, now| read_live(conn, &key, now))
-            .await
+        let pending = &self.inner.shared.pending;
+        if let Some((seq, _)) = pending.slot(key) {
+            pending.settled(seq).await;
+        }
+        self.inner.read(|conn, now| read_live(conn, key, now))
+    }
+
+    async fn get_ordered(&self, key: &Key) -> Result<Option<Item>, TableError> {
+        match self.inner.shared.pending.slot(key) {
+            Some((_, slot)) => Ok(slot.filter(|item| item.is_live(self.now()))),
+            None => self.inner.read(|conn, now| read_live(conn, key, now)),
+        }
     }
 
     async fn query(&self, query: &Query) -> Result<Page, TableError> {
         validate_query(query)?;
-        let query = query.clone();
-        self.run(false, move |conn, now| run_query(conn, &query, now))
-            .await
+        self.inner.read(|conn, now| run_query(conn, query, now))
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), TableError> {
@@ -397,8 +445,15 @@ impl Table for SqliteTable {
     }
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
+        self.order(writes).await?.durable().await
+    }
+
+    async fn order(&self, writes: Vec<Write>) -> Result<Ordered, TableError> {
         validate_transaction(&writes)?;
-        self.commit(writes, true).await.map(|_| ())
+        let committed = self.order_writes(writes, true)?;
+        Ok(Ordered::new(
+            async move { settle(committed).await.map(|_| ()) },
+        ))
     }
 
     fn bookkeeping(self: Arc<Self>) -> Arc<dyn Table> {
@@ -415,6 +470,52 @@ mod tests {
     use crate::ports::clock::{ManualClock, SystemClock};
     use crate::ports::table_contract;
 
+    fn open(dir: &tempfile::TempDir) -> Arc<SqliteTable> {
+        Arc::new(SqliteTable::open(&dir.path().join("svc.db"), Arc::new(SystemClock)).unwrap())
+    }
+
+    fn put(pk: &str, condition: Option<Condition>) -> Write {
+        Write::Put {
+            item: Item::new(Key::new(pk, "s")).with("v", 1),
+            condition,
+        }
+    }
+
+    /// Holds the database's write lock from another connection, as another
+    /// process would, until `release`.
+    struct OtherProcess(Connection);
+
+    impl OtherProcess {
+        fn lock(dir: &tempfile::TempDir) -> Self {
+            let conn = open_connection(&dir.path().join("svc.db")).unwrap();
+            conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+            OtherProcess(conn)
+        }
+
+        fn release(self) {
+            self.0.execute_batch("COMMIT").unwrap();
+        }
+    }
+
+    async fn ordered_up_to(table: &SqliteTable, seq: u64) {
+        while table.inner.shared.pending.ordering().last() < seq {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// Waits until the writer has taken the transaction `seq` (and, with the
+    /// lock held elsewhere, waits for it).
+    async fn taken(table: &SqliteTable, seq: u64) {
+        use std::sync::atomic::Ordering::SeqCst;
+        while table.inner.shared.taken.load(SeqCst) < seq {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    fn batches(table: &SqliteTable) -> Vec<(usize, bool)> {
+        table.inner.shared.batches.lock().unwrap().clone()
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn sqlite_engine_passes_the_table_contract() {
         let dir = tempfile::tempdir().unwrap();
@@ -425,19 +526,133 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn the_bookkeeping_view_passes_the_table_contract_without_syncing_its_commits() {
+    async fn the_bookkeeping_view_passes_the_table_contract() {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
         let table = Arc::new(SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap());
-        table_contract::run(table.clone().bookkeeping(), clock).await;
-        let synchronous = |pool: &Mutex<Vec<Connection>>| {
-            let conns = pool.lock().unwrap();
-            conns[0]
-                .pragma_query_value(None, "synchronous", |r| r.get::<_, i64>(0))
-                .unwrap()
-        };
-        assert_eq!(synchronous(&table.inner.relaxed_idle), 1, "NORMAL");
-        assert_eq!(synchronous(&table.inner.idle), 2, "FULL");
+        table_contract::run(table.bookkeeping(), clock).await;
+    }
+
+    #[tokio::test]
+    async fn bookkeeping_commits_are_not_synced_and_a_batch_with_a_durable_write_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = open(&dir);
+        let bookkeeping = table.clone().bookkeeping();
+        bookkeeping
+            .put(Item::new(Key::new("a", "s")), None)
+            .await
+            .unwrap();
+        table
+            .put(Item::new(Key::new("b", "s")), None)
+            .await
+            .unwrap();
+        assert_eq!(batches(&table), [(1, false), (1, true)]);
+
+        let other = OtherProcess::lock(&dir);
+        let first = tokio::spawn({
+            let table = table.clone();
+            async move { table.transact(vec![put("c", None)]).await }
+        });
+        taken(&table, 3).await;
+        let relaxed =
+            tokio::spawn(async move { bookkeeping.put(Item::new(Key::new("d", "s")), None).await });
+        ordered_up_to(&table, 4).await;
+        let durable = tokio::spawn({
+            let table = table.clone();
+            async move { table.transact(vec![put("e", None)]).await }
+        });
+        ordered_up_to(&table, 5).await;
+        other.release();
+        for done in [first, relaxed, durable] {
+            done.await.unwrap().unwrap();
+        }
+        assert_eq!(batches(&table)[2..], [(1, true), (2, true)]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn transactions_queued_while_the_writer_waits_commit_together() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = open(&dir);
+        let other = OtherProcess::lock(&dir);
+        let first = table.order(vec![put("k", None)]).await.unwrap();
+        taken(&table, 1).await;
+        let writers: Vec<_> = (1..64)
+            .map(|n| {
+                let table = table.clone();
+                tokio::spawn(async move {
+                    table
+                        .transact(vec![put(&format!("k{n}"), Some(Condition::Absent))])
+                        .await
+                })
+            })
+            .collect();
+        ordered_up_to(&table, 64).await;
+        other.release();
+        first.durable().await.unwrap();
+        for writer in writers {
+            writer.await.unwrap().unwrap();
+        }
+        assert_eq!(batches(&table), [(1, true), (63, true)]);
+        for n in 1..64 {
+            let key = Key::new(format!("k{n}"), "s");
+            assert!(table.get(&key).await.unwrap().is_some(), "{key}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn an_ordered_write_is_seen_by_get_ordered_at_once_and_by_get_once_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = open(&dir);
+        let key = Key::new("p", "s");
+        let other = OtherProcess::lock(&dir);
+        let ordered = table.order(vec![put("p", None)]).await.unwrap();
+        let seen = table.get_ordered(&key).await.unwrap();
+        assert_eq!(seen.and_then(|item| item.n("v")), Some(1));
+        let get = tokio::spawn({
+            let (table, key) = (table.clone(), key.clone());
+            async move { table.get(&key).await }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!get.is_finished(), "get waits for the commit");
+        other.release();
+        ordered.durable().await.unwrap();
+        let read = get.await.unwrap().unwrap();
+        assert_eq!(read.and_then(|item| item.n("v")), Some(1));
+        assert_eq!(table.inner.shared.pending.slot(&key), None);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_condition_another_process_breaks_fails_its_transaction_alone_at_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = open(&dir);
+        let other = OtherProcess::lock(&dir);
+        let first = table.order(vec![put("x", None)]).await.unwrap();
+        taken(&table, 1).await;
+        let absent = table
+            .order(vec![put("k", Some(Condition::Absent))])
+            .await
+            .unwrap();
+        let beside = table.order(vec![put("j", None)]).await.unwrap();
+        store(&other.0, &Item::new(Key::new("k", "s")).with("v", 2)).unwrap();
+        other.release();
+        first.durable().await.unwrap();
+        let absent = absent.durable().await;
+        assert!(
+            matches!(
+                absent,
+                Err(TableError::ConditionFailed { index: Some(0), .. })
+            ),
+            "{absent:?}"
+        );
+        beside.durable().await.unwrap();
+        assert_eq!(batches(&table), [(1, true), (2, true)]);
+        let k = table.get_ordered(&Key::new("k", "s")).await.unwrap();
+        assert_eq!(
+            k.and_then(|item| item.n("v")),
+            Some(2),
+            "the other process's"
+        );
+        assert!(table.get(&Key::new("j", "s")).await.unwrap().is_some());
     }
 
     #[tokio::test]

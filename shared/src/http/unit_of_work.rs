@@ -44,14 +44,18 @@ const STORED_HEADERS: [header::HeaderName; 4] = [
 ];
 
 /// The writes a handler wants committed with its response, and the locks it
-/// holds until they are.
+/// holds until they are ordered (`Table::order`).
 #[derive(Clone, Default)]
 pub struct UnitOfWork(Arc<Mutex<Vec<Write>>>, Arc<Mutex<Vec<OwnedMutexGuard<()>>>>);
 
 impl UnitOfWork {
-    /// Keeps a lock until this unit of work is committed or abandoned.
+    /// Keeps a lock until this unit of work is ordered or abandoned.
     pub fn hold(&self, guard: OwnedMutexGuard<()>) {
         self.1.lock().unwrap_or_else(|e| e.into_inner()).push(guard);
+    }
+
+    fn release_locks(&self) {
+        self.1.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     pub fn add(&self, write: Write) {
@@ -257,7 +261,16 @@ async fn commit_loop(
             return Ok((response, false));
         }
         let record_index = writes.len() - 1;
-        match state.ports.table.transact(writes).await {
+        let committed = match state.ports.table.order(writes).await {
+            Ok(ordered) => {
+                // Ordered: the next writer of the same items may start; they
+                // see these writes and commit after them.
+                uow.release_locks();
+                ordered.durable().await
+            }
+            Err(e) => Err(e),
+        };
+        match committed {
             Ok(()) => return Ok((response, true)),
             Err(TableError::ConditionFailed { index: Some(i), .. })
                 if lease.is_some() && i == record_index =>

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -319,6 +320,24 @@ pub enum TableError {
     Unavailable(String),
 }
 
+/// An ordered transaction (`Table::order`): resolves when it is durable.
+pub struct Ordered(Pin<Box<dyn Future<Output = Result<(), TableError>> + Send>>);
+
+impl Ordered {
+    pub fn new(durable: impl Future<Output = Result<(), TableError>> + Send + 'static) -> Self {
+        Ordered(Box::pin(durable))
+    }
+
+    /// Already durable.
+    pub fn done() -> Self {
+        Ordered::new(std::future::ready(Ok(())))
+    }
+
+    pub async fn durable(self) -> Result<(), TableError> {
+        self.0.await
+    }
+}
+
 #[async_trait]
 pub trait Table: Send + Sync {
     async fn get(&self, key: &Key) -> Result<Option<Item>, TableError>;
@@ -334,6 +353,25 @@ pub trait Table: Send + Sync {
     async fn delete(&self, key: &Key, condition: Option<Condition>) -> Result<(), TableError>;
     /// All writes happen or none does.
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError>;
+
+    /// `transact` in two steps: returns once the transaction's place among
+    /// this process's writes is fixed, with what resolves when it is durable.
+    /// So a caller can let the next writer of the same items start while this
+    /// one syncs. A condition may fail at either step: at once when it is on
+    /// a write this process ordered before, at the commit otherwise (e.g. on
+    /// an item another process changed). Engines whose commits are ordered
+    /// only by committing (DynamoDB) commit here and return it resolved.
+    async fn order(&self, writes: Vec<Write>) -> Result<Ordered, TableError> {
+        self.transact(writes).await.map(|()| Ordered::done())
+    }
+
+    /// `get`, also seeing this process's ordered writes that are not durable
+    /// yet (`get` waits for them). Only for reads whose result feeds
+    /// conditional writes ordered after them: should those ordered writes
+    /// fail or be lost, the conditions fail rather than build on them.
+    async fn get_ordered(&self, key: &Key) -> Result<Option<Item>, TableError> {
+        self.get(key).await
+    }
 
     /// This table for per-request bookkeeping (rate-limit windows, idempotency
     /// leases): its commits may be lost on power loss, never torn, and a later

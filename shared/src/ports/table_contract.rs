@@ -27,6 +27,7 @@ pub async fn run(table: Arc<dyn Table>, clock: Arc<ManualClock>) {
     transaction_limits(&*table, &p("txlimits")).await;
     expiry(&*table, &clock, &p("ttl")).await;
     concurrent_increments(table.clone(), &p("race")).await;
+    ordered_transactions(&*table, &p("ordered")).await;
 }
 
 fn key(pk: &str, sk: &str) -> Key {
@@ -439,4 +440,47 @@ async fn concurrent_increments(t: Arc<dyn Table>, pk: &str) {
         task.await.unwrap();
     }
     assert_eq!(t.get(&k).await.unwrap().unwrap().n("n"), Some(50));
+}
+
+/// Writers that order a transaction each, reading what the previous one
+/// ordered (`get_ordered`) before it is durable: every one commits, in order;
+/// a transaction built on a stale read fails, when ordered or when committed.
+async fn ordered_transactions(t: &dyn Table, pk: &str) {
+    let k = key(pk, "counter");
+    let mut ordered = Vec::new();
+    for n in 0..20 {
+        let read = t.get_ordered(&k).await.unwrap();
+        assert_eq!(read.and_then(|i| i.n("n")), (n > 0).then_some(n));
+        let condition = if n == 0 {
+            Condition::Absent
+        } else {
+            Condition::equals("n", n)
+        };
+        let writes = vec![
+            Write::Put {
+                item: Item::new(k.clone()).with("n", n + 1),
+                condition: Some(condition),
+            },
+            Write::Put {
+                item: Item::new(key(pk, &format!("entry{n:02}"))),
+                condition: Some(Condition::Absent),
+            },
+        ];
+        ordered.push(t.order(writes).await.unwrap());
+    }
+    let stale = vec![Write::Put {
+        item: Item::new(k.clone()).with("n", 99),
+        condition: Some(Condition::equals("n", 3)),
+    }];
+    let stale = match t.order(stale).await {
+        Ok(ordered) => ordered.durable().await,
+        Err(e) => Err(e),
+    };
+    failed_at(stale.unwrap_err(), Some(0), &k);
+    for o in ordered {
+        o.durable().await.unwrap();
+    }
+    assert_eq!(t.get(&k).await.unwrap().unwrap().n("n"), Some(20));
+    let entries = collect(t, Query::new(pk, SortKey::Prefix("entry".into()))).await;
+    assert_eq!(entries.len(), 20);
 }

@@ -116,9 +116,11 @@ pub struct Counter {
     pub last_date: Option<NaiveDate>,
 }
 
+/// Reads a counter as this process's ordered writes leave it (`get_ordered`):
+/// its advance is conditional on the value read.
 pub async fn counter(ports: &Ports, caller: &Caller, name: &str) -> Result<Counter, InvoiceError> {
     let key = Key::new(format!("COUNTERS#{}", space(caller)), name);
-    let item = ports.table.get(&key).await?;
+    let item = ports.table.get_ordered(&key).await?;
     Ok(Counter {
         value: item.as_ref().and_then(|i| i.n("n")).unwrap_or(0).max(0) as u64,
         last_date: item
@@ -185,8 +187,10 @@ pub struct ChainHead {
     pub issue_date: NaiveDate,
 }
 
+/// Reads a chain's head as this process's ordered writes leave it
+/// (`get_ordered`): appending is conditional on the head read.
 pub async fn chain_head(ports: &Ports, chain: &str) -> Result<Option<ChainHead>, InvoiceError> {
-    let Some(item) = ports.table.get(&Key::new(chain, "HEAD")).await? else {
+    let Some(item) = ports.table.get_ordered(&Key::new(chain, "HEAD")).await? else {
         return Ok(None);
     };
     let head = ChainHead {
