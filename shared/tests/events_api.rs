@@ -164,6 +164,7 @@ async fn an_issued_invoice_is_announced_with_its_summary_as_data_object() {
     let object: &Value = &r.json["data"][0]["data"]["object"];
     assert_eq!(object["number"], issued.json["number"]);
     assert_eq!(object["status"], "issued");
+    assert_eq!(object.as_object().unwrap().len(), 12, "{object}");
     for member in [
         "id",
         "object",

@@ -34,9 +34,9 @@ pub(super) fn is_fed(item: &Item) -> bool {
     item.s("entity").is_some_and(|e| FED_ENTITIES.contains(&e))
 }
 
-/// Appends a created item inside the caller's transaction; returns its sequence.
-pub(super) fn append(conn: &Connection, item: &Item) -> Result<i64, TableError> {
-    let attrs = serde_json::to_string(&item.attrs).map_err(unavailable)?;
+/// Appends a created item, with its attributes `attrs` as stored, inside the
+/// caller's transaction; returns its sequence.
+pub(super) fn append(conn: &Connection, item: &Item, attrs: &str) -> Result<i64, TableError> {
     conn.prepare_cached("INSERT INTO feed (pk, sk, attrs) VALUES (?1, ?2, ?3)")
         .and_then(|mut append| append.execute(params![item.key.pk, item.key.sk, attrs]))
         .map_err(unavailable)?;

@@ -131,25 +131,31 @@ impl SqliteTable {
         indexed: bool,
     ) -> Result<oneshot::Receiver<Result<Applied, TableError>>, TableError> {
         let now = self.now();
+        let staged = writes
+            .iter()
+            .cloned()
+            .map(Staged::new)
+            .collect::<Result<Vec<_>, _>>()?;
         let mut ordering = self.inner.shared.pending.ordering();
         let mut slots = Vec::with_capacity(writes.len());
-        for write in &writes {
-            let slot = match write {
-                Write::Put { item, .. } => Some(item.clone()),
+        for write in writes {
+            let (key, slot) = match write {
+                Write::Put { item, .. } => (item.key.clone(), Some(item)),
                 Write::Update { key, ops, .. } => {
-                    let live = match ordering.slot(key) {
+                    let live = match ordering.slot(&key) {
                         Some(slot) => slot.clone().filter(|item| item.is_live(now)),
-                        None => self.inner.read(|conn, now| read_live(conn, key, now))?,
+                        None => self.inner.read(|conn, now| read_live(conn, &key, now))?,
                     };
-                    Some(apply_update(live, key, ops)?)
+                    let updated = apply_update(live, &key, &ops)?;
+                    (key, Some(updated))
                 }
-                Write::Delete { .. } => None,
+                Write::Delete { key, .. } => (key, None),
                 Write::Check { .. } => continue,
             };
-            slots.push((write.key().clone(), slot));
+            slots.push((key, slot));
         }
         let seq = ordering.record(slots);
-        let work: Work = Box::new(move |conn, now| write_all(conn, &writes, indexed, now));
+        let work: Work = Box::new(move |conn, now| write_all(conn, staged, indexed, now));
         self.inner.submit(seq, self.durable, work)
     }
 
@@ -240,8 +246,12 @@ pub(super) fn decode(key: Key, attrs: &str) -> Result<Item, TableError> {
     Ok(Item { key, attrs })
 }
 
-fn store(conn: &Connection, item: &Item) -> Result<(), TableError> {
-    let attrs = serde_json::to_string(&item.attrs).map_err(unavailable)?;
+fn encode(item: &Item) -> Result<String, TableError> {
+    serde_json::to_string(&item.attrs).map_err(unavailable)
+}
+
+/// Stores the item with its attributes `attrs` (`encode`d).
+fn store(conn: &Connection, item: &Item, attrs: &str) -> Result<(), TableError> {
     conn.prepare_cached(
         "INSERT OR REPLACE INTO items (pk, sk, ttl, attrs) VALUES (?1, ?2, ?3, ?4)",
     )
@@ -257,10 +267,39 @@ fn remove(conn: &Connection, key: &Key) -> Result<(), TableError> {
     Ok(())
 }
 
+/// A write as the writer receives it: a put comes with its attributes
+/// encoded by the thread that ordered it, which the writer only stores.
+struct Staged {
+    write: Write,
+    attrs: Option<String>,
+}
+
+impl Staged {
+    fn new(write: Write) -> Result<Self, TableError> {
+        let attrs = match &write {
+            Write::Put { item, .. } => Some(encode(item)?),
+            _ => None,
+        };
+        Ok(Staged { write, attrs })
+    }
+
+    /// Whether the writer must read the live item: for the condition, to
+    /// update it, or to learn whether a fed item is created.
+    fn reads(&self) -> bool {
+        match &self.write {
+            Write::Put { item, condition } => condition.is_some() || feed::is_fed(item),
+            Write::Update { .. } => true,
+            Write::Delete { condition, .. } => condition.is_some(),
+            Write::Check { .. } => true,
+        }
+    }
+}
+
 enum Effect {
     /// `created`: no live item had the key before.
     Store {
         item: Item,
+        attrs: String,
         created: bool,
     },
     Remove(Key),
@@ -268,7 +307,8 @@ enum Effect {
 }
 
 /// Checks one write against the live item and returns what it would do.
-fn plan(write: &Write, live: Option<Item>, index: Option<usize>) -> Result<Effect, TableError> {
+fn plan(staged: Staged, live: Option<Item>, index: Option<usize>) -> Result<Effect, TableError> {
+    let write = staged.write;
     if let Some(condition) = write.condition()
         && !condition.holds(live.as_ref())
     {
@@ -280,14 +320,19 @@ fn plan(write: &Write, live: Option<Item>, index: Option<usize>) -> Result<Effec
     let created = live.is_none();
     Ok(match write {
         Write::Put { item, .. } => Effect::Store {
-            item: item.clone(),
+            attrs: staged.attrs.map_or_else(|| encode(&item), Ok)?,
+            item,
             created,
         },
-        Write::Update { key, ops, .. } => Effect::Store {
-            item: apply_update(live, key, ops)?,
-            created,
-        },
-        Write::Delete { key, .. } => Effect::Remove(key.clone()),
+        Write::Update { key, ops, .. } => {
+            let item = apply_update(live, &key, &ops)?;
+            Effect::Store {
+                attrs: encode(&item)?,
+                item,
+                created,
+            }
+        }
+        Write::Delete { key, .. } => Effect::Remove(key),
         Write::Check { .. } => Effect::Nothing,
     })
 }
@@ -295,10 +340,14 @@ fn plan(write: &Write, live: Option<Item>, index: Option<usize>) -> Result<Effec
 /// Applies one effect; returns the feed sequence when it fed the feed.
 fn apply(conn: &Connection, effect: &Effect) -> Result<Option<i64>, TableError> {
     match effect {
-        Effect::Store { item, created } => {
-            store(conn, item)?;
+        Effect::Store {
+            item,
+            attrs,
+            created,
+        } => {
+            store(conn, item, attrs)?;
             if *created && feed::is_fed(item) {
-                return feed::append(conn, item).map(Some);
+                return feed::append(conn, item, attrs).map(Some);
             }
             Ok(None)
         }
@@ -311,14 +360,17 @@ fn apply(conn: &Connection, effect: &Effect) -> Result<Option<i64>, TableError> 
 /// all effects.
 fn write_all(
     conn: &Connection,
-    writes: &[Write],
+    writes: Vec<Staged>,
     indexed: bool,
     now: i64,
 ) -> Result<Applied, TableError> {
     let mut effects = Vec::with_capacity(writes.len());
-    for (i, write) in writes.iter().enumerate() {
-        let live = read_live(conn, write.key(), now)?;
-        effects.push(plan(write, live, indexed.then_some(i))?);
+    for (i, staged) in writes.into_iter().enumerate() {
+        let live = match staged.reads() {
+            true => read_live(conn, staged.write.key(), now)?,
+            false => None,
+        };
+        effects.push(plan(staged, live, indexed.then_some(i))?);
     }
     let mut fed = None;
     for effect in &effects {
@@ -633,7 +685,8 @@ mod tests {
             .await
             .unwrap();
         let beside = table.order(vec![put("j", None)]).await.unwrap();
-        store(&other.0, &Item::new(Key::new("k", "s")).with("v", 2)).unwrap();
+        let theirs = Item::new(Key::new("k", "s")).with("v", 2);
+        store(&other.0, &theirs, &encode(&theirs).unwrap()).unwrap();
         other.release();
         first.durable().await.unwrap();
         let absent = absent.durable().await;

@@ -28,7 +28,7 @@ use crate::invoice::totals::{self, Totals, line_base};
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
-use crate::tax::money::MAX_INTEGER_DIGITS;
+use crate::tax::money::{MAX_INTEGER_DIGITS, as_number};
 use crate::verifactu::aeat::{Operation, RecordError};
 use crate::verifactu::{Rectification, SystemInfo, qr_url};
 
@@ -269,31 +269,26 @@ fn group_views(totals: &Totals) -> Vec<GroupView> {
         .collect()
 }
 
-/// The members of the invoice summary that `invoice.*` events carry.
-const SUMMARY: [&str; 12] = [
-    "id",
-    "object",
-    "number",
-    "kind",
-    "status",
-    "livemode",
-    "issue_date",
-    "customer_id",
-    "base",
-    "vat_amount",
-    "irpf_amount",
-    "total",
-];
-
-/// The data of an `invoice.*` event: `object`, the invoice summary, with the
-/// same member types as the invoice itself.
+/// The data of an `invoice.*` event: `object`, the invoice summary (id,
+/// object, number, kind, status, livemode, issue_date, customer_id and the
+/// amounts), with the same member types as the invoice itself.
 pub fn event_data(invoice: &Invoice) -> serde_json::Value {
-    let full = serde_json::to_value(invoice).expect("invoices serialise");
-    let summary: serde_json::Map<String, serde_json::Value> = SUMMARY
-        .iter()
-        .filter_map(|name| Some((name.to_string(), full.get(name)?.clone())))
-        .collect();
-    json!({ "object": summary })
+    let amount =
+        |x: &Decimal| as_number(x, serde_json::value::Serializer).expect("amounts serialise");
+    json!({ "object": {
+        "id": invoice.id,
+        "object": invoice.object,
+        "number": invoice.number,
+        "kind": invoice.kind,
+        "status": invoice.status,
+        "livemode": invoice.livemode,
+        "issue_date": invoice.issue_date,
+        "customer_id": invoice.customer_id,
+        "base": amount(&invoice.base),
+        "vat_amount": amount(&invoice.vat_amount),
+        "irpf_amount": amount(&invoice.irpf_amount),
+        "total": amount(&invoice.total),
+    }})
 }
 
 /// Numbers the draft and returns the invoice with the writes of its transaction.
