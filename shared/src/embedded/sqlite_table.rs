@@ -27,6 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::{oneshot, watch};
 
@@ -78,6 +79,10 @@ pub(super) fn open_connection(path: &Path) -> Result<Connection, TableError> {
     conn.pragma_update(None, "synchronous", "FULL")
         .map_err(unavailable)?;
     conn.pragma_update(None, "mmap_size", MMAP_BYTES)
+        .map_err(unavailable)?;
+    // Without it, SQLite compiles a statement again whenever a new value is
+    // bound to a parameter the planner looked at (a query page's range).
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
         .map_err(unavailable)?;
     Ok(conn)
 }
@@ -409,7 +414,8 @@ fn sort_key_clause(sk: &SortKey, args: &mut Vec<rusqlite::types::Value>) -> Stri
     }
 }
 
-fn run_query(conn: &Connection, q: &Query, now: i64) -> Result<Page, TableError> {
+/// The statement of a query page and its arguments.
+fn query_statement(q: &Query, now: i64) -> (String, Vec<rusqlite::types::Value>) {
     use rusqlite::types::Value as V;
     let mut args: Vec<V> = vec![V::Text(q.pk.clone()), V::Integer(now)];
     let mut sql =
@@ -422,6 +428,11 @@ fn run_query(conn: &Connection, q: &Query, now: i64) -> Result<Page, TableError>
     }
     let order = if q.forward { "ASC" } else { "DESC" };
     sql.push_str(&format!(" ORDER BY sk {order} LIMIT {}", q.limit + 1));
+    (sql, args)
+}
+
+fn run_query(conn: &Connection, q: &Query, now: i64) -> Result<Page, TableError> {
+    let (sql, args) = query_statement(q, now);
     let mut stmt = conn.prepare_cached(&sql).map_err(unavailable)?;
     let rows = stmt
         .query_map(rusqlite::params_from_iter(args), |r| {
@@ -706,6 +717,25 @@ mod tests {
             "the other process's"
         );
         assert!(table.get(&Key::new("j", "s")).await.unwrap().is_some());
+    }
+
+    #[test]
+    fn a_query_page_runs_its_cached_statement_without_compiling_it_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let _table = open(&dir);
+        let conn = open_connection(&dir.path().join("svc.db")).unwrap();
+        let between =
+            |lo: &str, hi: &str| Query::new("p", SortKey::Between(lo.into(), hi.into())).limit(10);
+        for (now, (lo, hi)) in [(1, ("a", "m")), (2, ("b", "n")), (3, ("c", "o"))] {
+            run_query(&conn, &between(lo, hi), now).unwrap();
+        }
+        let (sql, _) = query_statement(&between("a", "m"), 1);
+        let stmt = conn.prepare_cached(&sql).unwrap();
+        assert_eq!(
+            stmt.get_status(rusqlite::StatementStatus::RePrepare),
+            0,
+            "without a stable query plan, a statement is compiled again for each new range"
+        );
     }
 
     #[tokio::test]
