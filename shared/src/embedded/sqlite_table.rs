@@ -161,7 +161,11 @@ impl SqliteTable {
         }
         let seq = ordering.record(slots);
         let work: Work = Box::new(move |conn, now| write_all(conn, staged, indexed, now));
-        self.inner.submit(seq, self.durable, work)
+        let queued = self.inner.submit(seq, self.durable, work);
+        if queued.is_err() {
+            ordering.forget(seq);
+        }
+        queued
     }
 
     /// Orders the writes and waits until they are committed; returns what the
@@ -717,6 +721,33 @@ mod tests {
             "the other process's"
         );
         assert!(table.get(&Key::new("j", "s")).await.unwrap().is_some());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn when_the_writer_stops_reads_do_not_wait_for_it_and_writes_fail() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = open(&dir);
+        let other = OtherProcess::lock(&dir);
+        let first = table.order(vec![put("p", None)]).await.unwrap();
+        taken(&table, 1).await;
+        let inner = table.inner.clone();
+        let crash: Work = Box::new(|_, _| panic!("the writer stops"));
+        let crashed = tokio::spawn(async move { inner.write(false, crash).await });
+        ordered_up_to(&table, 2).await;
+        let lost = table.order(vec![put("q", None)]).await.unwrap();
+        other.release();
+        first.durable().await.unwrap();
+        assert!(crashed.await.unwrap().is_err());
+        assert!(lost.durable().await.is_err());
+        let q = Key::new("q", "s");
+        let read = tokio::time::timeout(Duration::from_secs(5), table.get(&q)).await;
+        assert_eq!(read.expect("get does not wait").unwrap(), None);
+        let after = table.put(Item::new(Key::new("r", "s")), None).await;
+        assert!(
+            matches!(after, Err(TableError::Unavailable(_))),
+            "{after:?}"
+        );
+        assert_eq!(table.inner.shared.pending.slot(&Key::new("r", "s")), None);
     }
 
     #[test]

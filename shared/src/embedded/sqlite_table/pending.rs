@@ -50,6 +50,11 @@ impl Ordering {
         }
         seq
     }
+
+    /// Forgets what the transaction `seq` would leave (it was never queued).
+    pub fn forget(&mut self, seq: u64) {
+        self.slots.retain(|_, (written, _)| *written != seq);
+    }
 }
 
 impl Pending {

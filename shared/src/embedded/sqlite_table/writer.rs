@@ -63,7 +63,18 @@ pub(super) fn start(conn: Connection, shared: Arc<Shared>) -> Result<Sender<Job>
     Ok(jobs)
 }
 
+/// Settles every transaction when the writer stops, however it stops, so
+/// that no read waits for a commit that will never come.
+struct SettleAllOnExit<'a>(&'a Pending);
+
+impl Drop for SettleAllOnExit<'_> {
+    fn drop(&mut self) {
+        self.0.settle(u64::MAX);
+    }
+}
+
 fn run(mut conn: Connection, queue: &Receiver<Job>, shared: &Shared) {
+    let _settle = SettleAllOnExit(&shared.pending);
     let mut synced = true;
     while let Ok(first) = queue.recv() {
         let mut batch = vec![first];
