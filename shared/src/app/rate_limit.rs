@@ -26,9 +26,10 @@ type Waiter = oneshot::Sender<Result<u64, TableError>>;
 
 /// This process's requests being counted: the hits on one key's window that
 /// arrive while its counter is being written are added to it together, in one
-/// write, and each learns its own place in the window. Exact across processes
-/// (every hit is added to the shared counter before it is answered), with one
-/// write per burst instead of one per request.
+/// write, and each learns its own place in the window: one write per burst
+/// instead of one per request. Every hit is added to the shared counter; the
+/// place a hit learns counts this process's hits and what other processes
+/// have committed (on SQLite a bookkeeping update is answered once ordered).
 #[derive(Default)]
 pub struct RateCounter {
     waiting: Mutex<HashMap<(String, i64), Vec<Waiter>>>,

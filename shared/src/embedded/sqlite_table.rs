@@ -130,11 +130,12 @@ impl SqliteTable {
     /// once they are committed. Conditions are left to the writer: what a
     /// pending write will leave is known only once it commits, so a condition
     /// checked against it could fail a transaction that would have committed.
+    /// Also returns the item the last update will leave.
     fn order_writes(
         &self,
         writes: Vec<Write>,
         indexed: bool,
-    ) -> Result<oneshot::Receiver<Result<Applied, TableError>>, TableError> {
+    ) -> Result<(Committed, Option<Item>), TableError> {
         let now = self.now();
         let staged = writes
             .iter()
@@ -143,6 +144,7 @@ impl SqliteTable {
             .collect::<Result<Vec<_>, _>>()?;
         let mut ordering = self.inner.shared.pending.ordering();
         let mut slots = Vec::with_capacity(writes.len());
+        let mut updated = None;
         for write in writes {
             let (key, slot) = match write {
                 Write::Put { item, .. } => (item.key.clone(), Some(item)),
@@ -151,8 +153,9 @@ impl SqliteTable {
                         Some(slot) => slot.clone().filter(|item| item.is_live(now)),
                         None => self.inner.read(|conn, now| read_live(conn, &key, now))?,
                     };
-                    let updated = apply_update(live, &key, &ops)?;
-                    (key, Some(updated))
+                    let item = apply_update(live, &key, &ops)?;
+                    updated = Some(item.clone());
+                    (key, Some(item))
                 }
                 Write::Delete { key, .. } => (key, None),
                 Write::Check { .. } => continue,
@@ -161,24 +164,27 @@ impl SqliteTable {
         }
         let seq = ordering.record(slots);
         let work: Work = Box::new(move |conn, now| write_all(conn, staged, indexed, now));
-        let queued = self.inner.submit(seq, self.durable, work);
-        if queued.is_err() {
-            ordering.forget(seq);
+        match self.inner.submit(seq, self.durable, work) {
+            Ok(committed) => Ok((committed, updated)),
+            Err(e) => {
+                ordering.forget(seq);
+                Err(e)
+            }
         }
-        queued
     }
 
     /// Orders the writes and waits until they are committed; returns what the
     /// last write stored.
     async fn commit(&self, writes: Vec<Write>, indexed: bool) -> Result<Option<Item>, TableError> {
-        let committed = self.order_writes(writes, indexed)?;
+        let (committed, _) = self.order_writes(writes, indexed)?;
         Ok(settle(committed).await?.stored)
     }
 }
 
-async fn settle(
-    committed: oneshot::Receiver<Result<Applied, TableError>>,
-) -> Result<Applied, TableError> {
+/// Answers once the writer has committed a transaction (or failed to).
+type Committed = oneshot::Receiver<Result<Applied, TableError>>;
+
+async fn settle(committed: Committed) -> Result<Applied, TableError> {
     committed
         .await
         .map_err(|_| TableError::Unavailable("the SQLite writer stopped".into()))?
@@ -204,12 +210,7 @@ impl Inner {
     }
 
     /// Queues `work` for the writer as the transaction `seq`.
-    fn submit(
-        &self,
-        seq: u64,
-        durable: bool,
-        work: Work,
-    ) -> Result<oneshot::Receiver<Result<Applied, TableError>>, TableError> {
+    fn submit(&self, seq: u64, durable: bool, work: Work) -> Result<Committed, TableError> {
         let (reply, committed) = oneshot::channel();
         let job = Job {
             seq,
@@ -493,14 +494,21 @@ impl Table for SqliteTable {
         condition: Option<Condition>,
     ) -> Result<Item, TableError> {
         validate_update(key, &ops)?;
+        let unconditional_bookkeeping = !self.durable && condition.is_none();
         let writes = vec![Write::Update {
             key: key.clone(),
             ops,
             condition,
         }];
-        self.commit(writes, false)
-            .await?
-            .ok_or_else(|| TableError::Unavailable("update stored no item".into()))
+        let stored = if unconditional_bookkeeping {
+            // Only the disk can fail it, and bookkeeping may be lost: it is
+            // answered once ordered, with the item it will leave, and
+            // commits in the writer's next batch.
+            self.order_writes(writes, false)?.1
+        } else {
+            self.commit(writes, false).await?
+        };
+        stored.ok_or_else(|| TableError::Unavailable("update stored no item".into()))
     }
 
     async fn delete(&self, key: &Key, condition: Option<Condition>) -> Result<(), TableError> {
@@ -517,7 +525,7 @@ impl Table for SqliteTable {
 
     async fn order(&self, writes: Vec<Write>) -> Result<Ordered, TableError> {
         validate_transaction(&writes)?;
-        let committed = self.order_writes(writes, true)?;
+        let (committed, _) = self.order_writes(writes, true)?;
         Ok(Ordered::new(
             async move { settle(committed).await.map(|_| ()) },
         ))
@@ -634,6 +642,38 @@ mod tests {
             done.await.unwrap().unwrap();
         }
         assert_eq!(batches(&table)[2..], [(1, true), (2, true)]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn an_unconditional_bookkeeping_update_is_answered_before_its_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = open(&dir);
+        let bookkeeping = table.clone().bookkeeping();
+        let key = Key::new("RATE#k", "1");
+        let other = OtherProcess::lock(&dir);
+        for n in 1..=3 {
+            let hit = bookkeeping.update(&key, vec![UpdateOp::add("n", 1)], None);
+            let counted = tokio::time::timeout(Duration::from_secs(5), hit).await;
+            let counted = counted.expect("answered while the writer waits").unwrap();
+            assert_eq!(counted.n("n"), Some(n));
+        }
+        let conditional = tokio::spawn({
+            let (bookkeeping, key) = (bookkeeping.clone(), key.clone());
+            async move {
+                let ops = vec![UpdateOp::add("n", 1)];
+                bookkeeping
+                    .update(&key, ops, Some(Condition::equals("n", 3)))
+                    .await
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(
+            !conditional.is_finished(),
+            "a condition waits for the writer"
+        );
+        other.release();
+        assert_eq!(conditional.await.unwrap().unwrap().n("n"), Some(4));
+        assert_eq!(table.get(&key).await.unwrap().unwrap().n("n"), Some(4));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -375,8 +375,9 @@ pub trait Table: Send + Sync {
 
     /// This table for per-request bookkeeping (rate-limit windows, idempotency
     /// leases): its commits may be lost on power loss, never torn, and a later
-    /// durable commit makes them durable too. The same table where every
-    /// commit is durable anyway (DynamoDB).
+    /// durable commit makes them durable too; an update without a condition
+    /// may be answered before its commit (with the item it leaves). The same
+    /// table where every commit is durable anyway (DynamoDB).
     fn bookkeeping(self: Arc<Self>) -> Arc<dyn Table>;
 }
 
