@@ -80,6 +80,9 @@ impl RateCounter {
     async fn count(self: Arc<Self>, ports: Ports, slot: (String, i64), reset_at: i64) {
         let key = Key::new(format!("RATE#{}", slot.0), slot.1.to_string());
         loop {
+            // The write may be answered at once (an unconditional bookkeeping
+            // update): let the hits of running requests join this burst.
+            tokio::task::yield_now().await;
             let burst = {
                 let mut waiting = self.lock();
                 match waiting.get_mut(&slot) {
