@@ -393,7 +393,7 @@ fn write_all(
     Ok(Applied {
         stored,
         fed,
-        rows: 0,
+        ..Applied::default()
     })
 }
 
@@ -462,7 +462,7 @@ fn run_query(conn: &Connection, q: &Query, now: i64) -> Result<Page, TableError>
 impl Table for SqliteTable {
     async fn get(&self, key: &Key) -> Result<Option<Item>, TableError> {
         let pending = &self.inner.shared.pending;
-        if let Some((seq, _)) = pending.slot(key) {
+        if let Some(seq) = pending.last_writer(key) {
             pending.settled(seq).await;
         }
         self.inner.read(|conn, now| read_live(conn, key, now))

@@ -62,6 +62,11 @@ impl Pending {
         self.ordering.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The sequence of the transaction not yet settled that wrote `key` last.
+    pub fn last_writer(&self, key: &Key) -> Option<u64> {
+        self.ordering().slots.get(key).map(|(seq, _)| *seq)
+    }
+
     /// The pending slot of `key`, if a transaction not yet settled wrote it.
     pub fn slot(&self, key: &Key) -> Option<(u64, Slot)> {
         self.ordering().slots.get(key).cloned()
@@ -97,6 +102,7 @@ mod tests {
             .record([(key.clone(), Some(Item::new(key.clone()).with("v", 1)))]);
         let second = pending.ordering().record([(key.clone(), None)]);
         assert_eq!(pending.slot(&key), Some((second, None)));
+        assert_eq!(pending.last_writer(&key), Some(second));
         pending.settle(first);
         assert_eq!(pending.slot(&key), Some((second, None)), "a later write");
         pending.settled(first).await;
