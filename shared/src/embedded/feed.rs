@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rusqlite::{Connection, params};
 use tokio::sync::watch;
 
-use super::sqlite_table::{Applied, Inner, Work, decode, unavailable};
+use super::sqlite_table::{Access, Applied, Inner, Work, decode, unavailable};
 use crate::ports::table::{Item, Key, TableError};
 
 pub(super) const SCHEMA: &str = "
@@ -64,7 +64,7 @@ impl Feed {
     /// Up to `limit` records with a sequence above `seq`, oldest first.
     pub async fn after(&self, seq: i64, limit: usize) -> Result<Vec<Record>, TableError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.inner.read(|conn, _| {
+        self.inner.read(Access::Range, |conn, _| {
             let mut stmt = conn
                 .prepare_cached(
                     "SELECT seq, pk, sk, attrs FROM feed WHERE seq > ?1 ORDER BY seq LIMIT ?2",
@@ -88,7 +88,7 @@ impl Feed {
 
     /// The sequence the reader `name` has handled up to (0 for a new reader).
     pub async fn checkpoint(&self, name: &str) -> Result<i64, TableError> {
-        self.inner.read(|conn, _| {
+        self.inner.read(Access::Point, |conn, _| {
             conn.query_row(
                 "SELECT COALESCE(MAX(seq), 0) FROM feed_checkpoints WHERE name = ?1",
                 params![name],

@@ -14,7 +14,9 @@
 //! `synchronous=FULL` makes a commit durable; a batch of bookkeeping writes
 //! (`Table::bookkeeping`) only commits with `synchronous=NORMAL`: a power loss
 //! may drop its last commits but never tears the file, and the next durable
-//! commit syncs them too.
+//! commit syncs them too. A bookkeeping write is answered once ordered, its
+//! condition checked against what pending writes will leave, so a request
+//! never waits for the writer to count it or lease its idempotency key.
 //! A transaction that creates an event or job item also appends it to the feed
 //! (`super::feed`), the embedded stand-in for DynamoDB Streams.
 
@@ -49,9 +51,27 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS items (
     PRIMARY KEY (pk, sk)
 ) WITHOUT ROWID";
 
-/// Reads map the file instead of copying its pages: the cache of a connection
-/// starts empty after every commit of another connection.
-const MMAP_BYTES: i64 = 1 << 30;
+/// How reading connections see the file. The page cache of a connection
+/// starts empty after every commit of another connection, so a read after a
+/// commit fetches its pages again: a range read (a query page, the feed)
+/// touches many and maps the file instead of copying them; a point read
+/// touches three or four, and copies them, because SQLite unmaps the whole
+/// file after every such commit and a mapping costs more to make again
+/// (with its page faults) than a few copies.
+#[derive(Clone, Copy)]
+pub(super) enum Access {
+    Point,
+    Range,
+}
+
+impl Access {
+    fn mmap_bytes(self) -> i64 {
+        match self {
+            Access::Point => 0,
+            Access::Range => 1 << 30,
+        }
+    }
+}
 
 pub struct SqliteTable {
     inner: Arc<Inner>,
@@ -60,8 +80,10 @@ pub struct SqliteTable {
 
 pub(super) struct Inner {
     path: PathBuf,
-    /// Idle reading connections.
-    readers: Mutex<Vec<Connection>>,
+    /// Idle reading connections for point reads.
+    point_readers: Mutex<Vec<Connection>>,
+    /// Idle reading connections for range reads.
+    range_readers: Mutex<Vec<Connection>>,
     writer: Sender<Job>,
     shared: Arc<Shared>,
 }
@@ -70,7 +92,7 @@ pub(super) fn unavailable(e: impl std::fmt::Display) -> TableError {
     TableError::Unavailable(e.to_string())
 }
 
-pub(super) fn open_connection(path: &Path) -> Result<Connection, TableError> {
+pub(super) fn open_connection(path: &Path, access: Access) -> Result<Connection, TableError> {
     let conn = Connection::open(path).map_err(unavailable)?;
     conn.busy_timeout(Duration::from_secs(30))
         .map_err(unavailable)?;
@@ -78,7 +100,7 @@ pub(super) fn open_connection(path: &Path) -> Result<Connection, TableError> {
         .map_err(unavailable)?;
     conn.pragma_update(None, "synchronous", "FULL")
         .map_err(unavailable)?;
-    conn.pragma_update(None, "mmap_size", MMAP_BYTES)
+    conn.pragma_update(None, "mmap_size", access.mmap_bytes())
         .map_err(unavailable)?;
     // Without it, SQLite compiles a statement again whenever a new value is
     // bound to a parameter the planner looked at (a query page's range).
@@ -93,7 +115,7 @@ impl SqliteTable {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(unavailable)?;
         }
-        let conn = open_connection(path)?;
+        let conn = open_connection(path, Access::Point)?;
         conn.execute(SCHEMA, []).map_err(unavailable)?;
         conn.execute_batch(feed::SCHEMA).map_err(unavailable)?;
         let shared = Arc::new(Shared {
@@ -109,7 +131,8 @@ impl SqliteTable {
         Ok(SqliteTable {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
-                readers: Mutex::default(),
+                point_readers: Mutex::default(),
+                range_readers: Mutex::default(),
                 writer,
                 shared,
             }),
@@ -127,10 +150,15 @@ impl SqliteTable {
     }
 
     /// Orders the writes (see the module's note) and returns what answers
-    /// once they are committed. Conditions are left to the writer: what a
+    /// once they are committed, and for bookkeeping the item the last write
+    /// will leave.
+    /// A durable transaction's conditions are left to the writer: what a
     /// pending write will leave is known only once it commits, so a condition
     /// checked against it could fail a transaction that would have committed.
-    /// Also returns the item the last update will leave.
+    /// A bookkeeping transaction is answered once ordered, so its conditions
+    /// are checked here, against what pending writes will leave; the writer
+    /// checks them again, and a bookkeeping write that fails there is lost,
+    /// as a power cut may lose it.
     fn order_writes(
         &self,
         writes: Vec<Write>,
@@ -142,19 +170,32 @@ impl SqliteTable {
             .cloned()
             .map(Staged::new)
             .collect::<Result<Vec<_>, _>>()?;
+        let check = !self.durable;
         let mut ordering = self.inner.shared.pending.ordering();
         let mut slots = Vec::with_capacity(writes.len());
-        let mut updated = None;
-        for write in writes {
+        for (i, write) in writes.into_iter().enumerate() {
+            let condition = write.condition().filter(|_| check);
+            let live = match (&write, condition) {
+                (Write::Update { .. }, _) | (_, Some(_)) => match ordering.slot(write.key()) {
+                    Some(slot) => slot.clone().filter(|item| item.is_live(now)),
+                    None => self
+                        .inner
+                        .read(Access::Point, |conn, now| read_live(conn, write.key(), now))?,
+                },
+                _ => None,
+            };
+            if let Some(condition) = condition
+                && !condition.holds(live.as_ref())
+            {
+                return Err(TableError::ConditionFailed {
+                    index: indexed.then_some(i),
+                    key: write.key().clone(),
+                });
+            }
             let (key, slot) = match write {
                 Write::Put { item, .. } => (item.key.clone(), Some(item)),
                 Write::Update { key, ops, .. } => {
-                    let live = match ordering.slot(&key) {
-                        Some(slot) => slot.clone().filter(|item| item.is_live(now)),
-                        None => self.inner.read(|conn, now| read_live(conn, &key, now))?,
-                    };
                     let item = apply_update(live, &key, &ops)?;
-                    updated = Some(item.clone());
                     (key, Some(item))
                 }
                 Write::Delete { key, .. } => (key, None),
@@ -162,10 +203,14 @@ impl SqliteTable {
             };
             slots.push((key, slot));
         }
+        let left = match check {
+            true => slots.last().and_then(|(_, slot)| slot.clone()),
+            false => None,
+        };
         let seq = ordering.record(slots);
         let work: Work = Box::new(move |conn, now| write_all(conn, staged, indexed, now));
         match self.inner.submit(seq, self.durable, work) {
-            Ok(committed) => Ok((committed, updated)),
+            Ok(committed) => Ok((committed, left)),
             Err(e) => {
                 ordering.forget(seq);
                 Err(e)
@@ -173,11 +218,16 @@ impl SqliteTable {
         }
     }
 
-    /// Orders the writes and waits until they are committed; returns what the
-    /// last write stored.
-    async fn commit(&self, writes: Vec<Write>, indexed: bool) -> Result<Option<Item>, TableError> {
-        let (committed, _) = self.order_writes(writes, indexed)?;
-        Ok(settle(committed).await?.stored)
+    /// Orders one write and answers with the item it leaves: once committed,
+    /// or once ordered for bookkeeping (only the disk can fail it then, and
+    /// bookkeeping may be lost).
+    async fn write_one(&self, write: Write) -> Result<Option<Item>, TableError> {
+        let (committed, left) = self.order_writes(vec![write], false)?;
+        if self.durable {
+            Ok(settle(committed).await?.stored)
+        } else {
+            Ok(left)
+        }
     }
 }
 
@@ -191,21 +241,24 @@ async fn settle(committed: Committed) -> Result<Applied, TableError> {
 }
 
 impl Inner {
-    /// Runs `f` on an idle reading connection, on this thread.
+    /// Runs `f` on an idle reading connection for this `access`, on this
+    /// thread.
     pub(super) fn read<T>(
         &self,
+        access: Access,
         f: impl FnOnce(&Connection, i64) -> Result<T, TableError>,
     ) -> Result<T, TableError> {
-        let idle = self.readers.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let readers = match access {
+            Access::Point => &self.point_readers,
+            Access::Range => &self.range_readers,
+        };
+        let idle = readers.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let conn = match idle {
             Some(conn) => conn,
-            None => open_connection(&self.path)?,
+            None => open_connection(&self.path, access)?,
         };
         let result = f(&conn, self.shared.clock.now().timestamp());
-        self.readers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(conn);
+        readers.lock().unwrap_or_else(|e| e.into_inner()).push(conn);
         result
     }
 
@@ -465,24 +518,28 @@ impl Table for SqliteTable {
         if let Some(seq) = pending.last_writer(key) {
             pending.settled(seq).await;
         }
-        self.inner.read(|conn, now| read_live(conn, key, now))
+        self.inner
+            .read(Access::Point, |conn, now| read_live(conn, key, now))
     }
 
     async fn get_ordered(&self, key: &Key) -> Result<Option<Item>, TableError> {
         match self.inner.shared.pending.slot(key) {
             Some((_, slot)) => Ok(slot.filter(|item| item.is_live(self.now()))),
-            None => self.inner.read(|conn, now| read_live(conn, key, now)),
+            None => self
+                .inner
+                .read(Access::Point, |conn, now| read_live(conn, key, now)),
         }
     }
 
     async fn query(&self, query: &Query) -> Result<Page, TableError> {
         validate_query(query)?;
-        self.inner.read(|conn, now| run_query(conn, query, now))
+        self.inner
+            .read(Access::Range, |conn, now| run_query(conn, query, now))
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), TableError> {
         validate_item(&item)?;
-        self.commit(vec![Write::Put { item, condition }], false)
+        self.write_one(Write::Put { item, condition })
             .await
             .map(|_| ())
     }
@@ -494,29 +551,22 @@ impl Table for SqliteTable {
         condition: Option<Condition>,
     ) -> Result<Item, TableError> {
         validate_update(key, &ops)?;
-        let unconditional_bookkeeping = !self.durable && condition.is_none();
-        let writes = vec![Write::Update {
+        let write = Write::Update {
             key: key.clone(),
             ops,
             condition,
-        }];
-        let stored = if unconditional_bookkeeping {
-            // Only the disk can fail it, and bookkeeping may be lost: it is
-            // answered once ordered, with the item it will leave, and
-            // commits in the writer's next batch.
-            self.order_writes(writes, false)?.1
-        } else {
-            self.commit(writes, false).await?
         };
-        stored.ok_or_else(|| TableError::Unavailable("update stored no item".into()))
+        self.write_one(write)
+            .await?
+            .ok_or_else(|| TableError::Unavailable("update stored no item".into()))
     }
 
     async fn delete(&self, key: &Key, condition: Option<Condition>) -> Result<(), TableError> {
-        let writes = vec![Write::Delete {
+        let write = Write::Delete {
             key: key.clone(),
             condition,
-        }];
-        self.commit(writes, false).await.map(|_| ())
+        };
+        self.write_one(write).await.map(|_| ())
     }
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
@@ -562,7 +612,7 @@ mod tests {
 
     impl OtherProcess {
         fn lock(dir: &tempfile::TempDir) -> Self {
-            let conn = open_connection(&dir.path().join("svc.db")).unwrap();
+            let conn = open_connection(&dir.path().join("svc.db"), Access::Point).unwrap();
             conn.execute_batch("BEGIN IMMEDIATE").unwrap();
             OtherProcess(conn)
         }
@@ -617,6 +667,7 @@ mod tests {
             .put(Item::new(Key::new("a", "s")), None)
             .await
             .unwrap();
+        table.get(&Key::new("a", "s")).await.unwrap();
         table
             .put(Item::new(Key::new("b", "s")), None)
             .await
@@ -644,8 +695,15 @@ mod tests {
         assert_eq!(batches(&table)[2..], [(1, true), (2, true)]);
     }
 
+    /// What `write` answers while the writer waits for the lock.
+    async fn answered<T>(write: impl Future<Output = T>) -> T {
+        tokio::time::timeout(Duration::from_secs(5), write)
+            .await
+            .expect("answered while the writer waits")
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn an_unconditional_bookkeeping_update_is_answered_before_its_commit() {
+    async fn bookkeeping_writes_are_answered_before_their_commit() {
         let dir = tempfile::tempdir().unwrap();
         let table = open(&dir);
         let bookkeeping = table.clone().bookkeeping();
@@ -653,27 +711,79 @@ mod tests {
         let other = OtherProcess::lock(&dir);
         for n in 1..=3 {
             let hit = bookkeeping.update(&key, vec![UpdateOp::add("n", 1)], None);
-            let counted = tokio::time::timeout(Duration::from_secs(5), hit).await;
-            let counted = counted.expect("answered while the writer waits").unwrap();
-            assert_eq!(counted.n("n"), Some(n));
+            assert_eq!(answered(hit).await.unwrap().n("n"), Some(n));
         }
-        let conditional = tokio::spawn({
-            let (bookkeeping, key) = (bookkeeping.clone(), key.clone());
-            async move {
-                let ops = vec![UpdateOp::add("n", 1)];
-                bookkeeping
-                    .update(&key, ops, Some(Condition::equals("n", 3)))
-                    .await
-            }
+        let add = || vec![UpdateOp::add("n", 1)];
+        let stale = bookkeeping.update(&key, add(), Some(Condition::equals("n", 2)));
+        assert!(
+            matches!(
+                answered(stale).await,
+                Err(TableError::ConditionFailed { .. })
+            ),
+            "checked against what the pending writes leave"
+        );
+        let hit = bookkeeping.update(&key, add(), Some(Condition::equals("n", 3)));
+        assert_eq!(answered(hit).await.unwrap().n("n"), Some(4));
+
+        let lease = Key::new("IDEM#a", "k");
+        let claim = |token: &str| {
+            let item = Item::new(lease.clone()).with("lease", token);
+            bookkeeping.put(item, Some(Condition::Absent))
+        };
+        answered(claim("t1")).await.unwrap();
+        assert!(matches!(
+            answered(claim("t2")).await,
+            Err(TableError::ConditionFailed { .. })
+        ));
+        let release = bookkeeping.delete(&lease, Some(Condition::equals("lease", "t1")));
+        answered(release).await.unwrap();
+        answered(claim("t3")).await.unwrap();
+
+        let read = tokio::spawn({
+            let (table, key) = (table.clone(), key.clone());
+            async move { table.get(&key).await }
         });
         tokio::time::sleep(Duration::from_millis(50)).await;
-        assert!(
-            !conditional.is_finished(),
-            "a condition waits for the writer"
-        );
+        assert!(!read.is_finished(), "a read waits for the commit");
         other.release();
-        assert_eq!(conditional.await.unwrap().unwrap().n("n"), Some(4));
-        assert_eq!(table.get(&key).await.unwrap().unwrap().n("n"), Some(4));
+        assert_eq!(read.await.unwrap().unwrap().unwrap().n("n"), Some(4));
+        let leased = table.get(&lease).await.unwrap().unwrap();
+        assert_eq!(leased.s("lease"), Some("t3"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_bookkeeping_write_whose_condition_another_process_breaks_is_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = open(&dir);
+        let bookkeeping = table.clone().bookkeeping();
+        let lease = Key::new("IDEM#a", "k");
+        let other = OtherProcess::lock(&dir);
+        let ours = Item::new(lease.clone()).with("lease", "ours");
+        answered(bookkeeping.put(ours, Some(Condition::Absent)))
+            .await
+            .unwrap();
+        let theirs = Item::new(lease.clone()).with("lease", "theirs");
+        other
+            .0
+            .execute(
+                "INSERT INTO items (pk, sk, ttl, attrs) VALUES (?1, ?2, NULL, ?3)",
+                params![lease.pk, lease.sk, encode(&theirs).unwrap()],
+            )
+            .unwrap();
+        other.release();
+        let held = table.get(&lease).await.unwrap().unwrap();
+        assert_eq!(held.s("lease"), Some("theirs"));
+        let completion = Write::Put {
+            item: Item::new(lease.clone()).with("state", "done"),
+            condition: Some(Condition::equals("lease", "ours")),
+        };
+        assert!(
+            matches!(
+                table.transact(vec![completion]).await,
+                Err(TableError::ConditionFailed { .. })
+            ),
+            "what builds on the lost write fails its own condition"
+        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -794,7 +904,7 @@ mod tests {
     fn a_query_page_runs_its_cached_statement_without_compiling_it_again() {
         let dir = tempfile::tempdir().unwrap();
         let _table = open(&dir);
-        let conn = open_connection(&dir.path().join("svc.db")).unwrap();
+        let conn = open_connection(&dir.path().join("svc.db"), Access::Point).unwrap();
         let between =
             |lo: &str, hi: &str| Query::new("p", SortKey::Between(lo.into(), hi.into())).limit(10);
         for (now, (lo, hi)) in [(1, ("a", "m")), (2, ("b", "n")), (3, ("c", "o"))] {

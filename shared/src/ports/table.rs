@@ -375,9 +375,14 @@ pub trait Table: Send + Sync {
 
     /// This table for per-request bookkeeping (rate-limit windows, idempotency
     /// leases): its commits may be lost on power loss, never torn, and a later
-    /// durable commit makes them durable too; an update without a condition
-    /// may be answered before its commit (with the item it leaves). The same
-    /// table where every commit is durable anyway (DynamoDB).
+    /// durable commit makes them durable too. A write may be answered before
+    /// its commit (an update with the item it leaves), its condition checked
+    /// against what this process's pending writes leave; should the commit
+    /// find the condition broken after all (another process wrote first), the
+    /// write is lost as a power cut could lose it, so what builds on it must
+    /// check it again in its own durable commit (a lease is checked by the
+    /// completion that names it). The same table where every commit is
+    /// durable anyway (DynamoDB).
     fn bookkeeping(self: Arc<Self>) -> Arc<dyn Table>;
 }
 
