@@ -21,6 +21,7 @@
 //! (`super::feed`), the embedded stand-in for DynamoDB Streams.
 
 mod pending;
+mod schema;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -42,14 +43,6 @@ use crate::ports::table::{
 };
 pub(super) use writer::{Applied, Work};
 use writer::{Job, Shared};
-
-const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS items (
-    pk TEXT NOT NULL,
-    sk TEXT NOT NULL,
-    ttl INTEGER,
-    attrs TEXT NOT NULL,
-    PRIMARY KEY (pk, sk)
-) WITHOUT ROWID";
 
 /// How reading connections see the file. The page cache of a connection
 /// starts empty after every commit of another connection, so a read after a
@@ -115,9 +108,8 @@ impl SqliteTable {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(unavailable)?;
         }
-        let conn = open_connection(path, Access::Point)?;
-        conn.execute(SCHEMA, []).map_err(unavailable)?;
-        conn.execute_batch(feed::SCHEMA).map_err(unavailable)?;
+        let mut conn = open_connection(path, Access::Point)?;
+        schema::create_or_migrate(&mut conn)?;
         let shared = Arc::new(Shared {
             pending: Arc::default(),
             clock,
