@@ -20,6 +20,7 @@
 //! A transaction that creates an event or job item also appends it to the feed
 //! (`super::feed`), the embedded stand-in for DynamoDB Streams.
 
+mod checkpointer;
 mod pending;
 mod schema;
 mod writer;
@@ -110,6 +111,7 @@ impl SqliteTable {
         }
         let mut conn = open_connection(path, Access::Point)?;
         schema::create_or_migrate(&mut conn)?;
+        checkpointer::start(path, &mut conn)?;
         let shared = Arc::new(Shared {
             pending: Arc::default(),
             clock,

@@ -1,0 +1,129 @@
+//! Checkpoints on a thread of their own, so that no commit waits for one.
+//!
+//! A checkpoint copies the write-ahead log into the database file; once the
+//! whole log is copied, the next commit writes the log again from its start,
+//! over pages already on disk, which syncs faster than a growing file.
+//! SQLite runs it inside the commit that fills the log, so every thousandth
+//! page or so a request waited for several milliseconds of copying. Here the
+//! writer's commits only wake the checkpointer, which copies without
+//! blocking the writer or any reader (`PASSIVE`), again until the log is
+//! all copied. Should it fall behind, the writer copies the log itself.
+
+use std::ffi::c_int;
+use std::path::Path;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+use rusqlite::hooks::Wal;
+use rusqlite::wal::CheckpointMode;
+use rusqlite::{Connection, MAIN_DB};
+
+use super::{Access, open_connection, unavailable};
+use crate::ports::table::TableError;
+
+/// The log is copied once it holds this many pages (SQLite's own default).
+const PAGES: c_int = 1000;
+/// Past this many pages the writer copies the log itself.
+const BACKSTOP: c_int = 8 * PAGES;
+/// Copies in a row while commits keep adding to the log.
+const PASSES: usize = 8;
+
+/// Starts the checkpointer of the file at `path` and hands `writer` the hook
+/// that wakes it; it stops when the writer's connection closes.
+pub(super) fn start(path: &Path, writer: &mut Connection) -> Result<(), TableError> {
+    let conn = open_connection(path, Access::Point)?;
+    let (wake, woken) = sync_channel(1);
+    std::thread::Builder::new()
+        .name("sqlite-checkpointer".into())
+        .spawn(move || run(&conn, &woken))
+        .map_err(unavailable)?;
+    hook(writer, wake)
+}
+
+/// Has every commit of `writer` wake the checkpointer (`wake`) once the log
+/// is long, or copy the log itself once it is longer than the backstop.
+fn hook(writer: &mut Connection, wake: SyncSender<()>) -> Result<(), TableError> {
+    writer
+        .wal_hook(Some(move |wal: &mut Wal, pages: c_int| {
+            if pages >= BACKSTOP {
+                wal.checkpoint()?;
+            } else if pages >= PAGES {
+                let _ = wake.try_send(());
+            }
+            Ok(())
+        }))
+        .map_err(unavailable)
+}
+
+fn run(conn: &Connection, woken: &Receiver<()>) {
+    while woken.recv().is_ok() {
+        for _ in 0..PASSES {
+            match conn.wal_checkpoint_v2(Some(MAIN_DB), CheckpointMode::PASSIVE) {
+                Ok((log, copied)) if copied < log => continue,
+                Ok(_) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, "a checkpoint failed; the writer copies the log once it grows");
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: u64 = 4096;
+
+    fn log_pages(path: &Path) -> u64 {
+        let wal = path.with_extension("db-wal");
+        std::fs::metadata(wal).map_or(0, |m| m.len() / (PAGE + 24))
+    }
+
+    /// Commits `pages` pages of new rows, a hundred per commit.
+    fn fill(conn: &Connection, pages: u64) {
+        let row = "x".repeat(PAGE as usize - 200);
+        for _ in 0..pages / 100 {
+            conn.execute_batch("BEGIN").unwrap();
+            for _ in 0..100 {
+                conn.execute("INSERT INTO t (v) VALUES (?1)", [&row])
+                    .unwrap();
+            }
+            conn.execute_batch("COMMIT").unwrap();
+        }
+    }
+
+    fn writer(path: &Path) -> Connection {
+        let conn = open_connection(path, Access::Point).unwrap();
+        conn.pragma_update(None, "synchronous", "OFF").unwrap();
+        conn.execute_batch("CREATE TABLE t (v TEXT)").unwrap();
+        conn
+    }
+
+    #[test]
+    fn the_checkpointer_keeps_the_log_near_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("svc.db");
+        let mut conn = writer(&path);
+        start(&path, &mut conn).unwrap();
+        for _ in 0..6 {
+            fill(&conn, PAGES as u64);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let pages = log_pages(&path);
+        assert!(pages < 3 * PAGES as u64, "{pages} pages in the log");
+    }
+
+    #[test]
+    fn without_a_checkpointer_the_writer_copies_the_log_past_the_backstop() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("svc.db");
+        let mut conn = writer(&path);
+        let (wake, woken) = sync_channel(1);
+        drop(woken);
+        hook(&mut conn, wake).unwrap();
+        fill(&conn, 3 * BACKSTOP as u64);
+        let pages = log_pages(&path);
+        assert!(pages < BACKSTOP as u64 + 200, "{pages} pages in the log");
+    }
+}
