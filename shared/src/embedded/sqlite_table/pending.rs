@@ -67,6 +67,14 @@ impl Pending {
         self.ordering().slots.get(key).map(|(seq, _)| *seq)
     }
 
+    /// The sequence of the last transaction not yet settled that wrote an
+    /// item of the partition `pk`.
+    pub fn last_writer_in(&self, pk: &str) -> Option<u64> {
+        let ordering = self.ordering();
+        let writers = ordering.slots.iter().filter(|(key, _)| key.pk == pk);
+        writers.map(|(_, (seq, _))| *seq).max()
+    }
+
     /// The pending slot of `key`, if a transaction not yet settled wrote it.
     pub fn slot(&self, key: &Key) -> Option<(u64, Slot)> {
         self.ordering().slots.get(key).cloned()
@@ -103,6 +111,8 @@ mod tests {
         let second = pending.ordering().record([(key.clone(), None)]);
         assert_eq!(pending.slot(&key), Some((second, None)));
         assert_eq!(pending.last_writer(&key), Some(second));
+        assert_eq!(pending.last_writer_in("p"), Some(second));
+        assert_eq!(pending.last_writer_in("q"), None);
         pending.settle(first);
         assert_eq!(pending.slot(&key), Some((second, None)), "a later write");
         pending.settled(first).await;

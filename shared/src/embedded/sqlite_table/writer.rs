@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, TransactionBehavior};
 use tokio::sync::{oneshot, watch};
@@ -17,6 +18,12 @@ use crate::ports::table::{Item, TableError};
 
 /// More waiting transactions than this go into the next batch.
 const MAX_BATCH: usize = 512;
+/// How long a batch of bookkeeping writes waits for more work to commit
+/// with. Nobody waits for such a commit (bookkeeping is answered once
+/// ordered), and the durable transaction a request orders soon after its
+/// rate-window hit and idempotency lease rewrites the same pages: one commit
+/// instead of three writes each page once.
+const BOOKKEEPING_WAIT: Duration = Duration::from_millis(2);
 
 /// What a transaction did: the item its last write stored, the feed sequence
 /// it appended last, and the rows a statement changed.
@@ -58,27 +65,36 @@ pub(super) fn start(conn: Connection, shared: Arc<Shared>) -> Result<Sender<Job>
     let (jobs, queue) = channel();
     std::thread::Builder::new()
         .name("sqlite-writer".into())
-        .spawn(move || run(conn, &queue, &shared))
+        .spawn(move || run(conn, queue, &shared))
         .map_err(unavailable)?;
     Ok(jobs)
 }
 
-/// Settles every transaction when the writer stops, however it stops, so
-/// that no read waits for a commit that will never come.
-struct SettleAllOnExit<'a>(&'a Pending);
+/// The writer's end of its queue. However the writer stops, the queue
+/// closes first, so that no transaction can be queued any more, and then
+/// every transaction ordered is settled: no read waits for a commit that will
+/// never come, and no write ordered meanwhile stays pending.
+struct Queue<'a> {
+    jobs: Option<Receiver<Job>>,
+    pending: &'a Pending,
+}
 
-impl Drop for SettleAllOnExit<'_> {
+impl Drop for Queue<'_> {
     fn drop(&mut self) {
-        self.0.settle(u64::MAX);
+        drop(self.jobs.take());
+        self.pending.settle(u64::MAX);
     }
 }
 
-fn run(mut conn: Connection, queue: &Receiver<Job>, shared: &Shared) {
-    let _settle = SettleAllOnExit(&shared.pending);
+fn run(mut conn: Connection, jobs: Receiver<Job>, shared: &Shared) {
+    let guard = Queue {
+        jobs: Some(jobs),
+        pending: &shared.pending,
+    };
+    let Some(queue) = &guard.jobs else { return };
     let mut synced = true;
     while let Ok(first) = queue.recv() {
-        let mut batch = vec![first];
-        batch.extend(queue.try_iter().take(MAX_BATCH - 1));
+        let batch = gather(first, queue);
         let last = batch.last().map_or(0, |job| job.seq);
         #[cfg(test)]
         shared
@@ -116,6 +132,22 @@ fn run(mut conn: Connection, queue: &Receiver<Job>, shared: &Shared) {
             }
         }
     }
+}
+
+/// The transactions of the next batch, from `first`: every one queued, and
+/// when they are all bookkeeping, those queued within `BOOKKEEPING_WAIT`,
+/// until a durable one comes.
+fn gather(first: Job, queue: &Receiver<Job>) -> Vec<Job> {
+    let mut batch = vec![first];
+    batch.extend(queue.try_iter().take(MAX_BATCH - 1));
+    let until = Instant::now() + BOOKKEEPING_WAIT;
+    while batch.len() < MAX_BATCH && !batch.iter().any(|job| job.durable) {
+        match queue.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(job) => batch.push(job),
+            Err(_) => break,
+        }
+    }
+    batch
 }
 
 /// Sets whether commits are synced, when it changes.
