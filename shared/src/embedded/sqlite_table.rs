@@ -47,11 +47,11 @@ use writer::{Job, Shared};
 
 /// How reading connections see the file. The page cache of a connection
 /// starts empty after every commit of another connection, so a read after a
-/// commit fetches its pages again: a range read (a query page, the feed)
-/// touches many and maps the file instead of copying them; a point read
-/// touches three or four, and copies them, because SQLite unmaps the whole
-/// file after every such commit and a mapping costs more to make again
-/// (with its page faults) than a few copies.
+/// commit fetches its pages again: a range read (a query page) touches many
+/// and maps the file instead of copying them; a point read touches three or
+/// four, and copies them, because SQLite unmaps the whole file after every
+/// such commit and a mapping costs more to make again (with its page
+/// faults) than a few copies.
 #[derive(Clone, Copy)]
 pub(super) enum Access {
     Point,
