@@ -96,6 +96,10 @@ pub(super) fn open_connection(path: &Path, access: Access) -> Result<Connection,
         .map_err(unavailable)?;
     conn.pragma_update(None, "mmap_size", access.mmap_bytes())
         .map_err(unavailable)?;
+    // The writer's batches keep a savepoint per transaction, whose journal
+    // SQLite would otherwise spill to a temporary file past 64 KiB.
+    conn.pragma_update(None, "temp_store", "MEMORY")
+        .map_err(unavailable)?;
     // Without it, SQLite compiles a statement again whenever a new value is
     // bound to a parameter the planner looked at (a query page's range).
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
