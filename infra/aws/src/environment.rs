@@ -40,26 +40,47 @@ pub async fn table_state() -> Result<AppState, String> {
     Ok(AppState::new(ports().await?, config))
 }
 
+/// Where a function keeps its items.
+#[derive(Debug, PartialEq)]
+enum Storage {
+    /// The embedded engine, in this data directory.
+    Embedded(std::path::PathBuf),
+    /// This DynamoDB table.
+    Dynamo(String),
+}
+
+/// The storage named by `SVC_DATA_DIR` (`data_dir`) or `TABLE_NAME`
+/// (`table`) in a build with or without the embedded engine (`embedded`): a
+/// data directory given to a build without the engine is refused, not
+/// ignored for a table the user did not mean.
+fn storage(
+    data_dir: Option<std::path::PathBuf>,
+    table: Option<String>,
+    embedded: bool,
+) -> Result<Storage, String> {
+    match (data_dir, table) {
+        (Some(dir), _) if embedded => Ok(Storage::Embedded(dir)),
+        (Some(_), _) => Err("SVC_DATA_DIR is set, but this build has no embedded engine (build it with `--features embedded`)".into()),
+        (None, Some(name)) => Ok(Storage::Dynamo(name)),
+        (None, None) if embedded => {
+            Err("set TABLE_NAME (DynamoDB) or SVC_DATA_DIR (embedded engine)".into())
+        }
+        (None, None) => Err("set TABLE_NAME (DynamoDB)".into()),
+    }
+}
+
 /// The table and the clock, with no other adapter configured.
 pub async fn ports() -> Result<Ports, String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    #[cfg(feature = "embedded")]
-    if let Some(dir) = embedded::data_dir() {
-        return Ok(Ports::new(embedded::table(&dir, clock.clone())?, clock));
-    }
-    #[cfg(not(feature = "embedded"))]
-    if std::env::var_os("SVC_DATA_DIR").is_some() {
-        return Err("SVC_DATA_DIR is set, but this build has no embedded engine (build it with `--features embedded`)".into());
-    }
-    let Ok(name) = std::env::var("TABLE_NAME") else {
-        let or_embedded = if cfg!(feature = "embedded") {
-            " or SVC_DATA_DIR (embedded engine)"
-        } else {
-            ""
-        };
-        return Err(format!("set TABLE_NAME (DynamoDB){or_embedded}"));
+    let data_dir = std::env::var_os("SVC_DATA_DIR").map(std::path::PathBuf::from);
+    let table_name = std::env::var("TABLE_NAME").ok();
+    let table: Arc<dyn Table> = match storage(data_dir, table_name, cfg!(feature = "embedded"))? {
+        Storage::Dynamo(name) => Arc::new(DynamoTable::from_env(&name, clock.clone()).await),
+        #[cfg(feature = "embedded")]
+        Storage::Embedded(dir) => embedded::table(&dir, clock.clone())?,
+        #[cfg(not(feature = "embedded"))]
+        Storage::Embedded(_) => return Err("no embedded engine in this build".into()),
     };
-    let table: Arc<dyn Table> = Arc::new(DynamoTable::from_env(&name, clock.clone()).await);
     Ok(Ports::new(table, clock))
 }
 
@@ -197,6 +218,28 @@ pub async fn ocr_from_env() -> Result<Arc<dyn Ocr>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_data_dir_selects_the_embedded_engine_only_in_a_build_that_has_it() {
+        let dir = || Some(std::path::PathBuf::from("/data"));
+        let table = || Some("svc".to_string());
+        assert_eq!(
+            storage(dir(), table(), true),
+            Ok(Storage::Embedded("/data".into()))
+        );
+        for given in [None, table()] {
+            let refused = storage(dir(), given, false).unwrap_err();
+            assert!(refused.contains("no embedded engine"), "{refused}");
+        }
+        for embedded in [true, false] {
+            assert_eq!(
+                storage(None, table(), embedded),
+                Ok(Storage::Dynamo("svc".into()))
+            );
+            let missing = storage(None, None, embedded).unwrap_err();
+            assert_eq!(missing.contains("SVC_DATA_DIR"), embedded, "{missing}");
+        }
+    }
 
     #[test]
     fn the_setting_names_the_engine_and_lambda_defaults_to_textract() {
