@@ -140,10 +140,14 @@ fn run(mut conn: Connection, jobs: Receiver<Job>, shared: &Shared) {
 fn gather(first: Job, queue: &Receiver<Job>) -> Vec<Job> {
     let mut batch = vec![first];
     batch.extend(queue.try_iter().take(MAX_BATCH - 1));
+    let mut durable = batch.iter().any(|job| job.durable);
     let until = Instant::now() + BOOKKEEPING_WAIT;
-    while batch.len() < MAX_BATCH && !batch.iter().any(|job| job.durable) {
+    while !durable && batch.len() < MAX_BATCH {
         match queue.recv_timeout(until.saturating_duration_since(Instant::now())) {
-            Ok(job) => batch.push(job),
+            Ok(job) => {
+                durable = job.durable;
+                batch.push(job);
+            }
             Err(_) => break,
         }
     }
