@@ -24,17 +24,23 @@ const ITEMS: &str = "CREATE TABLE items (
     PRIMARY KEY (pk, sk)
 )";
 
+fn version(conn: &Connection) -> Result<i64, TableError> {
+    conn.pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(unavailable)
+}
+
 /// Creates the tables of a new file, or moves an older file's items into
 /// the current layout; in one transaction, so a process that opens the
-/// file at the same time waits and then finds it done.
+/// file at the same time waits and then finds it done. A current file is
+/// only read: opening it does not wait for another process's writes.
 pub(super) fn create_or_migrate(conn: &mut Connection) -> Result<(), TableError> {
+    if version(conn)? >= VERSION {
+        return Ok(());
+    }
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(unavailable)?;
-    let version: i64 = tx
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .map_err(unavailable)?;
-    if version < VERSION {
+    if version(&tx)? < VERSION {
         let tables: i64 = tx
             .query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'items'",
@@ -52,10 +58,10 @@ pub(super) fn create_or_migrate(conn: &mut Connection) -> Result<(), TableError>
             ),
         };
         tx.execute_batch(&migration).map_err(unavailable)?;
+        tx.execute_batch(feed::SCHEMA).map_err(unavailable)?;
         tx.pragma_update(None, "user_version", VERSION)
             .map_err(unavailable)?;
     }
-    tx.execute_batch(feed::SCHEMA).map_err(unavailable)?;
     tx.commit().map_err(unavailable)
 }
 
@@ -70,9 +76,7 @@ mod tests {
     ) WITHOUT ROWID";
 
     fn layout(conn: &Connection) -> (i64, String) {
-        let version = conn
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .unwrap();
+        let version = version(conn).unwrap();
         let sql = conn
             .query_row(
                 "SELECT sql FROM sqlite_master WHERE name = 'items'",
@@ -121,6 +125,19 @@ mod tests {
         create_or_migrate(&mut conn).unwrap();
         assert_eq!(layout(&conn), (version, sql));
         assert_eq!(rows(&conn), before);
+    }
+
+    #[test]
+    fn a_current_file_opens_while_another_process_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("svc.db");
+        create_or_migrate(&mut open_connection(&path, Access::Point).unwrap()).unwrap();
+        let writing = open_connection(&path, Access::Point).unwrap();
+        writing.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let started = std::time::Instant::now();
+        create_or_migrate(&mut open_connection(&path, Access::Point).unwrap()).unwrap();
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        writing.execute_batch("COMMIT").unwrap();
     }
 
     #[test]
