@@ -357,10 +357,11 @@ pub trait Table: Send + Sync {
     /// `transact` in two steps: returns once the transaction's place among
     /// this process's writes is fixed, with what resolves when it is durable.
     /// So a caller can let the next writer of the same items start while this
-    /// one syncs. A condition may fail at either step: at once when it is on
-    /// a write this process ordered before, at the commit otherwise (e.g. on
-    /// an item another process changed). Engines whose commits are ordered
-    /// only by committing (DynamoDB) commit here and return it resolved.
+    /// one syncs. A failed condition is answered by the step that commits:
+    /// the returned future, or this call itself on an engine whose commits
+    /// are ordered only by committing (DynamoDB), which commits here and
+    /// returns it resolved. The bookkeeping view may also refuse a condition
+    /// at once (`bookkeeping`).
     async fn order(&self, writes: Vec<Write>) -> Result<Ordered, TableError> {
         self.transact(writes).await.map(|()| Ordered::done())
     }
