@@ -26,9 +26,8 @@ mod schema;
 mod writer;
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::Sender;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, TryLockError};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use rusqlite::config::DbConfig;
@@ -43,7 +42,7 @@ use crate::ports::table::{
     validate_update,
 };
 pub(super) use writer::{Applied, Work};
-use writer::{Job, Shared};
+use writer::{Connected, Job, Queue, Shared};
 
 /// How reading connections see the file. The page cache of a connection
 /// starts empty after every commit of another connection, so a read after a
@@ -78,8 +77,13 @@ pub(super) struct Inner {
     point_readers: Mutex<Vec<Connection>>,
     /// Idle reading connections for range reads.
     range_readers: Mutex<Vec<Connection>>,
-    writer: Sender<Job>,
     shared: Arc<Shared>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.shared.queue.finish();
+    }
 }
 
 pub(super) fn unavailable(e: impl std::fmt::Display) -> TableError {
@@ -117,6 +121,8 @@ impl SqliteTable {
         schema::create_or_migrate(&mut conn)?;
         checkpointer::start(path, &mut conn)?;
         let shared = Arc::new(Shared {
+            connection: Mutex::new(Connected::new(conn)),
+            queue: Queue::default(),
             pending: Arc::default(),
             clock,
             commits: watch::Sender::new(0),
@@ -125,13 +131,12 @@ impl SqliteTable {
             #[cfg(test)]
             taken: Default::default(),
         });
-        let writer = writer::start(conn, shared.clone())?;
+        writer::start(shared.clone())?;
         Ok(SqliteTable {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
                 point_readers: Mutex::default(),
                 range_readers: Mutex::default(),
-                writer,
                 shared,
             }),
             durable: true,
@@ -246,8 +251,13 @@ impl Inner {
         access: Access,
         f: impl FnOnce(&Connection, i64) -> Result<T, TableError>,
     ) -> Result<T, TableError> {
+        let now = self.shared.clock.now().timestamp();
         let readers = match access {
-            Access::Point => &self.point_readers,
+            Access::Point => match self.shared.connection.try_lock() {
+                Ok(connected) => return f(&connected.conn, now),
+                Err(TryLockError::Poisoned(e)) => return f(&e.into_inner().conn, now),
+                Err(TryLockError::WouldBlock) => &self.point_readers,
+            },
             Access::Range => &self.range_readers,
         };
         let idle = readers.lock().unwrap_or_else(|e| e.into_inner()).pop();
@@ -255,7 +265,7 @@ impl Inner {
             Some(conn) => conn,
             None => open_connection(&self.path, access)?,
         };
-        let result = f(&conn, self.shared.clock.now().timestamp());
+        let result = f(&conn, now);
         readers.lock().unwrap_or_else(|e| e.into_inner()).push(conn);
         result
     }
@@ -265,12 +275,14 @@ impl Inner {
         let (reply, committed) = oneshot::channel();
         let job = Job {
             seq,
+            ordered: Instant::now(),
             durable,
             work,
             reply,
         };
-        self.writer
-            .send(job)
+        self.shared
+            .queue
+            .push(job)
             .map_err(|_| TableError::Unavailable("the SQLite writer stopped".into()))?;
         Ok(committed)
     }
@@ -808,6 +820,31 @@ mod tests {
             ),
             "what builds on the lost write fails its own condition"
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn point_reads_borrow_the_writers_connection_between_batches_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = open(&dir);
+        let a = Key::new("a", "s");
+        table.put(Item::new(a.clone()), None).await.unwrap();
+        assert!(table.get(&a).await.unwrap().is_some());
+        let readers = || table.inner.point_readers.lock().unwrap().len();
+        assert_eq!(readers(), 0, "read on the writer's connection");
+
+        let other = OtherProcess::lock(&dir);
+        let ordered = table.order(vec![put("b", None)]).await.unwrap();
+        taken(&table, 2).await;
+        let read = tokio::time::timeout(Duration::from_secs(5), table.get(&a));
+        assert!(
+            read.await
+                .expect("answered while the writer commits")
+                .unwrap()
+                .is_some()
+        );
+        assert_eq!(readers(), 1, "read on a reading connection");
+        other.release();
+        ordered.durable().await.unwrap();
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

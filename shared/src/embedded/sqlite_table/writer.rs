@@ -3,9 +3,17 @@
 //! transaction, each in its own savepoint (a failed one rolls back alone), so
 //! one sync covers the whole batch. A batch of bookkeeping writes only
 //! commits with `synchronous=NORMAL`, without a sync of its own.
+//!
+//! The writer is woken by a durable transaction, or by bookkeeping when it
+//! sleeps; it then waits until its oldest bookkeeping is `BOOKKEEPING_WAIT`
+//! old, unless a durable transaction comes. A request's rate-window hit and
+//! idempotency lease thus wake it once, not twice, before its invoice.
+//! Between batches, point reads borrow its connection (`Inner::read`): its
+//! page cache outlives its own commits, while a reading connection's starts
+//! empty after each of them.
 
-use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, TransactionBehavior};
@@ -40,6 +48,8 @@ pub(in crate::embedded) type Work =
 pub(super) struct Job {
     /// The transaction's sequence (`Pending`).
     pub seq: u64,
+    /// When it was ordered.
+    pub ordered: Instant,
     /// Whether its commit must be synced.
     pub durable: bool,
     pub work: Work,
@@ -48,6 +58,9 @@ pub(super) struct Job {
 
 /// What the writer thread shares with the table.
 pub(super) struct Shared {
+    /// The writer's connection, held for each batch.
+    pub connection: Mutex<Connected>,
+    pub queue: Queue,
     pub pending: Arc<Pending>,
     pub clock: Arc<dyn Clock>,
     /// The sequence of the last feed record this process committed.
@@ -60,41 +73,149 @@ pub(super) struct Shared {
     pub taken: std::sync::atomic::AtomicU64,
 }
 
-/// Starts the writer on `conn`; it stops when every sender is dropped.
-pub(super) fn start(conn: Connection, shared: Arc<Shared>) -> Result<Sender<Job>, TableError> {
-    let (jobs, queue) = channel();
-    std::thread::Builder::new()
-        .name("sqlite-writer".into())
-        .spawn(move || run(conn, queue, &shared))
-        .map_err(unavailable)?;
-    Ok(jobs)
+/// The writer's connection, and whether its commits are synced now.
+pub(super) struct Connected {
+    pub conn: Connection,
+    synced: bool,
 }
 
-/// The writer's end of its queue. However the writer stops, the queue
-/// closes first, so that no transaction can be queued any more, and then
-/// every transaction ordered is settled: no read waits for a commit that will
-/// never come, and no write ordered meanwhile stays pending.
-struct Queue<'a> {
-    jobs: Option<Receiver<Job>>,
-    pending: &'a Pending,
-}
-
-impl Drop for Queue<'_> {
-    fn drop(&mut self) {
-        drop(self.jobs.take());
-        self.pending.settle(u64::MAX);
+impl Connected {
+    pub fn new(conn: Connection) -> Self {
+        Connected { conn, synced: true }
     }
 }
 
-fn run(mut conn: Connection, jobs: Receiver<Job>, shared: &Shared) {
-    let guard = Queue {
-        jobs: Some(jobs),
-        pending: &shared.pending,
-    };
-    let Some(queue) = &guard.jobs else { return };
-    let mut synced = true;
-    while let Ok(first) = queue.recv() {
-        let batch = gather(first, queue);
+/// The transactions ordered and not yet taken by the writer, in sequence
+/// order.
+#[derive(Default)]
+pub(super) struct Queue {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    jobs: VecDeque<Job>,
+    /// How many of `jobs` are durable.
+    durable: usize,
+    /// No transaction can be queued any more.
+    closed: bool,
+    writer: Writer,
+}
+
+/// What the writer is doing.
+#[derive(Default, PartialEq)]
+enum Writer {
+    /// Waiting for a transaction.
+    #[default]
+    Asleep,
+    /// Waiting until its oldest bookkeeping is `BOOKKEEPING_WAIT` old, or a
+    /// durable transaction comes.
+    Gathering,
+    /// Committing; it takes what is queued next without being woken.
+    Working,
+}
+
+impl Queue {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues `job`, or gives it back once the queue is closed.
+    pub fn push(&self, job: Job) -> Result<(), Job> {
+        let mut state = self.state();
+        if state.closed {
+            return Err(job);
+        }
+        let wake = match state.writer {
+            Writer::Asleep => true,
+            Writer::Gathering => job.durable,
+            Writer::Working => false,
+        };
+        state.durable += usize::from(job.durable);
+        state.jobs.push_back(job);
+        drop(state);
+        if wake {
+            self.wake.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Closes the queue once the table is dropped: the writer commits what
+    /// is queued and stops.
+    pub fn finish(&self) {
+        self.state().closed = true;
+        self.wake.notify_one();
+    }
+
+    /// The next batch: every transaction queued (up to `MAX_BATCH`), once
+    /// one is durable, the queue is full or closed, or the oldest is
+    /// `BOOKKEEPING_WAIT` old. None once the queue is closed and empty.
+    fn next_batch(&self) -> Option<Vec<Job>> {
+        let mut state = self.state();
+        loop {
+            let Some(oldest) = state.jobs.front() else {
+                if state.closed {
+                    return None;
+                }
+                state.writer = Writer::Asleep;
+                state = self.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+                continue;
+            };
+            let due = oldest.ordered + BOOKKEEPING_WAIT;
+            let now = Instant::now();
+            if state.durable > 0 || state.jobs.len() >= MAX_BATCH || state.closed || due <= now {
+                state.writer = Writer::Working;
+                let n = state.jobs.len().min(MAX_BATCH);
+                let batch: Vec<Job> = state.jobs.drain(..n).collect();
+                state.durable -= batch.iter().filter(|job| job.durable).count();
+                return Some(batch);
+            }
+            state.writer = Writer::Gathering;
+            state = self
+                .wake
+                .wait_timeout(state, due - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    /// Closes the queue and drops what it holds: their transactions answer
+    /// that the writer stopped.
+    fn close(&self) {
+        let mut state = self.state();
+        state.closed = true;
+        state.jobs.clear();
+        state.durable = 0;
+    }
+}
+
+/// Starts the writer on `shared.connection`; it stops once the queue is
+/// finished.
+pub(super) fn start(shared: Arc<Shared>) -> Result<(), TableError> {
+    std::thread::Builder::new()
+        .name("sqlite-writer".into())
+        .spawn(move || run(&shared))
+        .map_err(unavailable)?;
+    Ok(())
+}
+
+/// However the writer stops, the queue closes first, so that no transaction
+/// can be queued any more, and then every transaction ordered is settled: no
+/// read waits for a commit that will never come, and no write ordered
+/// meanwhile stays pending.
+struct Stopping<'a>(&'a Shared);
+
+impl Drop for Stopping<'_> {
+    fn drop(&mut self) {
+        self.0.queue.close();
+        self.0.pending.settle(u64::MAX);
+    }
+}
+
+fn run(shared: &Shared) {
+    let _stopping = Stopping(shared);
+    while let Some(batch) = shared.queue.next_batch() {
         let last = batch.last().map_or(0, |job| job.seq);
         #[cfg(test)]
         shared
@@ -103,8 +224,11 @@ fn run(mut conn: Connection, jobs: Receiver<Job>, shared: &Shared) {
         let durable = batch.iter().any(|job| job.durable);
         let (replies, works): (Vec<_>, Vec<_>) =
             batch.into_iter().map(|job| (job.reply, job.work)).unzip();
-        let outcome = sync_commits(&conn, durable, &mut synced)
-            .and_then(|()| commit(&mut conn, works, shared.clock.now().timestamp()));
+        let outcome = {
+            let mut connected = shared.connection.lock().unwrap_or_else(|e| e.into_inner());
+            sync_commits(&mut connected, durable)
+                .and_then(|()| commit(&mut connected.conn, works, shared.clock.now().timestamp()))
+        };
         if let Some(seq) = outcome
             .iter()
             .flatten()
@@ -134,33 +258,15 @@ fn run(mut conn: Connection, jobs: Receiver<Job>, shared: &Shared) {
     }
 }
 
-/// The transactions of the next batch, from `first`: every one queued, and
-/// when they are all bookkeeping, those queued within `BOOKKEEPING_WAIT`,
-/// until a durable one comes.
-fn gather(first: Job, queue: &Receiver<Job>) -> Vec<Job> {
-    let mut batch = vec![first];
-    batch.extend(queue.try_iter().take(MAX_BATCH - 1));
-    let mut durable = batch.iter().any(|job| job.durable);
-    let until = Instant::now() + BOOKKEEPING_WAIT;
-    while !durable && batch.len() < MAX_BATCH {
-        match queue.recv_timeout(until.saturating_duration_since(Instant::now())) {
-            Ok(job) => {
-                durable = job.durable;
-                batch.push(job);
-            }
-            Err(_) => break,
-        }
-    }
-    batch
-}
-
 /// Sets whether commits are synced, when it changes.
-fn sync_commits(conn: &Connection, durable: bool, synced: &mut bool) -> Result<(), TableError> {
-    if durable != *synced {
+fn sync_commits(connected: &mut Connected, durable: bool) -> Result<(), TableError> {
+    if durable != connected.synced {
         let mode = if durable { "FULL" } else { "NORMAL" };
-        conn.pragma_update(None, "synchronous", mode)
+        connected
+            .conn
+            .pragma_update(None, "synchronous", mode)
             .map_err(unavailable)?;
-        *synced = durable;
+        connected.synced = durable;
     }
     Ok(())
 }
@@ -186,4 +292,64 @@ fn commit(
     }
     tx.commit().map_err(unavailable)?;
     Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(seq: u64, durable: bool, ordered: Instant) -> Job {
+        Job {
+            seq,
+            ordered,
+            durable,
+            work: Box::new(|_, _| Ok(Applied::default())),
+            reply: oneshot::channel().0,
+        }
+    }
+
+    fn seqs(batch: Option<Vec<Job>>) -> Option<Vec<u64>> {
+        batch.map(|jobs| jobs.iter().map(|job| job.seq).collect())
+    }
+
+    #[test]
+    fn a_durable_transaction_takes_the_bookkeeping_queued_before_it_at_once() {
+        let queue = Queue::default();
+        let now = Instant::now();
+        for (seq, durable) in [(1, false), (2, false), (3, true), (4, false)] {
+            assert!(queue.push(job(seq, durable, now)).is_ok());
+        }
+        assert_eq!(seqs(queue.next_batch()), Some(vec![1, 2, 3, 4]));
+    }
+
+    #[test]
+    fn bookkeeping_is_taken_once_its_oldest_has_waited() {
+        let queue = Queue::default();
+        let now = Instant::now();
+        assert!(queue.push(job(1, false, now - BOOKKEEPING_WAIT)).is_ok());
+        assert!(queue.push(job(2, false, now)).is_ok());
+        assert_eq!(seqs(queue.next_batch()), Some(vec![1, 2]));
+    }
+
+    #[test]
+    fn a_batch_holds_at_most_max_batch_transactions() {
+        let queue = Queue::default();
+        let now = Instant::now();
+        for seq in 1..=MAX_BATCH as u64 + 1 {
+            assert!(queue.push(job(seq, true, now)).is_ok());
+        }
+        assert_eq!(queue.next_batch().map(|b| b.len()), Some(MAX_BATCH));
+        assert_eq!(seqs(queue.next_batch()), Some(vec![MAX_BATCH as u64 + 1]));
+    }
+
+    #[test]
+    fn a_finished_queue_refuses_transactions_and_gives_what_it_holds_then_ends() {
+        let queue = Queue::default();
+        let now = Instant::now();
+        assert!(queue.push(job(1, false, now)).is_ok());
+        queue.finish();
+        assert!(queue.push(job(2, true, now)).is_err());
+        assert_eq!(seqs(queue.next_batch()), Some(vec![1]), "without waiting");
+        assert_eq!(seqs(queue.next_batch()), None);
+    }
 }
