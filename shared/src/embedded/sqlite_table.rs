@@ -1,8 +1,10 @@
 //! The embedded engine of the `Table` port: one SQLite file in WAL mode, shared
 //! safely by several threads and several processes.
 //!
-//! Reads run on the caller's thread, on pooled connections: a point read or a
-//! page of a query takes microseconds, less than handing it to another thread.
+//! Reads run on the caller's thread, on pooled connections or, for a point
+//! read while the writer is between batches, on the writer's: a point read or
+//! a page of a query takes microseconds, less than handing it to another
+//! thread.
 //! Writes go to one writer thread (`writer`), which commits every transaction
 //! queued while it was busy as one SQLite transaction under the database's
 //! write lock (`BEGIN IMMEDIATE`), so one sync covers them all. Before a
@@ -244,8 +246,10 @@ async fn settle(committed: Committed) -> Result<Applied, TableError> {
 }
 
 impl Inner {
-    /// Runs `f` on an idle reading connection for this `access`, on this
-    /// thread.
+    /// Runs `f` on this thread: a point read on the writer's connection
+    /// when the writer is between batches (its page cache outlives its own
+    /// commits, so the pages are there), otherwise on an idle reading
+    /// connection for this `access`.
     pub(super) fn read<T>(
         &self,
         access: Access,
@@ -253,11 +257,19 @@ impl Inner {
     ) -> Result<T, TableError> {
         let now = self.shared.clock.now().timestamp();
         let readers = match access {
-            Access::Point => match self.shared.connection.try_lock() {
-                Ok(connected) => return f(&connected.conn, now),
-                Err(TryLockError::Poisoned(e)) => return f(&e.into_inner().conn, now),
-                Err(TryLockError::WouldBlock) => &self.point_readers,
-            },
+            Access::Point => {
+                let writer = match self.shared.connection.try_lock() {
+                    Ok(connected) => Some(connected),
+                    Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+                    Err(TryLockError::WouldBlock) => None,
+                };
+                // A batch whose rollback failed would leave its transaction
+                // open, and its writes visible on this connection.
+                if let Some(connected) = writer.filter(|c| c.conn.is_autocommit()) {
+                    return f(&connected.conn, now);
+                }
+                &self.point_readers
+            }
             Access::Range => &self.range_readers,
         };
         let idle = readers.lock().unwrap_or_else(|e| e.into_inner()).pop();
