@@ -40,6 +40,11 @@ pub async fn table_state() -> Result<AppState, String> {
     Ok(AppState::new(ports().await?, config))
 }
 
+/// `SVC_DATA_DIR`: when set, the functions use the embedded engine there.
+fn data_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os("SVC_DATA_DIR").map(std::path::PathBuf::from)
+}
+
 /// Where a function keeps its items.
 #[derive(Debug, PartialEq)]
 enum Storage {
@@ -72,9 +77,8 @@ fn storage(
 /// The table and the clock, with no other adapter configured.
 pub async fn ports() -> Result<Ports, String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let data_dir = std::env::var_os("SVC_DATA_DIR").map(std::path::PathBuf::from);
     let table_name = std::env::var("TABLE_NAME").ok();
-    let table: Arc<dyn Table> = match storage(data_dir, table_name, cfg!(feature = "embedded"))? {
+    let table: Arc<dyn Table> = match storage(data_dir(), table_name, cfg!(feature = "embedded"))? {
         Storage::Dynamo(name) => Arc::new(DynamoTable::from_env(&name, clock.clone()).await),
         #[cfg(feature = "embedded")]
         Storage::Embedded(dir) => embedded::table(&dir, clock.clone())?,
@@ -87,7 +91,7 @@ pub async fn ports() -> Result<Ports, String> {
 /// `ports` with the jobs, deliveries and VERI*FACTU submission queues.
 pub async fn with_queues(ports: Ports) -> Result<Ports, String> {
     #[cfg(feature = "embedded")]
-    if let Some(dir) = embedded::data_dir() {
+    if let Some(dir) = data_dir() {
         return embedded::with_queues(ports, &dir);
     }
     let [jobs, deliveries, submissions] = [
@@ -104,7 +108,7 @@ pub async fn with_queues(ports: Ports) -> Result<Ports, String> {
 /// `ports` with the blobs that stage async jobs' inputs.
 pub async fn with_blobs(ports: Ports) -> Result<Ports, String> {
     #[cfg(feature = "embedded")]
-    if let Some(dir) = embedded::data_dir() {
+    if let Some(dir) = data_dir() {
         return Ok(ports.with_blobs(Arc::new(shared::embedded::FileBlobs::new(&dir))));
     }
     let blobs: Arc<dyn Blobs> = match configured("STAGING_BUCKET") {

@@ -2,7 +2,7 @@
 //! `SVC_DATA_DIR`): the table, the queues and the blobs in one folder, as
 //! `svc serve` keeps them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -33,11 +33,6 @@ pub const SUBMISSIONS_QUEUE: QueueSettings = QueueSettings {
     visibility_timeout: Duration::from_secs(6 * 120),
     max_receives: 5,
 };
-
-/// `SVC_DATA_DIR`: when set, the functions use the embedded engine there.
-pub fn data_dir() -> Option<PathBuf> {
-    std::env::var_os("SVC_DATA_DIR").map(PathBuf::from)
-}
 
 pub fn table(dir: &Path, clock: Arc<dyn Clock>) -> Result<Arc<dyn Table>, String> {
     let path = dir.join("svc.db");
