@@ -44,7 +44,7 @@ use crate::ports::table::{
     validate_update,
 };
 pub(super) use writer::{Applied, Work};
-use writer::{Connected, Job, Queue, Shared};
+use writer::{Job, Queue, Shared};
 
 /// How reading connections see the file. The page cache of a connection
 /// starts empty after every commit of another connection, so a read after a
@@ -123,7 +123,7 @@ impl SqliteTable {
         schema::create_or_migrate(&mut conn)?;
         checkpointer::start(path, &mut conn)?;
         let shared = Arc::new(Shared {
-            connection: Mutex::new(Connected::new(conn)),
+            connection: Mutex::new(conn),
             queue: Queue::default(),
             pending: Arc::default(),
             clock,
@@ -259,14 +259,14 @@ impl Inner {
         let readers = match access {
             Access::Point => {
                 let writer = match self.shared.connection.try_lock() {
-                    Ok(connected) => Some(connected),
+                    Ok(conn) => Some(conn),
                     Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
                     Err(TryLockError::WouldBlock) => None,
                 };
                 // A batch whose rollback failed would leave its transaction
                 // open, and its writes visible on this connection.
-                if let Some(connected) = writer.filter(|c| c.conn.is_autocommit()) {
-                    return f(&connected.conn, now);
+                if let Some(conn) = writer.filter(|conn| conn.is_autocommit()) {
+                    return f(&conn, now);
                 }
                 &self.point_readers
             }

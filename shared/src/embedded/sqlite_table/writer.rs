@@ -59,7 +59,7 @@ pub(super) struct Job {
 /// What the writer thread shares with the table.
 pub(super) struct Shared {
     /// The writer's connection, held for each batch.
-    pub connection: Mutex<Connected>,
+    pub connection: Mutex<Connection>,
     pub queue: Queue,
     pub pending: Arc<Pending>,
     pub clock: Arc<dyn Clock>,
@@ -71,18 +71,6 @@ pub(super) struct Shared {
     /// The sequence of the last transaction the writer took.
     #[cfg(test)]
     pub taken: std::sync::atomic::AtomicU64,
-}
-
-/// The writer's connection, and whether its commits are synced now.
-pub(super) struct Connected {
-    pub conn: Connection,
-    synced: bool,
-}
-
-impl Connected {
-    pub fn new(conn: Connection) -> Self {
-        Connected { conn, synced: true }
-    }
 }
 
 /// The transactions ordered and not yet taken by the writer, in sequence
@@ -215,6 +203,7 @@ impl Drop for Stopping<'_> {
 
 fn run(shared: &Shared) {
     let _stopping = Stopping(shared);
+    let mut synced = true;
     while let Some(batch) = shared.queue.next_batch() {
         let last = batch.last().map_or(0, |job| job.seq);
         #[cfg(test)]
@@ -225,9 +214,9 @@ fn run(shared: &Shared) {
         let (replies, works): (Vec<_>, Vec<_>) =
             batch.into_iter().map(|job| (job.reply, job.work)).unzip();
         let outcome = {
-            let mut connected = shared.connection.lock().unwrap_or_else(|e| e.into_inner());
-            sync_commits(&mut connected, durable)
-                .and_then(|()| commit(&mut connected.conn, works, shared.clock.now().timestamp()))
+            let mut conn = shared.connection.lock().unwrap_or_else(|e| e.into_inner());
+            sync_commits(&conn, durable, &mut synced)
+                .and_then(|()| commit(&mut conn, works, shared.clock.now().timestamp()))
         };
         if let Some(seq) = outcome
             .iter()
@@ -259,14 +248,12 @@ fn run(shared: &Shared) {
 }
 
 /// Sets whether commits are synced, when it changes.
-fn sync_commits(connected: &mut Connected, durable: bool) -> Result<(), TableError> {
-    if durable != connected.synced {
+fn sync_commits(conn: &Connection, durable: bool, synced: &mut bool) -> Result<(), TableError> {
+    if durable != *synced {
         let mode = if durable { "FULL" } else { "NORMAL" };
-        connected
-            .conn
-            .pragma_update(None, "synchronous", mode)
+        conn.pragma_update(None, "synchronous", mode)
             .map_err(unavailable)?;
-        connected.synced = durable;
+        *synced = durable;
     }
     Ok(())
 }
