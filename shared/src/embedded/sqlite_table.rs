@@ -7,7 +7,10 @@
 //! thread.
 //! Writes go to one writer thread (`writer`), which commits every transaction
 //! queued while it was busy as one SQLite transaction under the database's
-//! write lock (`BEGIN IMMEDIATE`), so one sync covers them all. Before a
+//! write lock (`BEGIN IMMEDIATE`), so one sync covers them all. A request
+//! served alone (`crate::ports::serving`) commits its durable transaction on
+//! its own thread instead, with what is queued before it, when the writer
+//! idles. Before a
 //! transaction is queued it is ordered (`pending`): what it will write, should
 //! it commit, becomes visible to `get_ordered`. The writer checks its
 //! conditions against the table, which also holds what other processes
@@ -38,13 +41,14 @@ use tokio::sync::{oneshot, watch};
 
 use super::feed::{self, Feed};
 use crate::ports::clock::Clock;
+use crate::ports::serving;
 use crate::ports::table::{
     Condition, Cursor, Item, Key, Ordered, Page, Query, SortKey, Table, TableError, UpdateOp,
     Write, apply_update, prefix_upper_bound, validate_item, validate_query, validate_transaction,
     validate_update,
 };
 pub(super) use writer::{Applied, Work};
-use writer::{Job, Queue, Shared};
+use writer::{Claimed, Job, Queue, Shared, WriterConnection};
 
 /// How reading connections see the file. The page cache of a connection
 /// starts empty after every commit of another connection, so a read after a
@@ -88,14 +92,16 @@ impl Drop for Inner {
     }
 }
 
+/// How long a connection waits for another's lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
 pub(super) fn unavailable(e: impl std::fmt::Display) -> TableError {
     TableError::Unavailable(e.to_string())
 }
 
 pub(super) fn open_connection(path: &Path, access: Access) -> Result<Connection, TableError> {
     let conn = Connection::open(path).map_err(unavailable)?;
-    conn.busy_timeout(Duration::from_secs(30))
-        .map_err(unavailable)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(unavailable)?;
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(unavailable)?;
     conn.pragma_update(None, "synchronous", "FULL")
@@ -123,7 +129,7 @@ impl SqliteTable {
         schema::create_or_migrate(&mut conn)?;
         checkpointer::start(path, &mut conn)?;
         let shared = Arc::new(Shared {
-            connection: Mutex::new(conn),
+            connection: Mutex::new(WriterConnection::new(conn)),
             queue: Queue::default(),
             pending: Arc::default(),
             clock,
@@ -214,13 +220,18 @@ impl SqliteTable {
         };
         let seq = ordering.record(slots);
         let work: Work = Box::new(move |conn, now| write_all(conn, staged, indexed, now));
-        match self.inner.submit(seq, self.durable, work) {
-            Ok(committed) => Ok((committed, left)),
+        let (committed, claimed) = match self.inner.submit(seq, self.durable, work) {
+            Ok(submitted) => submitted,
             Err(e) => {
                 ordering.forget(seq);
-                Err(e)
+                return Err(e);
             }
+        };
+        drop(ordering);
+        if let Some(claimed) = claimed {
+            claimed.commit();
         }
+        Ok((committed, left))
     }
 
     /// Orders one write and answers with the item it leaves: once committed,
@@ -265,8 +276,8 @@ impl Inner {
                 };
                 // A batch whose rollback failed would leave its transaction
                 // open, and its writes visible on this connection.
-                if let Some(conn) = writer.filter(|conn| conn.is_autocommit()) {
-                    return f(&conn, now);
+                if let Some(writer) = writer.filter(|writer| writer.conn.is_autocommit()) {
+                    return f(&writer.conn, now);
                 }
                 &self.point_readers
             }
@@ -282,8 +293,16 @@ impl Inner {
         result
     }
 
-    /// Queues `work` for the writer as the transaction `seq`.
-    fn submit(&self, seq: u64, durable: bool, work: Work) -> Result<Committed, TableError> {
+    /// Queues `work` for the writer as the transaction `seq`, or, for a
+    /// durable transaction of a request served alone, begins its batch on
+    /// this thread (`Shared::claim`): the caller commits what is claimed
+    /// once it no longer holds the ordering lock.
+    fn submit(
+        &self,
+        seq: u64,
+        durable: bool,
+        work: Work,
+    ) -> Result<(Committed, Option<Claimed<'_>>), TableError> {
         let (reply, committed) = oneshot::channel();
         let job = Job {
             seq,
@@ -292,11 +311,18 @@ impl Inner {
             work,
             reply,
         };
+        let job = match durable && serving::alone() {
+            true => match self.shared.claim(job) {
+                Ok(claimed) => return Ok((committed, Some(claimed))),
+                Err(job) => job,
+            },
+            false => job,
+        };
         self.shared
             .queue
             .push(job)
             .map_err(|_| TableError::Unavailable("the SQLite writer stopped".into()))?;
-        Ok(committed)
+        Ok((committed, None))
     }
 
     /// Commits `work` (statements outside the items) in the writer's next
@@ -305,7 +331,12 @@ impl Inner {
         let committed = {
             let mut ordering = self.shared.pending.ordering();
             let seq = ordering.record([]);
-            self.submit(seq, durable, work)?
+            let (committed, claimed) = self.submit(seq, durable, work)?;
+            drop(ordering);
+            if let Some(claimed) = claimed {
+                claimed.commit();
+            }
+            committed
         };
         settle(committed).await
     }
@@ -619,6 +650,7 @@ impl Table for SqliteTable {
 mod tests {
     use super::*;
     use crate::ports::clock::{ManualClock, SystemClock};
+    use crate::ports::serving::InFlight;
     use crate::ports::table_contract;
 
     fn open(dir: &tempfile::TempDir) -> Arc<SqliteTable> {
@@ -664,7 +696,15 @@ mod tests {
     }
 
     fn batches(table: &SqliteTable) -> Vec<(usize, bool)> {
-        table.inner.shared.batches.lock().unwrap().clone()
+        let batches = table.inner.shared.batches.lock().unwrap();
+        batches
+            .iter()
+            .map(|b| (b.transactions, b.durable))
+            .collect()
+    }
+
+    fn last_batch(table: &SqliteTable) -> writer::Batch {
+        *table.inner.shared.batches.lock().unwrap().last().unwrap()
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -832,6 +872,76 @@ mod tests {
             ),
             "what builds on the lost write fails its own condition"
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_lone_requests_durable_transaction_commits_on_its_thread_with_what_is_queued() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = open(&dir);
+        let in_flight = InFlight::default();
+        let bookkeeping = table.clone().bookkeeping();
+        in_flight
+            .serve(async {
+                let lease = Item::new(Key::new("IDEM#a", "k")).with("lease", "ours");
+                bookkeeping.put(lease, None).await.unwrap();
+                table.transact(vec![put("k", None)]).await.unwrap();
+            })
+            .await;
+        assert_eq!(
+            last_batch(&table),
+            writer::Batch {
+                transactions: 2,
+                durable: true,
+                here: true
+            }
+        );
+        assert!(table.get(&Key::new("IDEM#a", "k")).await.unwrap().is_some());
+        assert!(table.get(&Key::new("k", "s")).await.unwrap().is_some());
+
+        let (entered, enter) = oneshot::channel();
+        let (leave, left) = oneshot::channel::<()>();
+        let other = tokio::spawn({
+            let in_flight = in_flight.clone();
+            async move {
+                in_flight
+                    .serve(async {
+                        entered.send(()).unwrap();
+                        left.await.unwrap();
+                    })
+                    .await
+            }
+        });
+        enter.await.unwrap();
+        in_flight
+            .serve(table.transact(vec![put("k2", None)]))
+            .await
+            .unwrap();
+        assert!(!last_batch(&table).here, "another request in flight");
+        leave.send(()).unwrap();
+        other.await.unwrap();
+        table.transact(vec![put("k3", None)]).await.unwrap();
+        assert!(!last_batch(&table).here, "outside a request");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_lone_request_leaves_its_transaction_to_the_writer_while_another_process_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = open(&dir);
+        let other = OtherProcess::lock(&dir);
+        let in_flight = InFlight::default();
+        let ordered = tokio::time::timeout(
+            Duration::from_secs(5),
+            in_flight.serve(table.order(vec![put("k", None)])),
+        );
+        let ordered = ordered
+            .await
+            .expect("ordered without waiting for the lock")
+            .unwrap();
+        taken(&table, 1).await;
+        other.release();
+        ordered.durable().await.unwrap();
+        assert!(!last_batch(&table).here);
+        assert!(table.get(&Key::new("k", "s")).await.unwrap().is_some());
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -8,6 +8,7 @@ use tokio::sync::OwnedMutexGuard;
 use crate::app::rate_limit::RateCounter;
 use crate::config::Config;
 use crate::ports::Ports;
+use crate::ports::serving::InFlight;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -15,6 +16,7 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub locks: Arc<KeyedLocks>,
     pub rate: Arc<RateCounter>,
+    pub in_flight: InFlight,
 }
 
 /// In-process locks by name. Writers that would race on one counter (e.g. the
@@ -43,6 +45,7 @@ impl AppState {
             config: Arc::new(config),
             locks: Arc::default(),
             rate: Arc::default(),
+            in_flight: InFlight::default(),
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod recording_queue;
 pub mod secrets;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod secrets_contract;
+pub mod serving;
 pub mod table;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod table_contract;
