@@ -26,10 +26,9 @@ pub mod usage;
 pub mod webhooks;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, StatusCode, Uri};
-use axum::middleware::{Next, from_fn, from_fn_with_state};
-use axum::response::Response;
+use axum::middleware::{from_fn, from_fn_with_state};
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa_axum::router::OpenApiRouter;
 
@@ -115,22 +114,15 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     )
 }
 
-/// The request pipeline, outermost first: the count of requests in flight,
-/// request id and logs, panic guard, authentication, rate limit, then the
-/// routes' own layers (`core`).
+/// The request pipeline, outermost first: request id and logs, panic guard,
+/// authentication, rate limit, then the routes' own layers (`core`).
 pub fn with_pipeline(router: Router<AppState>, state: AppState) -> Router {
     core(router, &state)
         .layer(from_fn_with_state(state.clone(), rate_limit::limit))
         .layer(from_fn_with_state(state.clone(), auth::authenticate))
         .layer(CatchPanicLayer::custom(observe::panic_response))
         .layer(from_fn(observe::observe))
-        .layer(from_fn_with_state(state.clone(), in_flight))
         .with_state(state)
-}
-
-/// Serves the request counted in flight (`crate::ports::serving`).
-async fn in_flight(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    state.in_flight.serve(next.run(req)).await
 }
 
 /// Every group with the layers inside authentication: the body limit, the

@@ -16,6 +16,7 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub locks: Arc<KeyedLocks>,
     pub rate: Arc<RateCounter>,
+    /// The units of work in flight (`crate::ports::serving`).
     pub in_flight: InFlight,
 }
 

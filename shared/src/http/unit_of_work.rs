@@ -11,6 +11,10 @@
 //! runs it is 409 `idempotency_key_in_use`. Only successful (2xx) responses are
 //! stored: a failed request has no effect and frees its key for a retry.
 //!
+//! A unit of work counts itself in flight while it runs (`AppState::in_flight`,
+//! `crate::ports::serving`): the embedded table commits a lone one's
+//! transaction on its own thread.
+//!
 //! When a condition of the commit fails (a concurrent request won a race), the
 //! handler runs again on fresh state, a few times, before giving up with 409.
 
@@ -159,7 +163,8 @@ pub async fn unit_of_work(State(state): State<AppState>, req: Request, next: Nex
     if req.method() != Method::POST {
         return next.run(req).await;
     }
-    match run(&state, req, next).await {
+    let served = state.in_flight.serve(run(&state, req, next));
+    match served.await {
         Ok(response) => response,
         Err(error) => error.into_response(),
     }

@@ -1,6 +1,9 @@
-//! How many requests the process serves at once, counted by the HTTP layer
-//! and carried by each request's task: an adapter may serve a lone request
-//! another way. The embedded table commits a lone request's durable
+//! How many requests that may commit writes the process serves at once
+//! (the units of work of POSTs), counted by the HTTP layer and carried by
+//! each such request's task: an adapter may serve a lone request another
+//! way. Reads are not counted: their few microseconds each would pay for
+//! the count, and a lone writer holding one runtime thread leaves them the
+//! other. The embedded table commits a lone request's durable
 //! transaction on the request's own thread, instead of handing it to its
 //! writer thread and back (two thread wake-ups of a commit's time); with
 //! other requests in flight, that thread would be missed and their
