@@ -650,7 +650,7 @@ impl Table for SqliteTable {
 mod tests {
     use super::*;
     use crate::ports::clock::{ManualClock, SystemClock};
-    use crate::ports::serving::InFlight;
+    use crate::ports::serving::{Another, InFlight};
     use crate::ports::table_contract;
 
     fn open(dir: &tempfile::TempDir) -> Arc<SqliteTable> {
@@ -898,27 +898,13 @@ mod tests {
         assert!(table.get(&Key::new("IDEM#a", "k")).await.unwrap().is_some());
         assert!(table.get(&Key::new("k", "s")).await.unwrap().is_some());
 
-        let (entered, enter) = oneshot::channel();
-        let (leave, left) = oneshot::channel::<()>();
-        let other = tokio::spawn({
-            let in_flight = in_flight.clone();
-            async move {
-                in_flight
-                    .serve(async {
-                        entered.send(()).unwrap();
-                        left.await.unwrap();
-                    })
-                    .await
-            }
-        });
-        enter.await.unwrap();
+        let other = Another::start(&in_flight).await;
         in_flight
             .serve(table.transact(vec![put("k2", None)]))
             .await
             .unwrap();
         assert!(!last_batch(&table).here, "another request in flight");
-        leave.send(()).unwrap();
-        other.await.unwrap();
+        other.end().await;
         table.transact(vec![put("k3", None)]).await.unwrap();
         assert!(!last_batch(&table).here, "outside a request");
     }

@@ -47,6 +47,36 @@ pub fn alone() -> bool {
         .unwrap_or(false)
 }
 
+/// Another request, in flight from `start` until `end` (tests).
+#[cfg(test)]
+pub(crate) struct Another {
+    leave: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+#[cfg(test)]
+impl Another {
+    pub async fn start(in_flight: &InFlight) -> Self {
+        let (entered, enter) = tokio::sync::oneshot::channel();
+        let (leave, left) = tokio::sync::oneshot::channel::<()>();
+        let in_flight = in_flight.clone();
+        let task = tokio::spawn(async move {
+            let request = async {
+                entered.send(()).unwrap();
+                let _ = left.await;
+            };
+            in_flight.serve(request).await
+        });
+        enter.await.unwrap();
+        Another { leave, task }
+    }
+
+    pub async fn end(self) {
+        let _ = self.leave.send(());
+        self.task.await.unwrap();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,23 +86,9 @@ mod tests {
         let in_flight = InFlight::default();
         assert!(!alone(), "outside a request");
         assert!(in_flight.serve(async { alone() }).await);
-        let (entered, enter) = tokio::sync::oneshot::channel();
-        let (leave, left) = tokio::sync::oneshot::channel::<()>();
-        let other = tokio::spawn({
-            let in_flight = in_flight.clone();
-            async move {
-                in_flight
-                    .serve(async {
-                        entered.send(()).unwrap();
-                        left.await.unwrap();
-                    })
-                    .await
-            }
-        });
-        enter.await.unwrap();
+        let other = Another::start(&in_flight).await;
         assert!(!in_flight.serve(async { alone() }).await, "with another");
-        leave.send(()).unwrap();
-        other.await.unwrap();
+        other.end().await;
         assert!(in_flight.serve(async { alone() }).await, "once it ended");
     }
 
