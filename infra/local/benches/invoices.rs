@@ -1,5 +1,5 @@
 //! Benchmark: invoices issued per second through `svc serve` (release), one
-//! client after another and with 32 concurrent clients, with p50/p99 latency
+//! client after another and with 4 and 32 concurrent clients, with p50/p99 latency
 //! of `POST /api/v1/invoices`; on the embedded engine, and on DynamoDB too
 //! when `AWS_ENDPOINT_URL_DYNAMODB` points at an emulator.
 //!
@@ -36,6 +36,13 @@ async fn run(server: &Server, engine: &str, seconds: u64) {
     load(
         server,
         &issue(1, &format!("{engine}, sequential")),
+        Duration::from_secs(seconds),
+        None,
+    )
+    .await;
+    load(
+        server,
+        &issue(4, &format!("{engine}, 4 clients")),
         Duration::from_secs(seconds),
         None,
     )
