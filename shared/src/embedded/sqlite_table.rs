@@ -10,12 +10,11 @@
 //! write lock (`BEGIN IMMEDIATE`), so one sync covers them all. A request
 //! served alone (`crate::ports::serving`) commits its durable transaction on
 //! its own thread instead, with what is queued before it, when the writer
-//! idles. Before a
-//! transaction is queued it is ordered (`pending`): what it will write, should
-//! it commit, becomes visible to `get_ordered`. The writer checks its
-//! conditions against the table, which also holds what other processes
-//! committed; a transaction built on a pending write that then failed fails
-//! its own conditions there.
+//! idles. Before a transaction is queued it is ordered (`pending`): what it
+//! will write, should it commit, becomes visible to `get_ordered`. The
+//! writer checks its conditions against the table, which also holds what
+//! other processes committed; a transaction built on a pending write that
+//! then failed fails its own conditions there.
 //! `synchronous=FULL` makes a commit durable; a batch of bookkeeping writes
 //! (`Table::bookkeeping`) only commits with `synchronous=NORMAL`: a power loss
 //! may drop its last commits but never tears the file, and the next durable
