@@ -33,27 +33,10 @@ fn issue(connections: usize, label: &str) -> Target {
 }
 
 async fn run(server: &Server, engine: &str, seconds: u64) {
-    load(
-        server,
-        &issue(1, &format!("{engine}, sequential")),
-        Duration::from_secs(seconds),
-        None,
-    )
-    .await;
-    load(
-        server,
-        &issue(4, &format!("{engine}, 4 clients")),
-        Duration::from_secs(seconds),
-        None,
-    )
-    .await;
-    load(
-        server,
-        &issue(32, &format!("{engine}, 32 clients")),
-        Duration::from_secs(seconds),
-        None,
-    )
-    .await;
+    for (clients, label) in [(1, "sequential"), (4, "4 clients"), (32, "32 clients")] {
+        let target = issue(clients, &format!("{engine}, {label}"));
+        load(server, &target, Duration::from_secs(seconds), None).await;
+    }
 }
 
 fn main() {
