@@ -30,7 +30,7 @@ mod schema;
 mod writer;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -46,8 +46,9 @@ use crate::ports::table::{
     Write, apply_update, prefix_upper_bound, validate_item, validate_query, validate_transaction,
     validate_update,
 };
+use pending::{Ordering, Slot};
 pub(super) use writer::{Applied, Work};
-use writer::{Claimed, Job, Queue, Shared, WriterConnection};
+use writer::{Job, Queue, Shared, WriterConnection};
 
 /// How reading connections see the file. The page cache of a connection
 /// starts empty after every commit of another connection, so a read after a
@@ -181,7 +182,7 @@ impl SqliteTable {
             .map(Staged::new)
             .collect::<Result<Vec<_>, _>>()?;
         let check = !self.durable;
-        let mut ordering = self.inner.shared.pending.ordering();
+        let ordering = self.inner.shared.pending.ordering();
         let mut slots = Vec::with_capacity(writes.len());
         for (i, write) in writes.into_iter().enumerate() {
             let condition = write.condition().filter(|_| check);
@@ -217,19 +218,8 @@ impl SqliteTable {
             true => slots.last().and_then(|(_, slot)| slot.clone()),
             false => None,
         };
-        let seq = ordering.record(slots);
         let work: Work = Box::new(move |conn, now| write_all(conn, staged, indexed, now));
-        let (committed, claimed) = match self.inner.submit(seq, self.durable, work) {
-            Ok(submitted) => submitted,
-            Err(e) => {
-                ordering.forget(seq);
-                return Err(e);
-            }
-        };
-        drop(ordering);
-        if let Some(claimed) = claimed {
-            claimed.commit();
-        }
+        let committed = self.inner.submit(ordering, slots, self.durable, work)?;
         Ok((committed, left))
     }
 
@@ -292,16 +282,19 @@ impl Inner {
         result
     }
 
-    /// Queues `work` for the writer as the transaction `seq`, or, for a
-    /// durable transaction of a request served alone, begins its batch on
-    /// this thread (`Shared::claim`): the caller commits what is claimed
-    /// once it no longer holds the ordering lock.
+    /// Orders `work`, which leaves `slots`, as the next transaction under
+    /// the `ordering` lock, and queues it for the writer; or, for a durable
+    /// transaction of a request served alone, begins its batch on this thread
+    /// (`Shared::claim`) and commits it once the lock is released, since
+    /// settling a batch takes that lock.
     fn submit(
         &self,
-        seq: u64,
+        mut ordering: MutexGuard<'_, Ordering>,
+        slots: Vec<(Key, Slot)>,
         durable: bool,
         work: Work,
-    ) -> Result<(Committed, Option<Claimed<'_>>), TableError> {
+    ) -> Result<Committed, TableError> {
+        let seq = ordering.record(slots);
         let (reply, committed) = oneshot::channel();
         let job = Job {
             seq,
@@ -312,31 +305,26 @@ impl Inner {
         };
         let job = match durable && serving::alone() {
             true => match self.shared.claim(job) {
-                Ok(claimed) => return Ok((committed, Some(claimed))),
+                Ok(claimed) => {
+                    drop(ordering);
+                    claimed.commit();
+                    return Ok(committed);
+                }
                 Err(job) => job,
             },
             false => job,
         };
-        self.shared
-            .queue
-            .push(job)
-            .map_err(|_| TableError::Unavailable("the SQLite writer stopped".into()))?;
-        Ok((committed, None))
+        if self.shared.queue.push(job).is_err() {
+            ordering.forget(seq);
+            return Err(TableError::Unavailable("the SQLite writer stopped".into()));
+        }
+        Ok(committed)
     }
 
-    /// Commits `work` (statements outside the items) in the writer's next
-    /// batch; `durable` has the commit synced.
+    /// Commits `work` (statements outside the items) as a transaction of its
+    /// own (`submit`); `durable` has the commit synced.
     pub(super) async fn write(&self, durable: bool, work: Work) -> Result<Applied, TableError> {
-        let committed = {
-            let mut ordering = self.shared.pending.ordering();
-            let seq = ordering.record([]);
-            let (committed, claimed) = self.submit(seq, durable, work)?;
-            drop(ordering);
-            if let Some(claimed) = claimed {
-                claimed.commit();
-            }
-            committed
-        };
+        let committed = self.submit(self.shared.pending.ordering(), Vec::new(), durable, work)?;
         settle(committed).await
     }
 
