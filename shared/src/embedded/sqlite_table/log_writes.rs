@@ -246,97 +246,25 @@ unsafe extern "C" fn write(
     }
 }
 
-unsafe extern "C" fn read(
-    file: *mut ffi::sqlite3_file,
-    bytes: *mut c_void,
-    amount: c_int,
-    offset: i64,
-) -> c_int {
-    // SAFETY: a handle `open` made.
-    unsafe {
-        let flushed = flush_file(file);
-        if flushed != ffi::SQLITE_OK {
-            return flushed;
-        }
-        let (_, real, methods) = parts(file);
-        methods.xRead.map_or(ffi::SQLITE_IOERR_READ, |x_read| {
-            x_read(real, bytes, amount, offset)
-        })
-    }
-}
-
-unsafe extern "C" fn truncate(file: *mut ffi::sqlite3_file, size: i64) -> c_int {
-    // SAFETY: a handle `open` made.
-    unsafe {
-        let flushed = flush_file(file);
-        if flushed != ffi::SQLITE_OK {
-            return flushed;
-        }
-        let (_, real, methods) = parts(file);
-        methods
-            .xTruncate
-            .map_or(ffi::SQLITE_IOERR_TRUNCATE, |x_truncate| {
-                x_truncate(real, size)
-            })
-    }
-}
-
-unsafe extern "C" fn sync(file: *mut ffi::sqlite3_file, flags: c_int) -> c_int {
-    // SAFETY: a handle `open` made.
-    unsafe {
-        let flushed = flush_file(file);
-        if flushed != ffi::SQLITE_OK {
-            return flushed;
-        }
-        let (_, real, methods) = parts(file);
-        methods
-            .xSync
-            .map_or(ffi::SQLITE_IOERR_FSYNC, |x_sync| x_sync(real, flags))
-    }
-}
-
-unsafe extern "C" fn file_size(file: *mut ffi::sqlite3_file, size: *mut i64) -> c_int {
-    // SAFETY: a handle `open` made.
-    unsafe {
-        let flushed = flush_file(file);
-        if flushed != ffi::SQLITE_OK {
-            return flushed;
-        }
-        let (_, real, methods) = parts(file);
-        methods
-            .xFileSize
-            .map_or(ffi::SQLITE_IOERR_FSTAT, |x_file_size| {
-                x_file_size(real, size)
-            })
-    }
-}
-
-unsafe extern "C" fn file_control(
-    file: *mut ffi::sqlite3_file,
-    op: c_int,
-    arg: *mut c_void,
-) -> c_int {
-    // SAFETY: a handle `open` made.
-    unsafe {
-        let flushed = flush_file(file);
-        if flushed != ffi::SQLITE_OK {
-            return flushed;
-        }
-        let (_, real, methods) = parts(file);
-        methods
-            .xFileControl
-            .map_or(ffi::SQLITE_NOTFOUND, |x_file_control| {
-                x_file_control(real, op, arg)
-            })
-    }
-}
-
-/// The calls that need nothing gathered written go straight through.
+/// The other calls go to the platform's file; those that read or change
+/// the file, or ask about it, write what is gathered first.
 macro_rules! through {
     ($name:ident, $method:ident, $missing:expr, ($($arg:ident: $ty:ty),*) -> $ret:ty) => {
+        through!(@ $name, $method, $missing, false, ($($arg: $ty),*) -> $ret);
+    };
+    (gathered first: $name:ident, $method:ident, $missing:expr, ($($arg:ident: $ty:ty),*) -> $ret:ty) => {
+        through!(@ $name, $method, $missing, true, ($($arg: $ty),*) -> $ret);
+    };
+    (@ $name:ident, $method:ident, $missing:expr, $flush:expr, ($($arg:ident: $ty:ty),*) -> $ret:ty) => {
         unsafe extern "C" fn $name(file: *mut ffi::sqlite3_file, $($arg: $ty),*) -> $ret {
             // SAFETY: a handle `open` made.
             unsafe {
+                if $flush {
+                    let flushed = flush_file(file);
+                    if flushed != ffi::SQLITE_OK {
+                        return flushed;
+                    }
+                }
                 let (_, real, methods) = parts(file);
                 methods.$method.map_or($missing, |method| method(real, $($arg),*))
             }
@@ -344,6 +272,11 @@ macro_rules! through {
     };
 }
 
+through!(gathered first: read, xRead, ffi::SQLITE_IOERR_READ, (bytes: *mut c_void, amount: c_int, offset: i64) -> c_int);
+through!(gathered first: truncate, xTruncate, ffi::SQLITE_IOERR_TRUNCATE, (size: i64) -> c_int);
+through!(gathered first: sync, xSync, ffi::SQLITE_IOERR_FSYNC, (flags: c_int) -> c_int);
+through!(gathered first: file_size, xFileSize, ffi::SQLITE_IOERR_FSTAT, (size: *mut i64) -> c_int);
+through!(gathered first: file_control, xFileControl, ffi::SQLITE_NOTFOUND, (op: c_int, arg: *mut c_void) -> c_int);
 through!(lock, xLock, ffi::SQLITE_IOERR_LOCK, (level: c_int) -> c_int);
 through!(unlock, xUnlock, ffi::SQLITE_IOERR_UNLOCK, (level: c_int) -> c_int);
 through!(check_reserved_lock, xCheckReservedLock, ffi::SQLITE_IOERR_CHECKRESERVEDLOCK, (out: *mut c_int) -> c_int);
