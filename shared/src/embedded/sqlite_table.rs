@@ -701,6 +701,15 @@ mod tests {
         *table.inner.shared.batches.lock().unwrap().last().unwrap()
     }
 
+    #[test]
+    fn connections_open_their_files_through_the_log_writes_vfs() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = open_connection(&dir.path().join("svc.db"), Access::Point).unwrap();
+        assert!(log_writes::opened_through(&conn));
+        let plain = Connection::open(dir.path().join("svc.db")).unwrap();
+        assert!(!log_writes::opened_through(&plain));
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn sqlite_engine_passes_the_table_contract() {
         let dir = tempfile::tempdir().unwrap();

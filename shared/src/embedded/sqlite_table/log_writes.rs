@@ -330,6 +330,27 @@ static METHODS_1: ffi::sqlite3_io_methods = methods(1);
 static METHODS_2: ffi::sqlite3_io_methods = methods(2);
 static METHODS_3: ffi::sqlite3_io_methods = methods(3);
 
+/// Whether `conn`'s main database file was opened through this VFS.
+#[cfg(test)]
+pub(super) fn opened_through(conn: &rusqlite::Connection) -> bool {
+    let mut file: *mut ffi::sqlite3_file = ptr::null_mut();
+    // SAFETY: SQLite answers this control itself with the handle of the
+    // connection's main file, alive as long as the connection.
+    unsafe {
+        let found = ffi::sqlite3_file_control(
+            conn.handle(),
+            c"main".as_ptr(),
+            ffi::SQLITE_FCNTL_FILE_POINTER,
+            (&raw mut file).cast(),
+        );
+        found == ffi::SQLITE_OK
+            && !file.is_null()
+            && [&METHODS_1, &METHODS_2, &METHODS_3]
+                .iter()
+                .any(|methods| ptr::eq((*file).pMethods, *methods))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::AtomicUsize;
