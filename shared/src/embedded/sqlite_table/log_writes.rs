@@ -106,7 +106,7 @@ unsafe extern "C" fn open(
             Some(x_open) => x_open(platform, name, real, flags, out_flags),
             None => ffi::SQLITE_CANTOPEN,
         };
-        if opened != ffi::SQLITE_OK || (*real).pMethods.is_null() {
+        if opened != ffi::SQLITE_OK {
             (*file).pMethods = ptr::null();
             return opened;
         }
