@@ -5,13 +5,22 @@
 //!
 //! Run: `cargo bench -p svc --bench invoices` (env BENCH_SECONDS, default 5;
 //! for the emulator also set AWS_ENDPOINT_URL_DYNAMODB and credentials).
+//!
+//! Before and after: `SVC_BENCH_BEFORE=<an earlier svc binary>` runs paired
+//! rounds on the embedded engine instead (BENCH_ROUNDS, default 10; try
+//! BENCH_SECONDS=2). Each round starts a fresh server of the earlier build and
+//! of this one in turn, and issues with each client count; then, per count,
+//! the two means, the mean difference and its standard error, and how many
+//! rounds the later build won. This machine's speed drifts by ±10 % within
+//! minutes: only rounds paired this closely tell a change of a few percent
+//! from the drift.
 
 mod support;
 
 use std::process::Command;
 use std::time::Duration;
 
-use support::{Server, Target, load, serve};
+use support::{Server, Target, load, serve, serve_binary, this_build};
 
 fn invoice(n: u64) -> String {
     format!(
@@ -32,10 +41,57 @@ fn issue(connections: usize, label: &str) -> Target {
     }
 }
 
-async fn run(server: &Server, engine: &str, seconds: u64) {
-    for (clients, label) in [(1, "sequential"), (4, "4 clients"), (32, "32 clients")] {
+const CLIENTS: [(usize, &str); 3] = [(1, "sequential"), (4, "4 clients"), (32, "32 clients")];
+
+/// Issues with each client count in turn; the rates, in `CLIENTS` order.
+async fn run(server: &Server, engine: &str, seconds: u64) -> Vec<f64> {
+    let mut rates = Vec::new();
+    for (clients, label) in CLIENTS {
         let target = issue(clients, &format!("{engine}, {label}"));
-        load(server, &target, Duration::from_secs(seconds), None).await;
+        rates.push(load(server, &target, Duration::from_secs(seconds), None).await);
+    }
+    rates
+}
+
+/// One round's rates of the build at `binary`, on a fresh embedded store.
+fn round(runtime: &tokio::runtime::Runtime, binary: &str, label: &str, seconds: u64) -> Vec<f64> {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve_binary(
+        binary,
+        &["--data".into(), dir.path().display().to_string()],
+        &[],
+    );
+    runtime.block_on(run(&server, label, seconds))
+}
+
+fn compare(runtime: &tokio::runtime::Runtime, before: &str, seconds: u64) {
+    let rounds: usize = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10)
+        .max(2);
+    let after = this_build();
+    let (mut befores, mut afters) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        befores.push(round(runtime, before, "before", seconds));
+        afters.push(round(runtime, &after, "after", seconds));
+    }
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
+    for (i, (_, label)) in CLIENTS.iter().enumerate() {
+        let b: Vec<f64> = befores.iter().map(|r| r[i]).collect();
+        let a: Vec<f64> = afters.iter().map(|r| r[i]).collect();
+        let d: Vec<f64> = a.iter().zip(&b).map(|(a, b)| a - b).collect();
+        let spread =
+            (d.iter().map(|x| (x - mean(&d)).powi(2)).sum::<f64>() / (rounds - 1) as f64).sqrt();
+        println!(
+            "{label:<11} before {:>6.0} req/s, after {:>6.0} req/s: {:+.0} ({:+.1} %), standard error {:.0}, after faster in {} of {rounds}",
+            mean(&b),
+            mean(&a),
+            mean(&d),
+            100.0 * mean(&d) / mean(&b),
+            spread / (rounds as f64).sqrt(),
+            d.iter().filter(|x| **x > 0.0).count(),
+        );
     }
 }
 
@@ -48,6 +104,10 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    if let Ok(before) = std::env::var("SVC_BENCH_BEFORE") {
+        compare(&runtime, &before, seconds);
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let embedded = serve(&["--data".into(), dir.path().display().to_string()]);
     runtime.block_on(run(&embedded, "embedded", seconds));

@@ -46,8 +46,16 @@ pub fn serve(storage: &[String]) -> Server {
 
 /// `serve` with more environment variables (configuration) for the server.
 pub fn serve_with(storage: &[String], env: &[(&str, &str)]) -> Server {
-    let binary =
-        std::env::var("SVC_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_svc").into());
+    serve_binary(&this_build(), storage, env)
+}
+
+/// The `svc` binary benchmarked: this build's, or `SVC_BENCH_BIN`.
+pub fn this_build() -> String {
+    std::env::var("SVC_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_svc").into())
+}
+
+/// `serve_with` of the `svc` binary at `binary`.
+pub fn serve_binary(binary: &str, storage: &[String], env: &[(&str, &str)]) -> Server {
     let mut child = Command::new(binary)
         .args(storage)
         .args(["serve", "--addr", "127.0.0.1:0"])
@@ -110,8 +118,9 @@ async fn connect(base: &str) -> hyper::client::conn::http1::SendRequest<Full<Byt
     sender
 }
 
-/// Runs `target` for `duration` (or `count` requests in total) and prints req/s, p50 and p99.
-pub async fn load(server: &Server, target: &Target, duration: Duration, count: Option<u64>) {
+/// Runs `target` for `duration` (or `count` requests in total), prints req/s, p50 and p99, and
+/// returns the req/s.
+pub async fn load(server: &Server, target: &Target, duration: Duration, count: Option<u64>) -> f64 {
     let host = server.base.trim_start_matches("http://").to_string();
     let authorization = format!("Bearer {}", server.key);
     let sequence = Arc::new(AtomicU64::new(0));
@@ -172,15 +181,16 @@ pub async fn load(server: &Server, target: &Target, duration: Duration, count: O
     for task in tasks {
         all.extend(task.await.unwrap());
     }
-    let elapsed = started.elapsed().as_secs_f64();
+    let rate = all.len() as f64 / started.elapsed().as_secs_f64();
     all.sort();
     println!(
         "{:<34} {:>2} conns: {:>6.0} req/s, p50 {:>6.2} ms, p99 {:>6.2} ms ({} requests)",
         target.name,
         target.connections,
-        all.len() as f64 / elapsed,
+        rate,
         percentile(&all, 0.50).as_secs_f64() * 1000.0,
         percentile(&all, 0.99).as_secs_f64() * 1000.0,
         all.len()
     );
+    rate
 }
