@@ -53,7 +53,8 @@ async fn run(server: &Server, engine: &str, seconds: u64) -> Vec<f64> {
     rates
 }
 
-/// One round's rates of the build at `binary`, on a fresh embedded store.
+/// Issues with each client count against a fresh embedded store served by
+/// the build at `binary`; the rates.
 fn round(runtime: &tokio::runtime::Runtime, binary: &str, label: &str, seconds: u64) -> Vec<f64> {
     let dir = tempfile::tempdir().unwrap();
     let server = serve_binary(
@@ -81,14 +82,14 @@ fn compare(runtime: &tokio::runtime::Runtime, before: &str, seconds: u64) {
         let b: Vec<f64> = befores.iter().map(|r| r[i]).collect();
         let a: Vec<f64> = afters.iter().map(|r| r[i]).collect();
         let d: Vec<f64> = a.iter().zip(&b).map(|(a, b)| a - b).collect();
+        let gain = mean(&d);
         let spread =
-            (d.iter().map(|x| (x - mean(&d)).powi(2)).sum::<f64>() / (rounds - 1) as f64).sqrt();
+            (d.iter().map(|x| (x - gain).powi(2)).sum::<f64>() / (rounds - 1) as f64).sqrt();
         println!(
-            "{label:<11} before {:>6.0} req/s, after {:>6.0} req/s: {:+.0} ({:+.1} %), standard error {:.0}, after faster in {} of {rounds}",
+            "{label:<11} before {:>6.0} req/s, after {:>6.0} req/s: {gain:+.0} ({:+.1} %), standard error {:.0}, after faster in {} of {rounds}",
             mean(&b),
             mean(&a),
-            mean(&d),
-            100.0 * mean(&d) / mean(&b),
+            100.0 * gain / mean(&b),
             spread / (rounds as f64).sqrt(),
             d.iter().filter(|x| **x > 0.0).count(),
         );
@@ -108,10 +109,7 @@ fn main() {
         compare(&runtime, &before, seconds);
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let embedded = serve(&["--data".into(), dir.path().display().to_string()]);
-    runtime.block_on(run(&embedded, "embedded", seconds));
-    drop(embedded);
+    round(&runtime, &this_build(), "embedded", seconds);
     if std::env::var_os("AWS_ENDPOINT_URL_DYNAMODB").is_some() {
         let table = format!("svc-bench-{}", std::process::id());
         let created = Command::new(env!("CARGO_BIN_EXE_svc"))
