@@ -20,36 +20,46 @@ use rusqlite::{Connection, MAIN_DB};
 use super::{Access, open_connection, unavailable};
 use crate::ports::table::TableError;
 
-/// The log is copied once it holds this many pages (SQLite's own default).
-const PAGES: c_int = 1000;
-/// Past this many pages the writer copies the log itself.
-const BACKSTOP: c_int = 8 * PAGES;
+/// The log is copied once it holds this many pages (16 MiB of 4 KiB pages).
+/// Each round of copying costs syncs of the log and of the file whatever
+/// its length, and copies a page written by many commits once: at SQLite's
+/// default of 1,000 pages, sequential issuing had the checkpointer sync
+/// about 0.8 times and copy about 11 pages per issue; at 4,000, about 0.1
+/// times and 5 pages.
+const PAGES: c_int = 4000;
+/// Past this many times `PAGES` the writer copies the log itself.
+const BACKSTOP: c_int = 8;
 /// Copies in a row while commits keep adding to the log.
 const PASSES: usize = 8;
 
 /// Starts the checkpointer of the file at `path` and hands `writer` the hook
 /// that wakes it; it stops when the writer's connection closes.
 pub(super) fn start(path: &Path, writer: &mut Connection) -> Result<(), TableError> {
+    start_at(path, writer, PAGES)
+}
+
+/// `start`, with the checkpointer woken once the log holds `pages`.
+fn start_at(path: &Path, writer: &mut Connection, pages: c_int) -> Result<(), TableError> {
     let conn = open_connection(path, Access::Point)?;
     let (wake, woken) = sync_channel(1);
     std::thread::Builder::new()
         .name("sqlite-checkpointer".into())
         .spawn(move || run(&conn, &woken))
         .map_err(unavailable)?;
-    hook(writer, wake)
+    hook(writer, wake, pages)
 }
 
 /// Has every commit of `writer` wake the checkpointer (`wake`) once the log
-/// is long, or copy the log itself once it is longer than the backstop.
-fn hook(writer: &mut Connection, wake: SyncSender<()>) -> Result<(), TableError> {
+/// holds `pages`, or copy the log itself once it is longer than the backstop.
+fn hook(writer: &mut Connection, wake: SyncSender<()>, pages: c_int) -> Result<(), TableError> {
     writer
-        .wal_hook(Some(move |wal: &mut Wal, pages: c_int| {
+        .wal_hook(Some(move |wal: &mut Wal, logged: c_int| {
             // What the hook returns is what the commit answers, and the
             // commit has happened: a checkpoint that cannot run now (the
             // checkpointer holds it) is left for the next commit.
-            if pages >= BACKSTOP {
+            if logged >= BACKSTOP * pages {
                 let _ = wal.checkpoint();
-            } else if pages >= PAGES {
+            } else if logged >= pages {
                 let _ = wake.try_send(());
             }
             Ok(())
@@ -77,6 +87,8 @@ mod tests {
     use super::*;
 
     const PAGE: u64 = 4096;
+    /// The tests' log length, shorter than `PAGES` to write less.
+    const LOG: c_int = 1000;
 
     fn log_pages(path: &Path) -> u64 {
         let wal = path.with_extension("db-wal");
@@ -108,13 +120,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("svc.db");
         let mut conn = writer(&path);
-        start(&path, &mut conn).unwrap();
+        start_at(&path, &mut conn, LOG).unwrap();
         for _ in 0..6 {
-            fill(&conn, PAGES as u64);
+            fill(&conn, LOG as u64);
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
         let pages = log_pages(&path);
-        assert!(pages < 3 * PAGES as u64, "{pages} pages in the log");
+        assert!(pages < 3 * LOG as u64, "{pages} pages in the log");
     }
 
     #[test]
@@ -124,9 +136,12 @@ mod tests {
         let mut conn = writer(&path);
         let (wake, woken) = sync_channel(1);
         drop(woken);
-        hook(&mut conn, wake).unwrap();
-        fill(&conn, 3 * BACKSTOP as u64);
+        hook(&mut conn, wake, LOG).unwrap();
+        fill(&conn, 3 * (BACKSTOP * LOG) as u64);
         let pages = log_pages(&path);
-        assert!(pages < BACKSTOP as u64 + 200, "{pages} pages in the log");
+        assert!(
+            pages < (BACKSTOP * LOG) as u64 + 200,
+            "{pages} pages in the log"
+        );
     }
 }
