@@ -9,7 +9,8 @@
 //! Before and after: `SVC_BENCH_BEFORE=<an earlier svc binary>` runs paired
 //! rounds on the embedded engine instead (BENCH_ROUNDS, default 10; try
 //! BENCH_SECONDS=2). Each round starts a fresh server of the earlier build and
-//! of this one in turn, and issues with each client count; then, per count,
+//! of this one in turn (which goes first alternates from round to round), and
+//! issues with each client count; then, per count,
 //! the two means, the mean difference and its standard error, and how many
 //! rounds the later build won. This machine's speed drifts by ±10 % within
 //! minutes: only rounds paired this closely tell a change of a few percent
@@ -73,9 +74,16 @@ fn compare(runtime: &tokio::runtime::Runtime, before: &str, seconds: u64) {
         .max(2);
     let after = this_build();
     let (mut befores, mut afters) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        befores.push(round(runtime, before, "before", seconds));
-        afters.push(round(runtime, &after, "after", seconds));
+    // Every other round runs the later build first: a round's rates depend
+    // on what ran just before it (an A/A run favoured the second of a pair).
+    for i in 0..rounds {
+        if i % 2 == 0 {
+            befores.push(round(runtime, before, "before", seconds));
+            afters.push(round(runtime, &after, "after", seconds));
+        } else {
+            afters.push(round(runtime, &after, "after", seconds));
+            befores.push(round(runtime, before, "before", seconds));
+        }
     }
     let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
     for (i, (_, label)) in CLIENTS.iter().enumerate() {
