@@ -64,8 +64,6 @@ impl Feed {
     /// Up to `limit` records with a sequence above `seq`, oldest first.
     pub async fn after(&self, seq: i64, limit: usize) -> Result<Vec<Record>, TableError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        // Its readers read the feed's newest pages after each commit: a
-        // mapping of the file would be made again every time.
         self.inner.read(Access::Point, |conn, _| {
             let mut stmt = conn
                 .prepare_cached(

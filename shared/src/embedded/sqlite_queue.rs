@@ -16,7 +16,7 @@ use rusqlite::{Connection, Params, TransactionBehavior, params};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::sqlite_table::{Access, open_connection};
+use super::sqlite_table::open_connection;
 use crate::ids::random_token;
 use crate::ports::clock::Clock;
 use crate::ports::queue::{Message, Queue, QueueError, validate_receive, validate_send};
@@ -99,7 +99,7 @@ impl SqliteQueue {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(unavailable)?;
         }
-        let conn = open_connection(path, Access::Point).map_err(unavailable)?;
+        let conn = open_connection(path).map_err(unavailable)?;
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
         let path = path.canonicalize().map_err(unavailable)?;
         let dead_letters = format!("{name}-dlq");

@@ -17,7 +17,7 @@ use rusqlite::hooks::Wal;
 use rusqlite::wal::CheckpointMode;
 use rusqlite::{Connection, MAIN_DB};
 
-use super::{Access, open_connection, unavailable};
+use super::{open_connection, unavailable};
 use crate::ports::table::TableError;
 
 /// The log is copied once it holds this many pages (16 MiB of 4 KiB pages).
@@ -40,7 +40,7 @@ pub(super) fn start(path: &Path, writer: &mut Connection) -> Result<(), TableErr
 
 /// `start`, with the checkpointer woken once the log holds `pages`.
 fn start_at(path: &Path, writer: &mut Connection, pages: c_int) -> Result<(), TableError> {
-    let conn = open_connection(path, Access::Point)?;
+    let conn = open_connection(path)?;
     let (wake, woken) = sync_channel(1);
     std::thread::Builder::new()
         .name("sqlite-checkpointer".into())
@@ -109,7 +109,7 @@ mod tests {
     }
 
     fn writer(path: &Path) -> Connection {
-        let conn = open_connection(path, Access::Point).unwrap();
+        let conn = open_connection(path).unwrap();
         conn.pragma_update(None, "synchronous", "OFF").unwrap();
         conn.execute_batch("CREATE TABLE t (v TEXT)").unwrap();
         conn

@@ -68,7 +68,7 @@ pub(super) fn create_or_migrate(conn: &mut Connection) -> Result<(), TableError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::embedded::sqlite_table::{Access, open_connection};
+    use crate::embedded::sqlite_table::open_connection;
 
     const VERSION_0: &str = "CREATE TABLE items (
         pk TEXT NOT NULL, sk TEXT NOT NULL, ttl INTEGER, attrs TEXT NOT NULL,
@@ -101,7 +101,7 @@ mod tests {
     fn a_version_0_file_keeps_every_item_in_the_new_layout_and_a_second_open_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("svc.db");
-        let mut conn = open_connection(&path, Access::Point).unwrap();
+        let mut conn = open_connection(&path).unwrap();
         conn.execute_batch(VERSION_0).unwrap();
         let big = "x".repeat(10_000);
         for (sk, ttl, attrs) in [
@@ -131,10 +131,10 @@ mod tests {
     fn a_current_file_opens_while_another_process_writes() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("svc.db");
-        create_or_migrate(&mut open_connection(&path, Access::Point).unwrap()).unwrap();
-        let writing = open_connection(&path, Access::Point).unwrap();
+        create_or_migrate(&mut open_connection(&path).unwrap()).unwrap();
+        let writing = open_connection(&path).unwrap();
         writing.execute_batch("BEGIN IMMEDIATE").unwrap();
-        let mut opening = open_connection(&path, Access::Point).unwrap();
+        let mut opening = open_connection(&path).unwrap();
         opening.busy_timeout(std::time::Duration::ZERO).unwrap();
         create_or_migrate(&mut opening).expect("no wait for the write lock");
         writing.execute_batch("COMMIT").unwrap();
@@ -143,7 +143,7 @@ mod tests {
     #[test]
     fn a_new_file_starts_in_the_current_layout() {
         let dir = tempfile::tempdir().unwrap();
-        let mut conn = open_connection(&dir.path().join("svc.db"), Access::Point).unwrap();
+        let mut conn = open_connection(&dir.path().join("svc.db")).unwrap();
         create_or_migrate(&mut conn).unwrap();
         let (version, sql) = layout(&conn);
         assert_eq!(version, VERSION);
