@@ -195,3 +195,32 @@ async fn a_live_chain_without_a_certificate_is_passed_over_without_reading_its_r
         "the chain from the pending list, then its newest record only"
     );
 }
+
+#[tokio::test]
+async fn an_unfiltered_list_reads_one_invoice_more_than_it_answers() {
+    let (h, log) = counted().await;
+    for n in 0..5 {
+        let idem = format!("l-{n}");
+        let reply = send(
+            &h.app,
+            post_json("/api/v1/invoices", &h.live, Some(&idem), INVOICE),
+        )
+        .await;
+        assert!(reply.status.is_success(), "{}", reply.json);
+    }
+    for (path, read, answered, more) in [
+        ("/api/v1/invoices?limit=2", 3, 2, true),
+        ("/api/v1/invoices?limit=5", 5, 5, false),
+        ("/api/v1/invoices?limit=2&status=issued", 5, 2, true),
+    ] {
+        log.queried.store(0, Ordering::Relaxed);
+        let reply = send(&h.app, get(path, Some(&h.live))).await;
+        assert_eq!(
+            reply.json["data"].as_array().unwrap().len(),
+            answered,
+            "{path}"
+        );
+        assert_eq!(reply.json["has_more"], more, "{path}");
+        assert_eq!(log.queried.load(Ordering::Relaxed), read, "{path}");
+    }
+}

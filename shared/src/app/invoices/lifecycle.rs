@@ -29,6 +29,14 @@ pub struct Filters {
 }
 
 impl Filters {
+    fn none(&self) -> bool {
+        self.status.is_none()
+            && self.customer_id.is_none()
+            && self.kind.is_none()
+            && self.from.is_none()
+            && self.to.is_none()
+    }
+
     fn keep(&self, i: &Invoice) -> bool {
         self.status.is_none_or(|s| i.status == s)
             && self
@@ -51,8 +59,12 @@ pub async fn list(
 ) -> Result<(Vec<Invoice>, bool), InvoiceError> {
     let mut cursor = starting_after.map(store::invoice_sk);
     let mut found = Vec::new();
+    // Unfiltered, the first `limit` invoices and one more (whether more
+    // follow) answer: each read invoice is decoded, about 20 µs. Filtered,
+    // how many are passed over is unknown, and pages are read whole.
+    let size = if filters.none() { limit + 1 } else { 100 };
     loop {
-        let (page, next) = store::page(ports, caller, cursor, 100).await?;
+        let (page, next) = store::page(ports, caller, cursor, size).await?;
         for invoice in page {
             if filters.keep(&invoice) {
                 if found.len() == limit {
