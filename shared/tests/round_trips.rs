@@ -172,11 +172,10 @@ async fn each_kind_of_request_makes_only_the_calls_it_needs() {
     );
 }
 
-#[tokio::test]
-async fn a_live_chain_without_a_certificate_is_passed_over_without_reading_its_records() {
-    let (h, log) = counted().await;
-    for n in 0..5 {
-        let idem = format!("c-{n}");
+/// Issues `count` live invoices.
+async fn issue_live(h: &Harness, count: usize) {
+    for n in 0..count {
+        let idem = format!("i-{n}");
         let reply = send(
             &h.app,
             post_json("/api/v1/invoices", &h.live, Some(&idem), INVOICE),
@@ -184,6 +183,12 @@ async fn a_live_chain_without_a_certificate_is_passed_over_without_reading_its_r
         .await;
         assert!(reply.status.is_success(), "{}", reply.json);
     }
+}
+
+#[tokio::test]
+async fn a_live_chain_without_a_certificate_is_passed_over_without_reading_its_records() {
+    let (h, log) = counted().await;
+    issue_live(&h, 5).await;
     log.queried.store(0, Ordering::Relaxed);
     let outcomes = shared::app::verifactu::submit::submit_pending(&h.ports)
         .await
@@ -199,15 +204,7 @@ async fn a_live_chain_without_a_certificate_is_passed_over_without_reading_its_r
 #[tokio::test]
 async fn an_unfiltered_list_reads_one_invoice_more_than_it_answers() {
     let (h, log) = counted().await;
-    for n in 0..5 {
-        let idem = format!("l-{n}");
-        let reply = send(
-            &h.app,
-            post_json("/api/v1/invoices", &h.live, Some(&idem), INVOICE),
-        )
-        .await;
-        assert!(reply.status.is_success(), "{}", reply.json);
-    }
+    issue_live(&h, 5).await;
     for (path, read, answered, more) in [
         ("/api/v1/invoices?limit=2", 3, 2, true),
         ("/api/v1/invoices?limit=5", 5, 5, false),
