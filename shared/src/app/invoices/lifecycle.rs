@@ -19,7 +19,7 @@ use crate::verifactu::SystemInfo;
 use crate::verifactu::aeat::Operation;
 
 /// List filters.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Filters {
     pub status: Option<Status>,
     pub customer_id: Option<String>,
@@ -29,14 +29,6 @@ pub struct Filters {
 }
 
 impl Filters {
-    fn none(&self) -> bool {
-        self.status.is_none()
-            && self.customer_id.is_none()
-            && self.kind.is_none()
-            && self.from.is_none()
-            && self.to.is_none()
-    }
-
     fn keep(&self, i: &Invoice) -> bool {
         self.status.is_none_or(|s| i.status == s)
             && self
@@ -62,7 +54,11 @@ pub async fn list(
     // Unfiltered, the first `limit` invoices and one more (whether more
     // follow) answer: each read invoice is decoded, about 20 µs. Filtered,
     // how many are passed over is unknown, and pages are read whole.
-    let size = if filters.none() { limit + 1 } else { 100 };
+    let size = if *filters == Filters::default() {
+        limit + 1
+    } else {
+        100
+    };
     loop {
         let (page, next) = store::page(ports, caller, cursor, size).await?;
         for invoice in page {
