@@ -369,12 +369,17 @@ mod tests {
         conn
     }
 
+    /// A connection to `svc.db` in `dir` once `sql` has run on it.
+    fn connect_after(dir: &tempfile::TempDir, sql: &str) -> Connection {
+        let conn = connect(&dir.path().join("svc.db"));
+        conn.execute_batch(sql).unwrap();
+        conn
+    }
+
     #[test]
     fn a_commit_of_many_pages_writes_its_log_in_one_call_and_reads_back() {
         let dir = tempfile::tempdir().unwrap();
-        let conn = connect(&dir.path().join("svc.db"));
-        conn.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB)")
-            .unwrap();
+        let conn = connect_after(&dir, "CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB)");
         let before = LOG_WRITES.get();
         let tx = conn.unchecked_transaction().unwrap();
         for k in 0..40 {
@@ -396,13 +401,11 @@ mod tests {
     #[test]
     fn a_commit_that_is_not_synced_is_read_at_once_by_another_connection() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("svc.db");
-        let writer = connect(&path);
-        writer.pragma_update(None, "synchronous", "NORMAL").unwrap();
-        writer
-            .execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
-            .unwrap();
-        let reader = connect(&path);
+        let writer = connect_after(
+            &dir,
+            "PRAGMA synchronous = NORMAL; CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)",
+        );
+        let reader = connect(&dir.path().join("svc.db"));
         for k in 0..200_i64 {
             let value = format!("{k}-{}", "x".repeat(k as usize % 7 * 500));
             writer
@@ -418,9 +421,7 @@ mod tests {
     #[test]
     fn what_is_copied_into_the_database_file_reads_back_once_reopened() {
         let dir = tempfile::tempdir().unwrap();
-        let conn = connect(&dir.path().join("svc.db"));
-        conn.execute_batch("CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('a')")
-            .unwrap();
+        let conn = connect_after(&dir, "CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('a')");
         conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
             .unwrap();
         drop(conn);
