@@ -9,9 +9,7 @@ use crate::app::keys::Caller;
 use crate::domain::account::{AccountId, Mode};
 use crate::invoice::model::Invoice;
 use crate::ports::Ports;
-use crate::ports::table::{
-    Condition, Cursor, Item, Key, Query, SortKey, TableError, UpdateOp, Value, Write,
-};
+use crate::ports::table::{Condition, Cursor, Item, Key, Query, SortKey, TableError, Value, Write};
 use crate::verifactu::BuiltRecord;
 use crate::verifactu::aeat::{Operation, RecordError};
 
@@ -136,20 +134,21 @@ impl Counter {
         self.value + 1
     }
 
-    /// Advances by one, on condition that nobody advanced it since it was read.
+    /// Advances by one, on condition that nobody advanced it since it was
+    /// read. The whole counter is written (it holds only these two values),
+    /// so ordering the write needs no read of the stored counter.
     pub fn advance(&self, date: Option<NaiveDate>) -> Write {
-        let mut ops = vec![UpdateOp::set("n", self.next() as i64)];
-        if let Some(d) = date {
-            ops.push(UpdateOp::set("last_date", d.to_string()));
+        let mut item = Item::new(self.key.clone()).with("n", self.next() as i64);
+        if let Some(d) = date.or(self.last_date) {
+            item = item.with("last_date", d.to_string());
         }
         let condition = if self.value == 0 {
             Condition::Absent
         } else {
             Condition::equals("n", self.value as i64)
         };
-        Write::Update {
-            key: self.key.clone(),
-            ops,
+        Write::Put {
+            item,
             condition: Some(condition),
         }
     }
