@@ -8,7 +8,11 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use shared::domain::account::Plan;
+use serde_json::json;
+use shared::app::dispatch::dispatch;
+use shared::app::outbox;
+use shared::app::webhooks::Subscribers;
+use shared::domain::account::{Mode, Plan};
 use shared::ports::Table;
 use shared::ports::table::{Condition, Item, Key, Page, Query, TableError, UpdateOp, Write};
 use support::{Harness, get, post_json, relaxed, send, start_wired};
@@ -220,4 +224,32 @@ async fn an_unfiltered_list_reads_one_invoice_more_than_it_answers() {
         assert_eq!(reply.json["has_more"], more, "{path}");
         assert_eq!(log.queried.load(Ordering::Relaxed), read, "{path}");
     }
+}
+
+#[tokio::test]
+async fn a_batch_of_events_reads_the_webhooks_of_each_account_and_mode_once() {
+    let (h, log) = counted().await;
+    let event = |mode, kind| {
+        let write = outbox::record(&h.account, mode, kind, json!({}), h.ports.clock.now());
+        let Write::Put { item, .. } = write else {
+            panic!("events are puts")
+        };
+        item
+    };
+    let batch = [
+        event(Mode::Live, "invoice.issued"),
+        event(Mode::Live, "invoice.paid"),
+        event(Mode::Test, "invoice.issued"),
+        event(Mode::Live, "invoice.voided"),
+    ];
+    log.made.lock().unwrap().clear();
+    let mut subscribers = Subscribers::default();
+    for item in &batch {
+        dispatch(&h.ports, item, &mut subscribers).await.unwrap();
+    }
+    assert_eq!(
+        *log.made.lock().unwrap(),
+        ["query", "query"],
+        "the live webhooks, then the test webhooks"
+    );
 }

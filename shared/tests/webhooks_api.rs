@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::http::{Method, StatusCode};
 use serde_json::{Value as Json, json};
 use shared::app::keys;
-use shared::app::webhooks::fan_out;
+use shared::app::webhooks::{Subscribers, fan_out};
 use shared::domain::account::{Mode, Plan};
 use shared::ports::Clock;
 use shared::webhooks::event_type::EVENT_TYPES;
@@ -240,7 +240,9 @@ async fn another_accounts_or_modes_webhooks_are_not_found() {
         .unwrap();
     let (_, other_key) = keys::create(&h.ports, &other.id, Mode::Live).await.unwrap();
     let e = event(&h, Mode::Live, "invoice.paid", json!({})).await;
-    fan_out(&h.ports, &e).await.unwrap();
+    fan_out(&h.ports, &e, &mut Subscribers::default())
+        .await
+        .unwrap();
     let delivery = format!("/api/v1/webhooks/{id}/deliveries");
     for key in [other_key.reveal(), h.test.clone()] {
         for (method, path, body) in [
@@ -324,11 +326,15 @@ async fn test_mode_webhooks_get_test_events_only_and_live_ones_live_events_only(
             .collect()
     };
     let e = event(&h, Mode::Test, "invoice.paid", json!({})).await;
-    fan_out(&h.ports, &e).await.unwrap();
+    fan_out(&h.ports, &e, &mut Subscribers::default())
+        .await
+        .unwrap();
     assert_eq!(targets(queue.bodies()), [test["id"].as_str().unwrap()]);
     assert_eq!(counts(&h, Mode::Test, &e.id).await.0, Some(1));
     let e = event(&h, Mode::Live, "invoice.paid", json!({})).await;
-    fan_out(&h.ports, &e).await.unwrap();
+    fan_out(&h.ports, &e, &mut Subscribers::default())
+        .await
+        .unwrap();
     assert_eq!(targets(queue.bodies())[1..], [live["id"].as_str().unwrap()]);
     assert!(
         !queue
@@ -495,7 +501,9 @@ async fn an_exhausted_delivery_is_retried_by_hand() {
     let hook = register(&h, &h.test, &receiver.url, json!(["invoice.unpaid"])).await;
     let id = hook["id"].as_str().unwrap();
     let e = event(&h, Mode::Test, "invoice.unpaid", json!({})).await;
-    fan_out(&h.ports, &e).await.unwrap();
+    fan_out(&h.ports, &e, &mut Subscribers::default())
+        .await
+        .unwrap();
     let start = h.clock.now();
     drain(&h.ports, &queue, &h.clock).await;
     let span = h.clock.now() - start;

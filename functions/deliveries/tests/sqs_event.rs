@@ -69,7 +69,9 @@ async fn the_sample_sqs_event_delivers_and_reports_failures() {
         livemode: false,
         data: json!({"object": {"id": "inv_1"}}),
     };
-    webhooks::fan_out(&ports, &event).await.unwrap();
+    webhooks::fan_out(&ports, &event, &mut webhooks::Subscribers::default())
+        .await
+        .unwrap();
     // What the SQS event source would receive and hand to the function.
     let received = queue.receive(10, Duration::ZERO).await.unwrap();
     assert_eq!(received.len(), 1);

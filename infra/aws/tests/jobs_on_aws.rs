@@ -19,6 +19,7 @@ use tower::ServiceExt;
 
 use infra_aws::{DynamoTable, S3Blobs, SqsQueue, sqs_worker};
 use shared::app::dispatch::dispatch;
+use shared::app::webhooks::Subscribers;
 use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
@@ -144,7 +145,9 @@ async fn the_worker_function_finishes_an_async_job_once_from_its_sqs_events() {
         .unwrap()
         .expect("the job item");
     for _ in 0..2 {
-        dispatch(&ports, &item).await.unwrap();
+        dispatch(&ports, &item, &mut Subscribers::default())
+            .await
+            .unwrap();
     }
     let (event, receipts) = receive_batch(&sqs, &url, 2).await;
     let response = sqs_worker::handle_jobs(&ports, event).await;
@@ -188,7 +191,9 @@ async fn the_worker_function_finishes_an_async_job_once_from_its_sqs_events() {
     );
 
     // A later delivery of the finished job is acked without work.
-    dispatch(&ports, &item).await.unwrap();
+    dispatch(&ports, &item, &mut Subscribers::default())
+        .await
+        .unwrap();
     let (event, _) = receive_batch(&sqs, &url, 1).await;
     assert!(
         sqs_worker::handle_jobs(&ports, event)

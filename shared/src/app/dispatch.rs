@@ -6,14 +6,17 @@
 //! ignored. Feeds deliver at least once, so dispatching twice is safe:
 //! a second job message finds the job leased or finished and is acked without
 //! work, and a second fan-out finds its deliveries (their ids derive from the
-//! event and the webhook) already made.
+//! event and the webhook) already made. A batch of items (one read of the
+//! feed) shares one `Subscribers`, so the webhooks of an account and mode are
+//! read once per batch.
 
 use std::time::Duration;
 
 use serde_json::json;
 
 use crate::app::outbox::{self, Event};
-use crate::app::{verifactu, webhooks};
+use crate::app::verifactu;
+use crate::app::webhooks::{self, Subscribers};
 use crate::ports::Ports;
 use crate::ports::queue::QueueError;
 use crate::ports::table::{Item, TableError};
@@ -39,7 +42,11 @@ impl DispatchError {
     }
 }
 
-pub async fn dispatch(ports: &Ports, item: &Item) -> Result<(), DispatchError> {
+pub async fn dispatch(
+    ports: &Ports,
+    item: &Item,
+    subscribers: &mut Subscribers,
+) -> Result<(), DispatchError> {
     match item.s("entity") {
         Some(JOB_ENTITY) => {
             let message = json!({ "job_id": job_id(item)? }).to_string();
@@ -53,7 +60,7 @@ pub async fn dispatch(ports: &Ports, item: &Item) -> Result<(), DispatchError> {
         }
         Some(outbox::ENTITY) => {
             let event = Event::from_item(item).map_err(DispatchError::Unreadable)?;
-            webhooks::fan_out(ports, &event)
+            webhooks::fan_out(ports, &event, subscribers)
                 .await
                 .map_err(|e| DispatchError::Webhooks(e.to_string()))?;
         }
@@ -99,14 +106,22 @@ mod tests {
     #[tokio::test]
     async fn a_job_is_queued_by_its_id_each_time_it_is_dispatched() {
         let (ports, jobs, _dir) = with_jobs();
-        dispatch(&ports, &job("JOB#job_01")).await.unwrap();
-        dispatch(&ports, &job("JOB#job_01")).await.unwrap();
+        dispatch(&ports, &job("JOB#job_01"), &mut Subscribers::default())
+            .await
+            .unwrap();
+        dispatch(&ports, &job("JOB#job_01"), &mut Subscribers::default())
+            .await
+            .unwrap();
         assert_eq!(jobs.sent(), [r#"{"job_id":"job_01"}"#; 2]);
 
         jobs.refuse(1);
-        let err = dispatch(&ports, &job("JOB#job_02")).await.unwrap_err();
+        let err = dispatch(&ports, &job("JOB#job_02"), &mut Subscribers::default())
+            .await
+            .unwrap_err();
         assert!(err.is_transient(), "{err}");
-        let err = dispatch(&ports, &job("JOB#")).await.unwrap_err();
+        let err = dispatch(&ports, &job("JOB#"), &mut Subscribers::default())
+            .await
+            .unwrap_err();
         assert!(!err.is_transient(), "{err}");
     }
 
@@ -117,10 +132,14 @@ mod tests {
         let ports = ports.with_submissions(submissions.clone());
         let marker = Item::new(Key::new("VERIFACTU#PENDING", "CHAIN#live#B1"))
             .with("entity", "verifactu_chain");
-        dispatch(&ports, &marker).await.unwrap();
+        dispatch(&ports, &marker, &mut Subscribers::default())
+            .await
+            .unwrap();
         assert_eq!(submissions.sent(), [r#"{"chain":"CHAIN#live#B1"}"#]);
         submissions.refuse(1);
-        dispatch(&ports, &marker).await.unwrap();
+        dispatch(&ports, &marker, &mut Subscribers::default())
+            .await
+            .unwrap();
         assert_eq!(submissions.sent().len(), 1, "a lost message fails nothing");
     }
 
@@ -138,13 +157,19 @@ mod tests {
         let crate::ports::table::Write::Put { item, .. } = write else {
             panic!("events are puts")
         };
-        dispatch(&ports, &item).await.unwrap();
+        dispatch(&ports, &item, &mut Subscribers::default())
+            .await
+            .unwrap();
         let customer = Item::new(Key::new("CUSTOMERS#x", "cus_1")).with("entity", "customer");
-        dispatch(&ports, &customer).await.unwrap();
+        dispatch(&ports, &customer, &mut Subscribers::default())
+            .await
+            .unwrap();
         assert!(jobs.sent().is_empty());
 
         let broken = Item::new(Key::new("EVENTS#x", "evt_1")).with("entity", "event");
-        let err = dispatch(&ports, &broken).await.unwrap_err();
+        let err = dispatch(&ports, &broken, &mut Subscribers::default())
+            .await
+            .unwrap_err();
         assert!(!err.is_transient(), "{err}");
     }
 }

@@ -160,7 +160,9 @@ impl Env {
     pub async fn dispatch_again(&self, job_id: &str) {
         let key = Key::new(format!("JOB#{job_id}"), "JOB");
         let item = self.h.ports.table.get(&key).await.unwrap().unwrap();
-        dispatch::dispatch(&self.h.ports, &item).await.unwrap();
+        dispatch::dispatch(&self.h.ports, &item, &mut Default::default())
+            .await
+            .unwrap();
     }
 
     /// The worker's use case on one job's message, outside the queue.

@@ -4,13 +4,14 @@
 //! the delivery id is derived from (event id, webhook id), so dispatching an
 //! event again creates nothing twice.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
 use super::WebhookError;
 use super::deliver::DeliveryMessage;
-use super::store::{self, Delivery, Space, Status};
+use super::store::{self, Delivery, Record, Space, Status};
 use crate::app::outbox::Event;
 use crate::ports::Ports;
 use crate::ports::table::{Condition, TableError, UpdateOp};
@@ -21,14 +22,37 @@ pub fn delivery_id(event_id: &str, webhook_id: &str) -> String {
     format!("dlv_{}", &hex::encode(digest)[..24])
 }
 
-pub async fn fan_out(ports: &Ports, event: &Event) -> Result<(), WebhookError> {
+/// The webhooks of each account and mode that a batch of events reaches,
+/// each read once per batch: a batch of events of one account costs one
+/// query, not one per event. A batch lives as long as one read of the feed.
+#[derive(Default)]
+pub struct Subscribers {
+    read: HashMap<Space, Vec<Record>>,
+}
+
+impl Subscribers {
+    async fn of(&mut self, ports: &Ports, space: &Space) -> Result<&[Record], WebhookError> {
+        if !self.read.contains_key(space) {
+            let webhooks = store::all_webhooks(ports, space).await?;
+            self.read.insert(space.clone(), webhooks);
+        }
+        Ok(&self.read[space])
+    }
+}
+
+pub async fn fan_out(
+    ports: &Ports,
+    event: &Event,
+    subscribers: &mut Subscribers,
+) -> Result<(), WebhookError> {
     let space = Space {
         account_id: event.account_id.clone(),
         mode: event.mode(),
     };
-    let targets: Vec<_> = store::all_webhooks(ports, &space)
+    let targets: Vec<_> = subscribers
+        .of(ports, &space)
         .await?
-        .into_iter()
+        .iter()
         .filter(|w| w.health.enabled && w.subscription.includes(&event.kind))
         .collect();
     if targets.is_empty() {

@@ -25,7 +25,7 @@ use crate::ports::queue::QueueError;
 use crate::ports::table::TableError;
 
 pub use deliver::deliver;
-pub use fan_out::fan_out;
+pub use fan_out::{Subscribers, fan_out};
 pub use log::attempts;
 pub use manage::{
     MAX_WEBHOOKS, Webhook, WebhookInput, WebhookPatch, create, delete, get, list, rotate_secret,

@@ -22,7 +22,7 @@ pub const RETENTION: Duration = Duration::days(30);
 pub const ROTATION_OVERLAP: Duration = Duration::hours(24);
 
 /// An account and mode: where webhooks and events live.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Space {
     pub account_id: String,
     pub mode: Mode,
