@@ -108,8 +108,8 @@ pub(super) fn open_connection(path: &Path) -> Result<Connection, TableError> {
         .map_err(unavailable)?;
     conn.pragma_update(None, "synchronous", "FULL")
         .map_err(unavailable)?;
-    // The writer's batches keep a savepoint per transaction, whose journal
-    // SQLite would otherwise spill to a temporary file past 64 KiB.
+    // A statement's journal (an `INSERT OR REPLACE` keeps one) would
+    // otherwise spill to a temporary file past 64 KiB.
     conn.pragma_update(None, "temp_store", "MEMORY")
         .map_err(unavailable)?;
     // Without it, SQLite compiles a statement again whenever a new value is
@@ -1027,7 +1027,7 @@ mod tests {
         let first = table.order(vec![put("x", None)]).await.unwrap();
         taken(&table, 1).await;
         let absent = table
-            .order(vec![put("k", Some(Condition::Absent))])
+            .order(vec![put("m", None), put("k", Some(Condition::Absent))])
             .await
             .unwrap();
         let beside = table.order(vec![put("j", None)]).await.unwrap();
@@ -1039,12 +1039,17 @@ mod tests {
         assert!(
             matches!(
                 absent,
-                Err(TableError::ConditionFailed { index: Some(0), .. })
+                Err(TableError::ConditionFailed { index: Some(1), .. })
             ),
             "{absent:?}"
         );
         beside.durable().await.unwrap();
         assert_eq!(batches(&table), [(1, true), (2, true)]);
+        assert_eq!(
+            table.get(&Key::new("m", "s")).await.unwrap(),
+            None,
+            "nothing of the failed transaction"
+        );
         let k = table.get_ordered(&Key::new("k", "s")).await.unwrap();
         assert_eq!(
             k.and_then(|item| item.n("v")),
@@ -1052,6 +1057,33 @@ mod tests {
             "the other process's"
         );
         assert!(table.get(&Key::new("j", "s")).await.unwrap().is_some());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_transaction_that_fails_after_writing_fails_its_batch_which_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = open(&dir);
+        let other = OtherProcess::lock(&dir);
+        let first = table.order(vec![put("x", None)]).await.unwrap();
+        taken(&table, 1).await;
+        let beside = table.order(vec![put("j", None)]).await.unwrap();
+        let half: Work = Box::new(|conn, _| {
+            let item = Item::new(Key::new("h", "s")).with("v", 1);
+            store(conn, &item, &encode(&item)?)?;
+            Err(TableError::Unavailable("failed after writing".into()))
+        });
+        let inner = table.inner.clone();
+        let failed = tokio::spawn(async move { inner.write(true, half).await });
+        ordered_up_to(&table, 3).await;
+        other.release();
+        first.durable().await.unwrap();
+        assert!(beside.durable().await.is_err(), "its batch failed");
+        assert!(failed.await.unwrap().is_err());
+        assert!(batches(&table).iter().all(|b| b.0 == 1), "only the first");
+        for pk in ["h", "j"] {
+            assert_eq!(table.get(&Key::new(pk, "s")).await.unwrap(), None, "{pk}");
+        }
+        table.transact(vec![put("j", None)]).await.unwrap();
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,7 +1,7 @@
 //! Group commit: one thread writes this process's transactions. It takes
 //! every transaction queued while it was busy and commits them as one SQLite
-//! transaction, each in its own savepoint (a failed one rolls back alone), so
-//! one sync covers the whole batch. A batch of bookkeeping writes only
+//! transaction (one that fails before writing fails alone: `run`), so one
+//! sync covers the whole batch. A batch of bookkeeping writes only
 //! commits with `synchronous=NORMAL`, without a sync of its own.
 //!
 //! The writer is woken by a durable transaction, or by bookkeeping when it
@@ -364,15 +364,17 @@ impl WriterConnection {
         began
     }
 
-    /// Runs each work in its own savepoint of the open transaction and
-    /// commits it: a work that fails is rolled back alone and answered with
-    /// its error. Should the batch fail, its transaction is rolled back.
+    /// Runs each work in the open transaction and commits it. A work that
+    /// fails before writing (its conditions are checked first) is answered
+    /// with its error alone; one that fails after writing, or ends the
+    /// transaction, fails the batch, whose transaction is rolled back. So
+    /// no work needs a savepoint, which would copy every page it writes.
     fn run(
         &mut self,
         works: Vec<Work>,
         now: i64,
     ) -> Result<Vec<Result<Applied, TableError>>, TableError> {
-        let committed = self.savepoints(works, now).and_then(|results| {
+        let committed = self.each(works, now).and_then(|results| {
             self.conn.execute_batch("COMMIT").map_err(unavailable)?;
             Ok(results)
         });
@@ -382,17 +384,19 @@ impl WriterConnection {
         committed
     }
 
-    fn savepoints(
+    fn each(
         &mut self,
         works: Vec<Work>,
         now: i64,
     ) -> Result<Vec<Result<Applied, TableError>>, TableError> {
         let mut results = Vec::with_capacity(works.len());
         for work in works {
-            let savepoint = self.conn.savepoint().map_err(unavailable)?;
-            let result = work(&savepoint, now);
-            if result.is_ok() {
-                savepoint.commit().map_err(unavailable)?;
+            let before = self.conn.total_changes();
+            let result = work(&self.conn, now);
+            if let Err(e) = &result
+                && (self.conn.total_changes() != before || self.conn.is_autocommit())
+            {
+                return Err(e.clone());
             }
             results.push(result);
         }
