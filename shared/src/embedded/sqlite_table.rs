@@ -667,6 +667,17 @@ mod tests {
         }
     }
 
+    /// A table whose writer has taken a first transaction and waits for
+    /// the write lock, which another process holds until `release`: what
+    /// is ordered meanwhile commits in the next batch.
+    async fn held(dir: &tempfile::TempDir) -> (Arc<SqliteTable>, OtherProcess, Ordered) {
+        let table = open(dir);
+        let other = OtherProcess::lock(dir);
+        let first = table.order(vec![put("x", None)]).await.unwrap();
+        taken(&table, 1).await;
+        (table, other, first)
+    }
+
     async fn ordered_up_to(table: &SqliteTable, seq: u64) {
         while table.inner.shared.pending.ordering().last() < seq {
             tokio::task::yield_now().await;
@@ -970,10 +981,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn transactions_queued_while_the_writer_waits_commit_together() {
         let dir = tempfile::tempdir().unwrap();
-        let table = open(&dir);
-        let other = OtherProcess::lock(&dir);
-        let first = table.order(vec![put("k", None)]).await.unwrap();
-        taken(&table, 1).await;
+        let (table, other, first) = held(&dir).await;
         let writers: Vec<_> = (1..64)
             .map(|n| {
                 let table = table.clone();
@@ -1022,10 +1030,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn a_condition_another_process_breaks_fails_its_transaction_alone_at_commit() {
         let dir = tempfile::tempdir().unwrap();
-        let table = open(&dir);
-        let other = OtherProcess::lock(&dir);
-        let first = table.order(vec![put("x", None)]).await.unwrap();
-        taken(&table, 1).await;
+        let (table, other, first) = held(&dir).await;
         let absent = table
             .order(vec![put("m", None), put("k", Some(Condition::Absent))])
             .await
@@ -1062,10 +1067,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn a_transaction_that_fails_after_writing_fails_its_batch_which_leaves_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let table = open(&dir);
-        let other = OtherProcess::lock(&dir);
-        let first = table.order(vec![put("x", None)]).await.unwrap();
-        taken(&table, 1).await;
+        let (table, other, first) = held(&dir).await;
         let beside = table.order(vec![put("j", None)]).await.unwrap();
         let half: Work = Box::new(|conn, _| {
             let item = Item::new(Key::new("h", "s")).with("v", 1);
@@ -1089,10 +1091,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn when_the_writer_stops_reads_do_not_wait_for_it_and_writes_fail() {
         let dir = tempfile::tempdir().unwrap();
-        let table = open(&dir);
-        let other = OtherProcess::lock(&dir);
-        let first = table.order(vec![put("p", None)]).await.unwrap();
-        taken(&table, 1).await;
+        let (table, other, first) = held(&dir).await;
         let inner = table.inner.clone();
         let crash: Work = Box::new(|_, _| panic!("the writer stops"));
         let crashed = tokio::spawn(async move { inner.write(false, crash).await });
