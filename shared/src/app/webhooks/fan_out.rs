@@ -23,8 +23,9 @@ pub fn delivery_id(event_id: &str, webhook_id: &str) -> String {
 }
 
 /// The webhooks of each account and mode that a batch of events reaches,
-/// each read once per batch: a batch of events of one account costs one
-/// query, not one per event. A batch lives as long as one read of the feed.
+/// each read once per batch (one read of the embedded feed, one event of
+/// DynamoDB Streams): a batch of one account's events costs one query, not
+/// one per event.
 #[derive(Default)]
 pub struct Subscribers {
     read: HashMap<Space, Vec<Record>>,
