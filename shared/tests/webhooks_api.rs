@@ -9,13 +9,12 @@ use std::time::Duration;
 use axum::http::{Method, StatusCode};
 use serde_json::{Value as Json, json};
 use shared::app::keys;
-use shared::app::webhooks::{Subscribers, fan_out};
 use shared::domain::account::{Mode, Plan};
 use shared::ports::Clock;
 use shared::webhooks::event_type::EVENT_TYPES;
 use shared::webhooks::{DEFAULT_TOLERANCE, verify};
 use support::assert_error_shape;
-use support::webhooks::{Receiver, call, counts, drain, event, harness, register};
+use support::webhooks::{Receiver, call, counts, drain, event, fan_out, harness, register};
 
 fn v1_count(header: &str) -> usize {
     header.split(',').filter(|p| p.starts_with("v1=")).count()
@@ -240,9 +239,7 @@ async fn another_accounts_or_modes_webhooks_are_not_found() {
         .unwrap();
     let (_, other_key) = keys::create(&h.ports, &other.id, Mode::Live).await.unwrap();
     let e = event(&h, Mode::Live, "invoice.paid", json!({})).await;
-    fan_out(&h.ports, &e, &mut Subscribers::default())
-        .await
-        .unwrap();
+    fan_out(&h.ports, &e).await;
     let delivery = format!("/api/v1/webhooks/{id}/deliveries");
     for key in [other_key.reveal(), h.test.clone()] {
         for (method, path, body) in [
@@ -326,15 +323,11 @@ async fn test_mode_webhooks_get_test_events_only_and_live_ones_live_events_only(
             .collect()
     };
     let e = event(&h, Mode::Test, "invoice.paid", json!({})).await;
-    fan_out(&h.ports, &e, &mut Subscribers::default())
-        .await
-        .unwrap();
+    fan_out(&h.ports, &e).await;
     assert_eq!(targets(queue.bodies()), [test["id"].as_str().unwrap()]);
     assert_eq!(counts(&h, Mode::Test, &e.id).await.0, Some(1));
     let e = event(&h, Mode::Live, "invoice.paid", json!({})).await;
-    fan_out(&h.ports, &e, &mut Subscribers::default())
-        .await
-        .unwrap();
+    fan_out(&h.ports, &e).await;
     assert_eq!(targets(queue.bodies())[1..], [live["id"].as_str().unwrap()]);
     assert!(
         !queue
@@ -501,9 +494,7 @@ async fn an_exhausted_delivery_is_retried_by_hand() {
     let hook = register(&h, &h.test, &receiver.url, json!(["invoice.unpaid"])).await;
     let id = hook["id"].as_str().unwrap();
     let e = event(&h, Mode::Test, "invoice.unpaid", json!({})).await;
-    fan_out(&h.ports, &e, &mut Subscribers::default())
-        .await
-        .unwrap();
+    fan_out(&h.ports, &e).await;
     let start = h.clock.now();
     drain(&h.ports, &queue, &h.clock).await;
     let span = h.clock.now() - start;

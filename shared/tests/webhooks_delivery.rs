@@ -10,12 +10,13 @@ use std::time::Duration;
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value as Json, json};
-use shared::app::webhooks::{Subscribers, fan_out};
 use shared::domain::account::Mode;
 use shared::ports::Clock;
 use shared::webhooks::schedule::RETRY_DELAYS;
 use shared::webhooks::verify;
-use support::webhooks::{Receiver, call, counts, drain, drain_until, event, harness, register};
+use support::webhooks::{
+    Receiver, call, counts, drain, drain_until, event, fan_out, harness, register,
+};
 
 fn signed_at(header: &str) -> i64 {
     header
@@ -41,9 +42,7 @@ async fn an_endpoint_failing_n_times_gets_the_event_once_after_n_logged_failures
     )
     .await;
 
-    fan_out(&h.ports, &e, &mut Subscribers::default())
-        .await
-        .unwrap();
+    fan_out(&h.ports, &e).await;
     drain(&h.ports, &queue, &h.clock).await;
 
     let got = receiver.received();
@@ -118,9 +117,7 @@ async fn an_endpoint_failing_n_times_gets_the_event_once_after_n_logged_failures
     assert_eq!(counts(&h, Mode::Test, &e.id).await, (Some(1), Some(1)));
 
     // A second dispatch of the same event creates nothing and sends nothing.
-    fan_out(&h.ports, &e, &mut Subscribers::default())
-        .await
-        .unwrap();
+    fan_out(&h.ports, &e).await;
     assert_eq!(queue.len(), 0);
     drain(&h.ports, &queue, &h.clock).await;
     assert_eq!(receiver.received().len(), failures.len() + 1);
@@ -132,12 +129,8 @@ async fn a_duplicated_message_makes_one_attempt() {
     let receiver = Receiver::start(&[]).await;
     register(&h, &h.test, &receiver.url, json!(["*"])).await;
     let e = event(&h, Mode::Test, "job.completed", json!({"job_id": "job_1"})).await;
-    fan_out(&h.ports, &e, &mut Subscribers::default())
-        .await
-        .unwrap();
-    fan_out(&h.ports, &e, &mut Subscribers::default())
-        .await
-        .unwrap();
+    fan_out(&h.ports, &e).await;
+    fan_out(&h.ports, &e).await;
     assert_eq!(
         queue.len(),
         2,
@@ -155,9 +148,7 @@ async fn gone_disables_the_webhook_at_once_and_enabling_it_clears_the_reason() {
     let hook = register(&h, &h.test, &receiver.url, json!(["invoice.issued"])).await;
     let path = format!("/api/v1/webhooks/{}", hook["id"].as_str().unwrap());
     let e = event(&h, Mode::Test, "invoice.issued", json!({})).await;
-    fan_out(&h.ports, &e, &mut Subscribers::default())
-        .await
-        .unwrap();
+    fan_out(&h.ports, &e).await;
     drain(&h.ports, &queue, &h.clock).await;
 
     assert_eq!(receiver.received().len(), 1, "no retry after 410");
@@ -170,9 +161,7 @@ async fn gone_disables_the_webhook_at_once_and_enabling_it_clears_the_reason() {
     assert_eq!(counts(&h, Mode::Test, &e.id).await, (Some(1), None));
 
     let later = event(&h, Mode::Test, "invoice.issued", json!({})).await;
-    fan_out(&h.ports, &later, &mut Subscribers::default())
-        .await
-        .unwrap();
+    fan_out(&h.ports, &later).await;
     assert_eq!(queue.len(), 0, "a disabled webhook gets no deliveries");
 
     let w = call(
@@ -200,9 +189,7 @@ async fn three_days_of_failed_attempts_disable_the_webhook() {
     let mut disabled_at = None;
     for half_day in 1..=10 {
         let e = event(&h, Mode::Test, "quota.threshold", json!({"percent": 80})).await;
-        fan_out(&h.ports, &e, &mut Subscribers::default())
-            .await
-            .unwrap();
+        fan_out(&h.ports, &e).await;
         drain_until(
             &h.ports,
             &queue,
@@ -244,9 +231,7 @@ async fn a_deleted_webhook_ends_its_deliveries_unsent() {
     let receiver = Receiver::start(&[]).await;
     let hook = register(&h, &h.test, &receiver.url, json!(["*"])).await;
     let e = event(&h, Mode::Test, "fiscal.deadline", json!({"form": "303"})).await;
-    fan_out(&h.ports, &e, &mut Subscribers::default())
-        .await
-        .unwrap();
+    fan_out(&h.ports, &e).await;
     let path = format!("/api/v1/webhooks/{}", hook["id"].as_str().unwrap());
     assert_eq!(
         call(&h, Method::DELETE, &path, &h.test, None).await.status,

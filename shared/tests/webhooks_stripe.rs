@@ -12,10 +12,9 @@ use std::process::{Command, Stdio};
 
 use axum::http::{Method, StatusCode};
 use serde_json::json;
-use shared::app::webhooks::{Subscribers, fan_out};
 use shared::domain::account::Mode;
 use shared::webhooks::signature;
-use support::webhooks::{Receiver, call, drain, event, harness, register};
+use support::webhooks::{Receiver, call, drain, event, fan_out, harness, register};
 
 const SCRIPT: &str = include_str!("../../.ci/stripe_verify.py");
 
@@ -52,9 +51,7 @@ async fn deliveries_verify_with_stripes_library() {
         json!({"object": {"id": "inv_1", "total": "121.00", "nota": "añadido"}}),
     )
     .await;
-    fan_out(&h.ports, &e, &mut Subscribers::default())
-        .await
-        .unwrap();
+    fan_out(&h.ports, &e).await;
     drain(&h.ports, &queue, &h.clock).await;
     let got = receiver.received();
     assert_eq!(got.len(), 2, "one failure, then the delivery");

@@ -15,6 +15,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::Value as Json;
 
 use shared::app::outbox::Event;
+use shared::app::webhooks::Subscribers;
 use shared::domain::account::{Mode, Plan};
 use shared::embedded::delivery_worker;
 use shared::embedded::{QueueSettings, SqliteQueue};
@@ -283,4 +284,11 @@ pub async fn counts(h: &Harness, mode: Mode, id: &str) -> (Option<i64>, Option<i
         .unwrap()
         .unwrap();
     (item.n("deliveries"), item.n("delivered"))
+}
+
+/// Fans `event` out as the dispatcher does, in a batch of its own.
+pub async fn fan_out(ports: &Ports, event: &Event) {
+    shared::app::webhooks::fan_out(ports, event, &mut Subscribers::default())
+        .await
+        .unwrap();
 }
