@@ -99,6 +99,11 @@ mod tests {
         (ports, jobs, dir)
     }
 
+    /// Dispatches `item` in a batch of its own.
+    async fn alone(ports: &Ports, item: &Item) -> Result<(), DispatchError> {
+        dispatch(ports, item, &mut Subscribers::default()).await
+    }
+
     fn job(pk: &str) -> Item {
         Item::new(Key::new(pk, "JOB")).with("entity", "job")
     }
@@ -106,22 +111,14 @@ mod tests {
     #[tokio::test]
     async fn a_job_is_queued_by_its_id_each_time_it_is_dispatched() {
         let (ports, jobs, _dir) = with_jobs();
-        dispatch(&ports, &job("JOB#job_01"), &mut Subscribers::default())
-            .await
-            .unwrap();
-        dispatch(&ports, &job("JOB#job_01"), &mut Subscribers::default())
-            .await
-            .unwrap();
+        alone(&ports, &job("JOB#job_01")).await.unwrap();
+        alone(&ports, &job("JOB#job_01")).await.unwrap();
         assert_eq!(jobs.sent(), [r#"{"job_id":"job_01"}"#; 2]);
 
         jobs.refuse(1);
-        let err = dispatch(&ports, &job("JOB#job_02"), &mut Subscribers::default())
-            .await
-            .unwrap_err();
+        let err = alone(&ports, &job("JOB#job_02")).await.unwrap_err();
         assert!(err.is_transient(), "{err}");
-        let err = dispatch(&ports, &job("JOB#"), &mut Subscribers::default())
-            .await
-            .unwrap_err();
+        let err = alone(&ports, &job("JOB#")).await.unwrap_err();
         assert!(!err.is_transient(), "{err}");
     }
 
@@ -132,14 +129,10 @@ mod tests {
         let ports = ports.with_submissions(submissions.clone());
         let marker = Item::new(Key::new("VERIFACTU#PENDING", "CHAIN#live#B1"))
             .with("entity", "verifactu_chain");
-        dispatch(&ports, &marker, &mut Subscribers::default())
-            .await
-            .unwrap();
+        alone(&ports, &marker).await.unwrap();
         assert_eq!(submissions.sent(), [r#"{"chain":"CHAIN#live#B1"}"#]);
         submissions.refuse(1);
-        dispatch(&ports, &marker, &mut Subscribers::default())
-            .await
-            .unwrap();
+        alone(&ports, &marker).await.unwrap();
         assert_eq!(submissions.sent().len(), 1, "a lost message fails nothing");
     }
 
@@ -157,19 +150,13 @@ mod tests {
         let crate::ports::table::Write::Put { item, .. } = write else {
             panic!("events are puts")
         };
-        dispatch(&ports, &item, &mut Subscribers::default())
-            .await
-            .unwrap();
+        alone(&ports, &item).await.unwrap();
         let customer = Item::new(Key::new("CUSTOMERS#x", "cus_1")).with("entity", "customer");
-        dispatch(&ports, &customer, &mut Subscribers::default())
-            .await
-            .unwrap();
+        alone(&ports, &customer).await.unwrap();
         assert!(jobs.sent().is_empty());
 
         let broken = Item::new(Key::new("EVENTS#x", "evt_1")).with("entity", "event");
-        let err = dispatch(&ports, &broken, &mut Subscribers::default())
-            .await
-            .unwrap_err();
+        let err = alone(&ports, &broken).await.unwrap_err();
         assert!(!err.is_transient(), "{err}");
     }
 }
