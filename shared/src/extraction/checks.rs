@@ -36,7 +36,7 @@ use rust_decimal::dec;
 
 use super::fields::{Field, Fields, Source, VatLine};
 use super::result::{Checks, ExtractedInvoice, VatBreakdownLine, Warning};
-use super::text::tax_id::foreign_vat;
+use super::text::tax_id::{foreign_vat, strict_foreign_vat};
 use super::text::wording::{amount, date, rate};
 use crate::tax::money::{percent_of, round2};
 use crate::tax::nif::{Nif, NifError, NifWarning, normalize};
@@ -163,7 +163,9 @@ fn id_check(id: &str, party: &str, code: &str, w: &mut Vec<Warning>) -> bool {
             }
             true
         }
-        Err(e) => match foreign_vat(&normalize_foreign(id)) {
+        Err(e) => match foreign_vat(&normalize_foreign(id))
+            .or_else(|| strict_foreign_vat(&normalize_foreign(id)))
+        {
             Some(vat) => {
                 w.push(Warning::new(
                     "foreign_vat_id",

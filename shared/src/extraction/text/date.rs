@@ -63,10 +63,72 @@ const MONTHS: &[(&str, u32)] = &[
     ("des", 12),
     ("december", 12),
     ("dec", 12),
+    // German, French, Dutch, Italian, Portuguese, Galician and Basque.
+    ("januar", 1),
+    ("janvier", 1),
+    ("januari", 1),
+    ("gennaio", 1),
+    ("janeiro", 1),
+    ("xaneiro", 1),
+    ("urtarrila", 1),
+    ("februar", 2),
+    ("fevrier", 2),
+    ("februari", 2),
+    ("febbraio", 2),
+    ("fevereiro", 2),
+    ("febreiro", 2),
+    ("otsaila", 2),
+    ("marz", 3),
+    ("mars", 3),
+    ("maart", 3),
+    ("marco", 3),
+    ("martxoa", 3),
+    ("avril", 4),
+    ("aprile", 4),
+    ("apirila", 4),
+    ("mai", 5),
+    ("mei", 5),
+    ("maggio", 5),
+    ("maio", 5),
+    ("maiatza", 5),
+    ("juni", 6),
+    ("juin", 6),
+    ("giugno", 6),
+    ("junho", 6),
+    ("xuno", 6),
+    ("ekaina", 6),
+    ("juli", 7),
+    ("juillet", 7),
+    ("luglio", 7),
+    ("julho", 7),
+    ("xullo", 7),
+    ("uztaila", 7),
+    ("aout", 8),
+    ("augustus", 8),
+    ("abuztua", 8),
+    ("septembre", 9),
+    ("settembre", 9),
+    ("setembro", 9),
+    ("iraila", 9),
+    ("oktober", 10),
+    ("octobre", 10),
+    ("ottobre", 10),
+    ("outubro", 10),
+    ("urria", 10),
+    ("okt", 10),
+    ("novembro", 11),
+    ("azaroa", 11),
+    ("dezember", 12),
+    ("decembre", 12),
+    ("dicembre", 12),
+    ("dezembro", 12),
+    ("decembro", 12),
+    ("abendua", 12),
+    ("dez", 12),
 ];
 
 /// Words between the parts of a written date ("5 de agosto de 2026", "d'agost").
-const FILLERS: &[&str] = &["de", "del", "d"];
+const FILLERS: &[&str] = &["de", "del", "d", "th", "st", "nd", "rd", "of"];
 
 fn month(word: &str) -> Option<u32> {
     MONTHS.iter().find(|(m, _)| *m == word).map(|&(_, n)| n)
@@ -167,16 +229,20 @@ fn date_at(p: &[Part], i: usize) -> Option<(NaiveDate, usize)> {
             return NaiveDate::from_ymd_opt(y as i32, m, d).map(|date| (date, 3));
         }
     }
+    if let Some(found) = month_first_in_words(p, i) {
+        return Some(found);
+    }
     let day = digits(first, &[1, 2])?;
     let second = p.get(i + 1)?;
     if let Some(m) = digits(second, &[1, 2]) {
         let third = p.get(i + 2)?;
         let same_sep = numeric_sep(&second.sep) && third.sep == second.sep;
         let y = year(third)?;
-        return same_sep
-            .then(|| NaiveDate::from_ymd_opt(y, m, day))
-            .flatten()
-            .map(|date| (date, 3));
+        // Day first always; month first only where day first is impossible
+        // (`02/17/26` from English-locale software).
+        let date = NaiveDate::from_ymd_opt(y, m, day)
+            .or_else(|| (m > 12).then(|| NaiveDate::from_ymd_opt(y, day, m)).flatten());
+        return same_sep.then_some(date).flatten().map(|date| (date, 3));
     }
     let mut j = i + 1;
     while p.get(j).is_some_and(|x| FILLERS.contains(&x.word.as_str())) {
@@ -189,6 +255,18 @@ fn date_at(p: &[Part], i: usize) -> Option<(NaiveDate, usize)> {
     }
     let y = year(p.get(j)?)?;
     NaiveDate::from_ymd_opt(y, m, day).map(|date| (date, j + 1 - i))
+}
+
+/// An English date, month first: `November 2, 2026`, `Nov. 2nd 2026`.
+fn month_first_in_words(p: &[Part], i: usize) -> Option<(NaiveDate, usize)> {
+    let m = month(&p.get(i)?.word)?;
+    let day = digits(p.get(i + 1)?, &[1, 2])?;
+    let mut j = i + 2;
+    while p.get(j).is_some_and(|x| FILLERS.contains(&x.word.as_str())) {
+        j += 1;
+    }
+    let y = digits(p.get(j)?, &[4])?;
+    NaiveDate::from_ymd_opt(y as i32, m, day).map(|date| (date, j + 1 - i))
 }
 
 /// Every date in a text, left to right.
@@ -260,11 +338,32 @@ mod tests {
     }
 
     #[test]
+    fn dates_in_other_languages() {
+        for text in [
+            "November 2, 2026",
+            "Invoice Date: Nov. 2nd, 2026",
+            "2. November 2026",
+            "2 novembre 2026",
+            "2 de novembro de 2026",
+            "2 november 2026",
+        ] {
+            assert_eq!(first_date(text), d(2026, 11, 2), "{text}");
+        }
+        assert_eq!(first_date("11. Juli 2014"), d(2014, 7, 11));
+        assert_eq!(
+            first_date("02/17/26"),
+            d(2026, 2, 17),
+            "month first only when day first is impossible"
+        );
+        assert_eq!(first_date("05/13/2026"), d(2026, 5, 13));
+        assert_eq!(first_date("13/13/2026"), None);
+    }
+
+    #[test]
     fn impossible_or_partial_dates_are_none() {
         for text in [
             "31/02/2026",
             "32/01/2026",
-            "05/13/2026",
             "29/02/2026",
             "5 de agosto",
             "2026/0147",

@@ -17,11 +17,13 @@
 //! `vat_exempt`, `suplidos`, `suplidos_outside_base`, `discount_applied`,
 //! `total_before_withholding`, `text_truncated`.
 
+mod agree;
 mod amount;
 mod date;
 mod doc;
 mod heading;
 mod labels;
+mod names;
 mod parties;
 mod reconcile;
 mod rows;
@@ -70,7 +72,7 @@ pub fn parse(doc: &TextDocument, own_nif: Option<&Nif>) -> Fields {
         }
         date
     });
-    let reconciled = reconcile::reconcile(totals::read(&d));
+    let reconciled = agree::agree(&d, reconcile::reconcile(totals::read(&d)));
     let parties = parties::read(&d, &doc.hints, own_nif, reconciled.irpf_amount.is_some());
     notes.extend(parties.notes);
     notes.extend(reconciled.notes);

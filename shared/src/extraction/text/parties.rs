@@ -17,6 +17,7 @@ use crate::tax::nif::Nif;
 use super::doc::{BELOW, BESIDE, Doc, FALLBACK, cells_within, join, mean_conf};
 use super::labels::{Kind, fold, key};
 use super::rows::{Party, Tok, unit};
+use super::names::company_names;
 use super::tax_id::{TaxId, find};
 
 #[derive(Debug, Default, PartialEq)]
@@ -56,6 +57,12 @@ struct Sighting {
     score: f32,
 }
 
+/// Words in a tax-id label that name its holder ("NIF cliente", "Customer VAT Number").
+const CUSTOMER_WORDS: &[&str] = &[
+    "cliente", "client", "customer", "kunde", "klant", "destinatario", "comprador", "buyer",
+];
+const ISSUER_WORDS: &[&str] = &["emisor", "proveedor", "supplier", "seller", "vendor", "lieferant"];
+
 fn block_context(kind: Kind) -> Option<Context> {
     match kind {
         Kind::CustomerBlock => Some(Context::Customer),
@@ -81,10 +88,10 @@ fn context(doc: &Doc, row: usize, tok: usize) -> Option<Context> {
         .map(|h| doc.label_text(h));
     if let Some(label) = id_label {
         let label = fold(&label);
-        if label.contains("cliente") {
+        if CUSTOMER_WORDS.iter().any(|w| label.contains(w)) {
             return Some(Context::Customer);
         }
-        if label.contains("emisor") || label.contains("proveedor") {
+        if ISSUER_WORDS.iter().any(|w| label.contains(w)) {
             return Some(Context::Issuer);
         }
     }
@@ -142,6 +149,9 @@ fn sightings(doc: &Doc, irpf: bool) -> Vec<Sighting> {
                 if row.page == 1 && row.top < 0.3 {
                     score += 0.5;
                 }
+            }
+            if id.invalid {
+                score -= 0.5;
             }
             let person = Nif::parse(&id.value)
                 .is_ok_and(|n| !matches!(n.kind(), crate::tax::nif::NifKind::Entity(_)));
@@ -359,6 +369,67 @@ fn name_near(doc: &Doc, row: usize, tok: usize) -> Option<Field<String>> {
     best
 }
 
+/// Rows around the recipient's id (its block, a few rows above) in its column.
+fn near_recipient(doc: &Doc, row: usize, recipient: Option<(usize, usize)>) -> bool {
+    let Some((r_row, r_tok)) = recipient else {
+        return false;
+    };
+    let (Some(r), Some(x)) = (doc.rows.get(r_row), doc.rows.get(row)) else {
+        return false;
+    };
+    let left = r.toks.get(r_tok).map_or(0.0, |t| t.left);
+    r.page == x.page
+        && row + NAME_ROWS >= r_row
+        && row <= r_row + 1
+        && x.toks.iter().any(|t| (t.left - left).abs() < BLOCK_WIDTH)
+}
+
+/// The issuer's company name found by its legal form: on the issuer id's
+/// rows or the registry line (strong), else anywhere outside the
+/// recipient's block, the header first.
+fn legal_name(
+    doc: &Doc,
+    issuer_row: Option<usize>,
+    recipient: Option<(usize, usize)>,
+    strong: bool,
+) -> Option<Field<String>> {
+    let mut best: Option<(f32, Field<String>)> = None;
+    for (i, row) in doc.rows.iter().enumerate() {
+        if near_recipient(doc, i, recipient)
+            || context(doc, i, 0) == Some(Context::Customer)
+            || doc.row_hits(i).any(|h| h.kind == Kind::CustomerBlock)
+        {
+            continue;
+        }
+        let words: Vec<&str> = row.toks.iter().map(|t| t.text.as_str()).collect();
+        let Some(name) = company_names(&words).into_iter().next() else {
+            continue;
+        };
+        let near_issuer = issuer_row.is_some_and(|r| {
+            r.abs_diff(i) <= 3 && doc.rows.get(r).is_some_and(|x| x.page == row.page)
+        });
+        let registry = doc.row_hits(i).any(|h| h.kind == Kind::Registry);
+        let mut score = 0.0;
+        if near_issuer {
+            score += 3.0;
+        }
+        if registry {
+            score += 2.0;
+        }
+        if row.page == 1 && row.top < 0.25 {
+            score += 1.0;
+        }
+        if strong && score < 2.0 {
+            continue;
+        }
+        let factor = if score >= 2.0 { BESIDE } else { FALLBACK };
+        if best.as_ref().is_none_or(|(s, _)| score > *s) {
+            best = Some((score, Field::new(name, mean_conf(&row.toks) * factor)));
+        }
+    }
+    best.map(|(_, field)| field)
+}
+
 /// The name printed with a block label ("Cliente:", "Emisor:"), beside it
 /// or just below.
 fn block_name(doc: &Doc, kind: Kind) -> Option<Field<String>> {
@@ -458,9 +529,14 @@ pub fn read(doc: &Doc, hints: &[Hint], own_nif: Option<&Nif>, irpf: bool) -> Par
         i.and_then(|i| ids.get(i))
             .and_then(|s| name_near(doc, s.row, s.tok))
     };
+    let recipient_at = recipient.and_then(|i| ids.get(i)).map(|s| (s.row, s.tok));
+    let issuer_at = issuer.and_then(|i| ids.get(i)).map(|s| s.row);
+    let company = |strong: bool| legal_name(doc, issuer_at, recipient_at, strong);
     parties.issuer_name = hint_name(hints, "VENDOR_NAME")
         .or_else(|| block_name(doc, Kind::IssuerBlock))
+        .or_else(|| company(true))
         .or_else(|| near(issuer))
+        .or_else(|| company(false))
         .or_else(|| top_line(doc));
     parties.recipient_name = hint_name(hints, "RECEIVER_NAME")
         .or_else(|| block_name(doc, Kind::CustomerBlock))

@@ -16,6 +16,9 @@ pub struct TaxId {
     pub foreign: bool,
     /// The printed text when an OCR repair changed it.
     pub repaired_from: Option<String>,
+    /// Spanish in form but its check character fails: returned as printed
+    /// so that the mistake is caught, not hidden.
+    pub invalid: bool,
 }
 
 /// Tokens longer than this are never part of a tax id.
@@ -130,18 +133,83 @@ pub fn read(printed: &str, labelled: bool) -> Option<TaxId> {
     if let Some(nif) = padded_suggestion(trimmed) {
         return Some(spanish(nif, None));
     }
+    let foreign = normalize_foreign(trimmed);
+    if let Some(vat) = strict_foreign_vat(&foreign) {
+        return Some(foreign_id(vat));
+    }
     if !labelled {
         return None;
     }
     let compact = normalize(trimmed);
-    if let Some(vat) = foreign_vat(&normalize_foreign(trimmed)) {
-        return Some(TaxId {
-            value: vat,
-            foreign: true,
-            repaired_from: None,
-        });
+    if let Some(vat) = foreign_vat(&foreign) {
+        return Some(foreign_id(vat));
     }
-    repair(&compact).map(|nif| spanish(nif, Some(trimmed.to_string())))
+    repair(&compact)
+        .map(|nif| spanish(nif, Some(trimmed.to_string())))
+        .or_else(|| spanish_shaped(&compact))
+}
+
+fn foreign_id(value: String) -> TaxId {
+    TaxId {
+        value,
+        foreign: true,
+        repaired_from: None,
+        invalid: false,
+    }
+}
+
+/// A Spanish id in form (a DNI, NIE or CIF pattern) whose check character
+/// fails, as printed without separators.
+fn spanish_shaped(compact: &str) -> Option<TaxId> {
+    let id = compact.strip_prefix("ES").unwrap_or(compact);
+    let chars: Vec<char> = id.chars().collect();
+    let [first, middle @ .., last] = chars.as_slice() else {
+        return None;
+    };
+    let digits = |s: &[char]| s.iter().all(char::is_ascii_digit);
+    let shaped = chars.len() == 9
+        && match first {
+            '0'..='9' => digits(&chars[..8]) && last.is_ascii_uppercase(),
+            'X' | 'Y' | 'Z' => digits(middle) && last.is_ascii_uppercase(),
+            'A'..='W' => digits(&middle[..6]) && last.is_ascii_alphanumeric(),
+            _ => false,
+        };
+    shaped.then(|| TaxId {
+        value: id.to_string(),
+        foreign: false,
+        repaired_from: None,
+        invalid: true,
+    })
+}
+
+/// An EU (or UK) VAT number in its country's exact form (`DE` + 9 digits,
+/// `FR` + 2 + 9, `NL…B01` …): distinctive enough to count without a label.
+pub fn strict_foreign_vat(compact: &str) -> Option<String> {
+    let (prefix, rest) = (compact.get(..2)?, compact.get(2..)?);
+    let digits = |n: &[usize]| n.contains(&rest.len()) && rest.chars().all(|c| c.is_ascii_digit());
+    let ok = match prefix {
+        "DE" | "EE" | "EL" | "PT" => digits(&[9]),
+        "IT" | "HR" | "LV" => digits(&[11]),
+        "AT" => rest.len() == 9 && rest.starts_with('U') && rest[1..].chars().all(|c| c.is_ascii_digit()),
+        "BE" => digits(&[10]),
+        "DK" | "FI" | "HU" | "LU" | "MT" | "SI" => digits(&[8]),
+        "FR" => {
+            rest.len() == 11
+                && rest[2..].chars().all(|c| c.is_ascii_digit())
+                && rest[..2].chars().all(|c| c.is_ascii_alphanumeric())
+        }
+        "NL" => {
+            rest.len() == 12
+                && rest[..9].chars().all(|c| c.is_ascii_digit())
+                && &rest[9..10] == "B"
+                && rest[10..].chars().all(|c| c.is_ascii_digit())
+        }
+        "PL" | "SK" => digits(&[10]),
+        "SE" => digits(&[12]),
+        "GB" | "XI" => digits(&[9, 12]),
+        _ => false,
+    };
+    ok.then(|| compact.to_string())
 }
 
 fn normalize_foreign(text: &str) -> String {
@@ -156,6 +224,7 @@ fn spanish(nif: Nif, repaired_from: Option<String>) -> TaxId {
         value: nif.as_str().to_string(),
         foreign: false,
         repaired_from,
+        invalid: false,
     }
 }
 
@@ -239,18 +308,45 @@ mod tests {
         assert_eq!(value("B1234S674", true).as_deref(), Some("B12345674"));
         assert_eq!(value("I2345678Z", true).as_deref(), Some("12345678Z"));
         assert_eq!(value("812345674", false), None);
-        assert_eq!(value("12345678A", true), None);
+        assert_eq!(value("12345678A", false), None);
         assert_eq!(value("912345678", false), None);
     }
 
     #[test]
-    fn foreign_eu_vat_numbers_only_after_a_label() {
+    fn a_wrong_check_character_next_to_a_label_is_kept_as_printed() {
+        for (printed, shown) in [
+            ("12345678A", "12345678A"),
+            ("B-12345675", "B12345675"),
+            ("ES B64717839", "B64717839"),
+            ("X1234567A", "X1234567A"),
+        ] {
+            let id = read(printed, true).unwrap();
+            assert_eq!((id.value.as_str(), id.invalid), (shown, true), "{printed}");
+        }
+        assert!(read("B12345674", true).is_some_and(|id| !id.invalid));
+        assert_eq!(value("B12345675", false), None, "not without a label");
+        assert_eq!(value("912345678", true), None, "not a NIF's form");
+    }
+
+    #[test]
+    fn foreign_vat_numbers_after_a_label_or_in_their_exact_form() {
         let fr = read("FR40303265045", true).unwrap();
         assert!(fr.foreign);
         assert_eq!(fr.value, "FR40303265045");
         assert_eq!(value("IE 6388047V", true).as_deref(), Some("IE6388047V"));
-        assert_eq!(value("FR40303265045", false), None);
+        assert_eq!(value("IE 6388047V", false), None, "a loose form needs a label");
         assert_eq!(value("US123456789", true), None);
+        for (printed, exact) in [
+            ("FR40303265045", "FR40303265045"),
+            ("DE812871812", "DE812871812"),
+            ("DE 128 589 584", "DE128589584"),
+            ("NL820098395B01", "NL820098395B01"),
+            ("GB232153895", "GB232153895"),
+            ("ATU12345678", "ATU12345678"),
+        ] {
+            assert_eq!(value(printed, false).as_deref(), Some(exact), "{printed}");
+        }
+        assert_eq!(value("DE12345678", false), None, "eight digits is not a German VAT number");
     }
 
     #[test]

@@ -1,0 +1,267 @@
+//! The figures chosen together. `reconcile` reads the totals block as
+//! printed; on layouts it does not expect (utility bills with a summary box
+//! and a detail page, totals in the wrong column, a "Total a pagar" that adds
+//! other charges) its figures can disagree. Then every labelled amount is a
+//! candidate (bases, VAT, totals, surcharge, withholding, beside their labels
+//! or below them) and the set that adds up is chosen: VAT = base × a rate in
+//! force within rounding, base + VAT + surcharge − IRPF = total. Among the
+//! sets that add up, labels and position decide (a "Total factura" over an
+//! "A pagar", the totals after the base).
+
+use rust_decimal::Decimal;
+use rust_decimal::dec;
+
+use crate::extraction::fields::{Field, VatLine};
+
+use super::amount::{Number, amounts};
+use super::doc::{BESIDE, Doc};
+use super::labels::Kind;
+use super::reconcile::Reconciled;
+
+/// VAT, IGIC and IPSI rates of Spain and the standard and reduced rates of
+/// the EU states and the UK whose invoices Spanish businesses receive.
+const RATES: &[Decimal] = &[
+    dec!(21),
+    dec!(10),
+    dec!(4),
+    dec!(5),
+    dec!(2),
+    dec!(7),
+    dec!(3),
+    dec!(9.5),
+    dec!(15),
+    dec!(20),
+    dec!(19),
+    dec!(5.5),
+    dec!(8.5),
+    dec!(22),
+    dec!(23),
+    dec!(13),
+    dec!(6),
+    dec!(9),
+    dec!(12),
+    dec!(16),
+    dec!(17),
+    dec!(24),
+    dec!(25),
+    dec!(27),
+];
+const SURCHARGE_RATES: &[Decimal] = &[dec!(5.2), dec!(1.4), dec!(0.5), dec!(1.75), dec!(0.62), dec!(0.26)];
+const IRPF_RATES: &[Decimal] = &[dec!(15), dec!(7), dec!(19), dec!(1), dec!(2), dec!(9), dec!(18)];
+const SUM_TOLERANCE: Decimal = dec!(0.02);
+/// Candidates per kind: a long document repeats its totals on every page.
+const MAX_CANDIDATES: usize = 48;
+
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    value: Decimal,
+    row: usize,
+    /// How strongly the label says what the amount is.
+    weight: f32,
+    conf: f32,
+}
+
+/// Whether an amount was printed as money: with decimals or a currency sign,
+/// not a count of kWh or a reference number.
+fn printed_as_money(text: &str, n: &Number) -> bool {
+    let printed = text.get(n.start..n.end).unwrap_or("");
+    let decimals = printed
+        .rfind([',', '.'])
+        .is_some_and(|i| printed[i + 1..].chars().take_while(char::is_ascii_digit).count() == 2);
+    let around = text.get(n.end..).unwrap_or("").trim_start();
+    decimals || around.starts_with(['€', '$', '£']) || printed.contains(['€', '$', '£'])
+}
+
+fn weight(kind: Kind) -> Option<f32> {
+    Some(match kind {
+        Kind::Base => 3.0,
+        Kind::Vat | Kind::VatTotal => 3.0,
+        Kind::Total => 3.0,
+        Kind::Payable => 2.0,
+        Kind::Surcharge => 3.0,
+        Kind::Irpf => 3.0,
+        _ => return None,
+    })
+}
+
+/// Every money amount after each label of `kinds`, beside it or below it.
+fn candidates(doc: &Doc, kinds: &[Kind]) -> Vec<Candidate> {
+    let mut found = Vec::new();
+    for hit in doc.hits.iter().filter(|h| kinds.contains(&h.kind)) {
+        let Some(w) = weight(hit.kind) else { continue };
+        let beside = doc.segment_value(hit);
+        let mut values = vec![(beside, w)];
+        values.extend(doc.below(hit).into_iter().take(1).map(|v| (v, w * 0.8)));
+        for (value, w) in values {
+            for n in amounts(&value.text, doc.mark) {
+                if printed_as_money(&value.text, &n) && !n.value.is_zero() {
+                    found.push(Candidate {
+                        value: n.value.abs(),
+                        row: value.row,
+                        weight: w,
+                        conf: value.conf,
+                    });
+                }
+            }
+        }
+        if found.len() >= MAX_CANDIDATES * 4 {
+            break;
+        }
+    }
+    found.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.row.cmp(&b.row)));
+    found.dedup_by(|a, b| a.value == b.value && a.row == b.row);
+    found.truncate(MAX_CANDIDATES);
+    found
+}
+
+/// The rate of `rates` that `part` is of `base`, within rounding.
+fn rate_of(part: Decimal, base: Decimal, rates: &[Decimal]) -> Option<Decimal> {
+    let tolerance = dec!(0.011) + base * dec!(0.00005);
+    rates
+        .iter()
+        .copied()
+        .find(|r| (base * r / dec!(100) - part).abs() <= tolerance)
+}
+
+fn consistent(r: &Reconciled) -> bool {
+    let (Some(base), Some(vat), Some(total)) = (&r.base, &r.vat_amount, &r.total) else {
+        return false;
+    };
+    let surcharge: Decimal = r
+        .vat_breakdown
+        .iter()
+        .filter_map(|l| l.surcharge_amount)
+        .sum();
+    let irpf = r.irpf_amount.as_ref().map_or(Decimal::ZERO, |f| f.value);
+    let lines_ok = r.vat_breakdown.iter().all(|l| {
+        (l.base * l.rate / dec!(100) - l.vat_amount).abs() <= dec!(0.011) + l.base.abs() * dec!(0.00005)
+    });
+    lines_ok && (base.value + vat.value + surcharge - irpf - total.value).abs() <= SUM_TOLERANCE
+}
+
+struct Choice {
+    base: Candidate,
+    vat: Candidate,
+    rate: Decimal,
+    surcharge: Option<(Candidate, Decimal)>,
+    irpf: Option<(Candidate, Decimal)>,
+    total: Candidate,
+    score: f32,
+}
+
+fn score(doc_rows: usize, b: &Candidate, v: &Candidate, t: &Candidate) -> f32 {
+    let order = if t.row >= b.row && t.row >= v.row { 0.5 } else { 0.0 };
+    let late = t.row as f32 / doc_rows.max(1) as f32;
+    b.weight + v.weight + t.weight + order + late * 0.5
+}
+
+/// The best set of figures that adds up, if any.
+fn choose(doc: &Doc) -> Option<Choice> {
+    let bases = candidates(doc, &[Kind::Base]);
+    let vats = candidates(doc, &[Kind::Vat, Kind::VatTotal]);
+    let totals = candidates(doc, &[Kind::Total, Kind::Payable]);
+    let surcharges = candidates(doc, &[Kind::Surcharge]);
+    let irpfs = candidates(doc, &[Kind::Irpf]);
+    let mut best: Option<Choice> = None;
+    for b in &bases {
+        for v in vats.iter().filter(|v| v.value < b.value) {
+            let Some(rate) = rate_of(v.value, b.value, RATES) else { continue };
+            let surcharge = surcharges
+                .iter()
+                .find_map(|s| rate_of(s.value, b.value, SURCHARGE_RATES).map(|r| (*s, r)));
+            let irpf = irpfs
+                .iter()
+                .find_map(|i| rate_of(i.value, b.value, IRPF_RATES).map(|r| (*i, r)));
+            for s in [None, surcharge] {
+                for i in [None, irpf] {
+                    let sum = b.value + v.value + s.map_or(Decimal::ZERO, |x| x.0.value)
+                        - i.map_or(Decimal::ZERO, |x| x.0.value);
+                    for t in totals.iter().filter(|t| (t.value - sum).abs() <= SUM_TOLERANCE) {
+                        let score = score(doc.rows.len(), b, v, t);
+                        if best.as_ref().is_none_or(|c| score > c.score) {
+                            best = Some(Choice {
+                                base: *b,
+                                vat: *v,
+                                rate,
+                                surcharge: s,
+                                irpf: i,
+                                total: *t,
+                                score,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    best
+}
+
+/// `reconciled` when its figures add up; else the labelled figures that do.
+pub fn agree(doc: &Doc, reconciled: Reconciled) -> Reconciled {
+    if consistent(&reconciled) {
+        return reconciled;
+    }
+    let Some(c) = choose(doc) else {
+        return reconciled;
+    };
+    let field = |x: &Candidate| Field::new(x.value, x.conf * BESIDE);
+    Reconciled {
+        base: Some(field(&c.base)),
+        vat_amount: Some(field(&c.vat)),
+        vat_breakdown: vec![VatLine {
+            rate: c.rate,
+            base: c.base.value,
+            vat_amount: c.vat.value,
+            surcharge_rate: c.surcharge.map(|(_, r)| r),
+            surcharge_amount: c.surcharge.map(|(s, _)| s.value),
+        }],
+        irpf_rate: c.irpf.map(|(i, r)| Field::new(r, i.conf * BESIDE)),
+        irpf_amount: c.irpf.map(|(i, _)| field(&i)),
+        total: Some(field(&c.total)),
+        ..reconciled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extraction::layout::TextDocument;
+    use crate::extraction::text::reconcile::reconcile;
+    use crate::extraction::text::rows::rows;
+    use crate::extraction::text::totals;
+
+    fn figures(text: &str) -> (Decimal, Decimal, Decimal) {
+        let doc = Doc::new(rows(&TextDocument::from_plain_text(text).words));
+        let r = agree(&doc, reconcile(totals::read(&doc)));
+        (
+            r.base.map(|f| f.value).unwrap_or_default(),
+            r.vat_amount.map(|f| f.value).unwrap_or_default(),
+            r.total.map(|f| f.value).unwrap_or_default(),
+        )
+    }
+
+    #[test]
+    fn a_summary_box_and_a_detail_page_agree_on_the_figures_that_add_up() {
+        let text = "Total a pagar 64,08 €\n\
+                    Consumo total 304 kWh\n\
+                    Impuestos 13,66 €\n\
+                    \n\
+                    Subtotal                          49,67 €\n\
+                    Impuesto electricidad  49,67 € x 5,11 %   2,54 €\n\
+                    Total base imponible              52,96 €\n\
+                    IVA (21%)        52,96 € x 21%    11,12 €\n\
+                    Total a pagar                     64,08 €";
+        assert_eq!(figures(text), (dec!(52.96), dec!(11.12), dec!(64.08)));
+    }
+
+    #[test]
+    fn a_payable_amount_with_other_charges_loses_to_the_invoice_total() {
+        let text = "Base imponible     1.084,87\n\
+                    IVA 21%              227,82\n\
+                    Total factura      1.312,69\n\
+                    Otros servicios      853,05\n\
+                    Total a pagar      2.165,74";
+        assert_eq!(figures(text), (dec!(1084.87), dec!(227.82), dec!(1312.69)));
+    }
+}
