@@ -72,6 +72,10 @@ fn printed_as_money(text: &str, n: &Number) -> bool {
     decimals || around.starts_with(['€', '$', '£']) || printed.contains(['€', '$', '£'])
 }
 
+/// A VAT row often prints its base ("IVA 21 % s/ 34,41 … 7,23 €"): its other
+/// amounts are base candidates, a little weaker than a labelled base.
+const BASE_IN_VAT_ROW: f32 = 2.0;
+
 fn weight(kind: Kind) -> Option<f32> {
     Some(match kind {
         Kind::Base => 3.0,
@@ -87,14 +91,20 @@ fn weight(kind: Kind) -> Option<f32> {
 /// Every money amount after each label of `kinds`, beside it or below it.
 fn candidates(doc: &Doc, kinds: &[Kind]) -> Vec<Candidate> {
     let mut found = Vec::new();
-    for hit in doc.hits.iter().filter(|h| kinds.contains(&h.kind)) {
-        let Some(w) = weight(hit.kind) else { continue };
+    let bases = kinds.contains(&Kind::Base);
+    for hit in doc.hits.iter().filter(|h| {
+        kinds.contains(&h.kind) || (bases && matches!(h.kind, Kind::Vat | Kind::VatTotal))
+    }) {
+        let Some(mut w) = weight(hit.kind) else { continue };
+        if bases && hit.kind != Kind::Base {
+            w = BASE_IN_VAT_ROW;
+        }
         let beside = doc.segment_value(hit);
         let mut values = vec![(beside, w)];
         values.extend(doc.below(hit).into_iter().take(1).map(|v| (v, w * 0.8)));
         for (value, w) in values {
             for n in amounts(&value.text, doc.mark) {
-                if printed_as_money(&value.text, &n) && !n.value.is_zero() {
+                if printed_as_money(&value.text, &n) {
                     found.push(Candidate {
                         value: n.value.abs(),
                         row: value.row,
@@ -163,9 +173,15 @@ fn choose(doc: &Doc) -> Option<Choice> {
     let surcharges = candidates(doc, &[Kind::Surcharge]);
     let irpfs = candidates(doc, &[Kind::Irpf]);
     let mut best: Option<Choice> = None;
-    for b in &bases {
+    let exempt = doc.hits_of(Kind::Exempt).next().is_some();
+    for b in bases.iter().filter(|b| !b.value.is_zero()) {
         for v in vats.iter().filter(|v| v.value < b.value) {
-            let Some(rate) = rate_of(v.value, b.value, RATES) else { continue };
+            let rate = if v.value.is_zero() {
+                exempt.then_some(Decimal::ZERO)
+            } else {
+                rate_of(v.value, b.value, RATES)
+            };
+            let Some(rate) = rate else { continue };
             let surcharge = surcharges
                 .iter()
                 .find_map(|s| rate_of(s.value, b.value, SURCHARGE_RATES).map(|r| (*s, r)));
@@ -176,7 +192,10 @@ fn choose(doc: &Doc) -> Option<Choice> {
                 for i in [None, irpf] {
                     let sum = b.value + v.value + s.map_or(Decimal::ZERO, |x| x.0.value)
                         - i.map_or(Decimal::ZERO, |x| x.0.value);
-                    for t in totals.iter().filter(|t| (t.value - sum).abs() <= SUM_TOLERANCE) {
+                    let adds_up = |t: &&Candidate| {
+                        !t.value.is_zero() && (t.value - sum).abs() <= SUM_TOLERANCE
+                    };
+                    for t in totals.iter().filter(adds_up) {
                         let score = score(doc.rows.len(), b, v, t);
                         if best.as_ref().is_none_or(|c| score > c.score) {
                             best = Some(Choice {
@@ -253,6 +272,27 @@ mod tests {
                     IVA (21%)        52,96 € x 21%    11,12 €\n\
                     Total a pagar                     64,08 €";
         assert_eq!(figures(text), (dec!(52.96), dec!(11.12), dec!(64.08)));
+    }
+
+    #[test]
+    fn the_base_printed_in_the_vat_row_counts() {
+        let text = "Potencia ........ 18,38 €\n\
+                    Impuestos ....... 8,86 €\n\
+                    IVA normal 21 % s/ 34,41 ......... 7,23 €\n\
+                    TOTAL ........................... 41,64 €\n\
+                    Consumo Total 83,895 kWh 240";
+        assert_eq!(figures(text), (dec!(34.41), dec!(7.23), dec!(41.64)));
+    }
+
+    #[test]
+    fn an_exempt_supply_adds_up_with_no_vat() {
+        let text = "Net total 2,076.76 €\n\
+                    TVA 0% livraisons intracommunautaires 2,076.76 € 0.00 €\n\
+                    Tax Total 0.00 €\n\
+                    Total 2,076.76 €\n\
+                    SARL au capital de 120 000,00 €\n\
+                    French VAT exemption according to article 262 ter I";
+        assert_eq!(figures(text), (dec!(2076.76), dec!(0), dec!(2076.76)));
     }
 
     #[test]

@@ -23,6 +23,15 @@ const ROWS_BELOW: usize = 3;
 /// Slack around a label's horizontal extent when looking below it (page fraction).
 const COLUMN_SLACK: f32 = 0.03;
 
+/// Column headings of item tables, in the languages read.
+const ITEM_COLUMNS: &[&str] = &[
+    "descripcion", "concepto", "articulo", "cantidad", "cant", "uds", "unidades", "precio",
+    "description", "quantity", "qty", "price", "item", "bezeichnung", "beschreibung", "menge",
+    "preis", "artikel", "designation", "quantite", "prix", "omschrijving", "aantal", "prijs",
+    "descrizione", "quantita", "prezzo", "descricao", "quantidade", "preco", "descripcio",
+    "quantitat", "preu", "deskribapena", "kopurua", "prezioa", "produkt", "produit",
+];
+
 pub struct Doc {
     pub rows: Vec<Row>,
     pub hits: Vec<Hit>,
@@ -145,7 +154,12 @@ impl Doc {
             .row_hits(row)
             .flat_map(|h| self.label_toks(h).iter().map(|t| t.cell))
             .collect();
-        cells >= 3 && labelled.len() * 2 < cells
+        let item_columns = r
+            .toks
+            .iter()
+            .filter(|t| ITEM_COLUMNS.contains(&t.key.as_str()))
+            .count();
+        cells >= 3 && (labelled.len() * 2 < cells || item_columns >= 2)
     }
 
     /// The words under a label, in the rows below it: the cells that overlap

@@ -60,6 +60,12 @@ const CONNECTORS: &[&str] = &[
     "de", "del", "la", "las", "los", "el", "y", "e", "i", "&", "und", "et", "and", "of", "da", "do",
 ];
 
+/// Banks named in payment details are not the issuer.
+const BANKS: &[&str] = &[
+    "bank", "banco", "banca", "banque", "caixabank", "caja", "caixa", "kutxa", "sparkasse",
+    "volksbank", "bbva", "santander", "sabadell", "bankinter", "unicaja", "ibercaja", "kutxabank",
+];
+
 /// Longest name kept, in words.
 const MAX_WORDS: usize = 8;
 
@@ -70,6 +76,10 @@ fn separator(word: &str) -> bool {
 
 /// The keys of a word split at dots, so `S.L.U.` gives `s l u` and `MBPA.SL.` gives `mbpa sl`.
 fn pieces(word: &str) -> Vec<String> {
+    // "S/A", "S/N": abbreviations of other things, never a legal form.
+    if word.contains('/') {
+        return vec!["/".to_string()];
+    }
     word.split(['.', ','])
         .map(key)
         .filter(|k| !k.is_empty())
@@ -95,6 +105,23 @@ fn capitalised(word: &str) -> bool {
 /// before it, back to a separator, a lower-case word that is not a
 /// connector, or the start of the line.
 pub fn company_names(words: &[&str]) -> Vec<String> {
+    // "S.A.,Parque": a comma glued between two words separates them.
+    let split: Vec<&str> = words
+        .iter()
+        .flat_map(|w| {
+            let mut parts = Vec::new();
+            let mut start = 0;
+            for (i, c) in w.char_indices() {
+                if c == ',' && w[i + 1..].starts_with(char::is_alphabetic) {
+                    parts.push(&w[start..=i]);
+                    start = i + 1;
+                }
+            }
+            parts.push(&w[start..]);
+            parts
+        })
+        .collect();
+    let words = split.as_slice();
     let mut names = Vec::new();
     for (i, word) in words.iter().enumerate() {
         if pieces(word).is_empty() {
@@ -141,7 +168,11 @@ pub fn company_names(words: &[&str]) -> Vec<String> {
                 break;
             }
             let connector = CONNECTORS.contains(&prev_key.as_str());
-            if !(capitalised(prev) || connector) || prev.ends_with('.') && prev_key.len() > 3 {
+            let lettered = prev.chars().any(char::is_alphabetic);
+            if !lettered
+                || !(capitalised(prev) || connector)
+                || prev.ends_with('.') && prev_key.len() > 3
+            {
                 break;
             }
             first -= 1;
@@ -173,7 +204,12 @@ pub fn company_names(words: &[&str]) -> Vec<String> {
             .join(" ")
             .trim_matches(|c: char| matches!(c, ',' | ';' | '(' | ')' | '-'))
             .to_string();
-        names.push(name);
+        let bank = name
+            .split_whitespace()
+            .any(|w| BANKS.contains(&key(w).as_str()));
+        if !bank {
+            names.push(name);
+        }
     }
     names
 }
@@ -201,6 +237,10 @@ mod tests {
             ["Endesa Energía, S.A. Unipersonal."]
         );
         assert_eq!(names("MBPA.SL."), ["MBPA.SL."]);
+        assert_eq!(
+            names("Euskaltel S.A.,Parque Tecnológico, 809. 48160 DERIO"),
+            ["Euskaltel S.A."]
+        );
         assert_eq!(names("Remite: IBERDROLA CLIENTES, S.A.U. Apartado 61175"), ["IBERDROLA CLIENTES, S.A.U."]);
         assert_eq!(names("Distribuciones Pérez y Hijos S L"), ["Distribuciones Pérez y Hijos S L"]);
         assert_eq!(
@@ -210,6 +250,8 @@ mod tests {
         assert!(names("Calle Mayor 1, 28001 Madrid").is_empty());
         assert!(names("S.L.").is_empty());
         assert!(names("Recibo a 30 y 60 días SA").is_empty());
+        assert!(names("RECIBO A 30 Y 60 DIAS S/A").is_empty());
+        assert!(names("Tel +49 9831 505-0 Deutsche Bank AG").is_empty());
         assert!(names("pago con tarjeta Sa").is_empty());
         assert_eq!(names("Nevir SA"), ["Nevir SA"]);
     }

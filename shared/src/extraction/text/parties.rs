@@ -33,6 +33,11 @@ pub struct Parties {
 /// that on a row shared by both parties).
 const LABELLED: f32 = 2.0;
 
+/// Where a page's footer starts (page fraction from the top).
+const FOOTER_TOP: f32 = 0.75;
+/// Where a page's header ends.
+const HEADER_BOTTOM: f32 = 0.15;
+
 /// How many rows above an id a block label may be.
 const BLOCK_ROWS: usize = 8;
 /// A block's column: from a little left of its label to this far right of it.
@@ -103,9 +108,16 @@ fn context(doc: &Doc, row: usize, tok: usize) -> Option<Context> {
     if same_row.is_some() {
         return same_row;
     }
-    let footer = doc
-        .hits_of(Kind::Registry)
-        .any(|h| h.row.abs_diff(row) <= 1 && doc.rows.get(h.row).is_some_and(|x| x.page == r.page));
+    // The registry line, or the footer block it belongs to (several short
+    // rows of company details at the bottom of the page).
+    let reach = if r.top > FOOTER_TOP { 4 } else { 1 };
+    let footer = doc.hits_of(Kind::Registry).any(|h| {
+        h.row.abs_diff(row) <= reach
+            && doc
+                .rows
+                .get(h.row)
+                .is_some_and(|x| x.page == r.page && (reach == 1 || x.top > FOOTER_TOP))
+    });
     if footer {
         return Some(Context::Issuer);
     }
@@ -416,7 +428,9 @@ fn legal_name(
         if registry {
             score += 2.0;
         }
-        if row.page == 1 && row.top < 0.25 {
+        if row.page == 1 && row.top < HEADER_BOTTOM {
+            score += 2.0;
+        } else if row.page == 1 && row.top < 0.25 {
             score += 1.0;
         }
         if strong && score < 2.0 {
