@@ -200,13 +200,21 @@ pub fn company_names(words: &[&str]) -> Vec<String> {
         {
             last += 1;
         }
-        let name = words[first..=last]
+        // A form spread over words ("S. A. U.") is printed together.
+        let mut parts: Vec<String> = words[first..start_word].iter().map(|w| w.to_string()).collect();
+        parts.push(words[start_word..=i].concat());
+        parts.extend(words[i + 1..=last].iter().map(|w| w.to_string()));
+        let name = parts
             .join(" ")
             .trim_matches(|c: char| matches!(c, ',' | ';' | '(' | ')' | '-'))
             .to_string();
         let bank = name
             .split_whitespace()
             .any(|w| BANKS.contains(&key(w).as_str()));
+        // "S.A" then "S.A.U.": the longer reading of the same name replaces the shorter.
+        if names.last().is_some_and(|last: &String| name.starts_with(last.as_str())) {
+            names.pop();
+        }
         if !bank {
             names.push(name);
         }
@@ -242,7 +250,8 @@ mod tests {
             ["Euskaltel S.A."]
         );
         assert_eq!(names("Remite: IBERDROLA CLIENTES, S.A.U. Apartado 61175"), ["IBERDROLA CLIENTES, S.A.U."]);
-        assert_eq!(names("Distribuciones Pérez y Hijos S L"), ["Distribuciones Pérez y Hijos S L"]);
+        assert_eq!(names("Distribuciones Pérez y Hijos S L"), ["Distribuciones Pérez y Hijos SL"]);
+        assert_eq!(names("Naturgy Clientes, S. A. U. Domicilio Social"), ["Naturgy Clientes, S.A.U."]);
         assert_eq!(
             names("Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène"),
             ["Au bon moulin SARL"]

@@ -444,10 +444,24 @@ fn legal_name(
     best.map(|(_, field)| field)
 }
 
+/// A block label heads its cell ("Proveedor: …"); inside a sentence ("sea
+/// cual sea el proveedor de energía") it is a word like any other.
+fn starts_cell(doc: &Doc, hit: &super::labels::Hit) -> bool {
+    let Some(row) = doc.rows.get(hit.row) else {
+        return false;
+    };
+    let cell_of = |i: usize| row.toks.get(i).map(|t| t.cell);
+    let heads = hit.start == 0 || cell_of(hit.start - 1) != cell_of(hit.start);
+    let ends = hit.end >= row.toks.len()
+        || cell_of(hit.end) != cell_of(hit.end - 1)
+        || row.toks.get(hit.end - 1).is_some_and(|t| t.text.ends_with(':'));
+    heads && ends
+}
+
 /// The name printed with a block label ("Cliente:", "Emisor:"), beside it
 /// or just below.
 fn block_name(doc: &Doc, kind: Kind) -> Option<Field<String>> {
-    doc.hits_of(kind).find_map(|hit| {
+    doc.hits_of(kind).filter(|h| starts_cell(doc, h)).find_map(|hit| {
         let read = |t: &str| {
             let name = clean_name(t.split(" | ").next().unwrap_or(t));
             looks_like_name(&name).then_some(name)
