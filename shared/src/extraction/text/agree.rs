@@ -216,8 +216,37 @@ fn choose(doc: &Doc) -> Option<Choice> {
     best
 }
 
+/// A ticket's total from its payment: cash handed over less the change.
+fn paid_less_change(doc: &Doc) -> Option<Field<Decimal>> {
+    let first = |kind: Kind| {
+        doc.hits_of(kind).find_map(|hit| {
+            let value = doc.segment_value(hit);
+            let n = amounts(&value.text, doc.mark)
+                .into_iter()
+                .find(|n| printed_as_money(&value.text, n))?;
+            Some((n.value.abs(), value.conf))
+        })
+    };
+    let (paid, paid_conf) = first(Kind::Tendered)?;
+    let (change, change_conf) = first(Kind::Change)?;
+    let total = paid - change;
+    (total > Decimal::ZERO).then(|| Field::new(total, paid_conf.min(change_conf) * 0.5))
+}
+
 /// `reconciled` when its figures add up; else the labelled figures that do.
-pub fn agree(doc: &Doc, reconciled: Reconciled) -> Reconciled {
+pub fn agree(doc: &Doc, mut reconciled: Reconciled) -> Reconciled {
+    if reconciled.total.is_none()
+        && let Some(total) = paid_less_change(doc)
+    {
+        reconciled.notes.push((
+            "total_from_payment".to_string(),
+            format!(
+                "No se leyó el total; se calcula como importe entregado menos cambio: {} (total computed from the payment)",
+                super::wording::amount(total.value)
+            ),
+        ));
+        reconciled.total = Some(total);
+    }
     if consistent(&reconciled) {
         return reconciled;
     }
@@ -293,6 +322,15 @@ mod tests {
                     SARL au capital de 120 000,00 €\n\
                     French VAT exemption according to article 262 ter I";
         assert_eq!(figures(text), (dec!(2076.76), dec!(0), dec!(2076.76)));
+    }
+
+    #[test]
+    fn a_ticket_without_a_legible_total_is_paid_less_change() {
+        let text = "FACTURA SIMPLIFICADA: 4346-019-253219\n\
+                    1 SEPIA LIMPIA 7,82\n\
+                    ENTREGA EFECTIVO 37,00\n\
+                    DEVOLUCIÓN 0,06";
+        assert_eq!(figures(text).2, dec!(36.94));
     }
 
     #[test]

@@ -27,13 +27,53 @@ fn looks_like_number(token: &str) -> bool {
         && first_date(token).is_none()
 }
 
-/// The first invoice-number-like token of a value text.
+fn trimmed(t: &str) -> &str {
+    t.trim_matches(|c: char| matches!(c, ':' | ',' | ';' | '#' | '(' | ')' | '|'))
+        .trim_end_matches('.')
+}
+
+fn digits_only(t: &str) -> bool {
+    !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '-' || c == ' ')
+}
+
+/// The first invoice number of a value text, whole as printed: a number
+/// printed in groups ("25 - 5469", "2243 00 000027", "F26 - 40 - 08002")
+/// continues over spaces and lone hyphens or slashes, up to the next word,
+/// amount or date; cell boundaries (` | `) end it.
 fn number_in(text: &str) -> Option<String> {
-    text.split_whitespace()
-        .map(|t| t.trim_matches(|c: char| matches!(c, ':' | ',' | ';' | '#' | '(' | ')' | '|')))
-        .map(|t| t.trim_end_matches('.'))
-        .find(|t| looks_like_number(t))
-        .map(str::to_string)
+    let cell = text.split(" | ").find(|c| {
+        c.split_whitespace()
+            .any(|t| looks_like_number(trimmed(t)))
+    })?;
+    let toks: Vec<&str> = cell.split_whitespace().collect();
+    let start = toks.iter().position(|t| looks_like_number(trimmed(t)))?;
+    let mut number = trimmed(toks[start]).to_string();
+    let mut i = start + 1;
+    while i < toks.len() {
+        let (joiner, next) = match toks[i] {
+            "-" | "/" => (toks[i], toks.get(i + 1).map(|t| trimmed(t))),
+            t => (" ", Some(trimmed(t))),
+        };
+        let Some(next) = next else { break };
+        let groups = digits_only(&number) || joiner != " ";
+        let continues = groups
+            && digits_only(next)
+            && next.chars().any(|c| c.is_ascii_digit())
+            && (next.chars().all(|c| c.is_ascii_digit()) || first_date(next).is_none())
+            && number.chars().count() + next.chars().count() < MAX_NUMBER_LEN;
+        if !continues {
+            break;
+        }
+        if joiner == " " {
+            number.push(' ');
+        } else {
+            number.push_str(&format!(" {joiner} "));
+            i += 1;
+        }
+        number.push_str(next);
+        i += 1;
+    }
+    Some(number)
 }
 
 fn series_in(text: &str) -> Option<String> {
@@ -165,6 +205,20 @@ mod tests {
             number("C/ Mayor nº 5\nNº: 2026/0147").as_deref(),
             Some("2026/0147")
         );
+    }
+
+    #[test]
+    fn numbers_printed_in_groups_are_read_whole() {
+        for (text, expected) in [
+            ("Factura nº: 25 - 5469", "25 - 5469"),
+            ("FACTURA SIMPLIFICADA: 2243 00 000027", "2243 00 000027"),
+            ("Invoice no. F26 - 40 - 08002", "F26 - 40 - 08002"),
+            ("Factura nº 147 05/08/2026", "147"),
+            ("Nº factura F2026-000001 2026", "F2026-000001"),
+            ("Factura nº 88 de 2026", "88"),
+        ] {
+            assert_eq!(number(text).as_deref(), Some(expected), "{text}");
+        }
     }
 
     #[test]

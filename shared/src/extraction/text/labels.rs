@@ -39,6 +39,10 @@ pub enum Kind {
     IssuerBlock,
     CustomerBlock,
     Registry,
+    /// Cash handed over on a ticket ("Entrega", "Efectivo", "Cash").
+    Tendered,
+    /// Change given back ("Cambio", "Devolución", "Change").
+    Change,
     /// Order, customer and delivery-note numbers, bank and contact details.
     Ignore,
 }
@@ -807,6 +811,37 @@ const LABELS: &[(Kind, &[&str])] = &[
             "company no",
             "inscrita en el registro",
             "registro mercantil de",
+        ],
+    ),
+    (
+        Kind::Tendered,
+        &[
+            "entrega",
+            "entregado",
+            "entrega efectivo",
+            "efectivo",
+            "importe entregado",
+            "cash",
+            "cash tendered",
+            "tendered",
+            "gegeben",
+            "especes",
+            "contant",
+        ],
+    ),
+    (
+        Kind::Change,
+        &[
+            "cambio",
+            "su cambio",
+            "devolucion",
+            "a devolver",
+            "change",
+            "ruckgeld",
+            "zuruck",
+            "rendu",
+            "monnaie rendue",
+            "wisselgeld",
         ],
     ),
     (
