@@ -19,8 +19,8 @@ use base64::engine::general_purpose::STANDARD;
 use chrono::NaiveDate;
 use real_corpus::{FIELDS, Truth, Verdict};
 use serde_json::Value as Json;
-use shared::app::extraction::{ExtractRequest, finish, prepare};
 use shared::app::extraction::request::FileInput;
+use shared::app::extraction::{ExtractRequest, finish, prepare};
 use shared::domain::account::Plan;
 use shared::embedded::tesseract::Tesseract;
 use shared::ports::Ports;
@@ -28,16 +28,26 @@ use shared::tax::nif::Nif;
 
 /// Page 1 of a PDF as a 200-dpi PNG (poppler's pdftoppm).
 fn rasterise(pdf: &[u8]) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new("pdftoppm")
-        .args(["-png", "-r", "200", "-f", "1", "-l", "1", "-", "-"])
+        .args([
+            "-png",
+            "-r",
+            "200",
+            "-f",
+            "1",
+            "-l",
+            "1",
+            "-singlefile",
+            "-",
+        ])
+        .arg(dir.path().join("page"))
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
         .spawn()
         .expect("pdftoppm (poppler-utils) is installed");
     child.stdin.take().unwrap().write_all(pdf).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    out.stdout
+    assert!(child.wait().unwrap().success());
+    std::fs::read(dir.path().join("page.png")).unwrap()
 }
 
 async fn extract(ports: &Ports, name: &str, mime: &str, bytes: &[u8], own: Option<Nif>) -> Json {

@@ -4,8 +4,10 @@
 //! markdown: per source the share of exact fields, p50/p95 time per file and
 //! errors; per field and source the share exact; the `pdf_scanned` detection
 //! rate; mixed 5-file requests; e-invoices the service issues and reads back;
-//! the server's peak RSS on the largest request it accepts; and the first
-//! misses of each field, for the parser's authors.
+//! the server's peak RSS on the largest request it accepts; the first
+//! misses of each field, for the parser's authors; and the real third-party
+//! invoices of `../shared/corpus/real-invoices` (`real`), per field,
+//! language and source.
 //!
 //! Run: `cargo bench -p svc --bench extraction`. Env: EXTRACTION_SEED (2026),
 //! EXTRACTION_PDFS (40), EXTRACTION_IMAGES (20 per format), EXTRACTION_SCANNED
@@ -15,6 +17,9 @@
 
 #[path = "../../../shared/tests/corpus/mod.rs"]
 mod corpus;
+mod real;
+#[path = "../../../shared/tests/real_corpus/mod.rs"]
+mod real_corpus;
 mod support;
 
 use std::collections::BTreeMap;
@@ -438,6 +443,7 @@ async fn run(seed: u64) {
         }
     }
     print_summary(&tallies);
+    real::run(&client).await;
     mixed_requests(&server, &client, &docs).await;
     einvoices(
         &server,

@@ -46,8 +46,23 @@ const RATES: &[Decimal] = &[
     dec!(25),
     dec!(27),
 ];
-const SURCHARGE_RATES: &[Decimal] = &[dec!(5.2), dec!(1.4), dec!(0.5), dec!(1.75), dec!(0.62), dec!(0.26)];
-const IRPF_RATES: &[Decimal] = &[dec!(15), dec!(7), dec!(19), dec!(1), dec!(2), dec!(9), dec!(18)];
+const SURCHARGE_RATES: &[Decimal] = &[
+    dec!(5.2),
+    dec!(1.4),
+    dec!(0.5),
+    dec!(1.75),
+    dec!(0.62),
+    dec!(0.26),
+];
+const IRPF_RATES: &[Decimal] = &[
+    dec!(15),
+    dec!(7),
+    dec!(19),
+    dec!(1),
+    dec!(2),
+    dec!(9),
+    dec!(18),
+];
 const SUM_TOLERANCE: Decimal = dec!(0.02);
 /// Candidates per kind: a long document repeats its totals on every page.
 const MAX_CANDIDATES: usize = 48;
@@ -65,9 +80,13 @@ struct Candidate {
 /// not a count of kWh or a reference number.
 fn printed_as_money(text: &str, n: &Number) -> bool {
     let printed = text.get(n.start..n.end).unwrap_or("");
-    let decimals = printed
-        .rfind([',', '.'])
-        .is_some_and(|i| printed[i + 1..].chars().take_while(char::is_ascii_digit).count() == 2);
+    let decimals = printed.rfind([',', '.']).is_some_and(|i| {
+        printed[i + 1..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .count()
+            == 2
+    });
     let around = text.get(n.end..).unwrap_or("").trim_start();
     decimals || around.starts_with(['€', '$', '£']) || printed.contains(['€', '$', '£'])
 }
@@ -95,7 +114,9 @@ fn candidates(doc: &Doc, kinds: &[Kind]) -> Vec<Candidate> {
     for hit in doc.hits.iter().filter(|h| {
         kinds.contains(&h.kind) || (bases && matches!(h.kind, Kind::Vat | Kind::VatTotal))
     }) {
-        let Some(mut w) = weight(hit.kind) else { continue };
+        let Some(mut w) = weight(hit.kind) else {
+            continue;
+        };
         if bases && hit.kind != Kind::Base {
             w = BASE_IN_VAT_ROW;
         }
@@ -144,7 +165,8 @@ fn consistent(r: &Reconciled) -> bool {
         .sum();
     let irpf = r.irpf_amount.as_ref().map_or(Decimal::ZERO, |f| f.value);
     let lines_ok = r.vat_breakdown.iter().all(|l| {
-        (l.base * l.rate / dec!(100) - l.vat_amount).abs() <= dec!(0.011) + l.base.abs() * dec!(0.00005)
+        (l.base * l.rate / dec!(100) - l.vat_amount).abs()
+            <= dec!(0.011) + l.base.abs() * dec!(0.00005)
     });
     lines_ok && (base.value + vat.value + surcharge - irpf - total.value).abs() <= SUM_TOLERANCE
 }
@@ -160,7 +182,11 @@ struct Choice {
 }
 
 fn score(doc_rows: usize, b: &Candidate, v: &Candidate, t: &Candidate) -> f32 {
-    let order = if t.row >= b.row && t.row >= v.row { 0.5 } else { 0.0 };
+    let order = if t.row >= b.row && t.row >= v.row {
+        0.5
+    } else {
+        0.0
+    };
     let late = t.row as f32 / doc_rows.max(1) as f32;
     b.weight + v.weight + t.weight + order + late * 0.5
 }

@@ -240,8 +240,11 @@ fn date_at(p: &[Part], i: usize) -> Option<(NaiveDate, usize)> {
         let y = year(third)?;
         // Day first always; month first only where day first is impossible
         // (`02/17/26` from English-locale software).
-        let date = NaiveDate::from_ymd_opt(y, m, day)
-            .or_else(|| (m > 12).then(|| NaiveDate::from_ymd_opt(y, day, m)).flatten());
+        let date = NaiveDate::from_ymd_opt(y, m, day).or_else(|| {
+            (m > 12)
+                .then(|| NaiveDate::from_ymd_opt(y, day, m))
+                .flatten()
+        });
         return same_sep.then_some(date).flatten().map(|date| (date, 3));
     }
     let mut j = i + 1;

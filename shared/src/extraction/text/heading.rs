@@ -33,7 +33,9 @@ fn trimmed(t: &str) -> &str {
 }
 
 fn digits_only(t: &str) -> bool {
-    !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '-' || c == ' ')
+    !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || c == '-' || c == ' ')
 }
 
 /// The first invoice number of a value text, whole as printed: a number
@@ -41,10 +43,9 @@ fn digits_only(t: &str) -> bool {
 /// continues over spaces and lone hyphens or slashes, up to the next word,
 /// amount or date; cell boundaries (` | `) end it.
 fn number_in(text: &str) -> Option<String> {
-    let cell = text.split(" | ").find(|c| {
-        c.split_whitespace()
-            .any(|t| looks_like_number(trimmed(t)))
-    })?;
+    let cell = text
+        .split(" | ")
+        .find(|c| c.split_whitespace().any(|t| looks_like_number(trimmed(t))))?;
     let toks: Vec<&str> = cell.split_whitespace().collect();
     let start = toks.iter().position(|t| looks_like_number(trimmed(t)))?;
     let mut number = trimmed(toks[start]).to_string();

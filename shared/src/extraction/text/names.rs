@@ -50,7 +50,9 @@ const FORMS: &[&[&str]] = &[
 
 /// Short forms that are also ordinary words or abbreviations ("sa", "ag",
 /// "spa"): they count only printed in capitals after a capitalised word.
-const AMBIGUOUS: &[&str] = &["sa", "sl", "ag", "kg", "ug", "sc", "cb", "inc", "spa", "nv", "bv", "sas"];
+const AMBIGUOUS: &[&str] = &[
+    "sa", "sl", "ag", "kg", "ug", "sc", "cb", "inc", "spa", "nv", "bv", "sas",
+];
 
 /// Words that may follow a legal form as part of the name ("S.A. Unipersonal").
 const AFTER_FORM: &[&str] = &["unipersonal", "co", "cokg"];
@@ -62,8 +64,23 @@ const CONNECTORS: &[&str] = &[
 
 /// Banks named in payment details are not the issuer.
 const BANKS: &[&str] = &[
-    "bank", "banco", "banca", "banque", "caixabank", "caja", "caixa", "kutxa", "sparkasse",
-    "volksbank", "bbva", "santander", "sabadell", "bankinter", "unicaja", "ibercaja", "kutxabank",
+    "bank",
+    "banco",
+    "banca",
+    "banque",
+    "caixabank",
+    "caja",
+    "caixa",
+    "kutxa",
+    "sparkasse",
+    "volksbank",
+    "bbva",
+    "santander",
+    "sabadell",
+    "bankinter",
+    "unicaja",
+    "ibercaja",
+    "kutxabank",
 ];
 
 /// Longest name kept, in words.
@@ -90,8 +107,13 @@ fn pieces(word: &str) -> Vec<String> {
 fn form_before(keys: &[String], end: usize) -> Option<usize> {
     FORMS.iter().find_map(|form| {
         let len = form.len();
-        (end >= len && end <= keys.len() && keys[end - len..end].iter().zip(form.iter()).all(|(k, f)| k == f))
-            .then_some(len)
+        (end >= len
+            && end <= keys.len()
+            && keys[end - len..end]
+                .iter()
+                .zip(form.iter())
+                .all(|(k, f)| k == f))
+        .then_some(len)
     })
 }
 
@@ -147,7 +169,11 @@ pub fn company_names(words: &[&str]) -> Vec<String> {
             continue;
         };
         let ambiguous = !glued && AMBIGUOUS.contains(&key(word).as_str());
-        if ambiguous && (word.chars().any(char::is_lowercase) || start_word == 0 || !capitalised(words[start_word - 1])) {
+        if ambiguous
+            && (word.chars().any(char::is_lowercase)
+                || start_word == 0
+                || !capitalised(words[start_word - 1]))
+        {
             continue;
         }
         let next_is_form = words
@@ -183,7 +209,9 @@ pub fn company_names(words: &[&str]) -> Vec<String> {
             && !ambiguous
             && start_word - segment_start <= 4
             && capitalised(words[segment_start])
-            && words[segment_start..first].iter().all(|w| !w.ends_with('.') || key(w).len() <= 3)
+            && words[segment_start..first]
+                .iter()
+                .all(|w| !w.ends_with('.') || key(w).len() <= 3)
         {
             first = segment_start;
         }
@@ -201,7 +229,10 @@ pub fn company_names(words: &[&str]) -> Vec<String> {
             last += 1;
         }
         // A form spread over words ("S. A. U.") is printed together.
-        let mut parts: Vec<String> = words[first..start_word].iter().map(|w| w.to_string()).collect();
+        let mut parts: Vec<String> = words[first..start_word]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
         parts.push(words[start_word..=i].concat());
         parts.extend(words[i + 1..=last].iter().map(|w| w.to_string()));
         let name = parts
@@ -212,7 +243,10 @@ pub fn company_names(words: &[&str]) -> Vec<String> {
             .split_whitespace()
             .any(|w| BANKS.contains(&key(w).as_str()));
         // "S.A" then "S.A.U.": the longer reading of the same name replaces the shorter.
-        if names.last().is_some_and(|last: &String| name.starts_with(last.as_str())) {
+        if names
+            .last()
+            .is_some_and(|last: &String| name.starts_with(last.as_str()))
+        {
             names.pop();
         }
         if !bank {
@@ -249,9 +283,18 @@ mod tests {
             names("Euskaltel S.A.,Parque Tecnológico, 809. 48160 DERIO"),
             ["Euskaltel S.A."]
         );
-        assert_eq!(names("Remite: IBERDROLA CLIENTES, S.A.U. Apartado 61175"), ["IBERDROLA CLIENTES, S.A.U."]);
-        assert_eq!(names("Distribuciones Pérez y Hijos S L"), ["Distribuciones Pérez y Hijos SL"]);
-        assert_eq!(names("Naturgy Clientes, S. A. U. Domicilio Social"), ["Naturgy Clientes, S.A.U."]);
+        assert_eq!(
+            names("Remite: IBERDROLA CLIENTES, S.A.U. Apartado 61175"),
+            ["IBERDROLA CLIENTES, S.A.U."]
+        );
+        assert_eq!(
+            names("Distribuciones Pérez y Hijos S L"),
+            ["Distribuciones Pérez y Hijos SL"]
+        );
+        assert_eq!(
+            names("Naturgy Clientes, S. A. U. Domicilio Social"),
+            ["Naturgy Clientes, S.A.U."]
+        );
         assert_eq!(
             names("Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène"),
             ["Au bon moulin SARL"]

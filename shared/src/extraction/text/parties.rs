@@ -16,8 +16,8 @@ use crate::tax::nif::Nif;
 
 use super::doc::{BELOW, BESIDE, Doc, FALLBACK, cells_within, join, mean_conf};
 use super::labels::{Kind, fold, key};
-use super::rows::{Party, Tok, unit};
 use super::names::company_names;
+use super::rows::{Party, Tok, unit};
 use super::tax_id::{TaxId, find};
 
 #[derive(Debug, Default, PartialEq)]
@@ -64,9 +64,23 @@ struct Sighting {
 
 /// Words in a tax-id label that name its holder ("NIF cliente", "Customer VAT Number").
 const CUSTOMER_WORDS: &[&str] = &[
-    "cliente", "client", "customer", "kunde", "klant", "destinatario", "comprador", "buyer",
+    "cliente",
+    "client",
+    "customer",
+    "kunde",
+    "klant",
+    "destinatario",
+    "comprador",
+    "buyer",
 ];
-const ISSUER_WORDS: &[&str] = &["emisor", "proveedor", "supplier", "seller", "vendor", "lieferant"];
+const ISSUER_WORDS: &[&str] = &[
+    "emisor",
+    "proveedor",
+    "supplier",
+    "seller",
+    "vendor",
+    "lieferant",
+];
 
 fn block_context(kind: Kind) -> Option<Context> {
     match kind {
@@ -454,22 +468,27 @@ fn starts_cell(doc: &Doc, hit: &super::labels::Hit) -> bool {
     let heads = hit.start == 0 || cell_of(hit.start - 1) != cell_of(hit.start);
     let ends = hit.end >= row.toks.len()
         || cell_of(hit.end) != cell_of(hit.end - 1)
-        || row.toks.get(hit.end - 1).is_some_and(|t| t.text.ends_with(':'));
+        || row
+            .toks
+            .get(hit.end - 1)
+            .is_some_and(|t| t.text.ends_with(':'));
     heads && ends
 }
 
 /// The name printed with a block label ("Cliente:", "Emisor:"), beside it
 /// or just below.
 fn block_name(doc: &Doc, kind: Kind) -> Option<Field<String>> {
-    doc.hits_of(kind).filter(|h| starts_cell(doc, h)).find_map(|hit| {
-        let read = |t: &str| {
-            let name = clean_name(t.split(" | ").next().unwrap_or(t));
-            looks_like_name(&name).then_some(name)
-        };
-        let (name, value) = doc.value(hit, read)?;
-        let factor = if value.below { BELOW } else { BESIDE };
-        Some(Field::new(name, value.conf * factor))
-    })
+    doc.hits_of(kind)
+        .filter(|h| starts_cell(doc, h))
+        .find_map(|hit| {
+            let read = |t: &str| {
+                let name = clean_name(t.split(" | ").next().unwrap_or(t));
+                looks_like_name(&name).then_some(name)
+            };
+            let (name, value) = doc.value(hit, read)?;
+            let factor = if value.below { BELOW } else { BESIDE };
+            Some(Field::new(name, value.conf * factor))
+        })
 }
 
 /// The top line of the first page: the trade name, most of the time.

@@ -190,7 +190,11 @@ pub fn strict_foreign_vat(compact: &str) -> Option<String> {
     let ok = match prefix {
         "DE" | "EE" | "EL" | "PT" => digits(&[9]),
         "IT" | "HR" | "LV" => digits(&[11]),
-        "AT" => rest.len() == 9 && rest.starts_with('U') && rest[1..].chars().all(|c| c.is_ascii_digit()),
+        "AT" => {
+            rest.len() == 9
+                && rest.starts_with('U')
+                && rest[1..].chars().all(|c| c.is_ascii_digit())
+        }
         "BE" => digits(&[10]),
         "DK" | "FI" | "HU" | "LU" | "MT" | "SI" => digits(&[8]),
         "FR" => {
@@ -334,7 +338,11 @@ mod tests {
         assert!(fr.foreign);
         assert_eq!(fr.value, "FR40303265045");
         assert_eq!(value("IE 6388047V", true).as_deref(), Some("IE6388047V"));
-        assert_eq!(value("IE 6388047V", false), None, "a loose form needs a label");
+        assert_eq!(
+            value("IE 6388047V", false),
+            None,
+            "a loose form needs a label"
+        );
         assert_eq!(value("US123456789", true), None);
         for (printed, exact) in [
             ("FR40303265045", "FR40303265045"),
@@ -346,7 +354,11 @@ mod tests {
         ] {
             assert_eq!(value(printed, false).as_deref(), Some(exact), "{printed}");
         }
-        assert_eq!(value("DE12345678", false), None, "eight digits is not a German VAT number");
+        assert_eq!(
+            value("DE12345678", false),
+            None,
+            "eight digits is not a German VAT number"
+        );
     }
 
     #[test]
