@@ -229,7 +229,80 @@ fn date_check(invoice_date: Option<NaiveDate>, today: NaiveDate, w: &mut Vec<War
     true
 }
 
-fn rate_valid(r: Decimal, on: NaiveDate, indirect_tax: Option<&str>) -> Result<(), String> {
+/// Standard and reduced VAT rates of the states whose suppliers invoice
+/// Spanish businesses most (2026); another state's rate is only checked to
+/// be one of the EU's.
+const FOREIGN_RATES: &[(&str, &[Decimal])] = &[
+    ("DE", &[dec!(19), dec!(7), dec!(0)]),
+    ("FR", &[dec!(20), dec!(10), dec!(5.5), dec!(2.1), dec!(0)]),
+    ("IT", &[dec!(22), dec!(10), dec!(5), dec!(4), dec!(0)]),
+    ("PT", &[dec!(23), dec!(13), dec!(6), dec!(0)]),
+    ("NL", &[dec!(21), dec!(9), dec!(0)]),
+    ("BE", &[dec!(21), dec!(12), dec!(6), dec!(0)]),
+    ("IE", &[dec!(23), dec!(13.5), dec!(9), dec!(4.8), dec!(0)]),
+    ("AT", &[dec!(20), dec!(13), dec!(10), dec!(0)]),
+    ("GB", &[dec!(20), dec!(5), dec!(0)]),
+    ("XI", &[dec!(20), dec!(5), dec!(0)]),
+    ("LU", &[dec!(17), dec!(14), dec!(8), dec!(3), dec!(0)]),
+];
+/// Every standard and reduced rate in the EU, for the other states.
+const EU_RATES: &[Decimal] = &[
+    dec!(27),
+    dec!(25.5),
+    dec!(25),
+    dec!(24),
+    dec!(23),
+    dec!(22),
+    dec!(21),
+    dec!(20),
+    dec!(19),
+    dec!(18),
+    dec!(17),
+    dec!(15),
+    dec!(14),
+    dec!(13.5),
+    dec!(13),
+    dec!(12),
+    dec!(10),
+    dec!(9.5),
+    dec!(9),
+    dec!(8.5),
+    dec!(8),
+    dec!(7),
+    dec!(6),
+    dec!(5.5),
+    dec!(5),
+    dec!(4.8),
+    dec!(4),
+    dec!(3),
+    dec!(2.1),
+    dec!(0),
+];
+
+fn foreign_rates(country: &str) -> &'static [Decimal] {
+    FOREIGN_RATES
+        .iter()
+        .find(|(c, _)| *c == country)
+        .map_or(EU_RATES, |(_, rates)| rates)
+}
+
+fn rate_valid(
+    r: Decimal,
+    on: NaiveDate,
+    indirect_tax: Option<&str>,
+    country: Option<&str>,
+) -> Result<(), String> {
+    // Its own state's rates, or Spain's (a seller under the OSS charges the
+    // buyer's state's VAT).
+    if let Some(country) = country {
+        let rates = foreign_rates(country);
+        return if rates.contains(&r.normalize()) || rate_on(r, on).is_ok() {
+            Ok(())
+        } else {
+            let list: Vec<String> = rates.iter().map(|r| rate(*r)).collect();
+            Err(format!("tipos de {country}: {}", list.join(", ")))
+        };
+    }
     match indirect_tax {
         Some("IGIC") => {
             if IGIC_RATES.contains(&r.normalize()) {
@@ -255,7 +328,7 @@ fn rate_valid(r: Decimal, on: NaiveDate, indirect_tax: Option<&str>) -> Result<(
 fn rate_check(
     rates: &[Decimal],
     on: NaiveDate,
-    indirect_tax: Option<&str>,
+    (indirect_tax, country): (Option<&str>, Option<&str>),
     w: &mut Vec<Warning>,
 ) -> bool {
     if rates.is_empty() {
@@ -267,7 +340,7 @@ fn rate_check(
     }
     let mut ok = true;
     for &r in rates {
-        if let Err(why) = rate_valid(r, on, indirect_tax) {
+        if let Err(why) = rate_valid(r, on, indirect_tax, country) {
             ok = false;
             w.push(Warning::new(
                 "vat_rate_invalid",
@@ -463,7 +536,17 @@ pub fn check(
     } else {
         lines.iter().map(|l| l.rate).collect()
     };
-    let vat_rate_valid = rate_check(&rates, on, indirect_tax, &mut w);
+    // A supplier of another state charges its own state's VAT.
+    let country = fields
+        .issuer_nif
+        .as_ref()
+        .filter(|id| Nif::parse(&id.value).is_err())
+        .and_then(|id| {
+            let compact = normalize_foreign(&id.value);
+            foreign_vat(&compact).or_else(|| strict_foreign_vat(&compact))
+        })
+        .map(|vat| vat[..2].to_string());
+    let vat_rate_valid = rate_check(&rates, on, (indirect_tax, country.as_deref()), &mut w);
     let currency = fields.currency.clone().unwrap_or_else(|| "EUR".to_string());
     oddities(&fields, surcharge, &currency, &mut w);
     ExtractedInvoice {
@@ -730,6 +813,25 @@ mod tests {
             ..good()
         });
         assert_eq!(codes(&inv), ["date_too_old", "vat_rate_invalid"]);
+    }
+
+    #[test]
+    fn a_foreign_supplier_charges_its_own_states_rates() {
+        let from = |issuer: &str, r: Decimal| Fields {
+            issuer_nif: f(issuer.to_string()),
+            vat_breakdown: vec![line(r, dec!(1000), round2(percent_of(dec!(1000), r)))],
+            vat_amount: f(round2(percent_of(dec!(1000), r))),
+            total: f(dec!(1000) + round2(percent_of(dec!(1000), r)) - dec!(150)),
+            ..good()
+        };
+        assert!(run(from("DE812871812", dec!(19))).checks.vat_rate_valid);
+        assert!(run(from("FR40303265045", dec!(5.5))).checks.vat_rate_valid);
+        assert!(run(from("GB232153895", dec!(20))).checks.vat_rate_valid);
+        assert!(run(from("DE812871812", dec!(21))).checks.vat_rate_valid, "OSS");
+        let inv = run(from("DE812871812", dec!(16)));
+        assert!(!inv.checks.vat_rate_valid);
+        assert!(codes(&inv).contains(&"vat_rate_invalid"));
+        assert!(!run(from("B12345674", dec!(19))).checks.vat_rate_valid);
     }
 
     #[test]

@@ -80,12 +80,14 @@ struct Candidate {
 /// not a count of kWh or a reference number.
 fn printed_as_money(text: &str, n: &Number) -> bool {
     let printed = text.get(n.start..n.end).unwrap_or("");
+    // Two decimals, or up to four on utility and telecom bills.
     let decimals = printed.rfind([',', '.']).is_some_and(|i| {
-        printed[i + 1..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .count()
-            == 2
+        (2..=4).contains(
+            &printed[i + 1..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .count(),
+        )
     });
     let around = text.get(n.end..).unwrap_or("").trim_start();
     decimals || around.starts_with(['€', '$', '£']) || printed.contains(['€', '$', '£'])
@@ -124,8 +126,10 @@ fn candidates(doc: &Doc, kinds: &[Kind]) -> Vec<Candidate> {
         let mut values = vec![(beside, w)];
         values.extend(doc.below(hit).into_iter().take(1).map(|v| (v, w * 0.8)));
         for (value, w) in values {
-            for n in amounts(&value.text, doc.mark) {
-                if printed_as_money(&value.text, &n) {
+            // "s/32,13": the base a rate applies to ("sobre"), glued to its amount.
+            let text = value.text.replace("s/", "s/ ").replace("S/", "S/ ");
+            for n in amounts(&text, doc.mark) {
+                if printed_as_money(&text, &n) {
                     found.push(Candidate {
                         value: n.value.abs(),
                         row: value.row,
@@ -280,7 +284,17 @@ pub fn agree(doc: &Doc, mut reconciled: Reconciled) -> Reconciled {
         return reconciled;
     };
     let field = |x: &Candidate| Field::new(x.value, x.conf * BESIDE);
+    // The repairs and computations noted were of figures no longer used.
+    let notes = reconciled
+        .notes
+        .iter()
+        .filter(|(code, _)| {
+            code == "total_from_payment" || (code == "vat_exempt" && c.rate.is_zero())
+        })
+        .cloned()
+        .collect();
     Reconciled {
+        notes,
         base: Some(field(&c.base)),
         vat_amount: Some(field(&c.vat)),
         vat_breakdown: vec![VatLine {
@@ -333,7 +347,7 @@ mod tests {
     fn the_base_printed_in_the_vat_row_counts() {
         let text = "Potencia ........ 18,38 €\n\
                     Impuestos ....... 8,86 €\n\
-                    IVA normal 21 % s/ 34,41 ......... 7,23 €\n\
+                    IVA normal 21 % s/34,41 ......... 7,23 €\n\
                     TOTAL ........................... 41,64 €\n\
                     Consumo Total 83,895 kWh 240";
         assert_eq!(figures(text), (dec!(34.41), dec!(7.23), dec!(41.64)));

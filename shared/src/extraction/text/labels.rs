@@ -530,6 +530,7 @@ const LABELS: &[(Kind, &[&str])] = &[
             "total including vat",
             "gesamt",
             "gesamtbetrag",
+            "endsumme",
             "rechnungsbetrag",
             "summe",
             "endbetrag",
