@@ -1044,23 +1044,33 @@ fn label_at(keys: &[&str], cells: Option<&[usize]>, i: usize) -> Option<(Kind, u
     let first = *keys.get(i)?;
     let labels = index().get(first)?;
     labels.iter().find_map(|label| {
-        let len = label.keys.len();
+        // Words without letters or digits ("€", "-") inside a label are
+        // skipped: "Total € Incl. VAT" is "total incl vat".
+        let mut j = i;
+        let mut fits = true;
+        for (n, p) in label.keys.iter().enumerate() {
+            while n > 0 && keys.get(j).is_some_and(|k| k.is_empty()) {
+                j += 1;
+            }
+            match keys.get(j) {
+                Some(k) if key_matches(p, k) => j += 1,
+                _ => {
+                    fits = false;
+                    break;
+                }
+            }
+        }
+        let len = j - i;
         let one_cell = cells.is_none_or(|c| {
             c.get(i..i + len)
                 .is_some_and(|span| span.iter().all(|&x| Some(&x) == span.first()))
         });
-        let fits = len <= keys.len() - i
-            && one_cell
-            && label
-                .keys
-                .iter()
-                .zip(&keys[i..])
-                .all(|(p, k)| key_matches(p, k));
+        let fits = fits && one_cell;
         // "21 % IVA" is a rate and a VAT label, not a "% IVA" column heading.
         let after_number = label.keys.first() == Some(&"%")
             && i > 0
             && keys.get(i - 1).is_some_and(|k| is_numeric(k));
-        (fits && !after_number).then_some((label.kind, label.keys.len()))
+        (fits && !after_number).then_some((label.kind, len))
     })
 }
 
@@ -1146,6 +1156,7 @@ mod tests {
             [Kind::Base, Kind::VatRate, Kind::Vat]
         );
         assert!(kinds("Juan Pérez García").is_empty());
+        assert_eq!(kinds("Total € Incl. VAT 681.87"), [Kind::Total]);
     }
 
     #[test]

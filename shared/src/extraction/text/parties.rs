@@ -281,7 +281,14 @@ fn looks_like_name(text: &str) -> bool {
         .filter(|k| !k.is_empty())
         .collect();
     let first = words.first().map(String::as_str).unwrap_or("");
+    // OCR noise ("ia ss oe or") is short fragments; a name has a real word.
+    let longest = words
+        .iter()
+        .map(|w| w.chars().filter(|c| c.is_alphabetic()).count())
+        .max()
+        .unwrap_or(0);
     letters >= 3
+        && longest >= 4
         && digits * 2 <= letters
         && !text.contains('@')
         && !ADDRESS_STARTS.contains(&first)
