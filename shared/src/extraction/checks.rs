@@ -827,7 +827,10 @@ mod tests {
         assert!(run(from("DE812871812", dec!(19))).checks.vat_rate_valid);
         assert!(run(from("FR40303265045", dec!(5.5))).checks.vat_rate_valid);
         assert!(run(from("GB232153895", dec!(20))).checks.vat_rate_valid);
-        assert!(run(from("DE812871812", dec!(21))).checks.vat_rate_valid, "OSS");
+        assert!(
+            run(from("DE812871812", dec!(21))).checks.vat_rate_valid,
+            "OSS"
+        );
         let inv = run(from("DE812871812", dec!(16)));
         assert!(!inv.checks.vat_rate_valid);
         assert!(codes(&inv).contains(&"vat_rate_invalid"));

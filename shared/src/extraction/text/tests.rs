@@ -724,3 +724,95 @@ fn random_text_and_boxes_never_panic() {
         parse(&TextDocument { words, hints }, own.as_ref());
     }
 }
+
+#[test]
+fn identifiers_with_a_wrong_check_character_are_returned_as_printed() {
+    use crate::extraction::checks::check;
+    use crate::extraction::fields::Source;
+    let f = read(
+        "Suministros Levante SL\n\
+         CIF: B12345675\n\
+         Factura nº 7            Fecha 05/08/2026\n\
+         Cliente: Talleres Norte SA\n\
+         NIF: B64717839\n\
+         Base imponible 100,00\n\
+         IVA 21% 21,00\n\
+         Total 121,00",
+    );
+    assert_eq!(s(&f.issuer_nif), Some("B12345675"));
+    assert_eq!(s(&f.recipient_nif), Some("B64717839"));
+    let inv = check(
+        f,
+        Source::Text,
+        "f.txt",
+        NaiveDate::from_ymd_opt(2026, 11, 27).unwrap(),
+    );
+    assert!(!inv.checks.nif_valid);
+    assert_eq!(inv.checks.recipient_nif_valid, Some(false));
+    let codes: Vec<&str> = inv.warnings.iter().map(|w| w.code.as_str()).collect();
+    assert!(codes.contains(&"issuer_nif_invalid"), "{codes:?}");
+    assert!(codes.contains(&"recipient_nif_invalid"), "{codes:?}");
+    assert!(!codes.contains(&"issuer_nif_missing"), "{codes:?}");
+    let message = |code: &str| {
+        inv.warnings
+            .iter()
+            .find(|w| w.code == code)
+            .map(|w| w.message.clone())
+            .unwrap_or_default()
+    };
+    assert!(message("issuer_nif_invalid").contains("B12345675"));
+    assert!(message("recipient_nif_invalid").contains("B64717839"));
+}
+
+#[test]
+fn invoices_in_other_languages() {
+    let en = read(
+        "Northwind Traders Ltd                        VAT Registration No. GB232153895\n\
+         Invoice No. INV-2026-0042\n\
+         Invoice Date: November 2, 2026\n\
+         Bill to: Ana García Pérez\n\
+         Subtotal                      £1,250.00\n\
+         VAT 20%                         £250.00\n\
+         Total                         £1,500.00",
+    );
+    assert_eq!(s(&en.issuer_name), Some("Northwind Traders Ltd"));
+    assert_eq!(s(&en.issuer_nif), Some("GB232153895"));
+    assert_eq!(s(&en.invoice_number), Some("INV-2026-0042"));
+    assert_eq!(en.invoice_date.map(|f| f.value), date(2026, 11, 2));
+    assert_eq!(d(&en.total), Some(dec!(1500.00)));
+    assert_eq!(d(&en.vat_amount), Some(dec!(250.00)));
+
+    let de = read(
+        "Hetzner Online GmbH • Industriestr. 25 • 91710 Gunzenhausen\n\
+         Rechnungsnummer: R0005532486\n\
+         Rechnungsdatum: 19.01.2016\n\
+         Netto                87,39 €\n\
+         USt. (19 %)          16,61 €\n\
+         Brutto              104,00 €\n\
+         Geschäftsführer: Martin Hetzner   USt-IdNr.: DE812871812",
+    );
+    assert_eq!(s(&de.issuer_name), Some("Hetzner Online GmbH"));
+    assert_eq!(s(&de.issuer_nif), Some("DE812871812"));
+    assert_eq!(s(&de.invoice_number), Some("R0005532486"));
+    assert_eq!(de.invoice_date.map(|f| f.value), date(2016, 1, 19));
+    assert_eq!(
+        (d(&de.base), d(&de.vat_amount), d(&de.total)),
+        (Some(dec!(87.39)), Some(dec!(16.61)), Some(dec!(104.00)))
+    );
+
+    let fr = read(
+        "Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène\n\
+         TVA : FR11999999998\n\
+         Facture n° FA-2017-0008\n\
+         Date de facture : 3 novembre 2017\n\
+         Total HT        2 076,76 €\n\
+         TVA 0 %             0,00 €\n\
+         Total TTC       2 076,76 €\n\
+         Exonération de TVA, article 262 ter I du CGI",
+    );
+    assert_eq!(s(&fr.issuer_name), Some("Au bon moulin SARL"));
+    assert_eq!(s(&fr.issuer_nif), Some("FR11999999998"));
+    assert_eq!(s(&fr.invoice_number), Some("FA-2017-0008"));
+    assert_eq!(fr.invoice_date.map(|f| f.value), date(2017, 11, 3));
+    assert_eq!(d(&fr.total), Some(dec!(2076.76)));
+}
