@@ -246,6 +246,24 @@ fn choose(doc: &Doc) -> Option<Choice> {
     best
 }
 
+/// The money amounts beside the labels of one kind, in document order.
+fn candidates_of(doc: &Doc, kind: Kind, weight: f32) -> Vec<Candidate> {
+    doc.hits_of(kind)
+        .filter_map(|hit| {
+            let value = doc.segment_value(hit);
+            let n = amounts(&value.text, doc.mark)
+                .into_iter()
+                .find(|n| printed_as_money(&value.text, n) && !n.value.is_zero())?;
+            Some(Candidate {
+                value: n.value.abs(),
+                row: value.row,
+                weight,
+                conf: value.conf,
+            })
+        })
+        .collect()
+}
+
 /// A ticket's total from its payment: cash handed over less the change.
 fn paid_less_change(doc: &Doc) -> Option<Field<Decimal>> {
     let first = |kind: Kind| {
@@ -263,10 +281,16 @@ fn paid_less_change(doc: &Doc) -> Option<Field<Decimal>> {
     (total > Decimal::ZERO).then(|| Field::new(total, paid_conf.min(change_conf) * 0.5))
 }
 
+/// A ticket's total from a card payment, which is exact.
+fn paid_by_card(doc: &Doc) -> Option<Field<Decimal>> {
+    let cards = candidates_of(doc, Kind::CardPaid, 1.0);
+    cards.first().map(|c| Field::new(c.value, c.conf * 0.5))
+}
+
 /// `reconciled` when its figures add up; else the labelled figures that do.
 pub fn agree(doc: &Doc, mut reconciled: Reconciled) -> Reconciled {
     if reconciled.total.is_none()
-        && let Some(total) = paid_less_change(doc)
+        && let Some(total) = paid_less_change(doc).or_else(|| paid_by_card(doc))
     {
         reconciled.notes.push((
             "total_from_payment".to_string(),
@@ -281,7 +305,7 @@ pub fn agree(doc: &Doc, mut reconciled: Reconciled) -> Reconciled {
         return reconciled;
     }
     let Some(c) = choose(doc) else {
-        return reconciled;
+        return with_printed_total(doc, reconciled);
     };
     let field = |x: &Candidate| Field::new(x.value, x.conf * BESIDE);
     // The repairs and computations noted were of figures no longer used.
@@ -309,6 +333,19 @@ pub fn agree(doc: &Doc, mut reconciled: Reconciled) -> Reconciled {
         total: Some(field(&c.total)),
         ..reconciled
     }
+}
+
+/// A total that no total label prints as money (a figure read elsewhere,
+/// or a misread one) gives way to the last one a "Total" label prints.
+fn with_printed_total(doc: &Doc, mut reconciled: Reconciled) -> Reconciled {
+    let printed = candidates_of(doc, Kind::Total, 3.0);
+    let known = |v: Decimal| printed.iter().any(|c| c.value == v.abs());
+    if let (Some(total), Some(last)) = (&reconciled.total, printed.last())
+        && !known(total.value)
+    {
+        reconciled.total = Some(Field::new(last.value, last.conf * BESIDE));
+    }
+    reconciled
 }
 
 #[cfg(test)]
@@ -371,6 +408,14 @@ mod tests {
                     ENTREGA EFECTIVO 37,00\n\
                     DEVOLUCIÓN 0,06";
         assert_eq!(figures(text).2, dec!(36.94));
+    }
+
+    #[test]
+    fn a_card_payment_is_the_total_when_none_is_legible() {
+        let text = "FACTURA SIMPLIFICADA: 2308-011-043016\n\
+                    1 COPOS AVENA 0,81\n\
+                    TARJETA BANCARIA 46,93";
+        assert_eq!(figures(text).2, dec!(46.93));
     }
 
     #[test]

@@ -43,6 +43,8 @@ pub enum Kind {
     Tendered,
     /// Change given back ("Cambio", "Devolución", "Change").
     Change,
+    /// Paid by card: the exact total ("Tarjeta bancaria", "Card").
+    CardPaid,
     /// Order, customer and delivery-note numbers, bank and contact details.
     Ignore,
 }
@@ -843,6 +845,23 @@ const LABELS: &[(Kind, &[&str])] = &[
             "rendu",
             "monnaie rendue",
             "wisselgeld",
+        ],
+    ),
+    (
+        Kind::CardPaid,
+        &[
+            "tarjeta",
+            "tarjeta bancaria",
+            "pago con tarjeta",
+            "pago tarjeta",
+            "tarj",
+            "card",
+            "card payment",
+            "visa",
+            "mastercard",
+            "kartenzahlung",
+            "ec karte",
+            "carte bancaire",
         ],
     ),
     (
