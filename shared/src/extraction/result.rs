@@ -148,7 +148,8 @@ pub struct Warning {
     /// `nif_repaired`, `amount_repaired`, `vat_computed`, `base_computed`,
     /// `irpf_computed`, `vat_back_calculated`, `vat_exempt`, `suplidos`,
     /// `suplidos_outside_base`, `discount_applied`, `total_before_withholding`,
-    /// `text_truncated`, `einvoice_unreadable` (a PDF's embedded e-invoice
+    /// `total_from_payment` (a ticket's total read from the card payment or
+    /// as cash handed over less change), `text_truncated`, `einvoice_unreadable` (a PDF's embedded e-invoice
     /// could not be read; its text was). E-invoices: `credit_note`, `rectifying_invoice`,
     /// `self_billed`, `recipient_unidentified`, `several_invoices`,
     /// `payable_differs`, `prepaid_amount`, `possible_withholding`,

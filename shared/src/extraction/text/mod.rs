@@ -15,7 +15,12 @@
 //! `invoice_date_unlabelled`, `nif_repaired`, `amount_repaired`,
 //! `vat_computed`, `base_computed`, `irpf_computed`, `vat_back_calculated`,
 //! `vat_exempt`, `suplidos`, `suplidos_outside_base`, `discount_applied`,
-//! `total_before_withholding`, `text_truncated`.
+//! `total_before_withholding`, `total_from_payment`, `text_truncated`.
+//!
+//! Labels are read in Spanish, Catalan, Galician, Basque, English, French,
+//! German, Dutch, Italian and Portuguese; company names by their legal form
+//! (`names`); and when the figures read as printed do not add up, the
+//! labelled amounts that do are chosen together (`agree`).
 
 mod agree;
 mod amount;
