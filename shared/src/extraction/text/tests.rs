@@ -816,3 +816,23 @@ fn invoices_in_other_languages() {
     assert_eq!(fr.invoice_date.map(|f| f.value), date(2017, 11, 3));
     assert_eq!(d(&fr.total), Some(dec!(2076.76)));
 }
+
+#[test]
+fn a_running_subtotal_on_the_first_page_is_not_a_total() {
+    let f = read(
+        "Distribuciones Norte, S.L.   CIF B12345674\n\
+         Factura nº 25 - 5469    Fecha 05/08/2026\n\
+         Artículo A            600,00\n\
+         Artículo B            400,00\n\
+         Suma y sigue        1.000,00\n\
+         Artículo C            200,00\n\
+         Base imponible      1.200,00\n\
+         IVA 21%               252,00\n\
+         Total a pagar       1.452,00",
+    );
+    assert_eq!(s(&f.invoice_number), Some("25 - 5469"));
+    assert_eq!(
+        (d(&f.base), d(&f.vat_amount), d(&f.total)),
+        (Some(dec!(1200.00)), Some(dec!(252.00)), Some(dec!(1452.00)))
+    );
+}
