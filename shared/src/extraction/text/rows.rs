@@ -166,9 +166,54 @@ fn into_row(mut words: Vec<Word>) -> Row {
         page,
         top,
         bottom,
-        toks,
+        toks: joined_letters(toks),
         party: None,
     }
+}
+
+fn single_letter(t: &Tok) -> bool {
+    let mut chars = t.text.chars();
+    chars.next().is_some_and(char::is_alphabetic) && chars.next().is_none()
+}
+
+/// Letter-spaced words ("T O T A L", "C O N C E P T O") drawn one glyph at a
+/// time: a run of three or more single letters becomes words again, split
+/// where a gap is clearly wider than the run's narrowest.
+fn joined_letters(toks: Vec<Tok>) -> Vec<Tok> {
+    let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        let run = toks[i..].iter().take_while(|t| single_letter(t)).count();
+        if run < 3 {
+            out.push(toks[i].clone());
+            i += 1;
+            continue;
+        }
+        let letters = &toks[i..i + run];
+        let gaps: Vec<f32> = letters.windows(2).map(|w| w[1].left - w[0].right).collect();
+        let narrowest = gaps.iter().copied().fold(f32::INFINITY, f32::min).max(0.0);
+        let width = letters.iter().map(|t| t.right - t.left).fold(0.0, f32::max);
+        let mut word = letters[0].clone();
+        for (letter, gap) in letters[1..].iter().zip(&gaps) {
+            if *gap > 2.0 * narrowest + 0.5 * width {
+                out.push(word);
+                word = letter.clone();
+            } else {
+                word.text.push_str(&letter.text);
+                word.right = letter.right;
+                word.conf = word.conf.min(letter.conf);
+            }
+        }
+        out.push(word);
+        i += run;
+    }
+    let mut cells: Vec<usize> = out.iter().map(|t| t.cell).collect();
+    cells.dedup();
+    for t in &mut out {
+        t.key = key(&t.text);
+        t.cell = cells.iter().position(|&c| c == t.cell).unwrap_or(0);
+    }
+    out
 }
 
 /// The hint's party, from its type (`VENDOR_…`, `RECEIVER_…`) or its groups.
@@ -246,6 +291,37 @@ pub fn hint_rows(hints: &[Hint], known_label: impl Fn(&str) -> bool) -> Vec<Row>
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn letter_spaced_words_are_joined() {
+        let word = |text: &str, left: f32| Word {
+            text: text.to_string(),
+            page: 1,
+            left,
+            top: 0.5,
+            width: 0.008,
+            height: 0.01,
+            confidence: 1.0,
+        };
+        let mut words: Vec<Word> = "TOTAL"
+            .chars()
+            .enumerate()
+            .map(|(i, c)| word(&c.to_string(), 0.5 + i as f32 * 0.012))
+            .collect();
+        words.extend(
+            "FACTURA"
+                .chars()
+                .enumerate()
+                .map(|(i, c)| word(&c.to_string(), 0.6 + i as f32 * 0.012)),
+        );
+        words.push(word("2.238,98", 0.8));
+        let row = &rows(&words)[0];
+        let texts: Vec<&str> = row.toks.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(texts, ["TOTAL", "FACTURA", "2.238,98"]);
+        assert_eq!(row.toks[0].key, "total");
+        let cells: Vec<usize> = row.toks.iter().map(|t| t.cell).collect();
+        assert!(cells.windows(2).all(|w| w[1] <= w[0] + 1), "{cells:?}");
+    }
+
     use super::*;
     use crate::extraction::layout::TextDocument;
 
