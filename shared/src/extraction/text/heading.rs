@@ -217,6 +217,8 @@ mod tests {
             ("Factura nº 147 05/08/2026", "147"),
             ("Nº factura F2026-000001 2026", "F2026-000001"),
             ("Factura nº 88 de 2026", "88"),
+            ("Rechnung            RE1001", "RE1001"),
+            ("Invoice 103767\nFebruary 17, 2026", "103767"),
         ] {
             assert_eq!(number(text).as_deref(), Some(expected), "{text}");
         }

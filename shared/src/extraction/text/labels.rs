@@ -126,7 +126,10 @@ const LABELS: &[(Kind, &[&str])] = &[
     ),
     (
         Kind::InvoiceTitle,
-        &["factura", "invoice", "ticket", "tiquet", "recibo"],
+        &[
+            "factura", "invoice", "ticket", "tiquet", "recibo", "rechnung", "facture", "factuur",
+            "fattura", "fatura", "faktura", "fra", "receipt", "bill",
+        ],
     ),
     (
         Kind::Series,
@@ -154,16 +157,6 @@ const LABELS: &[(Kind, &[&str])] = &[
             "fecha fra",
             "fecha de la factura",
             "fecha expedicion factura",
-            // Other languages.
-            "rechnung",
-            "facture",
-            "factuur",
-            "fattura",
-            "fatura",
-            "faktura",
-            "fra",
-            "receipt",
-            "bill",
             // Other languages.
             "date of issue",
             "issue date",

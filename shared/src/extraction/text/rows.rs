@@ -59,8 +59,9 @@ fn finite(w: &Word) -> bool {
         .all(|v| v.is_finite())
 }
 
-/// Splits a word at inner spaces and after a colon glued to text
-/// (`CIF:B12345674`), sharing its box out by characters.
+/// Splits a word at inner spaces, after a colon glued to text
+/// (`CIF:B12345674`) and at a slash between words (`data/Fecha`), sharing
+/// its box out by characters.
 fn split_word(w: &Word) -> Vec<Word> {
     let total = w.text.chars().count().max(1) as f32;
     let mut parts = Vec::new();
@@ -79,6 +80,17 @@ fn split_word(w: &Word) -> Vec<Word> {
     let chars: Vec<char> = w.text.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
         if c.is_whitespace() {
+            push(&mut current, start, i);
+            start = i + 1;
+            continue;
+        }
+        // Bilingual labels ("data/Fecha", "Guztira/Total"): a slash between
+        // two words separates them; a slash in a date or number stays.
+        let slash_between_words = c == '/'
+            && i >= 2
+            && chars[i - 2..i].iter().all(|c| c.is_alphabetic())
+            && chars.get(i + 1..i + 3).is_some_and(|n| n.iter().all(|c| c.is_alphabetic()));
+        if slash_between_words {
             push(&mut current, start, i);
             start = i + 1;
             continue;
@@ -291,6 +303,21 @@ pub fn hint_rows(hints: &[Hint], known_label: impl Fn(&str) -> bool) -> Vec<Row>
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_slash_between_words_separates_them() {
+        let w = Word {
+            text: "data/Fecha 22/01/2022 S/A".to_string(),
+            page: 1,
+            left: 0.1,
+            top: 0.1,
+            width: 0.25,
+            height: 0.01,
+            confidence: 1.0,
+        };
+        let texts: Vec<String> = split_word(&w).into_iter().map(|w| w.text).collect();
+        assert_eq!(texts, ["data", "Fecha", "22/01/2022", "S/A"]);
+    }
+
     #[test]
     fn letter_spaced_words_are_joined() {
         let word = |text: &str, left: f32| Word {
