@@ -305,7 +305,7 @@ pub fn agree(doc: &Doc, mut reconciled: Reconciled) -> Reconciled {
         return reconciled;
     }
     let Some(c) = choose(doc) else {
-        return with_printed_total(doc, reconciled);
+        return plausible(with_printed_total(doc, reconciled));
     };
     let field = |x: &Candidate| Field::new(x.value, x.conf * BESIDE);
     // The repairs and computations noted were of figures no longer used.
@@ -333,6 +333,25 @@ pub fn agree(doc: &Doc, mut reconciled: Reconciled) -> Reconciled {
         total: Some(field(&c.total)),
         ..reconciled
     }
+}
+
+/// Figures that cannot belong together (a base larger than the total, VAT
+/// larger than its base) are misreadings: none is better than a wrong one.
+fn plausible(mut reconciled: Reconciled) -> Reconciled {
+    let value = |f: &Option<Field<Decimal>>| f.as_ref().map(|f| f.value.abs());
+    let (base, vat, total) = (
+        value(&reconciled.base),
+        value(&reconciled.vat_amount),
+        value(&reconciled.total),
+    );
+    let base_too_large = matches!((base, total), (Some(b), Some(t)) if b > t * dec!(1.5) + dec!(1));
+    let vat_too_large = matches!((vat, base.or(total)), (Some(v), Some(b)) if v > b);
+    if base_too_large || vat_too_large {
+        reconciled.base = None;
+        reconciled.vat_amount = None;
+        reconciled.vat_breakdown.clear();
+    }
+    reconciled
 }
 
 /// A total that no total label prints as money (a figure read elsewhere,
@@ -416,6 +435,14 @@ mod tests {
                     1 COPOS AVENA 0,81\n\
                     TARJETA BANCARIA 46,93";
         assert_eq!(figures(text).2, dec!(46.93));
+    }
+
+    #[test]
+    fn figures_that_cannot_belong_together_are_dropped() {
+        let (base, vat, total) = figures(
+            "Base imponible 559.366.959,18\nIVA 21% 257.157.543,82\nTotal factura 1.312,70",
+        );
+        assert_eq!((base, vat, total), (dec!(0), dec!(0), dec!(1312.70)));
     }
 
     #[test]

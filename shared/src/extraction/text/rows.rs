@@ -89,7 +89,9 @@ fn split_word(w: &Word) -> Vec<Word> {
         let slash_between_words = c == '/'
             && i >= 2
             && chars[i - 2..i].iter().all(|c| c.is_alphabetic())
-            && chars.get(i + 1..i + 3).is_some_and(|n| n.iter().all(|c| c.is_alphabetic()));
+            && chars
+                .get(i + 1..i + 3)
+                .is_some_and(|n| n.iter().all(|c| c.is_alphabetic()));
         if slash_between_words {
             push(&mut current, start, i);
             start = i + 1;
