@@ -124,6 +124,7 @@ fn merge(lines: Vec<TaxLine>) -> Vec<TaxLine> {
         }
     }
     drop_sum_lines(&mut out);
+    infer_rates(&mut out);
     let rated: Vec<usize> = (0..out.len()).filter(|&i| out[i].rate.is_some()).collect();
     let unrated: Vec<usize> = (0..out.len()).filter(|&i| out[i].rate.is_none()).collect();
     if let ([r], [u]) = (rated.as_slice(), unrated.as_slice())
@@ -138,26 +139,58 @@ fn merge(lines: Vec<TaxLine>) -> Vec<TaxLine> {
     out
 }
 
-/// With several rated lines (a breakdown table), an unrated line whose
-/// figures are their sums is the invoice's VAT total printed beside the
-/// table, not another rate.
+/// With several lines (a breakdown table), an unrated line whose figures
+/// are the sums of the other lines' is the table's total row ("Total",
+/// often misread on tickets), not another rate.
 fn drop_sum_lines(lines: &mut Vec<TaxLine>) {
-    let rated: Vec<&TaxLine> = lines.iter().filter(|l| l.rate.is_some()).collect();
-    if rated.len() < 2 {
+    if lines.iter().filter(|l| l.rate.is_some()).count() < 2 {
         return;
     }
-    let sum = |f: fn(&TaxLine) -> Option<Reading>| -> Decimal {
-        rated.iter().filter_map(|l| f(l).map(|r| r.value)).sum()
-    };
-    let (bases, vats) = (sum(|l| l.base), sum(|l| l.vat));
     let near = |r: Option<Reading>, total: Decimal| {
         r.is_none_or(|r| (r.value - total).abs() <= Decimal::new(1, 2))
     };
-    lines.retain(|l| {
-        l.rate.is_some()
-            || (l.base.is_none() && l.vat.is_none())
-            || !(near(l.base, bases) && near(l.vat, vats))
+    let sums: Vec<bool> = (0..lines.len())
+        .map(|i| {
+            let l = &lines[i];
+            let others = || {
+                lines
+                    .iter()
+                    .enumerate()
+                    .filter(move |(j, _)| *j != i)
+                    .map(|(_, o)| o)
+            };
+            let bases: Decimal = others().filter_map(|o| o.base.map(|r| r.value)).sum();
+            let vats: Decimal = others().filter_map(|o| o.vat.map(|r| r.value)).sum();
+            l.rate.is_none()
+                && (l.base.is_some() || l.vat.is_some())
+                && near(l.base, bases)
+                && near(l.vat, vats)
+        })
+        .collect();
+    let mut index = 0;
+    lines.retain(|_| {
+        index += 1;
+        !sums[index - 1]
     });
+}
+
+/// In a table of several rates, a row whose rate is illegible ("dk" for
+/// "4%") but whose base and VAT are read has the rate they imply.
+fn infer_rates(lines: &mut [TaxLine]) {
+    if lines.len() < 2 {
+        return;
+    }
+    for line in lines.iter_mut().filter(|l| l.rate.is_none()) {
+        if let (Some(b), Some(v)) = (line.base, line.vat)
+            && !b.value.is_zero()
+        {
+            line.rate = VAT_RATES
+                .iter()
+                .copied()
+                .filter(|r| !r.is_zero())
+                .find(|&r| (round2(percent_of(b.value, r)) - v.value).abs() <= LINE_TOLERANCE);
+        }
+    }
 }
 
 fn line_ok(line: &TaxLine) -> bool {
@@ -909,6 +942,23 @@ mod tests {
 
     fn codes(rec: &Reconciled) -> Vec<&str> {
         rec.notes.iter().map(|(c, _)| c.as_str()).collect()
+    }
+
+    #[test]
+    fn a_ticket_table_with_a_misread_rate_and_total_row() {
+        let unrated = |b: Decimal, v: Decimal| TaxLine {
+            base: Some(r(b)),
+            vat: Some(r(v)),
+            ..TaxLine::default()
+        };
+        let lines = merge(vec![
+            unrated(dec!(20.19), dec!(0.81)),
+            line(dec!(10), Some(r(dec!(19.24))), Some(r(dec!(1.92)))),
+            line(dec!(21), Some(r(dec!(3.94))), Some(r(dec!(0.83)))),
+            unrated(dec!(43.37), dec!(3.56)),
+        ]);
+        let rates: Vec<Option<Decimal>> = lines.iter().map(|l| l.rate).collect();
+        assert_eq!(rates, [Some(dec!(4)), Some(dec!(10)), Some(dec!(21))]);
     }
 
     #[test]
