@@ -195,7 +195,9 @@ pub fn company_names(words: &[&str]) -> Vec<String> {
             }
             let connector = CONNECTORS.contains(&prev_key.as_str());
             let lettered = prev.chars().any(char::is_alphabetic);
+            let digits = prev.chars().any(|c| c.is_ascii_digit());
             if !lettered
+                || digits
                 || !(capitalised(prev) || connector)
                 || prev.ends_with('.') && prev_key.len() > 3
             {
@@ -301,6 +303,10 @@ mod tests {
         );
         assert!(names("Calle Mayor 1, 28001 Madrid").is_empty());
         assert!(names("S.L.").is_empty());
+        assert_eq!(
+            names("NIF Z9461287N Instalaciones Eléctricas Gómez e Hijos S L"),
+            ["Instalaciones Eléctricas Gómez e Hijos SL"]
+        );
         assert!(names("Recibo a 30 y 60 días SA").is_empty());
         assert!(names("RECIBO A 30 Y 60 DIAS S/A").is_empty());
         assert!(names("Tel +49 9831 505-0 Deutsche Bank AG").is_empty());

@@ -33,6 +33,8 @@ pub struct Parties {
 /// that on a row shared by both parties).
 const LABELLED: f32 = 2.0;
 
+/// How far from the recipient's id a name may start and still be in its block.
+const RECIPIENT_COLUMN: f32 = 0.15;
 /// Where a page's footer starts (page fraction from the top).
 const FOOTER_TOP: f32 = 0.75;
 /// Where a page's header ends.
@@ -403,7 +405,7 @@ fn name_near(doc: &Doc, row: usize, tok: usize) -> Option<Field<String>> {
 }
 
 /// Rows around the recipient's id (its block, a few rows above) in its column.
-fn near_recipient(doc: &Doc, row: usize, recipient: Option<(usize, usize)>) -> bool {
+fn near_recipient(doc: &Doc, row: usize, from: f32, recipient: Option<(usize, usize)>) -> bool {
     let Some((r_row, r_tok)) = recipient else {
         return false;
     };
@@ -414,7 +416,7 @@ fn near_recipient(doc: &Doc, row: usize, recipient: Option<(usize, usize)>) -> b
     r.page == x.page
         && row + NAME_ROWS >= r_row
         && row <= r_row + 1
-        && x.toks.iter().any(|t| (t.left - left).abs() < BLOCK_WIDTH)
+        && (from - left).abs() < RECIPIENT_COLUMN
 }
 
 /// The issuer's company name found by its legal form: on the issuer id's
@@ -428,16 +430,28 @@ fn legal_name(
 ) -> Option<Field<String>> {
     let mut best: Option<(f32, Field<String>)> = None;
     for (i, row) in doc.rows.iter().enumerate() {
-        if near_recipient(doc, i, recipient)
-            || context(doc, i, 0) == Some(Context::Customer)
-            || doc.row_hits(i).any(|h| h.kind == Kind::CustomerBlock)
-        {
-            continue;
-        }
         let words: Vec<&str> = row.toks.iter().map(|t| t.text.as_str()).collect();
         let Some(name) = company_names(&words).into_iter().next() else {
             continue;
         };
+        let first = name.split_whitespace().next().unwrap_or("");
+        let at = row
+            .toks
+            .iter()
+            .position(|t| t.text.starts_with(first))
+            .unwrap_or(0);
+        let from = row.toks.get(at).map_or(0.0, |t| t.left);
+        let labelled_customer = doc
+            .row_hits(i)
+            .any(|h| h.kind == Kind::CustomerBlock && h.start <= at);
+        let recipient_row = recipient.is_some_and(|(r_row, _)| r_row == i);
+        if recipient_row
+            || near_recipient(doc, i, from, recipient)
+            || context(doc, i, at) == Some(Context::Customer)
+            || labelled_customer
+        {
+            continue;
+        }
         let near_issuer = issuer_row.is_some_and(|r| {
             r.abs_diff(i) <= 3 && doc.rows.get(r).is_some_and(|x| x.page == row.page)
         });

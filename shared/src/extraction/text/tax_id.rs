@@ -209,6 +209,14 @@ pub fn strict_foreign_vat(compact: &str) -> Option<String> {
                 && rest[10..].chars().all(|c| c.is_ascii_digit())
         }
         "PL" | "SK" => digits(&[10]),
+        "IE" => {
+            let c: Vec<char> = rest.chars().collect();
+            (8..=9).contains(&c.len())
+                && c[0].is_ascii_digit()
+                && c[1].is_ascii_alphanumeric()
+                && c[2..7].iter().all(char::is_ascii_digit)
+                && c[7..].iter().all(char::is_ascii_uppercase)
+        }
         "SE" => digits(&[12]),
         "GB" | "XI" => digits(&[9, 12]),
         _ => false,
@@ -338,8 +346,9 @@ mod tests {
         assert!(fr.foreign);
         assert_eq!(fr.value, "FR40303265045");
         assert_eq!(value("IE 6388047V", true).as_deref(), Some("IE6388047V"));
+        assert_eq!(value("IE 12AB34", true).as_deref(), Some("IE12AB34"));
         assert_eq!(
-            value("IE 6388047V", false),
+            value("IE 12AB34", false),
             None,
             "a loose form needs a label"
         );
@@ -351,6 +360,7 @@ mod tests {
             ("NL820098395B01", "NL820098395B01"),
             ("GB232153895", "GB232153895"),
             ("ATU12345678", "ATU12345678"),
+            ("IE6388047V", "IE6388047V"),
         ] {
             assert_eq!(value(printed, false).as_deref(), Some(exact), "{printed}");
         }

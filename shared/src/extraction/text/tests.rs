@@ -836,3 +836,38 @@ fn a_running_subtotal_on_the_first_page_is_not_a_total() {
         (Some(dec!(1200.00)), Some(dec!(252.00)), Some(dec!(1452.00)))
     );
 }
+
+#[test]
+fn a_saas_invoice_in_english_with_reverse_wording() {
+    let text = "Invoice\n\
+                Invoice number          1A2B3C4D-0001\n\
+                Date of issue           November 2, 2026\n\
+                Date due                November 16, 2026\n\
+                \n\
+                Acme Software Ltd                       Bill to\n\
+                1 Main Street                           Ana García Pérez\n\
+                Dublin, Ireland                         ES 12345678Z\n\
+                VAT IE6388047V\n\
+                \n\
+                €60.50 due November 16, 2026\n\
+                \n\
+                Description             Qty    Unit price    Amount\n\
+                Pro plan                1      €50.00        €50.00\n\
+                \n\
+                Subtotal                                     €50.00\n\
+                Total excluding tax                          €50.00\n\
+                VAT - Spain (21% on €50.00)                  €10.50\n\
+                Total                                        €60.50\n\
+                Amount due                                   €60.50";
+    let own = Nif::parse("12345678Z").unwrap();
+    let f = parse(&TextDocument::from_plain_text(text), Some(&own));
+    assert_eq!(s(&f.issuer_name), Some("Acme Software Ltd"));
+    assert_eq!(s(&f.issuer_nif), Some("IE6388047V"));
+    assert_eq!(s(&f.recipient_nif), Some("12345678Z"));
+    assert_eq!(s(&f.invoice_number), Some("1A2B3C4D-0001"));
+    assert_eq!(f.invoice_date.map(|f| f.value), date(2026, 11, 2));
+    assert_eq!(
+        (d(&f.base), d(&f.vat_amount), d(&f.total)),
+        (Some(dec!(50.00)), Some(dec!(10.50)), Some(dec!(60.50)))
+    );
+}
