@@ -11,6 +11,7 @@ use url::Url;
 use utoipa::ToSchema;
 
 use super::fields::{Field, Fields};
+use super::layout::TextDocument;
 use super::ticketbai::{self, TbaiId};
 use crate::tax::money::as_number;
 
@@ -146,7 +147,10 @@ fn amount(url: &Url, name: &'static str) -> Result<Decimal, QrError> {
     let plain = !whole.is_empty()
         && whole.len() <= 12
         && fraction.len() <= 2
-        && whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit());
+        && whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit());
     plain
         .then(|| text.parse::<Decimal>().ok())
         .flatten()
@@ -195,9 +199,13 @@ impl From<TbaiId> for InvoiceQr {
     }
 }
 
-/// The first payload that is an invoice's tax code.
-pub fn first_invoice_qr<'a>(payloads: impl IntoIterator<Item = &'a String>) -> Option<InvoiceQr> {
-    payloads.into_iter().find_map(|p| parse_payload(p).ok())
+/// The invoice's tax code: the first payload that is one, else a TicketBAI
+/// identifier printed in the text.
+pub fn read(payloads: &[String], document: &TextDocument) -> Option<InvoiceQr> {
+    payloads
+        .iter()
+        .find_map(|p| parse_payload(p).ok())
+        .or_else(|| ticketbai::find_id(document).map(InvoiceQr::from))
 }
 
 /// Letters and digits only, upper case: how two readings of one value are compared.
@@ -271,7 +279,11 @@ pub fn apply(fields: &mut Fields, qr: &InvoiceQr) -> Vec<(String, String)> {
         if let Some(printed) = &fields.total {
             let close = |x: Decimal| (printed.value - x).abs() <= Decimal::new(1, 2);
             if !close(net) && !close(gross) {
-                mismatch("El total impreso", &printed.value.to_string(), &gross.to_string());
+                mismatch(
+                    "El total impreso",
+                    &printed.value.to_string(),
+                    &gross.to_string(),
+                );
             }
         }
         fields.total = Some(Field::exact(net));
@@ -332,12 +344,18 @@ mod tests {
         let base = "https://www2.agenciatributaria.gob.es/wlpl/TIKE-CONT/ValidarQR";
         let cases = [
             ("not a url", QrError::NotInvoiceQr),
-            ("https://example.com/ValidarQR?nif=B12345674", QrError::NotInvoiceQr),
+            (
+                "https://example.com/ValidarQR?nif=B12345674",
+                QrError::NotInvoiceQr,
+            ),
             (
                 "https://www2.agenciatributaria.gob.es/wlpl/Other?nif=B1",
                 QrError::NotInvoiceQr,
             ),
-            ("?numserie=1&fecha=01-01-2024&importe=1", QrError::Missing("nif")),
+            (
+                "?numserie=1&fecha=01-01-2024&importe=1",
+                QrError::Missing("nif"),
+            ),
             (
                 "?nif=B123&numserie=1&fecha=01-01-2024&importe=1",
                 QrError::Bad("nif", "B123".into()),
@@ -399,6 +417,19 @@ mod tests {
         ));
     }
 
+    #[test]
+    fn the_first_tax_code_wins_over_other_codes_and_the_printed_identifier() {
+        let text = TextDocument::from_plain_text("TBAI-00000006Y-251019-btFpwP8dcLGAF-237");
+        let payloads = [
+            "https://www.endesa.com/es/otros-productos?qr=1".to_string(),
+            TBAI_URL.to_string(),
+        ];
+        assert_eq!(read(&payloads, &text).unwrap().total, Some(dec!(4.70)));
+        let from_text = read(&payloads[..1], &text).unwrap();
+        assert_eq!((from_text.number, from_text.url), (None, None));
+        assert_eq!(read(&[], &TextDocument::from_plain_text("Factura 1")), None);
+    }
+
     fn verifactu(total: Decimal) -> InvoiceQr {
         InvoiceQr {
             kind: QrKind::Verifactu,
@@ -427,7 +458,10 @@ mod tests {
         let notes = apply(&mut fields, &verifactu(dec!(1871.27)));
         assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(fields.issuer_nif, Some(Field::exact("B12345674".into())));
-        assert_eq!(fields.invoice_number, Some(Field::exact("2026/0147".into())));
+        assert_eq!(
+            fields.invoice_number,
+            Some(Field::exact("2026/0147".into()))
+        );
         assert_eq!(fields.total, Some(Field::exact(dec!(1639.29))));
     }
 

@@ -14,7 +14,7 @@ use std::io::Cursor;
 use std::time::Duration;
 
 use image::{DynamicImage, GrayImage, ImageReader, Luma};
-use rqrr::{Grid, PreparedImage, SimpleGrid};
+use rqrr::{BitGrid, Grid, PreparedImage};
 
 use super::sandbox::{Limits, run_isolated};
 use crate::ports::ocr::ImageFormat;
@@ -80,12 +80,25 @@ pub fn decode(grey: &GrayImage) -> Vec<String> {
     search(&shrunk_grey(&DynamicImage::ImageLuma8(grey), half))
 }
 
-/// The payload of a module grid (`dark(x, y)`, `size` modules a side, no quiet zone).
-pub fn decode_modules(size: usize, dark: impl Fn(usize, usize) -> bool) -> Option<String> {
-    Grid::new(SimpleGrid::from_func(size, dark))
-        .decode()
-        .ok()
-        .map(|(_, payload)| payload)
+/// The payloads of the QR codes in a clean grey image (a PDF's own image):
+/// one search, on the shrunk copy.
+pub fn decode_clean(grey: &GrayImage) -> Vec<String> {
+    if grey.width().max(grey.height()) > SEARCH_SIDE {
+        search(&shrunk_grey(
+            &DynamicImage::ImageLuma8(grey.clone()),
+            SEARCH_SIDE,
+        ))
+    } else {
+        search(grey)
+    }
+}
+
+/// The payloads of the QR codes in a black-and-white bitmap (`dark(x, y)`).
+pub fn decode_bitmap(w: usize, h: usize, dark: impl Fn(usize, usize) -> bool) -> Vec<String> {
+    if w < 21 || h < 21 {
+        return Vec::new();
+    }
+    payloads(PreparedImage::prepare_from_bitmap(w, h, dark).detect_grids())
 }
 
 fn search(grey: &GrayImage) -> Vec<String> {
@@ -93,11 +106,14 @@ fn search(grey: &GrayImage) -> Vec<String> {
     if w < 21 || h < 21 {
         return Vec::new();
     }
-    let mut prepared = PreparedImage::prepare_from_greyscale(w, h, |x, y| {
-        grey.get_pixel(x as u32, y as u32).0[0]
-    });
+    let mut prepared =
+        PreparedImage::prepare_from_greyscale(w, h, |x, y| grey.get_pixel(x as u32, y as u32).0[0]);
+    payloads(prepared.detect_grids())
+}
+
+fn payloads<G: BitGrid>(grids: Vec<Grid<G>>) -> Vec<String> {
     let mut codes: Vec<String> = Vec::new();
-    for grid in prepared.detect_grids() {
+    for grid in grids {
         if let Ok((_, payload)) = grid.decode()
             && !codes.contains(&payload)
         {
@@ -146,7 +162,11 @@ fn binarised(grey: &GrayImage) -> GrayImage {
         histogram[usize::from(pixel.0[0])] += 1;
     }
     let total: u64 = histogram.iter().sum();
-    let weighted: u64 = histogram.iter().enumerate().map(|(v, n)| v as u64 * n).sum();
+    let weighted: u64 = histogram
+        .iter()
+        .enumerate()
+        .map(|(v, n)| v as u64 * n)
+        .sum();
     let (mut below, mut below_weighted) = (0u64, 0u64);
     let (mut best, mut threshold) = (0f64, 128u8);
     for (value, &count) in histogram.iter().enumerate() {
@@ -165,7 +185,11 @@ fn binarised(grey: &GrayImage) -> GrayImage {
         }
     }
     GrayImage::from_fn(grey.width(), grey.height(), |x, y| {
-        Luma([if grey.get_pixel(x, y).0[0] <= threshold { 0 } else { 255 }])
+        Luma([if grey.get_pixel(x, y).0[0] <= threshold {
+            0
+        } else {
+            255
+        }])
     })
 }
 
@@ -180,7 +204,13 @@ pub(crate) mod tests {
 
     /// A white sheet `width` × `height` with `url`'s code, `module` pixels a
     /// module, its top-left corner at `at`.
-    pub(crate) fn sheet(url: &str, width: u32, height: u32, module: u32, at: (u32, u32)) -> GrayImage {
+    pub(crate) fn sheet(
+        url: &str,
+        width: u32,
+        height: u32,
+        module: u32,
+        at: (u32, u32),
+    ) -> GrayImage {
         let code = QrCode::with_error_correction_level(url, EcLevel::M).unwrap();
         let size = code.width() as u32;
         let colors = code.to_colors();
@@ -205,7 +235,9 @@ pub(crate) mod tests {
             if sx < 0.0 || sy < 0.0 {
                 return Luma([235]);
             }
-            *image.get_pixel_checked(sx as u32, sy as u32).unwrap_or(&Luma([235]))
+            *image
+                .get_pixel_checked(sx as u32, sy as u32)
+                .unwrap_or(&Luma([235]))
         })
     }
 
@@ -279,13 +311,12 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_module_grid_is_decoded() {
-        let code = QrCode::with_error_correction_level(URL, EcLevel::M).unwrap();
-        let colors = code.to_colors();
-        let size = code.width();
-        let payload = decode_modules(size, |x, y| colors[y * size + x] == qrcode::Color::Dark);
-        assert_eq!(payload.as_deref(), Some(URL));
-        assert_eq!(decode_modules(size, |_, _| false), None);
+    fn a_bitmap_is_searched() {
+        let page = sheet(URL, 300, 300, 4, (40, 40));
+        let dark = |x: usize, y: usize| page.get_pixel(x as u32, y as u32).0[0] < 128;
+        assert_eq!(decode_bitmap(300, 300, dark), [URL]);
+        assert!(decode_bitmap(10, 10, |_, _| true).is_empty());
+        assert_eq!(decode_clean(&page), [URL]);
     }
 
     #[test]
@@ -299,6 +330,10 @@ pub(crate) mod tests {
     async fn the_child_answers_with_the_codes() {
         let bytes = jpeg(&sheet(URL, 400, 400, 5, (60, 60)), 90);
         assert_eq!(read_codes(bytes, ImageFormat::Jpeg).await, [URL]);
-        assert!(read_codes(b"junk".to_vec(), ImageFormat::Webp).await.is_empty());
+        assert!(
+            read_codes(b"junk".to_vec(), ImageFormat::Webp)
+                .await
+                .is_empty()
+        );
     }
 }

@@ -41,7 +41,11 @@ pub enum TbaiError {
 pub fn crc8(bytes: &[u8]) -> u8 {
     bytes.iter().fold(0u8, |crc, &byte| {
         (0..8).fold(crc ^ byte, |c, _| {
-            if c & 0x80 != 0 { (c << 1) ^ 0x07 } else { c << 1 }
+            if c & 0x80 != 0 {
+                (c << 1) ^ 0x07
+            } else {
+                c << 1
+            }
         })
     })
 }
