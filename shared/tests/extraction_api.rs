@@ -275,7 +275,8 @@ fn photo_of_qr(url: &str) -> Vec<u8> {
     let module = 8;
     let sheet = image::GrayImage::from_fn(1200, 1600, |x, y| {
         let (cx, cy) = ((x / module).wrapping_sub(10), (y / module).wrapping_sub(10));
-        let dark = cx < size && cy < size && colors[(cy * size + cx) as usize] == qrcode::Color::Dark;
+        let dark =
+            cx < size && cy < size && colors[(cy * size + cx) as usize] == qrcode::Color::Dark;
         image::Luma([if dark { 30 } else { 225 }])
     });
     let mut out = std::io::Cursor::new(Vec::new());
@@ -307,7 +308,10 @@ async fn a_printed_value_that_differs_from_the_qr_is_replaced_and_warned() {
     assert_eq!(found["qr"]["kind"], "verifactu", "{found}");
     assert_eq!(found["qr"]["url"], url);
     assert_eq!(found["invoice_number"], "2026/0148", "{found}");
-    assert_eq!(found["total"], 1639.29, "the printed net total agrees: {found}");
+    assert_eq!(
+        found["total"], 1639.29,
+        "the printed net total agrees: {found}"
+    );
     let mismatches: Vec<&Value> = found["warnings"]
         .as_array()
         .unwrap()

@@ -245,17 +245,22 @@ pub fn apply(fields: &mut Fields, qr: &InvoiceQr) -> Vec<(String, String)> {
     }
     fields.issuer_nif = Some(Field::exact(qr.nif.clone()));
     if let Some(number) = &qr.number {
-        let printed = fields.invoice_number.as_ref().map(|f| f.value.clone());
-        let same = printed.as_deref().map(|p| same_number(qr.kind, p, number));
-        match (printed, same) {
-            // TicketBAI splits series and number: the printed form is kept.
-            (Some(printed), Some(true)) => fields.invoice_number = Some(Field::exact(printed)),
-            (Some(printed), _) => {
-                mismatch("El número de factura impreso", &printed, number);
-                fields.invoice_number = Some(Field::exact(number.clone()));
+        let value = match fields.invoice_number.take().map(|f| f.value) {
+            // TicketBAI splits series and number: their printed form is kept.
+            Some(printed)
+                if qr.kind == QrKind::Ticketbai && same_number(qr.kind, &printed, number) =>
+            {
+                printed
             }
-            (None, _) => fields.invoice_number = Some(Field::exact(number.clone())),
-        }
+            Some(printed) => {
+                if !same_number(qr.kind, &printed, number) {
+                    mismatch("El número de factura impreso", &printed, number);
+                }
+                number.clone()
+            }
+            None => number.clone(),
+        };
+        fields.invoice_number = Some(Field::exact(value));
     }
     if let Some(printed) = &fields.invoice_date
         && printed.value != qr.date
@@ -455,6 +460,7 @@ mod tests {
     #[test]
     fn agreeing_values_become_exact_without_warnings() {
         let mut fields = printed();
+        fields.invoice_number = Some(Field::new("2026-0147".into(), 0.8));
         let notes = apply(&mut fields, &verifactu(dec!(1871.27)));
         assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(fields.issuer_nif, Some(Field::exact("B12345674".into())));

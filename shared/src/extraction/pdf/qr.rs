@@ -122,7 +122,7 @@ fn raw(doc: &Document, image: &PdfImage, width: u32, height: u32) -> Option<Gray
         let (x, y) = (x as usize, y as usize);
         let row = &samples[y * stride..];
         Luma([match (bits, components) {
-            (1, _) => (row[x / 8] >> (7 - x % 8) & 1) * 255,
+            (1, _) => ((row[x / 8] >> (7 - x % 8)) & 1) * 255,
             (_, 1) => row[x],
             _ => luma(&row[x * 3..x * 3 + 3]),
         }])
