@@ -16,6 +16,12 @@ use std::time::Duration;
 use image::{DynamicImage, GrayImage, ImageReader, Luma};
 use rqrr::{BitGrid, Grid, PreparedImage};
 
+use zune_jpeg::JpegDecoder;
+use zune_jpeg::zune_core::bytestream::ZCursor;
+use zune_jpeg::zune_core::colorspace::ColorSpace;
+use zune_jpeg::zune_core::options::DecoderOptions;
+
+use super::image::MAX_PIXELS;
 use super::sandbox::{Limits, run_isolated};
 use crate::ports::ocr::ImageFormat;
 
@@ -50,6 +56,11 @@ pub async fn read_codes(bytes: Vec<u8>, format: ImageFormat) -> Vec<String> {
 
 /// The payloads of the QR codes in an encoded image (decoded in this process).
 pub fn decode_encoded(bytes: &[u8], format: ImageFormat) -> Vec<String> {
+    if format == ImageFormat::Jpeg
+        && let Some(grey) = jpeg_luma(bytes, MAX_PIXELS)
+    {
+        return decode(&shrunk_grey(&DynamicImage::ImageLuma8(grey), SEARCH_SIDE));
+    }
     let codec = match format {
         ImageFormat::Png => image::ImageFormat::Png,
         ImageFormat::Jpeg => image::ImageFormat::Jpeg,
@@ -59,6 +70,22 @@ pub fn decode_encoded(bytes: &[u8], format: ImageFormat) -> Vec<String> {
         Ok(image) => decode(&shrunk_grey(&image, SEARCH_SIDE)),
         Err(_) => Vec::new(),
     }
+}
+
+/// The luma plane of a JPEG, decoded without converting its colour to RGB
+/// and back; none beyond `max_pixels` or when the decoder cannot give luma.
+pub fn jpeg_luma(bytes: &[u8], max_pixels: u64) -> Option<GrayImage> {
+    let options = DecoderOptions::default()
+        .set_strict_mode(false)
+        .jpeg_set_out_colorspace(ColorSpace::Luma);
+    let mut decoder = JpegDecoder::new_with_options(ZCursor::new(bytes), options);
+    decoder.decode_headers().ok()?;
+    let (w, h) = decoder.dimensions()?;
+    if (w as u64).saturating_mul(h as u64) > max_pixels {
+        return None;
+    }
+    let pixels = decoder.decode().ok()?;
+    GrayImage::from_raw(u32::try_from(w).ok()?, u32::try_from(h).ok()?, pixels)
 }
 
 /// The payloads of the QR codes in a grey image of any size.
@@ -308,6 +335,12 @@ pub(crate) mod tests {
         assert!(decode(&GrayImage::from_pixel(500, 500, Luma([255]))).is_empty());
         assert!(decode(&GrayImage::new(5, 5)).is_empty());
         assert!(decode_encoded(b"not a png", ImageFormat::Png).is_empty());
+        let bytes = jpeg(&sheet(URL, 300, 200, 4, (10, 10)), 80);
+        assert_eq!(
+            jpeg_luma(&bytes, 60_000).map(|g| g.dimensions()),
+            Some((300, 200))
+        );
+        assert_eq!(jpeg_luma(&bytes, 59_999), None);
     }
 
     #[test]

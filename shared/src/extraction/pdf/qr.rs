@@ -10,7 +10,7 @@
 
 use std::io::Cursor;
 
-use image::{GrayImage, ImageReader, Luma};
+use image::{DynamicImage, GrayImage, ImageReader, Luma};
 use lopdf::content::Content;
 use lopdf::xobject::PdfImage;
 use lopdf::{Document, Object, ObjectId};
@@ -84,12 +84,18 @@ fn grey_image(doc: &Document, image: &PdfImage) -> Option<GrayImage> {
 }
 
 fn jpeg(bytes: &[u8]) -> Option<GrayImage> {
-    let reader = || ImageReader::with_format(Cursor::new(bytes), image::ImageFormat::Jpeg);
-    let (w, h) = reader().into_dimensions().ok()?;
-    if u64::from(w) * u64::from(h) > MAX_IMAGE_PIXELS {
-        return None;
-    }
-    let image = reader().decode().ok()?;
+    let luma = qr_image::jpeg_luma(bytes, MAX_IMAGE_PIXELS);
+    let image = match luma {
+        Some(grey) => DynamicImage::ImageLuma8(grey),
+        None => {
+            let reader = || ImageReader::with_format(Cursor::new(bytes), image::ImageFormat::Jpeg);
+            let (w, h) = reader().into_dimensions().ok()?;
+            if u64::from(w) * u64::from(h) > MAX_IMAGE_PIXELS {
+                return None;
+            }
+            reader().decode().ok()?
+        }
+    };
     Some(qr_image::shrunk_grey(&image, SEARCH_SIDE))
 }
 
