@@ -1,9 +1,11 @@
 //! Benchmark: reading a typical one-page invoice PDF in the sandboxed child
-//! (the service's own PDF and its Factur-X variant), a 10,000-page PDF, and
-//! OCR of that invoice as a 200 dpi A4 PNG with Tesseract.
+//! (the service's own PDF and its Factur-X variant), a 10,000-page PDF, the
+//! VERI*FACTU QR of that invoice in a 12-megapixel JPEG photo of it (in
+//! process, and in its sandboxed child), and OCR of that invoice as a 200 dpi
+//! A4 PNG with Tesseract.
 //!
-//! Run: `cargo bench -p shared --bench extraction` (needs poppler-utils and
-//! tesseract-ocr-spa for the OCR row).
+//! Run: `cargo bench -p shared --bench extraction` (needs poppler-utils for
+//! the photo and OCR rows, and tesseract-ocr-spa for the OCR row).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -16,6 +18,7 @@ use lopdf::{Document, Object, Stream, dictionary};
 use shared::documents::{cii, facturx, pdf};
 use shared::embedded::tesseract::Tesseract;
 use shared::extraction::pdf::read_pdf;
+use shared::extraction::qr_image::{decode_encoded, read_codes};
 use shared::ports::Ocr;
 use shared::ports::ocr::ImageFormat;
 
@@ -71,9 +74,10 @@ fn pages(count: usize) -> Vec<u8> {
     out
 }
 
-fn rasterise(pdf: &[u8]) -> Option<Vec<u8>> {
+/// The first page as an image: `format` is `-png` or `-jpeg`.
+fn rasterise(pdf: &[u8], dpi: &str, format: &str) -> Option<Vec<u8>> {
     let mut child = Command::new("pdftoppm")
-        .args(["-r", "200", "-png", "-singlefile", "-"])
+        .args(["-r", dpi, format, "-singlefile", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -127,7 +131,27 @@ async fn main() {
         .await,
         "pages",
     );
-    let (Some(png), Some(tesseract)) = (rasterise(&invoice_pdf), Tesseract::detect()) else {
+    if let Some(photo) = rasterise(&invoice_pdf, "350", "-jpeg") {
+        row(
+            "QR: 12-MP JPEG photo, in process",
+            p50(11, || async {
+                decode_encoded(&photo, ImageFormat::Jpeg).len()
+            })
+            .await,
+            "codes",
+        );
+        row(
+            "QR: 12-MP JPEG photo, sandboxed child",
+            p50(11, || async {
+                read_codes(photo.clone(), ImageFormat::Jpeg).await.len()
+            })
+            .await,
+            "codes",
+        );
+    }
+    let (Some(png), Some(tesseract)) =
+        (rasterise(&invoice_pdf, "200", "-png"), Tesseract::detect())
+    else {
         println!("OCR not measured: needs pdftoppm and tesseract with the spa model");
         return;
     };

@@ -229,6 +229,105 @@ async fn this_projects_pdf_is_read_through_its_text_layer_for_one_unit() {
 }
 
 #[tokio::test]
+async fn the_verifactu_qr_of_this_projects_pdf_gives_its_exact_data() {
+    let h = harness(support::relaxed()).await;
+    let issued = issue(&h).await;
+    let pdf = download(&h, "/api/v1/invoices/1/pdf").await;
+    let r = extract(
+        &h,
+        &h.live,
+        None,
+        json!({"files": [file("factura.pdf", "application/pdf", &pdf)]}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let found = &r.json["invoices"][0];
+    let qr = &found["qr"];
+    assert_eq!(qr["kind"], "verifactu", "{found}");
+    assert_eq!(qr["number"], issued["number"], "{qr}");
+    assert_eq!(qr["nif"], "12345678Z", "{qr}");
+    assert_eq!(qr["date"], issued["issue_date"], "{qr}");
+    assert_eq!(qr["total"], 1320.0, "before the IRPF withholding: {qr}");
+    assert!(
+        qr["url"]
+            .as_str()
+            .is_some_and(|u| u.contains("/wlpl/TIKE-CONT/ValidarQR?nif=12345678Z&numserie=")),
+        "{qr}"
+    );
+    assert_figures(found, &issued);
+    for field in ["issuer_nif", "invoice_number", "invoice_date", "total"] {
+        assert_eq!(found["confidence"][field], 1.0, "{field} in {found}");
+    }
+    assert!(
+        found["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["code"] != "qr_mismatch"),
+        "{found}"
+    );
+}
+
+/// A JPEG photo-sized sheet whose only mark is `url`'s QR code.
+fn photo_of_qr(url: &str) -> Vec<u8> {
+    let code = qrcode::QrCode::with_error_correction_level(url, qrcode::EcLevel::M).unwrap();
+    let (size, colors) = (code.width() as u32, code.to_colors());
+    let module = 8;
+    let sheet = image::GrayImage::from_fn(1200, 1600, |x, y| {
+        let (cx, cy) = ((x / module).wrapping_sub(10), (y / module).wrapping_sub(10));
+        let dark =
+            cx < size && cy < size && colors[(cy * size + cx) as usize] == qrcode::Color::Dark;
+        image::Luma([if dark { 30 } else { 225 }])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageLuma8(sheet)
+        .to_rgb8()
+        .write_to(&mut out, image::ImageFormat::Jpeg)
+        .unwrap();
+    out.into_inner()
+}
+
+#[tokio::test]
+async fn a_printed_value_that_differs_from_the_qr_is_replaced_and_warned() {
+    let mut h = harness(support::relaxed()).await;
+    let state = shared::http::AppState::new(
+        h.ports.clone().with_ocr(Arc::new(TextOcr)),
+        support::relaxed(),
+    );
+    h.app = shared::http::service_router(state);
+    let url = "https://www2.agenciatributaria.gob.es/wlpl/TIKE-CONT/ValidarQR?nif=B12345674&numserie=2026%2F0148&fecha=05-08-2026&importe=1871.27";
+    let r = extract(
+        &h,
+        &h.live,
+        None,
+        json!({"files": [file("foto.jpg", "image/jpeg", &photo_of_qr(url))]}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let found = &r.json["invoices"][0];
+    assert_eq!(found["qr"]["kind"], "verifactu", "{found}");
+    assert_eq!(found["qr"]["url"], url);
+    assert_eq!(found["invoice_number"], "2026/0148", "{found}");
+    assert_eq!(
+        found["total"], 1639.29,
+        "the printed net total agrees: {found}"
+    );
+    let mismatches: Vec<&Value> = found["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["code"] == "qr_mismatch")
+        .collect();
+    assert_eq!(mismatches.len(), 1, "{found}");
+    let message = mismatches[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("El número de factura impreso (2026/0147)")
+            && message.contains("(2026/0148)"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
 async fn a_text_is_parsed_and_checked() {
     let h = harness(support::relaxed()).await;
     let r = extract(

@@ -575,6 +575,7 @@ pub fn check(
             vat_rate_valid,
         },
         warnings: w,
+        qr: None,
     }
 }
 

@@ -10,10 +10,13 @@ pub mod fields;
 pub mod image;
 pub mod layout;
 pub mod pdf;
+pub mod qr;
+pub mod qr_image;
 pub mod result;
 pub mod sandbox;
 pub mod sniff;
 pub mod text;
+pub mod ticketbai;
 
 pub use fields::{Field, Fields, Source, VatLine};
 pub use layout::{Hint, TextDocument, Word};

@@ -9,9 +9,11 @@
 //! `text::MAX_CONTENT_BYTES` or embedded files beyond
 //! `attachments::MAX_ATTACHMENT_BYTES` decompressed are `TooLarge`; the child
 //! gets `LIMITS`. An encrypted PDF is `Encrypted` unless its user password is
-//! empty, in which case it is decrypted and read.
+//! empty, in which case it is decrypted and read. QR codes are read from the
+//! first page only, where the tax codes are printed (`qr` has its bounds).
 
 mod attachments;
+mod qr;
 mod text;
 
 use std::time::Duration;
@@ -56,6 +58,8 @@ pub struct PdfContent {
     pub text: TextDocument,
     /// The text layer is missing or unusable on some page: rasterise and OCR.
     pub scanned: bool,
+    /// The payloads of the QR codes on the first page (none when scanned).
+    pub qr_codes: Vec<String>,
 }
 
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq, Serialize, Deserialize)]
@@ -144,11 +148,16 @@ fn parse(bytes: &[u8]) -> Result<PdfContent, PdfError> {
     let scanned = image_only_page || unmapped_font || unusable(&text);
     let attachments =
         attachments::attachments(&doc).map_err(|e| PdfError::TooLarge(e.to_string()))?;
+    let qr_codes = match pages.values().next() {
+        Some(&first) if !scanned => qr::page_codes(&doc, first),
+        _ => Vec::new(),
+    };
     Ok(PdfContent {
         pages: u32::try_from(pages.len()).unwrap_or(u32::MAX),
         attachments,
         text,
         scanned,
+        qr_codes,
     })
 }
 

@@ -9,6 +9,7 @@ use rust_decimal::Decimal;
 use serde::{Serialize, Serializer};
 use utoipa::ToSchema;
 
+use super::qr::InvoiceQr;
 use crate::tax::money::{as_number, round2};
 
 fn amount<S: Serializer>(x: &Decimal, s: S) -> Result<S::Ok, S::Error> {
@@ -36,7 +37,7 @@ fn optional_amount<S: Serializer>(x: &Option<Decimal>, s: S) -> Result<S::Ok, S:
         "base": 0.94, "vat_amount": 0.93, "irpf_amount": 0.92, "total": 0.94},
     "checks": {"totals_ok": true, "nif_valid": true, "recipient_nif_valid": true, "date_valid": true,
         "vat_rate_valid": true},
-    "warnings": []
+    "warnings": [], "qr": null
 }))]
 pub struct ExtractedInvoice {
     /// The name of the submitted file.
@@ -87,6 +88,11 @@ pub struct ExtractedInvoice {
     pub checks: Checks,
     /// Every check that failed and every oddity, with a stable code.
     pub warnings: Vec<Warning>,
+    /// The exact data of the invoice's tax QR code (VERI*FACTU, non-VERI*FACTU
+    /// or TicketBAI; for TicketBAI also its printed identifier alone), which
+    /// replace the printed issuer NIF, number, date and total; null when the
+    /// document shows none. Read from text PDFs and images.
+    pub qr: Option<InvoiceQr>,
 }
 
 /// One VAT rate of the invoice.
@@ -156,7 +162,9 @@ pub struct Warning {
     /// `other_tax`, `other_withholding`, `withholding_without_breakdown`,
     /// `several_irpf_rates`, `tax_amount_missing`, `indirect_tax`,
     /// `mixed_indirect_taxes`, `surcharge_possibly_folded`, `total_computed`,
-    /// `amounts_rounded`.
+    /// `amounts_rounded`. QR: `qr_mismatch` (a printed issuer NIF, number, date
+    /// or total differs from the tax QR code's, which is used; the message
+    /// names the field and both values).
     pub code: String,
     pub message: String,
 }
@@ -210,6 +218,7 @@ mod tests {
                 vat_rate_valid: true,
             },
             warnings: vec![Warning::new("total_missing", "No se encontró el total")],
+            qr: None,
         };
         let value = serde_json::to_value(&invoice).unwrap();
         assert_eq!(value["invoice_date"], json!("2026-08-05"));
@@ -224,5 +233,6 @@ mod tests {
         );
         assert_eq!(value["checks"]["recipient_nif_valid"], json!(null));
         assert_eq!(value["warnings"][0]["code"], json!("total_missing"));
+        assert_eq!(value["qr"], json!(null));
     }
 }

@@ -16,6 +16,8 @@ use crate::app::accounts::{self, AccountError};
 use crate::app::keys::Caller;
 use crate::domain::madrid;
 use crate::extraction::checks::check;
+use crate::extraction::qr;
+use crate::extraction::qr_image::read_codes;
 use crate::extraction::result::ExtractedInvoice;
 use crate::extraction::text::parse;
 use crate::extraction::{Fields, Source, TextDocument};
@@ -73,13 +75,24 @@ fn is_empty(fields: &Fields) -> bool {
         && fields.issuer_nif.is_none()
 }
 
-fn parsed(
-    file_name: &str,
-    (source, document, notes): (Source, &TextDocument, Vec<(String, String)>),
-    own_nif: Option<&Nif>,
-    today: NaiveDate,
-) -> Outcome {
-    let mut fields = parse(document, own_nif);
+/// What the second phase reads an invoice from: positioned text, what was
+/// noticed on the way, and the payloads of the QR codes found beside it.
+struct Reading<'a> {
+    source: Source,
+    document: &'a TextDocument,
+    notes: Vec<(String, String)>,
+    qr_codes: &'a [String],
+}
+
+/// Parses the text; a tax QR code (or TicketBAI identifier) then overrides
+/// what it carries, with a `qr_mismatch` warning for each printed value that differs.
+fn parsed(file_name: &str, reading: Reading, own_nif: Option<&Nif>, today: NaiveDate) -> Outcome {
+    let mut fields = parse(reading.document, own_nif);
+    let code = qr::read(reading.qr_codes, reading.document);
+    if let Some(code) = &code {
+        let mismatches = qr::apply(&mut fields, code);
+        fields.notes.extend(mismatches);
+    }
     if is_empty(&fields) {
         return failed(
             file_name,
@@ -89,8 +102,10 @@ fn parsed(
             ),
         );
     }
-    fields.notes.extend(notes);
-    Outcome::Invoices(vec![check(fields, source, file_name, today)])
+    fields.notes.extend(reading.notes);
+    let mut invoice = check(fields, reading.source, file_name, today);
+    invoice.qr = code;
+    Outcome::Invoices(vec![invoice])
 }
 
 fn ocr_error(e: OcrError) -> ItemError {
@@ -135,9 +150,15 @@ pub async fn finish(
                 source,
                 document,
                 notes,
+                qr_codes,
             } => Some(parsed(
                 &item.file_name,
-                (source, &document, notes),
+                Reading {
+                    source,
+                    document: &document,
+                    notes,
+                    qr_codes: &qr_codes,
+                },
                 own_nif.as_ref(),
                 today,
             )),
@@ -146,10 +167,19 @@ pub async fn finish(
                 let own_nif = own_nif.clone();
                 let file_name = item.file_name.clone();
                 ocr.spawn(async move {
-                    let outcome = match engine.read(&bytes, format).await {
+                    let (read, qr_codes) = tokio::join!(
+                        engine.read(&bytes, format),
+                        read_codes(bytes.clone(), format)
+                    );
+                    let outcome = match read {
                         Ok(document) => parsed(
                             &file_name,
-                            (Source::Ocr, &document, Vec::new()),
+                            Reading {
+                                source: Source::Ocr,
+                                document: &document,
+                                notes: Vec::new(),
+                                qr_codes: &qr_codes,
+                            },
                             own_nif.as_ref(),
                             today,
                         ),

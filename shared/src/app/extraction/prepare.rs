@@ -52,12 +52,14 @@ pub enum Work {
         source: Source,
         invoices: Vec<Fields>,
     },
-    /// Positioned text for the field parser, and what was noticed on the way
-    /// (`(code, message)`, added to the invoice's warnings).
+    /// Positioned text for the field parser, what was noticed on the way
+    /// (`(code, message)`, added to the invoice's warnings) and the payloads
+    /// of the QR codes found beside it (a PDF's first page).
     Text {
         source: Source,
         document: TextDocument,
         notes: Vec<(String, String)>,
+        qr_codes: Vec<String>,
     },
     Image {
         bytes: Vec<u8>,
@@ -293,6 +295,7 @@ async fn prepare_pdf(bytes: Vec<u8>) -> Result<Work, ItemError> {
         source: Source::PdfText,
         document: content.text,
         notes,
+        qr_codes: content.qr_codes,
     })
 }
 
@@ -328,6 +331,7 @@ fn prepare_text(text: TextInput) -> Result<Work, ItemError> {
         source: Source::Text,
         document,
         notes: Vec::new(),
+        qr_codes: Vec::new(),
     })
 }
 

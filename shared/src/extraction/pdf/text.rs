@@ -239,12 +239,12 @@ fn cid_widths(doc: &Document, dict: &Dictionary) -> Widths {
     Widths::Cid { default, widths }
 }
 
-type Matrix = [f32; 6];
+pub(super) type Matrix = [f32; 6];
 
-const IDENTITY: Matrix = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+pub(super) const IDENTITY: Matrix = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
 
 /// `a` then `b`: the PDF convention for `a × b`.
-fn multiply(a: &Matrix, b: &Matrix) -> Matrix {
+pub(super) fn multiply(a: &Matrix, b: &Matrix) -> Matrix {
     [
         a[0] * b[0] + a[1] * b[2],
         a[0] * b[1] + a[1] * b[3],
