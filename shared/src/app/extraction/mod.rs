@@ -3,6 +3,7 @@
 //! PDF opening; cheap, before the quota charge) and `finish` (field parsing
 //! and OCR, then the checks). Nothing is stored: neither the files nor the data.
 
+mod ai;
 pub mod prepare;
 pub mod request;
 mod sample;
@@ -20,6 +21,7 @@ use crate::extraction::result::ExtractedInvoice;
 use crate::extraction::text::parse;
 use crate::extraction::{Fields, Source, TextDocument};
 use crate::ports::Ports;
+use crate::ports::ai::AiSource;
 use crate::ports::ocr::OcrError;
 use crate::tax::nif::Nif;
 pub use prepare::{Item, ItemError, Prepared, Work, prepare};
@@ -73,13 +75,18 @@ fn is_empty(fields: &Fields) -> bool {
         && fields.issuer_nif.is_none()
 }
 
-fn parsed(
+/// The parser's reading, with the AI model's when one is configured, checked.
+async fn parsed(
+    ai: Option<&AiSource>,
     file_name: &str,
     (source, document, notes): (Source, &TextDocument, Vec<(String, String)>),
     own_nif: Option<&Nif>,
     today: NaiveDate,
 ) -> Outcome {
     let mut fields = parse(document, own_nif);
+    if let Some(ai) = ai {
+        fields = ai::consult(ai, document, fields, own_nif, today).await;
+    }
     if is_empty(&fields) {
         return failed(
             file_name,
@@ -111,7 +118,8 @@ fn ocr_error(e: OcrError) -> ItemError {
     }
 }
 
-/// The second phase: parse texts, OCR images (concurrently), check every invoice.
+/// The second phase: parse texts, OCR images (concurrently), consult the AI
+/// model when one is configured (concurrently), check every invoice.
 /// `own_nif` is the caller's own tax id (the account's issuer NIF), which tells
 /// issuer and recipient apart on purchase invoices; `today` is the Madrid date.
 pub async fn finish(
@@ -121,7 +129,7 @@ pub async fn finish(
     today: NaiveDate,
 ) -> Extraction {
     let mut outcomes: Vec<(String, Option<Outcome>)> = Vec::with_capacity(prepared.items.len());
-    let mut ocr = JoinSet::new();
+    let mut reading = JoinSet::new();
     for (index, item) in prepared.items.into_iter().enumerate() {
         let outcome = match item.work {
             Work::Failed(e) => Some(failed(&item.file_name, e)),
@@ -135,24 +143,46 @@ pub async fn finish(
                 source,
                 document,
                 notes,
-            } => Some(parsed(
-                &item.file_name,
-                (source, &document, notes),
-                own_nif.as_ref(),
-                today,
-            )),
+            } => match ports.ai.clone() {
+                None => Some(
+                    parsed(
+                        None,
+                        &item.file_name,
+                        (source, &document, notes),
+                        own_nif.as_ref(),
+                        today,
+                    )
+                    .await,
+                ),
+                Some(ai) => {
+                    let own_nif = own_nif.clone();
+                    let file_name = item.file_name.clone();
+                    reading.spawn(async move {
+                        let read = (source, &document, notes);
+                        let outcome =
+                            parsed(Some(&ai), &file_name, read, own_nif.as_ref(), today).await;
+                        (index, outcome)
+                    });
+                    None
+                }
+            },
             Work::Image { bytes, format } => {
                 let engine = ports.ocr.clone();
+                let ai = ports.ai.clone();
                 let own_nif = own_nif.clone();
                 let file_name = item.file_name.clone();
-                ocr.spawn(async move {
+                reading.spawn(async move {
                     let outcome = match engine.read(&bytes, format).await {
-                        Ok(document) => parsed(
-                            &file_name,
-                            (Source::Ocr, &document, Vec::new()),
-                            own_nif.as_ref(),
-                            today,
-                        ),
+                        Ok(document) => {
+                            parsed(
+                                ai.as_ref(),
+                                &file_name,
+                                (Source::Ocr, &document, Vec::new()),
+                                own_nif.as_ref(),
+                                today,
+                            )
+                            .await
+                        }
                         Err(e) => failed(&file_name, ocr_error(e)),
                     };
                     (index, outcome)
@@ -162,7 +192,7 @@ pub async fn finish(
         };
         outcomes.push((item.file_name, outcome));
     }
-    while let Some(joined) = ocr.join_next().await {
+    while let Some(joined) = reading.join_next().await {
         if let Ok((index, outcome)) = joined
             && let Some((_, slot)) = outcomes.get_mut(index)
         {
