@@ -155,7 +155,13 @@ pub struct Warning {
     /// `other_tax`, `other_withholding`, `withholding_without_breakdown`,
     /// `several_irpf_rates`, `tax_amount_missing`, `indirect_tax`,
     /// `mixed_indirect_taxes`, `surcharge_possibly_folded`, `total_computed`,
-    /// `amounts_rounded`.
+    /// `amounts_rounded`. The AI source, when the host configures one:
+    /// `ai_filled` (the fields the model gave: values printed in the
+    /// document, filling fields the reader left empty or replacing values
+    /// that failed the checks), `ai_value_unsupported` (a value the model
+    /// proposed that the document does not print; dropped, and named with
+    /// its field), `ai_unavailable` (the model failed or was late; the
+    /// reader's values stand).
     pub code: String,
     pub message: String,
 }
