@@ -123,7 +123,12 @@ fn ground_amounts(
             continue;
         };
         let readings = signed_readings(value);
-        match readings.iter().find(|r| printed.numbers.contains(&r.abs())) {
+        let printed = if field.ends_with("_rate") {
+            &printed.percents
+        } else {
+            &printed.numbers
+        };
+        match readings.iter().find(|r| printed.contains(&r.abs())) {
             Some(&r) => *slot(g, field) = Some(r),
             None => pending.push((field, value, readings)),
         }
@@ -202,6 +207,8 @@ struct Printed {
     token_lines: Vec<Vec<String>>,
     /// Every amount reading of every number printed, without sign.
     numbers: Vec<Decimal>,
+    /// The readings of the numbers printed with a `%`.
+    percents: Vec<Decimal>,
     dates: Vec<NaiveDate>,
     raw: String,
 }
@@ -210,11 +217,17 @@ impl Printed {
     fn new(text: &str) -> Self {
         let lines: Vec<&str> = text.lines().collect();
         let mut numbers: Vec<Decimal> = Vec::new();
+        let mut percents: Vec<Decimal> = Vec::new();
         for line in &lines {
             let tokens: Vec<&str> = line.split_whitespace().collect();
             for (i, token) in tokens.iter().enumerate() {
+                let percent = token.contains('%')
+                    || tokens.get(i + 1).is_some_and(|next| next.starts_with('%'));
                 for run in numeric_runs(token) {
                     numbers.extend(readings(run));
+                    if percent {
+                        percents.extend(readings(run));
+                    }
                 }
                 if let Some(next) = tokens.get(i + 1)
                     && let Some(joined) = thousands_split_by_space(token, next)
@@ -223,9 +236,11 @@ impl Printed {
                 }
             }
         }
-        numbers.iter_mut().for_each(|n| *n = n.abs().normalize());
-        numbers.sort();
-        numbers.dedup();
+        for list in [&mut numbers, &mut percents] {
+            list.iter_mut().for_each(|n| *n = n.abs().normalize());
+            list.sort();
+            list.dedup();
+        }
         Printed {
             compact_lines: lines.iter().map(|l| compact(l)).collect(),
             folded_lines: lines
@@ -235,6 +250,7 @@ impl Printed {
                 .collect(),
             token_lines: lines.iter().map(|l| tokens(l)).collect(),
             numbers,
+            percents,
             dates: lines.iter().flat_map(|l| dates_in(l)).collect(),
             raw: text.to_string(),
         }
@@ -285,7 +301,11 @@ impl Printed {
         };
         let word = format!(" {} ", code.to_lowercase());
         symbol.is_some_and(|s| self.raw.contains(s))
-            || (code == "EUR" && self.folded_lines.iter().any(|l| l.contains(" euro")))
+            || (code == "EUR"
+                && self
+                    .folded_lines
+                    .iter()
+                    .any(|l| l.contains(" euro ") || l.contains(" euros ")))
             || self.folded_lines.iter().any(|l| l.contains(&word))
     }
 }
@@ -678,6 +698,11 @@ IBAN ES91 2100 0418 4502 0005 1332";
         assert_eq!(
             ground(&chained, "Base 200,00 IVA 21 %").total,
             Some(dec!(242.00))
+        );
+        let unmarked = proposal(|p| p.vat_rate = Some("24".into()));
+        assert_eq!(
+            ground(&unmarked, "Fecha 24/09/2025 IVA 21 % 24 uds").vat_rate,
+            None
         );
         let wrong = proposal(|p| {
             p.base = Some("200".into());
