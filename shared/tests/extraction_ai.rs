@@ -1,7 +1,8 @@
 //! `POST /api/v1/invoices/extract` with an AI model configured (a fake
 //! OpenAI-compatible server): a proposed value printed in the document is
 //! kept, one that is not is dropped with `ai_value_unsupported`; a failing
-//! model only adds `ai_unavailable`; test keys never reach the model.
+//! model only adds `ai_unavailable`; e-invoices and test keys never reach
+//! the model.
 
 mod fake_openai;
 mod support;
@@ -10,6 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as B64;
 use fake_openai::FakeOpenAi;
 use serde_json::{Value, json};
 
@@ -126,4 +129,24 @@ async fn test_keys_never_reach_the_model() {
     let found = extract(&h, &h.test).await;
     assert_eq!(found["livemode"], false);
     assert_eq!(fake.calls(), 0);
+}
+
+#[tokio::test]
+async fn e_invoices_never_reach_the_model() {
+    let (_, h, fake) = harnesses().await;
+    let xml = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/facturae/one_rate.xml"
+    ))
+    .unwrap();
+    let body = json!({"files": [{"name": "f.xml", "mime": "application/xml", "data": B64.encode(xml)}],
+        "texts": [{"name": "t", "text": TEXT}]});
+    let r = send(&h.app, post_json(EXTRACT, &h.live, None, &body.to_string())).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(
+        r.json["invoices"][0]["source"], "einvoice:facturae",
+        "{}",
+        r.json
+    );
+    assert_eq!(fake.calls(), 1, "the text only");
 }
