@@ -104,10 +104,20 @@ async fn a_grounded_value_is_kept_and_an_ungrounded_one_dropped_with_a_warning()
 async fn a_failing_model_leaves_the_parsers_reading_with_a_warning() {
     let (plain, h, fake) = harnesses().await;
     let parser_only = extract(&plain, &plain.live).await["invoices"][0].clone();
-    for reply in [Reply::Status(503), Reply::Delay(Duration::from_secs(5))] {
+    for (reply, why) in [
+        (Reply::Status(503), "falló"),
+        (
+            Reply::Delay(Duration::from_secs(5)),
+            "no respondió a tiempo",
+        ),
+    ] {
         fake.reply(reply);
         let mut invoice = extract(&h, &h.live).await["invoices"][0].clone();
-        assert_eq!(warnings(&invoice, "ai_unavailable").len(), 1, "{invoice}");
+        let unavailable = warnings(&invoice, "ai_unavailable");
+        assert!(
+            unavailable.len() == 1 && unavailable[0].contains(why),
+            "{invoice}"
+        );
         let mut expected = parser_only.clone();
         for v in [&mut invoice, &mut expected] {
             v["warnings"] = json!(

@@ -30,12 +30,16 @@ pub async fn consult(
     match answer {
         Ok(proposal) => merge(fields, ground(&proposal, &text), today),
         Err(e) => {
+            // The cause stays in the log: it may name the host's network.
             tracing::warn!(error = %e, "AI source unavailable");
+            let why = match e {
+                AiError::Timeout => "no respondió a tiempo",
+                AiError::Failed(_) => "falló",
+                AiError::Malformed(_) => "dio una respuesta inutilizable",
+            };
             fields.notes.push((
                 "ai_unavailable".to_string(),
-                format!(
-                    "El modelo de IA no respondió ({e}); los campos son los del lector (ai_unavailable)"
-                ),
+                format!("El modelo de IA {why}; los campos son los del lector (ai_unavailable)"),
             ));
             fields
         }
