@@ -1,5 +1,7 @@
 //! Service configuration, read once from the environment by each host.
 
+use std::time::Duration;
+
 use crate::app::quota::QuotaLimits;
 use crate::embedded::SecretsKey;
 use crate::ports::aeat::AeatEndpoint;
@@ -36,6 +38,71 @@ pub struct Config {
     /// The KMS key that seals them on AWS (`SVC_KMS_KEY_ID`); it wins over
     /// `secrets_key`.
     pub kms_key_id: Option<String>,
+    /// The AI model that proposes fields besides the parser; off by default.
+    pub ai: AiModel,
+    /// How long an extraction waits for the AI model
+    /// (`SVC_AI_TIMEOUT_SECONDS`, default 20).
+    pub ai_timeout: Duration,
+}
+
+/// The AI source: an OpenAI-compatible server (`SVC_AI_URL`, `SVC_AI_MODEL`,
+/// optional bearer key `SVC_AI_KEY`) or Amazon Bedrock
+/// (`SVC_AI_BEDROCK_MODEL`, a model id or inference profile, in the AWS
+/// environment's region); at most one.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub enum AiModel {
+    #[default]
+    Off,
+    OpenAiCompatible {
+        url: String,
+        model: String,
+        key: Option<String>,
+    },
+    Bedrock {
+        model: String,
+    },
+}
+
+/// Never prints the key.
+impl std::fmt::Debug for AiModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AiModel::Off => f.write_str("Off"),
+            AiModel::OpenAiCompatible { url, model, key } => f
+                .debug_struct("OpenAiCompatible")
+                .field("url", url)
+                .field("model", model)
+                .field("key", &key.as_ref().map(|_| "…"))
+                .finish(),
+            AiModel::Bedrock { model } => f.debug_struct("Bedrock").field("model", model).finish(),
+        }
+    }
+}
+
+impl AiModel {
+    fn from_lookup(get: &dyn Fn(&str) -> Option<String>) -> Result<Self, String> {
+        let url = optional(get, "SVC_AI_URL");
+        let model = optional(get, "SVC_AI_MODEL");
+        let bedrock = optional(get, "SVC_AI_BEDROCK_MODEL");
+        match (url, bedrock) {
+            (Some(_), Some(_)) => Err("set SVC_AI_URL or SVC_AI_BEDROCK_MODEL, not both".into()),
+            (None, Some(model)) => Ok(AiModel::Bedrock { model }),
+            (Some(url), None) => {
+                let parsed = url::Url::parse(&url)
+                    .map_err(|e| format!("SVC_AI_URL={url:?} is not a URL: {e}"))?;
+                if !matches!(parsed.scheme(), "http" | "https") {
+                    return Err(format!("SVC_AI_URL={url:?} must be http:// or https://"));
+                }
+                let model = model.ok_or("SVC_AI_URL is set: name the model in SVC_AI_MODEL")?;
+                Ok(AiModel::OpenAiCompatible {
+                    url,
+                    model,
+                    key: optional(get, "SVC_AI_KEY"),
+                })
+            }
+            (None, None) => Ok(AiModel::Off),
+        }
+    }
 }
 
 fn default_system() -> SystemInfo {
@@ -77,6 +144,8 @@ impl Default for Config {
             aeat_endpoint: AeatEndpoint::Production,
             secrets_key: None,
             kms_key_id: None,
+            ai: AiModel::Off,
+            ai_timeout: Duration::from_secs(20),
         }
     }
 }
@@ -194,6 +263,11 @@ impl Config {
                 .map(|raw| SecretsKey::parse(&raw))
                 .transpose()?,
             kms_key_id: optional(get, "SVC_KMS_KEY_ID"),
+            ai: AiModel::from_lookup(get)?,
+            ai_timeout: match var(get, "SVC_AI_TIMEOUT_SECONDS", d.ai_timeout.as_secs())? {
+                0 => return Err("SVC_AI_TIMEOUT_SECONDS must be at least 1".into()),
+                seconds => Duration::from_secs(seconds),
+            },
         })
     }
 }
@@ -259,5 +333,59 @@ mod tests {
         assert_eq!(key(&"0f".repeat(32)), Ok(true));
         assert_eq!(key(""), Ok(false));
         assert!(key("secret").unwrap_err().contains("64 hexadecimal digits"));
+    }
+
+    #[test]
+    fn the_ai_source_is_off_unless_a_model_is_named() {
+        let ai = |vars: &[(&str, &str)]| {
+            let vars: Vec<(String, String)> = vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Config::from_lookup(&move |n| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()))
+                .map(|c| (c.ai, c.ai_timeout.as_secs()))
+        };
+        assert_eq!(ai(&[]), Ok((AiModel::Off, 20)));
+        let local = ai(&[
+            ("SVC_AI_URL", "http://127.0.0.1:8080"),
+            ("SVC_AI_MODEL", "qwen2.5-7b-instruct"),
+            ("SVC_AI_KEY", "sk-secret"),
+            ("SVC_AI_TIMEOUT_SECONDS", "60"),
+        ])
+        .unwrap();
+        assert_eq!(
+            local,
+            (
+                AiModel::OpenAiCompatible {
+                    url: "http://127.0.0.1:8080".into(),
+                    model: "qwen2.5-7b-instruct".into(),
+                    key: Some("sk-secret".into()),
+                },
+                60
+            )
+        );
+        assert!(!format!("{:?}", local.0).contains("sk-secret"));
+        assert_eq!(
+            ai(&[("SVC_AI_BEDROCK_MODEL", "eu.amazon.nova-lite-v1:0")]).map(|(m, _)| m),
+            Ok(AiModel::Bedrock {
+                model: "eu.amazon.nova-lite-v1:0".into()
+            })
+        );
+        let refused = [
+            vec![("SVC_AI_URL", "http://127.0.0.1:8080")],
+            vec![("SVC_AI_URL", "ftp://x"), ("SVC_AI_MODEL", "m")],
+            vec![
+                ("SVC_AI_URL", "http://x"),
+                ("SVC_AI_MODEL", "m"),
+                ("SVC_AI_BEDROCK_MODEL", "b"),
+            ],
+            vec![
+                ("SVC_AI_BEDROCK_MODEL", "b"),
+                ("SVC_AI_TIMEOUT_SECONDS", "0"),
+            ],
+        ];
+        for vars in refused {
+            assert!(ai(&vars).is_err(), "{vars:?}");
+        }
     }
 }

@@ -11,6 +11,7 @@ async fn main() -> Result<(), lambda_http::Error> {
     let config = Config::from_env()?;
     let ports =
         environment::with_blobs(environment::with_ocr(environment::ports().await?).await?).await?;
+    let ports = environment::with_ai(ports, &config).await?;
     let state = AppState::new(ports, config);
     lambda_http::run(group_router(extraction::routes(), state)).await
 }

@@ -12,6 +12,7 @@ async fn main() -> Result<(), lambda_http::Error> {
     let config = Config::from_env()?;
     let ports = environment::with_queues(environment::ports().await?).await?;
     let ports = environment::with_blobs(environment::with_ocr(ports).await?).await?;
+    let ports = environment::with_ai(ports, &config).await?;
     let ports =
         environment::with_verifactu(environment::with_sender(ports, &config), &config).await;
     let state = AppState::new(ports, config);

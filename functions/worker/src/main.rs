@@ -9,8 +9,10 @@ use lambda_runtime::{Error, LambdaEvent, service_fn};
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     shared::http::observe::init_logging();
+    let config = shared::config::Config::from_env()?;
     let ports = environment::with_queues(environment::ports().await?).await?;
     let ports = environment::with_blobs(environment::with_ocr(ports).await?).await?;
+    let ports = environment::with_ai(ports, &config).await?;
     let ports = &ports;
     lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| async move {
         Ok::<SqsBatchResponse, Error>(

@@ -7,22 +7,26 @@
 //! (`with_blobs`: S3 `STAGING_BUCKET`), the OCR engine named by `SVC_OCR`
 //! (`with_ocr`), the webhook sender (`with_sender`) and the VERI*FACTU
 //! endpoint with the key that seals certificates (`with_verifactu`:
-//! `SVC_KMS_KEY_ID` or `SVC_SECRETS_KEY`).
+//! `SVC_KMS_KEY_ID` or `SVC_SECRETS_KEY`) and the AI model that proposes
+//! extracted fields (`with_ai`: `SVC_AI_BEDROCK_MODEL` or `SVC_AI_URL`).
 
 use std::sync::Arc;
 
-use shared::config::Config;
+use shared::config::{AiModel, Config};
 use shared::embedded::LocalSecrets;
 use shared::embedded::tesseract::Tesseract;
 use shared::http::AppState;
 use shared::ports::aeat;
+use shared::ports::ai::{AiExtractor, AiSource};
 use shared::ports::blobs::NoBlobs;
 use shared::ports::clock::SystemClock;
 use shared::ports::ocr::NoOcr;
+use shared::ports::openai_ai::OpenAiCompatible;
 use shared::ports::queue::NoQueue;
 use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::{Blobs, Clock, Ocr, Ports, Queue, Secrets, Table};
 
+use crate::bedrock::BedrockAi;
 use crate::textract::TextractOcr;
 use crate::{DynamoTable, KmsSecrets, S3Blobs, SqsQueue};
 
@@ -150,6 +154,27 @@ pub async fn with_secrets(ports: Ports, config: &Config) -> Ports {
         (None, None) => return ports,
     };
     ports.with_secrets(secrets)
+}
+
+/// `ports` with the AI model the configuration names (Bedrock, or an
+/// OpenAI-compatible server), logged once; unchanged when it names none.
+pub async fn with_ai(ports: Ports, config: &Config) -> Result<Ports, String> {
+    let timeout = config.ai_timeout;
+    let extractor: Arc<dyn AiExtractor> = match &config.ai {
+        AiModel::Off => {
+            tracing::info!("AI source off");
+            return Ok(ports);
+        }
+        AiModel::Bedrock { model } => {
+            tracing::info!(model, "AI source: Bedrock");
+            Arc::new(BedrockAi::from_env(model, timeout).await)
+        }
+        AiModel::OpenAiCompatible { url, model, key } => {
+            tracing::info!(url, model, "AI source: OpenAI-compatible server");
+            Arc::new(OpenAiCompatible::new(url, model, key.clone(), timeout)?)
+        }
+    };
+    Ok(ports.with_ai(AiSource { extractor, timeout }))
 }
 
 /// The value of `var`, unless it is unset or empty (that adapter stays

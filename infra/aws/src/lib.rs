@@ -1,5 +1,6 @@
 //! The AWS adapters of the service's ports.
 
+pub mod bedrock;
 pub mod dynamodb_table;
 pub mod environment;
 pub mod kms_secrets;

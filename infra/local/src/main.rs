@@ -68,6 +68,8 @@ async fn run(cli: Cli) -> Result<String, String> {
         Command::Serve { addr } => {
             let (ports, feed) = host(&data, table).await?;
             let ports = ports.with_ocr(infra_aws::environment::ocr_from_env().await?);
+            let config = shared::config::Config::from_env()?;
+            let ports = infra_aws::environment::with_ai(ports, &config).await?;
             serve::serve(ports, feed, &addr)
                 .await
                 .map(|()| String::new())

@@ -83,6 +83,44 @@ impl TextDocument {
         }
     }
 
+    /// The words as lines of text, in reading order: a word starts a new
+    /// line when it sits lower than half its height below the line's first
+    /// word; pages are separated by a blank line.
+    pub fn plain_text(&self) -> String {
+        let mut words: Vec<&Word> = self.words.iter().collect();
+        words.sort_by(|a, b| {
+            (a.page, a.top)
+                .partial_cmp(&(b.page, b.top))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let mut lines: Vec<(u32, f32, Vec<&Word>)> = Vec::new();
+        for w in words {
+            match lines.last_mut() {
+                Some((page, top, line)) if *page == w.page && w.top - *top <= w.height / 2.0 => {
+                    line.push(w)
+                }
+                _ => lines.push((w.page, w.top, vec![w])),
+            }
+        }
+        let mut out = String::new();
+        let mut page = None;
+        for (p, _, mut line) in lines {
+            if page.is_some_and(|page| page != p) {
+                out.push('\n');
+            }
+            page = Some(p);
+            line.sort_by(|a, b| {
+                a.left
+                    .partial_cmp(&b.left)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+            let texts: Vec<&str> = line.iter().map(|w| w.text.as_str()).collect();
+            out.push_str(&texts.join(" "));
+            out.push('\n');
+        }
+        out
+    }
+
     /// The number of letters and digits: a text layer with too few cannot hold an invoice.
     pub fn useful_chars(&self) -> usize {
         self.words
@@ -106,5 +144,17 @@ mod tests {
         assert!(doc.words[3].top > doc.words[0].top);
         assert!(doc.words[3].left > doc.words[2].left + doc.words[2].width);
         assert_eq!(doc.useful_chars(), 17);
+    }
+
+    #[test]
+    fn plain_text_reads_lines_in_order() {
+        let mut doc = TextDocument::from_plain_text("Factura 7\nBase   100,00");
+        doc.words.reverse();
+        doc.words[0].top += 0.01;
+        let mut next_page = doc.words[1].clone();
+        next_page.page = 2;
+        next_page.text = "Total".into();
+        doc.words.push(next_page);
+        assert_eq!(doc.plain_text(), "Factura 7\nBase 100,00\n\nTotal\n");
     }
 }

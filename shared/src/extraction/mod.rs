@@ -4,9 +4,11 @@
 //! the OCR engines and the use case live in `sandbox`, `crate::ports::ocr` and
 //! `crate::app::extraction`.
 
+pub mod ai_merge;
 pub mod checks;
 pub mod einvoice;
 pub mod fields;
+pub mod grounding;
 pub mod image;
 pub mod layout;
 pub mod pdf;

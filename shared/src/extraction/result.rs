@@ -164,7 +164,13 @@ pub struct Warning {
     /// `mixed_indirect_taxes`, `surcharge_possibly_folded`, `total_computed`,
     /// `amounts_rounded`. QR: `qr_mismatch` (a printed issuer NIF, number, date
     /// or total differs from the tax QR code's, which is used; the message
-    /// names the field and both values).
+    /// names the field and both values). The AI source, when the host configures one:
+    /// `ai_filled` (the fields the model gave: values printed in the
+    /// document, filling fields the reader left empty or replacing values
+    /// that failed the checks), `ai_value_unsupported` (a value the model
+    /// proposed that the document does not print; dropped, and named with
+    /// its field), `ai_unavailable` (the model failed or was late; the
+    /// reader's values stand).
     pub code: String,
     pub message: String,
 }

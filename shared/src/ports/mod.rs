@@ -2,6 +2,9 @@
 //! `crate::embedded` (one process, local files) and in the `infra-aws` crate.
 
 pub mod aeat;
+pub mod ai;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod ai_contract;
 pub mod blobs;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod blobs_contract;
@@ -10,6 +13,7 @@ pub mod item_cache;
 pub mod ocr;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod ocr_contract;
+pub mod openai_ai;
 pub mod queue;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod queue_contract;
@@ -77,6 +81,9 @@ pub struct Ports {
     pub aeat_test: Arc<dyn Aeat>,
     /// Seals the issuers' certificates at rest; none on hosts without the key.
     pub secrets: Option<Arc<dyn Secrets>>,
+    /// The AI model that proposes fields besides the parser (`SVC_AI_*`);
+    /// none unless configured.
+    pub ai: Option<ai::AiSource>,
 }
 
 impl Ports {
@@ -99,6 +106,7 @@ impl Ports {
             aeat_live: None,
             aeat_test: Arc::new(aeat::SimulatedAeat::fresh_each_message(clock.clone())),
             secrets: None,
+            ai: None,
             clock,
         }
     }
@@ -149,5 +157,12 @@ impl Ports {
 
     pub fn with_sender(self, sender: Arc<dyn WebhookSender>) -> Self {
         Ports { sender, ..self }
+    }
+
+    pub fn with_ai(self, ai: ai::AiSource) -> Self {
+        Ports {
+            ai: Some(ai),
+            ..self
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! PDF opening; cheap, before the quota charge) and `finish` (field parsing
 //! and OCR, then the checks). Nothing is stored: neither the files nor the data.
 
+mod ai;
 pub mod prepare;
 pub mod request;
 mod sample;
@@ -22,6 +23,7 @@ use crate::extraction::result::ExtractedInvoice;
 use crate::extraction::text::parse;
 use crate::extraction::{Fields, Source, TextDocument};
 use crate::ports::Ports;
+use crate::ports::ai::AiSource;
 use crate::ports::ocr::OcrError;
 use crate::tax::nif::Nif;
 pub use prepare::{Item, ItemError, Prepared, Work, prepare};
@@ -84,10 +86,20 @@ struct Reading<'a> {
     qr_codes: &'a [String],
 }
 
-/// Parses the text; a tax QR code (or TicketBAI identifier) then overrides
-/// what it carries, with a `qr_mismatch` warning for each printed value that differs.
-fn parsed(file_name: &str, reading: Reading, own_nif: Option<&Nif>, today: NaiveDate) -> Outcome {
+/// Parses the text, with the AI model's reading when one is configured; a
+/// tax QR code (or TicketBAI identifier) then overrides what it carries,
+/// with a `qr_mismatch` warning for each value read otherwise that differs.
+async fn parsed(
+    ai: Option<&AiSource>,
+    file_name: &str,
+    reading: Reading<'_>,
+    own_nif: Option<&Nif>,
+    today: NaiveDate,
+) -> Outcome {
     let mut fields = parse(reading.document, own_nif);
+    if let Some(ai) = ai {
+        fields = ai::consult(ai, reading.document, fields, own_nif, today).await;
+    }
     let code = qr::read(reading.qr_codes, reading.document);
     if let Some(code) = &code {
         let mismatches = qr::apply(&mut fields, code);
@@ -126,7 +138,8 @@ fn ocr_error(e: OcrError) -> ItemError {
     }
 }
 
-/// The second phase: parse texts, OCR images (concurrently), check every invoice.
+/// The second phase: parse texts, OCR images (concurrently), consult the AI
+/// model when one is configured (concurrently), check every invoice.
 /// `own_nif` is the caller's own tax id (the account's issuer NIF), which tells
 /// issuer and recipient apart on purchase invoices; `today` is the Madrid date.
 pub async fn finish(
@@ -136,7 +149,7 @@ pub async fn finish(
     today: NaiveDate,
 ) -> Extraction {
     let mut outcomes: Vec<(String, Option<Outcome>)> = Vec::with_capacity(prepared.items.len());
-    let mut ocr = JoinSet::new();
+    let mut reading = JoinSet::new();
     for (index, item) in prepared.items.into_iter().enumerate() {
         let outcome = match item.work {
             Work::Failed(e) => Some(failed(&item.file_name, e)),
@@ -151,38 +164,65 @@ pub async fn finish(
                 document,
                 notes,
                 qr_codes,
-            } => Some(parsed(
-                &item.file_name,
-                Reading {
-                    source,
-                    document: &document,
-                    notes,
-                    qr_codes: &qr_codes,
-                },
-                own_nif.as_ref(),
-                today,
-            )),
+            } => match ports.ai.clone() {
+                None => Some(
+                    parsed(
+                        None,
+                        &item.file_name,
+                        Reading {
+                            source,
+                            document: &document,
+                            notes,
+                            qr_codes: &qr_codes,
+                        },
+                        own_nif.as_ref(),
+                        today,
+                    )
+                    .await,
+                ),
+                Some(ai) => {
+                    let own_nif = own_nif.clone();
+                    let file_name = item.file_name.clone();
+                    reading.spawn(async move {
+                        let read = Reading {
+                            source,
+                            document: &document,
+                            notes,
+                            qr_codes: &qr_codes,
+                        };
+                        let outcome =
+                            parsed(Some(&ai), &file_name, read, own_nif.as_ref(), today).await;
+                        (index, outcome)
+                    });
+                    None
+                }
+            },
             Work::Image { bytes, format } => {
                 let engine = ports.ocr.clone();
+                let ai = ports.ai.clone();
                 let own_nif = own_nif.clone();
                 let file_name = item.file_name.clone();
-                ocr.spawn(async move {
+                reading.spawn(async move {
                     let (read, qr_codes) = tokio::join!(
                         engine.read(&bytes, format),
                         read_codes(bytes.clone(), format)
                     );
                     let outcome = match read {
-                        Ok(document) => parsed(
-                            &file_name,
-                            Reading {
-                                source: Source::Ocr,
-                                document: &document,
-                                notes: Vec::new(),
-                                qr_codes: &qr_codes,
-                            },
-                            own_nif.as_ref(),
-                            today,
-                        ),
+                        Ok(document) => {
+                            parsed(
+                                ai.as_ref(),
+                                &file_name,
+                                Reading {
+                                    source: Source::Ocr,
+                                    document: &document,
+                                    notes: Vec::new(),
+                                    qr_codes: &qr_codes,
+                                },
+                                own_nif.as_ref(),
+                                today,
+                            )
+                            .await
+                        }
                         Err(e) => failed(&file_name, ocr_error(e)),
                     };
                     (index, outcome)
@@ -192,7 +232,7 @@ pub async fn finish(
         };
         outcomes.push((item.file_name, outcome));
     }
-    while let Some(joined) = ocr.join_next().await {
+    while let Some(joined) = reading.join_next().await {
         if let Ok((index, outcome)) = joined
             && let Some((_, slot)) = outcomes.get_mut(index)
         {
