@@ -3,17 +3,20 @@
 //! glyph on the page, then groups glyphs into words in content order, so rows
 //! keep the order the generator drew them in.
 //!
-//! Widths come from the font (`/Widths`, or `/W` and `/DW` of a CID font);
+//! Each code's text comes from `super::fonts`. Widths come from the font
+//! (`/Widths`, or `/W` and `/DW` of a CID font);
 //! the standard 14 fonts carry none, so half an em stands in for them, which
 //! only blurs positions inside a run drawn by one operator. Text inside form
 //! XObjects is not read (a page whose text lives there looks scanned, and is
 //! then OCRed). Page rotation is ignored: positions are on the unrotated page.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use lopdf::content::Content;
-use lopdf::{Dictionary, Document, Encoding, Object, ObjectId};
+use lopdf::{Dictionary, Document, Object, ObjectId};
 
+use super::fonts::{FontCache, FontText};
 use crate::extraction::layout::Word;
 
 /// Most glyphs read per page: an invoice page holds a few thousand.
@@ -38,13 +41,11 @@ pub struct Glyph {
     pub size: f32,
 }
 
-/// What one page's content stream drew.
+/// What one page's content stream drew. A code no map turns into text
+/// reads as U+FFFD.
 #[derive(Debug, Default)]
 pub struct PageText {
     pub glyphs: Vec<Glyph>,
-    /// A font without any map from its codes to Unicode (a CID font without
-    /// `/ToUnicode`) drew text: its codes are glyph ids, not characters.
-    pub unmapped_font: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -55,7 +56,11 @@ pub enum PageError {
 
 /// Reads the glyphs a page draws. A content stream that does not parse gives
 /// no glyphs; only a decompression beyond the limit is an error.
-pub fn page_text(doc: &Document, page: ObjectId) -> Result<PageText, PageError> {
+pub fn page_text(
+    doc: &Document,
+    page: ObjectId,
+    cache: &mut FontCache,
+) -> Result<PageText, PageError> {
     let content = match doc.get_page_content_with_limit(page, MAX_CONTENT_BYTES) {
         Ok(content) => content,
         Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. })) => {
@@ -66,33 +71,17 @@ pub fn page_text(doc: &Document, page: ObjectId) -> Result<PageText, PageError> 
     let Ok(content) = Content::decode(&content) else {
         return Ok(PageText::default());
     };
-    let dicts: Vec<(Vec<u8>, Dictionary)> = doc
+    let fonts: HashMap<Vec<u8>, Font> = doc
         .get_page_fonts(page)
         .unwrap_or_default()
         .into_iter()
-        .map(|(name, dict)| (name, unicode_first(dict)))
-        .collect();
-    let fonts: HashMap<&[u8], Font> = dicts
-        .iter()
-        .map(|(name, dict)| (name.as_slice(), Font::load(doc, dict)))
+        .map(|(name, dict)| (name, Font::load(doc, dict, cache)))
         .collect();
     Ok(Interpreter::new(&fonts).run(&content.operations))
 }
 
-/// A copy of a font dictionary that lopdf decodes through `/ToUnicode` when
-/// there is one (it otherwise prefers `/Encoding`, which subset fonts fill
-/// with made-up glyph names).
-fn unicode_first(dict: &Dictionary) -> Dictionary {
-    let mut dict = dict.clone();
-    if dict.has(b"ToUnicode") {
-        dict.remove(b"Encoding");
-    }
-    dict
-}
-
-struct Font<'a> {
-    encoding: Option<Encoding<'a>>,
-    two_byte: bool,
+struct Font {
+    text: Rc<FontText>,
     widths: Widths,
 }
 
@@ -108,25 +97,15 @@ enum Widths {
     },
 }
 
-impl<'a> Font<'a> {
-    fn load(doc: &'a Document, dict: &'a Dictionary) -> Self {
-        let two_byte = dict.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"Type0");
-        let encoding = if two_byte && !dict.has(b"ToUnicode") {
-            None
-        } else {
-            dict.get_font_encoding_with_limit(doc, MAX_CONTENT_BYTES)
-                .ok()
-        };
-        let widths = if two_byte {
+impl Font {
+    fn load(doc: &Document, dict: &Dictionary, cache: &mut FontCache) -> Self {
+        let text = cache.get(doc, dict);
+        let widths = if text.two_byte() {
             cid_widths(doc, dict)
         } else {
             simple_widths(doc, dict)
         };
-        Font {
-            encoding,
-            two_byte,
-            widths,
-        }
+        Font { text, widths }
     }
 
     fn width(&self, code: u32) -> f32 {
@@ -143,13 +122,8 @@ impl<'a> Font<'a> {
         }
     }
 
-    fn decode(&self, code: &[u8]) -> String {
-        match &self.encoding {
-            Some(encoding) => encoding
-                .bytes_to_string(code)
-                .unwrap_or_else(|_| "\u{FFFD}".into()),
-            None => "\u{FFFD}".into(),
-        }
+    fn decode(&self, code: u32) -> String {
+        self.text.text(code).unwrap_or_else(|| "\u{FFFD}".into())
     }
 }
 
@@ -271,8 +245,8 @@ struct State<'f> {
     rise: f32,
 }
 
-struct Interpreter<'f, 'a> {
-    fonts: &'f HashMap<&'f [u8], Font<'a>>,
+struct Interpreter<'f> {
+    fonts: &'f HashMap<Vec<u8>, Font>,
     state: State<'f>,
     saved: Vec<State<'f>>,
     tm: Matrix,
@@ -280,8 +254,8 @@ struct Interpreter<'f, 'a> {
     out: PageText,
 }
 
-impl<'f, 'a> Interpreter<'f, 'a> {
-    fn new(fonts: &'f HashMap<&'f [u8], Font<'a>>) -> Self {
+impl<'f> Interpreter<'f> {
+    fn new(fonts: &'f HashMap<Vec<u8>, Font>) -> Self {
         Interpreter {
             fonts,
             state: State {
@@ -337,7 +311,7 @@ impl<'f, 'a> Interpreter<'f, 'a> {
                     .operands
                     .first()
                     .and_then(|o| o.as_name().ok())
-                    .and_then(|name| self.fonts.get_key_value(name).map(|(k, _)| *k));
+                    .and_then(|name| self.fonts.get_key_value(name).map(|(k, _)| k.as_slice()));
                 self.state.size = n(0);
             }
             "Tc" => self.state.char_spacing = n(0),
@@ -400,10 +374,7 @@ impl<'f, 'a> Interpreter<'f, 'a> {
         let Some(font) = self.state.font.and_then(|name| self.fonts.get(name)) else {
             return;
         };
-        let code_len = if font.two_byte { 2 } else { 1 };
-        if font.encoding.is_none() && !bytes.is_empty() {
-            self.out.unmapped_font = true;
-        }
+        let code_len = if font.text.two_byte() { 2 } else { 1 };
         for code in bytes.chunks(code_len) {
             if self.out.glyphs.len() >= MAX_GLYPHS_PER_PAGE {
                 return;
@@ -424,7 +395,7 @@ impl<'f, 'a> Interpreter<'f, 'a> {
             let em = font.width(value) / 1000.0;
             let x_scale = trm[0].hypot(trm[1]);
             self.out.glyphs.push(Glyph {
-                text: font.decode(code),
+                text: font.decode(value),
                 x: trm[4],
                 y: trm[5],
                 width: em * x_scale,
