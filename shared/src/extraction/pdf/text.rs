@@ -6,9 +6,11 @@
 //! Each code's text comes from `super::fonts`. Widths come from the font
 //! (`/Widths`, or `/W` and `/DW` of a CID font);
 //! the standard 14 fonts carry none, so half an em stands in for them, which
-//! only blurs positions inside a run drawn by one operator. Text inside form
-//! XObjects is not read (a page whose text lives there looks scanned, and is
-//! then OCRed). Page rotation is ignored: positions are on the unrotated page.
+//! only blurs positions inside a run drawn by one operator. Form XObjects
+//! (templates some generators draw headers and footers with) are followed
+//! `MAX_FORM_DEPTH` deep, their content counted in the page's
+//! `MAX_CONTENT_BYTES`. Page rotation is ignored: positions are on the
+//! unrotated page.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -25,6 +27,8 @@ pub const MAX_GLYPHS_PER_PAGE: usize = 100_000;
 pub const MAX_CONTENT_BYTES: usize = 16 << 20;
 /// Deepest `q` nesting followed.
 const MAX_GRAPHICS_DEPTH: usize = 64;
+/// Deepest nesting of form XObjects followed.
+const MAX_FORM_DEPTH: usize = 8;
 /// Entries read from a CID font's `/W` array.
 const MAX_WIDTH_ENTRIES: usize = 65_536;
 /// Width of a glyph whose font gives none, in thousandths of an em.
@@ -68,16 +72,70 @@ pub fn page_text(
         }
         Err(_) => return Ok(PageText::default()),
     };
+    let content_len = content.len();
     let Ok(content) = Content::decode(&content) else {
         return Ok(PageText::default());
     };
-    let fonts: HashMap<Vec<u8>, Font> = doc
+    let fonts: Fonts = doc
         .get_page_fonts(page)
         .unwrap_or_default()
         .into_iter()
-        .map(|(name, dict)| (name, Font::load(doc, dict, cache)))
+        .map(|(name, dict)| (name, Rc::new(Font::load(doc, dict, cache))))
         .collect();
-    Ok(Interpreter::new(&fonts).run(&content.operations))
+    let (direct, inherited) = doc.get_page_resources(page).unwrap_or_default();
+    let resources: Vec<&Dictionary> = direct
+        .into_iter()
+        .chain(inherited.iter().filter_map(|id| doc.get_dictionary(*id).ok()))
+        .collect();
+    let forms = Forms {
+        doc,
+        cache,
+        depth: 0,
+        budget: MAX_CONTENT_BYTES.saturating_sub(content_len),
+        too_large: false,
+    };
+    let mut interpreter = Interpreter::new(Rc::new(fonts), Some(forms));
+    interpreter.xobjects = Rc::new(form_xobjects(doc, &resources));
+    let out = interpreter.run(&content.operations);
+    if out.1 {
+        return Err(PageError::TooLarge);
+    }
+    Ok(out.0)
+}
+
+type Fonts = HashMap<Vec<u8>, Rc<Font>>;
+type XObjects<'d> = HashMap<Vec<u8>, &'d lopdf::Stream>;
+
+/// The form XObjects named in resource dictionaries (the first naming wins).
+fn form_xobjects<'d>(doc: &'d Document, resources: &[&'d Dictionary]) -> XObjects<'d> {
+    let mut forms = HashMap::new();
+    for dict in resources {
+        let Some(xobjects) = dict
+            .get(b"XObject")
+            .ok()
+            .and_then(|o| resolve(doc, o)?.as_dict().ok())
+        else {
+            continue;
+        };
+        for (name, object) in xobjects {
+            if let Some(stream) = resolve(doc, object).and_then(|o| o.as_stream().ok())
+                && stream.dict.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"Form")
+            {
+                forms.entry(name.clone()).or_insert(stream);
+            }
+        }
+    }
+    forms
+}
+
+/// What following form XObjects needs: the document, its fonts, and what is
+/// left of the page's content budget.
+struct Forms<'d, 'c> {
+    doc: &'d Document,
+    cache: &'c mut FontCache,
+    depth: usize,
+    budget: usize,
+    too_large: bool,
 }
 
 struct Font {
@@ -234,9 +292,9 @@ fn translate(tx: f32, ty: f32) -> Matrix {
 }
 
 #[derive(Clone)]
-struct State<'f> {
+struct State {
     ctm: Matrix,
-    font: Option<&'f [u8]>,
+    font: Option<Rc<Font>>,
     size: f32,
     char_spacing: f32,
     word_spacing: f32,
@@ -245,19 +303,23 @@ struct State<'f> {
     rise: f32,
 }
 
-struct Interpreter<'f> {
-    fonts: &'f HashMap<Vec<u8>, Font>,
-    state: State<'f>,
-    saved: Vec<State<'f>>,
+struct Interpreter<'d, 'c> {
+    fonts: Rc<Fonts>,
+    xobjects: Rc<XObjects<'d>>,
+    forms: Option<Forms<'d, 'c>>,
+    state: State,
+    saved: Vec<State>,
     tm: Matrix,
     tlm: Matrix,
     out: PageText,
 }
 
-impl<'f> Interpreter<'f> {
-    fn new(fonts: &'f HashMap<Vec<u8>, Font>) -> Self {
+impl<'d, 'c> Interpreter<'d, 'c> {
+    fn new(fonts: Rc<Fonts>, forms: Option<Forms<'d, 'c>>) -> Self {
         Interpreter {
             fonts,
+            xobjects: Rc::new(HashMap::new()),
+            forms,
             state: State {
                 ctm: IDENTITY,
                 font: None,
@@ -275,14 +337,94 @@ impl<'f> Interpreter<'f> {
         }
     }
 
-    fn run(mut self, operations: &[lopdf::content::Operation]) -> PageText {
+    /// The glyphs drawn, and whether a form's content went beyond the budget.
+    fn run(mut self, operations: &[lopdf::content::Operation]) -> (PageText, bool) {
+        self.steps(operations);
+        let too_large = self.forms.as_ref().is_some_and(|f| f.too_large);
+        (self.out, too_large)
+    }
+
+    fn steps(&mut self, operations: &[lopdf::content::Operation]) {
         for op in operations {
-            if self.out.glyphs.len() >= MAX_GLYPHS_PER_PAGE {
+            if self.out.glyphs.len() >= MAX_GLYPHS_PER_PAGE
+                || self.forms.as_ref().is_some_and(|f| f.too_large)
+            {
                 break;
             }
             self.step(op);
         }
-        self.out
+    }
+
+    /// Draws a form XObject: its content in its own resources (or the
+    /// current ones), under its `/Matrix`, with the graphics state restored
+    /// after.
+    fn form(&mut self, name: &[u8]) {
+        let Some(&stream) = self.xobjects.get(name) else {
+            return;
+        };
+        let Some(forms) = self.forms.as_mut().filter(|f| f.depth < MAX_FORM_DEPTH) else {
+            return;
+        };
+        let content = match stream.get_plain_content_with_limit(forms.budget) {
+            Ok(content) => content,
+            Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
+                ..
+            })) => {
+                forms.too_large = true;
+                return;
+            }
+            Err(_) => return,
+        };
+        forms.budget -= content.len();
+        let Ok(content) = Content::decode(&content) else {
+            return;
+        };
+        let doc = forms.doc;
+        let resources = stream
+            .dict
+            .get(b"Resources")
+            .ok()
+            .and_then(|o| resolve(doc, o)?.as_dict().ok());
+        let outer = (self.fonts.clone(), self.xobjects.clone());
+        if let Some(resources) = resources {
+            let fonts: Fonts = resources
+                .get(b"Font")
+                .ok()
+                .and_then(|o| resolve(doc, o)?.as_dict().ok())
+                .into_iter()
+                .flatten()
+                .filter_map(|(name, font)| {
+                    let font = resolve(doc, font)?.as_dict().ok()?;
+                    Some((name.clone(), Rc::new(Font::load(doc, font, forms.cache))))
+                })
+                .collect();
+            self.fonts = Rc::new(fonts);
+            self.xobjects = Rc::new(form_xobjects(doc, &[resources]));
+        }
+        forms.depth += 1;
+        let matrix = stream
+            .dict
+            .get(b"Matrix")
+            .ok()
+            .and_then(|o| resolve(doc, o)?.as_array().ok())
+            .and_then(|a| {
+                let n: Vec<f32> = a.iter().filter_map(|o| o.as_float().ok()).collect();
+                <[f32; 6]>::try_from(n).ok()
+            })
+            .unwrap_or(IDENTITY);
+        let (state, saved, tm, tlm) = (
+            self.state.clone(),
+            std::mem::take(&mut self.saved),
+            self.tm,
+            self.tlm,
+        );
+        self.state.ctm = multiply(&matrix, &self.state.ctm);
+        self.steps(&content.operations);
+        (self.state, self.saved, self.tm, self.tlm) = (state, saved, tm, tlm);
+        (self.fonts, self.xobjects) = outer;
+        if let Some(forms) = self.forms.as_mut() {
+            forms.depth -= 1;
+        }
     }
 
     fn step(&mut self, op: &lopdf::content::Operation) {
@@ -306,12 +448,17 @@ impl<'f> Interpreter<'f> {
                 self.tm = IDENTITY;
                 self.tlm = IDENTITY;
             }
+            "Do" => {
+                if let Some(name) = op.operands.first().and_then(|o| o.as_name().ok()) {
+                    self.form(name);
+                }
+            }
             "Tf" => {
                 self.state.font = op
                     .operands
                     .first()
                     .and_then(|o| o.as_name().ok())
-                    .and_then(|name| self.fonts.get_key_value(name).map(|(k, _)| k.as_slice()));
+                    .and_then(|name| self.fonts.get(name).cloned());
                 self.state.size = n(0);
             }
             "Tc" => self.state.char_spacing = n(0),
@@ -371,7 +518,7 @@ impl<'f> Interpreter<'f> {
         let Some(Object::String(bytes, _)) = operand else {
             return;
         };
-        let Some(font) = self.state.font.and_then(|name| self.fonts.get(name)) else {
+        let Some(font) = self.state.font.clone() else {
             return;
         };
         let code_len = if font.text.two_byte() { 2 } else { 1 };
@@ -520,8 +667,7 @@ mod tests {
 
     #[test]
     fn the_interpreter_follows_text_and_graphics_matrices() {
-        let fonts = HashMap::new();
-        let mut interpreter = Interpreter::new(&fonts);
+        let mut interpreter = Interpreter::new(Rc::default(), None);
         let ops = Content::decode(b"q 2 0 0 2 10 20 cm BT 1 0 0 1 5 6 Tm 0 -10 Td").unwrap();
         for op in &ops.operations {
             interpreter.step(op);
