@@ -142,8 +142,8 @@ fn parse(bytes: &[u8]) -> Result<PdfContent, PdfError> {
     let mut words = Vec::new();
     let mut first_page = None;
     for (&number, &id) in pages.iter().take(TEXT_PAGES) {
-        let page = text::page_text(&doc, id, &mut cache)
-            .map_err(|e| PdfError::TooLarge(e.to_string()))?;
+        let page =
+            text::page_text(&doc, id, &mut cache).map_err(|e| PdfError::TooLarge(e.to_string()))?;
         let page_words = text::words(&page.glyphs, number, page_box(&doc, id));
         let kind = PageKind::of(&page_words, || has_images(&doc, id));
         if kind != PageKind::Blank {
@@ -185,7 +185,11 @@ impl PageKind {
     fn of(words: &[Word], has_images: impl FnOnce() -> bool) -> Self {
         let (useful, bad) = char_counts(words);
         if words.is_empty() {
-            if has_images() { Self::Image } else { Self::Blank }
+            if has_images() {
+                Self::Image
+            } else {
+                Self::Blank
+            }
         } else if garbled(useful, bad) {
             Self::Garbled
         } else {
@@ -438,6 +442,41 @@ endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n";
         assert_eq!(texts, ["ABCDEFGHIJKLMNOPQRSTUVWXYZ"; 2]);
         assert!(!parsed.scanned);
         assert!((parsed.text.words[0].width - 26.0 * 6.0 / 595.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn a_garbled_page_is_dropped_unless_it_comes_first() {
+        let garbled: &[u8] = b"BT /F1 12 Tf 72 770 Td <0102030405060708090A0B0C> Tj ET";
+        let parsed = parse(&saved(document(&[INVOICE, garbled], helvetica()))).unwrap();
+        assert!(!parsed.scanned);
+        assert!(parsed.text.words.iter().all(|w| w.page == 1));
+        assert_eq!(parsed.text.words.len(), 5);
+        let parsed = parse(&saved(document(&[garbled, INVOICE], helvetica()))).unwrap();
+        assert!(parsed.scanned);
+    }
+
+    #[test]
+    fn text_inside_a_form_xobject_is_read_where_the_form_is_drawn() {
+        let mut doc = document(&[b"q 1 0 0 1 100 0 cm /Fm1 Do Q"], helvetica());
+        let font = doc.add_object(helvetica());
+        let form = doc.add_object(Stream::new(
+            dictionary! {"Type" => "XObject", "Subtype" => "Form",
+            "BBox" => vec![0.into(), 0.into(), 595.into(), 842.into()],
+            "Matrix" => vec![1.into(), 0.into(), 0.into(), 1.into(), 0.into(), 20.into()],
+            "Resources" => dictionary! {"Font" => dictionary! {"F9" => font}}},
+            b"BT /F9 12 Tf 0 700 Td (Total factura 1.546,50 EUR) Tj ET".to_vec(),
+        ));
+        let page = doc.page_iter().next().unwrap();
+        doc.get_dictionary_mut(page).unwrap().set(
+            "Resources",
+            dictionary! {"XObject" => dictionary! {"Fm1" => form}},
+        );
+        let parsed = parse(&saved(doc)).unwrap();
+        let texts: Vec<_> = parsed.text.words.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, ["Total", "factura", "1.546,50", "EUR"]);
+        let total = &parsed.text.words[0];
+        assert!((total.left - 100.0 / 595.0).abs() < 1e-4);
+        assert!((total.top - (842.0 - 720.0 - 9.6) / 842.0).abs() < 1e-4);
     }
 
     fn hex(bytes: &[u8]) -> String {

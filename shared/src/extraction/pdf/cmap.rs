@@ -99,9 +99,8 @@ fn entries(args: &[Arg], budget: u32, map: &mut HashMap<u32, String>) -> u32 {
                     let mut units = utf16(start);
                     let Some(&last) = units.last() else { return 0 };
                     for offset in 0..count {
-                        let Some(unit) = u16::try_from(offset)
-                            .ok()
-                            .and_then(|o| last.checked_add(o))
+                        let Some(unit) =
+                            u16::try_from(offset).ok().and_then(|o| last.checked_add(o))
                         else {
                             break;
                         };
@@ -285,7 +284,16 @@ mod tests {
     #[test]
     fn hostile_ranges_stay_bounded() {
         let map = parse(b"beginbfrange <00000000> <FFFFFFFF> <0041> endbfrange");
-        assert_eq!(map.len(), (u16::MAX - 0x41) as usize + 1);
+        assert!(
+            map.len() <= 0x1_0000,
+            "the range stops where its text overflows"
+        );
+        assert_eq!(map.get(&0).map(String::as_str), Some("A"));
+        assert_eq!(
+            map.get(&(0xFFFF - 0x41)).map(String::as_str),
+            Some("\u{FFFF}")
+        );
+        assert!(!map.contains_key(&(0x1_0000 - 0x41)));
         assert!(parse(b"beginbfrange <01> <00> [ <41 endbfrange").is_empty());
         assert!(parse(b"beginbfchar (unterminated").is_empty());
     }

@@ -1,11 +1,11 @@
-//! What text each character code of a font stands for, decided as poppler
-//! does (PDF 32000-1 §9.10.2), first match winning:
+//! What text each character code of a font stands for, decided much as
+//! poppler does (PDF 32000-1 §9.10.2), first match winning:
 //! 1. the font's `/ToUnicode` CMap;
 //! 2. for a simple font, `/Differences` glyph names, then — for a TrueType
 //!    font whose program has no Unicode `cmap` subtable, where the codes
 //!    select glyphs through its (3,0) or (1,0) subtable whatever `/Encoding`
-//!    says — the `post` name of the glyph drawn, then the base encoding, then
-//!    a CFF program's built-in encoding, then `StandardEncoding`;
+//!    says — the `post` name of the glyph drawn, then the base encoding or,
+//!    without one, a CFF program's built-in encoding, then `StandardEncoding`;
 //! 3. for a CID font, the glyph the code selects (`/CIDToGIDMap`) in the
 //!    embedded program: its Unicode `cmap` entry or its glyph name.
 //!
@@ -144,10 +144,8 @@ fn simple_codes(doc: &Document, font: &Dictionary, program: Option<&[u8]>) -> Ha
                     name_text(program.glyph_name(program.builtin_glyph(code)?)?)
                 })
                 .or_else(|| {
-                    let unset = encoding.base.is_none() && !symbolic;
-                    unset
-                        .then(|| BaseEncoding::Standard.char(code).map(String::from))
-                        .flatten()
+                    let standard = encoding.base.is_none().then_some(BaseEncoding::Standard);
+                    standard?.char(code).map(String::from)
                 })?;
             Some((u32::from(code), text))
         })
@@ -377,5 +375,151 @@ impl CidProgram {
             }
         }
         .filter(|g| g.0 != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use lopdf::{Stream, dictionary};
+
+    use super::*;
+
+    /// A TrueType program with just a `cmap` (one format 0 subtable on
+    /// `platform`, mapping `codes` to glyphs) and a version 2 `post` table
+    /// naming glyphs 1… `names` (glyph 0 is `.notdef`).
+    fn truetype(platform: (u16, u16), codes: &[(u8, u16)], names: &[&str]) -> Vec<u8> {
+        let be16 = |v: u16| v.to_be_bytes();
+        let mut cmap = Vec::new();
+        for v in [0, 1, platform.0, platform.1] {
+            cmap.extend(be16(v));
+        }
+        cmap.extend(12u32.to_be_bytes());
+        for v in [0, 262, 0] {
+            cmap.extend(be16(v));
+        }
+        let mut glyphs = [0u8; 256];
+        for &(code, glyph) in codes {
+            glyphs[usize::from(code)] = u8::try_from(glyph).unwrap();
+        }
+        cmap.extend(glyphs);
+        let mut post = 0x0002_0000u32.to_be_bytes().to_vec();
+        post.extend([0; 28]);
+        let count = u16::try_from(names.len() + 1).unwrap();
+        post.extend(be16(count));
+        post.extend(be16(0));
+        for i in 0..names.len() {
+            post.extend(be16(258 + u16::try_from(i).unwrap()));
+        }
+        for name in names {
+            post.push(u8::try_from(name.len()).unwrap());
+            post.extend(name.as_bytes());
+        }
+        let mut font = 0x0001_0000u32.to_be_bytes().to_vec();
+        for v in [2, 32, 1, 0] {
+            font.extend(be16(v));
+        }
+        let mut offset = 12 + 2 * 16;
+        let mut tables: Vec<u8> = Vec::new();
+        for (tag, table) in [(b"cmap", &cmap), (b"post", &post)] {
+            font.extend(tag);
+            font.extend(0u32.to_be_bytes());
+            font.extend(u32::try_from(offset).unwrap().to_be_bytes());
+            font.extend(u32::try_from(table.len()).unwrap().to_be_bytes());
+            offset += table.len();
+            tables.extend(table);
+        }
+        font.extend(tables);
+        font
+    }
+
+    fn with_program(doc: &mut Document, mut font: Dictionary, program: Vec<u8>) -> Dictionary {
+        let file = doc.add_object(Stream::new(dictionary! {}, program));
+        let descriptor =
+            doc.add_object(dictionary! {"Type" => "FontDescriptor", "FontFile2" => file});
+        font.set("FontDescriptor", descriptor);
+        font
+    }
+
+    fn texts(font: &FontText, codes: std::ops::RangeInclusive<u32>) -> Vec<Option<String>> {
+        codes.map(|c| font.text(c)).collect()
+    }
+
+    #[test]
+    fn a_subset_truetype_font_reads_through_its_program_not_its_winansi_encoding() {
+        let mut doc = Document::with_version("1.7");
+        let program = truetype(
+            (1, 0),
+            &[(3, 1), (4, 2), (5, 3), (6, 4)],
+            &["P", "e", "r", "eacute"],
+        );
+        let font = dictionary! {"Type" => "Font", "Subtype" => "TrueType",
+        "BaseFont" => "ABCDEF+Verdana", "Encoding" => "WinAnsiEncoding"};
+        let font = with_program(&mut doc, font, program);
+        let text = FontText::load(&doc, &font);
+        assert!(!text.two_byte());
+        let read: Vec<_> = texts(&text, 3..=6).into_iter().flatten().collect();
+        assert_eq!(read.concat(), "Peré");
+        assert_eq!(
+            text.text(0x41),
+            Some("A".into()),
+            "unmapped codes keep WinAnsi"
+        );
+    }
+
+    #[test]
+    fn differences_name_glyphs_by_the_glyph_list_or_by_number() {
+        let mut doc = Document::with_version("1.7");
+        let program = truetype((3, 1), &[(b'x', 1)], &["x"]);
+        let encoding = dictionary! {"Type" => "Encoding", "BaseEncoding" => "WinAnsiEncoding",
+        "Differences" => vec![65.into(), "eacute".into(), "uni20AC".into(), "g1".into(),
+            "f_f".into(), "cid99".into()]};
+        let font = dictionary! {"Type" => "Font", "Subtype" => "TrueType",
+        "BaseFont" => "ABCDEF+Arial", "Encoding" => encoding};
+        let font = with_program(&mut doc, font, program);
+        let text = FontText::load(&doc, &font);
+        assert_eq!(
+            texts(&text, 65..=69),
+            [
+                Some("é".into()),
+                Some("€".into()),
+                Some("x".into()),
+                Some("ff".into()),
+                Some("E".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cid_font_without_unicode_map_reads_its_glyphs_unicode_cmap() {
+        let mut doc = Document::with_version("1.7");
+        let program = truetype((0, 3), &[(b'N', 1), (0xBA, 2)], &["N", "ordmasculine"]);
+        let file = doc.add_object(Stream::new(dictionary! {}, program));
+        let descriptor =
+            doc.add_object(dictionary! {"Type" => "FontDescriptor", "FontFile2" => file});
+        let font = dictionary! {"Type" => "Font", "Subtype" => "Type0", "BaseFont" => "ABCDEF+Arial",
+        "Encoding" => "Identity-H", "DescendantFonts" => vec![Object::Dictionary(dictionary! {
+            "Type" => "Font", "Subtype" => "CIDFontType2", "FontDescriptor" => descriptor})]};
+        let text = FontText::load(&doc, &font);
+        assert!(text.two_byte());
+        assert_eq!(
+            texts(&text, 0..=3),
+            [None, Some("N".into()), Some("º".into()), None]
+        );
+    }
+
+    #[test]
+    fn to_unicode_wins_over_every_other_map() {
+        let mut doc = Document::with_version("1.7");
+        let cmap = doc.add_object(Stream::new(
+            dictionary! {},
+            b"begincmap 1 beginbfrange <41> <42> <0078> endbfrange endcmap".to_vec(),
+        ));
+        let font = dictionary! {"Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+        "Encoding" => "WinAnsiEncoding", "ToUnicode" => cmap};
+        let text = FontText::load(&doc, &font);
+        assert_eq!(
+            texts(&text, 0x41..=0x43),
+            [Some("x".into()), Some("y".into()), Some("C".into())]
+        );
     }
 }

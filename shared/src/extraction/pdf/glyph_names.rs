@@ -50,7 +50,10 @@ fn component(part: &str) -> Option<String> {
 
 /// One Unicode scalar in upper-case hex, as the AGL writes it.
 fn scalar(hex: &str) -> Option<char> {
-    if !hex.bytes().all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b)) {
+    if !hex
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b))
+    {
         return None;
     }
     char::from_u32(u32::from_str_radix(hex, 16).ok()?)

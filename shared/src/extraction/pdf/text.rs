@@ -85,22 +85,21 @@ pub fn page_text(
     let (direct, inherited) = doc.get_page_resources(page).unwrap_or_default();
     let resources: Vec<&Dictionary> = direct
         .into_iter()
-        .chain(inherited.iter().filter_map(|id| doc.get_dictionary(*id).ok()))
+        .chain(
+            inherited
+                .iter()
+                .filter_map(|id| doc.get_dictionary(*id).ok()),
+        )
         .collect();
     let forms = Forms {
         doc,
         cache,
         depth: 0,
         budget: MAX_CONTENT_BYTES.saturating_sub(content_len),
-        too_large: false,
     };
     let mut interpreter = Interpreter::new(Rc::new(fonts), Some(forms));
     interpreter.xobjects = Rc::new(form_xobjects(doc, &resources));
-    let out = interpreter.run(&content.operations);
-    if out.1 {
-        return Err(PageError::TooLarge);
-    }
-    Ok(out.0)
+    Ok(interpreter.run(&content.operations))
 }
 
 type Fonts = HashMap<Vec<u8>, Rc<Font>>;
@@ -129,13 +128,12 @@ fn form_xobjects<'d>(doc: &'d Document, resources: &[&'d Dictionary]) -> XObject
 }
 
 /// What following form XObjects needs: the document, its fonts, and what is
-/// left of the page's content budget.
+/// left of the page's content budget (forms beyond it are not read).
 struct Forms<'d, 'c> {
     doc: &'d Document,
     cache: &'c mut FontCache,
     depth: usize,
     budget: usize,
-    too_large: bool,
 }
 
 struct Font {
@@ -337,18 +335,14 @@ impl<'d, 'c> Interpreter<'d, 'c> {
         }
     }
 
-    /// The glyphs drawn, and whether a form's content went beyond the budget.
-    fn run(mut self, operations: &[lopdf::content::Operation]) -> (PageText, bool) {
+    fn run(mut self, operations: &[lopdf::content::Operation]) -> PageText {
         self.steps(operations);
-        let too_large = self.forms.as_ref().is_some_and(|f| f.too_large);
-        (self.out, too_large)
+        self.out
     }
 
     fn steps(&mut self, operations: &[lopdf::content::Operation]) {
         for op in operations {
-            if self.out.glyphs.len() >= MAX_GLYPHS_PER_PAGE
-                || self.forms.as_ref().is_some_and(|f| f.too_large)
-            {
+            if self.out.glyphs.len() >= MAX_GLYPHS_PER_PAGE {
                 break;
             }
             self.step(op);
@@ -370,7 +364,7 @@ impl<'d, 'c> Interpreter<'d, 'c> {
             Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
                 ..
             })) => {
-                forms.too_large = true;
+                forms.budget = 0;
                 return;
             }
             Err(_) => return,
