@@ -11,8 +11,19 @@
 //! gets `LIMITS`. An encrypted PDF is `Encrypted` unless its user password is
 //! empty, in which case it is decrypted and read. QR codes are read from the
 //! first page only, where the tax codes are printed (`qr` has its bounds).
+//!
+//! Whether a PDF is `scanned` is decided page by page (reference §3.3): a
+//! page whose text is garbled (a font whose codes nothing maps to text) or
+//! that holds only images needs OCR and gives no words; the document is
+//! scanned when its first page that is not blank needs OCR, or when the
+//! pages kept hold too little text. A good text layer is kept even when a
+//! later page needs OCR.
 
 mod attachments;
+mod cmap;
+mod encodings;
+mod fonts;
+mod glyph_names;
 mod qr;
 mod text;
 
@@ -24,7 +35,7 @@ use serde::{Deserialize, Serialize};
 pub use attachments::{Attachment, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS};
 pub use text::{MAX_CONTENT_BYTES, MAX_GLYPHS_PER_PAGE};
 
-use super::layout::TextDocument;
+use super::layout::{TextDocument, Word};
 use super::sandbox::{Limits, SandboxError, run_isolated};
 
 /// Pages whose text is read.
@@ -131,21 +142,26 @@ fn parse(bytes: &[u8]) -> Result<PdfContent, PdfError> {
     if pages.is_empty() {
         return Err(PdfError::Unreadable("the document has no pages".into()));
     }
+    let mut cache = fonts::FontCache::default();
     let mut words = Vec::new();
-    let mut image_only_page = false;
-    let mut unmapped_font = false;
+    let mut first_page = None;
     for (&number, &id) in pages.iter().take(TEXT_PAGES) {
-        let page = text::page_text(&doc, id).map_err(|e| PdfError::TooLarge(e.to_string()))?;
+        let page =
+            text::page_text(&doc, id, &mut cache).map_err(|e| PdfError::TooLarge(e.to_string()))?;
         let page_words = text::words(&page.glyphs, number, page_box(&doc, id));
-        image_only_page |= page_words.is_empty() && has_images(&doc, id);
-        unmapped_font |= page.unmapped_font;
-        words.extend(page_words);
+        let kind = PageKind::of(&page_words, || has_images(&doc, id));
+        if kind != PageKind::Blank {
+            first_page.get_or_insert(kind);
+        }
+        if kind == PageKind::Text {
+            words.extend(page_words);
+        }
     }
     let text = TextDocument {
         words,
         hints: Vec::new(),
     };
-    let scanned = image_only_page || unmapped_font || unusable(&text);
+    let scanned = first_page != Some(PageKind::Text) || unusable(&text);
     let attachments =
         attachments::attachments(&doc).map_err(|e| PdfError::TooLarge(e.to_string()))?;
     let qr_codes = match pages.values().next() {
@@ -161,17 +177,58 @@ fn parse(bytes: &[u8]) -> Result<PdfContent, PdfError> {
     })
 }
 
+/// What one page's text layer is worth (reference §3.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum PageKind {
+    /// Text that reads.
+    Text,
+    /// Text with too many bad characters: a broken font map.
+    Garbled,
+    /// No text, only images: a scan.
+    Image,
+    /// Neither text nor images.
+    Blank,
+}
+
+impl PageKind {
+    fn of(words: &[Word], has_images: impl FnOnce() -> bool) -> Self {
+        let (useful, bad) = char_counts(words);
+        if words.is_empty() {
+            if has_images() {
+                Self::Image
+            } else {
+                Self::Blank
+            }
+        } else if garbled(useful, bad) {
+            Self::Garbled
+        } else {
+            Self::Text
+        }
+    }
+}
+
 /// Too few useful characters, or too many bad ones (reference §3.3).
 fn unusable(text: &TextDocument) -> bool {
+    let (useful, bad) = char_counts(&text.words);
+    useful < MIN_USEFUL_CHARS || garbled(useful, bad)
+}
+
+fn garbled(useful: usize, bad: usize) -> bool {
+    bad as f32 > MAX_BAD_SHARE * (useful + bad) as f32
+}
+
+/// Useful characters (letters, digits, amount signs) and bad ones (control,
+/// replacement, private use).
+fn char_counts(words: &[Word]) -> (usize, usize) {
     let (mut useful, mut bad) = (0usize, 0usize);
-    for c in text.words.iter().flat_map(|w| w.text.chars()) {
+    for c in words.iter().flat_map(|w| w.text.chars()) {
         if c.is_alphanumeric() || "€%.,/-".contains(c) {
             useful += 1;
         } else if c.is_control() || c == '\u{FFFD}' || ('\u{E000}'..='\u{F8FF}').contains(&c) {
             bad += 1;
         }
     }
-    useful < MIN_USEFUL_CHARS || bad as f32 > MAX_BAD_SHARE * (useful + bad) as f32
+    (useful, bad)
 }
 
 fn has_images(doc: &Document, page: ObjectId) -> bool {
@@ -394,6 +451,41 @@ endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n";
         assert_eq!(texts, ["ABCDEFGHIJKLMNOPQRSTUVWXYZ"; 2]);
         assert!(!parsed.scanned);
         assert!((parsed.text.words[0].width - 26.0 * 6.0 / 595.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn a_garbled_page_is_dropped_unless_it_comes_first() {
+        let garbled: &[u8] = b"BT /F1 12 Tf 72 770 Td <0102030405060708090A0B0C> Tj ET";
+        let parsed = parse(&saved(document(&[INVOICE, garbled], helvetica()))).unwrap();
+        assert!(!parsed.scanned);
+        assert!(parsed.text.words.iter().all(|w| w.page == 1));
+        assert_eq!(parsed.text.words.len(), 5);
+        let parsed = parse(&saved(document(&[garbled, INVOICE], helvetica()))).unwrap();
+        assert!(parsed.scanned);
+    }
+
+    #[test]
+    fn text_inside_a_form_xobject_is_read_where_the_form_is_drawn() {
+        let mut doc = document(&[b"q 1 0 0 1 100 0 cm /Fm1 Do Q"], helvetica());
+        let font = doc.add_object(helvetica());
+        let form = doc.add_object(Stream::new(
+            dictionary! {"Type" => "XObject", "Subtype" => "Form",
+            "BBox" => vec![0.into(), 0.into(), 595.into(), 842.into()],
+            "Matrix" => vec![1.into(), 0.into(), 0.into(), 1.into(), 0.into(), 20.into()],
+            "Resources" => dictionary! {"Font" => dictionary! {"F9" => font}}},
+            b"BT /F9 12 Tf 0 700 Td (Total factura 1.546,50 EUR) Tj ET".to_vec(),
+        ));
+        let page = doc.page_iter().next().unwrap();
+        doc.get_dictionary_mut(page).unwrap().set(
+            "Resources",
+            dictionary! {"XObject" => dictionary! {"Fm1" => form}},
+        );
+        let parsed = parse(&saved(doc)).unwrap();
+        let texts: Vec<_> = parsed.text.words.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, ["Total", "factura", "1.546,50", "EUR"]);
+        let total = &parsed.text.words[0];
+        assert!((total.left - 100.0 / 595.0).abs() < 1e-4);
+        assert!((total.top - (842.0 - 720.0 - 9.6) / 842.0).abs() < 1e-4);
     }
 
     fn hex(bytes: &[u8]) -> String {

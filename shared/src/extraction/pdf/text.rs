@@ -3,17 +3,22 @@
 //! glyph on the page, then groups glyphs into words in content order, so rows
 //! keep the order the generator drew them in.
 //!
-//! Widths come from the font (`/Widths`, or `/W` and `/DW` of a CID font);
+//! Each code's text comes from `super::fonts`. Widths come from the font
+//! (`/Widths`, or `/W` and `/DW` of a CID font);
 //! the standard 14 fonts carry none, so half an em stands in for them, which
-//! only blurs positions inside a run drawn by one operator. Text inside form
-//! XObjects is not read (a page whose text lives there looks scanned, and is
-//! then OCRed). Page rotation is ignored: positions are on the unrotated page.
+//! only blurs positions inside a run drawn by one operator. Form XObjects
+//! (templates some generators draw headers and footers with) are followed
+//! `MAX_FORM_DEPTH` deep, their content counted in the page's
+//! `MAX_CONTENT_BYTES`. Page rotation is ignored: positions are on the
+//! unrotated page.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use lopdf::content::Content;
-use lopdf::{Dictionary, Document, Encoding, Object, ObjectId};
+use lopdf::{Dictionary, Document, Object, ObjectId};
 
+use super::fonts::{FontCache, FontText};
 use crate::extraction::layout::Word;
 
 /// Most glyphs read per page: an invoice page holds a few thousand.
@@ -22,6 +27,8 @@ pub const MAX_GLYPHS_PER_PAGE: usize = 100_000;
 pub const MAX_CONTENT_BYTES: usize = 16 << 20;
 /// Deepest `q` nesting followed.
 const MAX_GRAPHICS_DEPTH: usize = 64;
+/// Deepest nesting of form XObjects followed.
+const MAX_FORM_DEPTH: usize = 8;
 /// Entries read from a CID font's `/W` array.
 const MAX_WIDTH_ENTRIES: usize = 65_536;
 /// Width of a glyph whose font gives none, in thousandths of an em.
@@ -38,13 +45,11 @@ pub struct Glyph {
     pub size: f32,
 }
 
-/// What one page's content stream drew.
+/// What one page's content stream drew. A code no map turns into text
+/// reads as U+FFFD.
 #[derive(Debug, Default)]
 pub struct PageText {
     pub glyphs: Vec<Glyph>,
-    /// A font without any map from its codes to Unicode (a CID font without
-    /// `/ToUnicode`) drew text: its codes are glyph ids, not characters.
-    pub unmapped_font: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -55,7 +60,11 @@ pub enum PageError {
 
 /// Reads the glyphs a page draws. A content stream that does not parse gives
 /// no glyphs; only a decompression beyond the limit is an error.
-pub fn page_text(doc: &Document, page: ObjectId) -> Result<PageText, PageError> {
+pub fn page_text(
+    doc: &Document,
+    page: ObjectId,
+    cache: &mut FontCache,
+) -> Result<PageText, PageError> {
     let content = match doc.get_page_content_with_limit(page, MAX_CONTENT_BYTES) {
         Ok(content) => content,
         Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. })) => {
@@ -63,36 +72,72 @@ pub fn page_text(doc: &Document, page: ObjectId) -> Result<PageText, PageError> 
         }
         Err(_) => return Ok(PageText::default()),
     };
+    let content_len = content.len();
     let Ok(content) = Content::decode(&content) else {
         return Ok(PageText::default());
     };
-    let dicts: Vec<(Vec<u8>, Dictionary)> = doc
+    let fonts: Fonts = doc
         .get_page_fonts(page)
         .unwrap_or_default()
         .into_iter()
-        .map(|(name, dict)| (name, unicode_first(dict)))
+        .map(|(name, dict)| (name, Rc::new(Font::load(doc, dict, cache))))
         .collect();
-    let fonts: HashMap<&[u8], Font> = dicts
-        .iter()
-        .map(|(name, dict)| (name.as_slice(), Font::load(doc, dict)))
+    let (direct, inherited) = doc.get_page_resources(page).unwrap_or_default();
+    let resources: Vec<&Dictionary> = direct
+        .into_iter()
+        .chain(
+            inherited
+                .iter()
+                .filter_map(|id| doc.get_dictionary(*id).ok()),
+        )
         .collect();
-    Ok(Interpreter::new(&fonts).run(&content.operations))
+    let forms = Forms {
+        doc,
+        cache,
+        depth: 0,
+        budget: MAX_CONTENT_BYTES.saturating_sub(content_len),
+    };
+    let mut interpreter = Interpreter::new(Rc::new(fonts), Some(forms));
+    interpreter.xobjects = Rc::new(form_xobjects(doc, &resources));
+    Ok(interpreter.run(&content.operations))
 }
 
-/// A copy of a font dictionary that lopdf decodes through `/ToUnicode` when
-/// there is one (it otherwise prefers `/Encoding`, which subset fonts fill
-/// with made-up glyph names).
-fn unicode_first(dict: &Dictionary) -> Dictionary {
-    let mut dict = dict.clone();
-    if dict.has(b"ToUnicode") {
-        dict.remove(b"Encoding");
+type Fonts = HashMap<Vec<u8>, Rc<Font>>;
+type XObjects<'d> = HashMap<Vec<u8>, &'d lopdf::Stream>;
+
+/// The form XObjects named in resource dictionaries (the first naming wins).
+fn form_xobjects<'d>(doc: &'d Document, resources: &[&'d Dictionary]) -> XObjects<'d> {
+    let mut forms = HashMap::new();
+    for dict in resources {
+        let Some(xobjects) = dict
+            .get(b"XObject")
+            .ok()
+            .and_then(|o| resolve(doc, o)?.as_dict().ok())
+        else {
+            continue;
+        };
+        for (name, object) in xobjects {
+            if let Some(stream) = resolve(doc, object).and_then(|o| o.as_stream().ok())
+                && stream.dict.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"Form")
+            {
+                forms.entry(name.clone()).or_insert(stream);
+            }
+        }
     }
-    dict
+    forms
 }
 
-struct Font<'a> {
-    encoding: Option<Encoding<'a>>,
-    two_byte: bool,
+/// What following form XObjects needs: the document, its fonts, and what is
+/// left of the page's content budget (forms beyond it are not read).
+struct Forms<'d, 'c> {
+    doc: &'d Document,
+    cache: &'c mut FontCache,
+    depth: usize,
+    budget: usize,
+}
+
+struct Font {
+    text: Rc<FontText>,
     widths: Widths,
 }
 
@@ -108,25 +153,15 @@ enum Widths {
     },
 }
 
-impl<'a> Font<'a> {
-    fn load(doc: &'a Document, dict: &'a Dictionary) -> Self {
-        let two_byte = dict.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"Type0");
-        let encoding = if two_byte && !dict.has(b"ToUnicode") {
-            None
-        } else {
-            dict.get_font_encoding_with_limit(doc, MAX_CONTENT_BYTES)
-                .ok()
-        };
-        let widths = if two_byte {
+impl Font {
+    fn load(doc: &Document, dict: &Dictionary, cache: &mut FontCache) -> Self {
+        let text = cache.get(doc, dict);
+        let widths = if text.two_byte() {
             cid_widths(doc, dict)
         } else {
             simple_widths(doc, dict)
         };
-        Font {
-            encoding,
-            two_byte,
-            widths,
-        }
+        Font { text, widths }
     }
 
     fn width(&self, code: u32) -> f32 {
@@ -143,13 +178,8 @@ impl<'a> Font<'a> {
         }
     }
 
-    fn decode(&self, code: &[u8]) -> String {
-        match &self.encoding {
-            Some(encoding) => encoding
-                .bytes_to_string(code)
-                .unwrap_or_else(|_| "\u{FFFD}".into()),
-            None => "\u{FFFD}".into(),
-        }
+    fn decode(&self, code: u32) -> String {
+        self.text.text(code).unwrap_or_else(|| "\u{FFFD}".into())
     }
 }
 
@@ -260,9 +290,9 @@ fn translate(tx: f32, ty: f32) -> Matrix {
 }
 
 #[derive(Clone)]
-struct State<'f> {
+struct State {
     ctm: Matrix,
-    font: Option<&'f [u8]>,
+    font: Option<Rc<Font>>,
     size: f32,
     char_spacing: f32,
     word_spacing: f32,
@@ -271,19 +301,23 @@ struct State<'f> {
     rise: f32,
 }
 
-struct Interpreter<'f, 'a> {
-    fonts: &'f HashMap<&'f [u8], Font<'a>>,
-    state: State<'f>,
-    saved: Vec<State<'f>>,
+struct Interpreter<'d, 'c> {
+    fonts: Rc<Fonts>,
+    xobjects: Rc<XObjects<'d>>,
+    forms: Option<Forms<'d, 'c>>,
+    state: State,
+    saved: Vec<State>,
     tm: Matrix,
     tlm: Matrix,
     out: PageText,
 }
 
-impl<'f, 'a> Interpreter<'f, 'a> {
-    fn new(fonts: &'f HashMap<&'f [u8], Font<'a>>) -> Self {
+impl<'d, 'c> Interpreter<'d, 'c> {
+    fn new(fonts: Rc<Fonts>, forms: Option<Forms<'d, 'c>>) -> Self {
         Interpreter {
             fonts,
+            xobjects: Rc::new(HashMap::new()),
+            forms,
             state: State {
                 ctm: IDENTITY,
                 font: None,
@@ -302,13 +336,89 @@ impl<'f, 'a> Interpreter<'f, 'a> {
     }
 
     fn run(mut self, operations: &[lopdf::content::Operation]) -> PageText {
+        self.steps(operations);
+        self.out
+    }
+
+    fn steps(&mut self, operations: &[lopdf::content::Operation]) {
         for op in operations {
             if self.out.glyphs.len() >= MAX_GLYPHS_PER_PAGE {
                 break;
             }
             self.step(op);
         }
-        self.out
+    }
+
+    /// Draws a form XObject: its content in its own resources (or the
+    /// current ones), under its `/Matrix`, with the graphics state restored
+    /// after.
+    fn form(&mut self, name: &[u8]) {
+        let Some(&stream) = self.xobjects.get(name) else {
+            return;
+        };
+        let Some(forms) = self.forms.as_mut().filter(|f| f.depth < MAX_FORM_DEPTH) else {
+            return;
+        };
+        let content = match stream.get_plain_content_with_limit(forms.budget) {
+            Ok(content) => content,
+            Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
+                ..
+            })) => {
+                forms.budget = 0;
+                return;
+            }
+            Err(_) => return,
+        };
+        forms.budget -= content.len();
+        let Ok(content) = Content::decode(&content) else {
+            return;
+        };
+        let doc = forms.doc;
+        let resources = stream
+            .dict
+            .get(b"Resources")
+            .ok()
+            .and_then(|o| resolve(doc, o)?.as_dict().ok());
+        let outer = (self.fonts.clone(), self.xobjects.clone());
+        if let Some(resources) = resources {
+            let fonts: Fonts = resources
+                .get(b"Font")
+                .ok()
+                .and_then(|o| resolve(doc, o)?.as_dict().ok())
+                .into_iter()
+                .flatten()
+                .filter_map(|(name, font)| {
+                    let font = resolve(doc, font)?.as_dict().ok()?;
+                    Some((name.clone(), Rc::new(Font::load(doc, font, forms.cache))))
+                })
+                .collect();
+            self.fonts = Rc::new(fonts);
+            self.xobjects = Rc::new(form_xobjects(doc, &[resources]));
+        }
+        forms.depth += 1;
+        let matrix = stream
+            .dict
+            .get(b"Matrix")
+            .ok()
+            .and_then(|o| resolve(doc, o)?.as_array().ok())
+            .and_then(|a| {
+                let n: Vec<f32> = a.iter().filter_map(|o| o.as_float().ok()).collect();
+                <[f32; 6]>::try_from(n).ok()
+            })
+            .unwrap_or(IDENTITY);
+        let (state, saved, tm, tlm) = (
+            self.state.clone(),
+            std::mem::take(&mut self.saved),
+            self.tm,
+            self.tlm,
+        );
+        self.state.ctm = multiply(&matrix, &self.state.ctm);
+        self.steps(&content.operations);
+        (self.state, self.saved, self.tm, self.tlm) = (state, saved, tm, tlm);
+        (self.fonts, self.xobjects) = outer;
+        if let Some(forms) = self.forms.as_mut() {
+            forms.depth -= 1;
+        }
     }
 
     fn step(&mut self, op: &lopdf::content::Operation) {
@@ -332,12 +442,17 @@ impl<'f, 'a> Interpreter<'f, 'a> {
                 self.tm = IDENTITY;
                 self.tlm = IDENTITY;
             }
+            "Do" => {
+                if let Some(name) = op.operands.first().and_then(|o| o.as_name().ok()) {
+                    self.form(name);
+                }
+            }
             "Tf" => {
                 self.state.font = op
                     .operands
                     .first()
                     .and_then(|o| o.as_name().ok())
-                    .and_then(|name| self.fonts.get_key_value(name).map(|(k, _)| *k));
+                    .and_then(|name| self.fonts.get(name).cloned());
                 self.state.size = n(0);
             }
             "Tc" => self.state.char_spacing = n(0),
@@ -397,13 +512,10 @@ impl<'f, 'a> Interpreter<'f, 'a> {
         let Some(Object::String(bytes, _)) = operand else {
             return;
         };
-        let Some(font) = self.state.font.and_then(|name| self.fonts.get(name)) else {
+        let Some(font) = self.state.font.clone() else {
             return;
         };
-        let code_len = if font.two_byte { 2 } else { 1 };
-        if font.encoding.is_none() && !bytes.is_empty() {
-            self.out.unmapped_font = true;
-        }
+        let code_len = if font.text.two_byte() { 2 } else { 1 };
         for code in bytes.chunks(code_len) {
             if self.out.glyphs.len() >= MAX_GLYPHS_PER_PAGE {
                 return;
@@ -424,7 +536,7 @@ impl<'f, 'a> Interpreter<'f, 'a> {
             let em = font.width(value) / 1000.0;
             let x_scale = trm[0].hypot(trm[1]);
             self.out.glyphs.push(Glyph {
-                text: font.decode(code),
+                text: font.decode(value),
                 x: trm[4],
                 y: trm[5],
                 width: em * x_scale,
@@ -549,8 +661,7 @@ mod tests {
 
     #[test]
     fn the_interpreter_follows_text_and_graphics_matrices() {
-        let fonts = HashMap::new();
-        let mut interpreter = Interpreter::new(&fonts);
+        let mut interpreter = Interpreter::new(Rc::default(), None);
         let ops = Content::decode(b"q 2 0 0 2 10 20 cm BT 1 0 0 1 5 6 Tm 0 -10 Td").unwrap();
         for op in &ops.operations {
             interpreter.step(op);
