@@ -10,6 +10,7 @@ pub mod fields;
 pub mod image;
 pub mod layout;
 pub mod pdf;
+pub mod photo;
 pub mod result;
 pub mod sandbox;
 pub mod sniff;

@@ -1,0 +1,194 @@
+//! The angle and orientation of printed lines, from the dark pixels of a
+//! small grey image. Angle: the projection-profile search — at the right
+//! angle the ink falls into sharp rows separated by blank ones, so the sum of
+//! squared differences between neighbouring rows peaks. Sideways: the same
+//! search across the columns is sharper than along the rows. Upside down:
+//! Latin print has more ink above a line's x-height band (capitals, digits,
+//! ascenders) than below it (descenders), so more below means turned.
+
+use image::GrayImage;
+
+use super::filters::box_mean;
+
+/// Angles searched either way, in degrees.
+pub const MAX_DEGREES: f32 = 6.0;
+/// The most ink points scored per angle (more are sampled evenly).
+const MAX_POINTS: usize = 150_000;
+/// A pixel this much darker than its neighbourhood's mean is ink.
+const INK_RATIO: u32 = 75;
+/// Across the columns must be this much sharper than along the rows to turn a page.
+const SIDEWAYS_RATIO: f64 = 1.5;
+/// Ink below the x-height bands must exceed the ink above by this much to turn a page over.
+const UPSIDE_DOWN_RATIO: f64 = 1.5;
+
+/// The centres of the dark pixels of `image`: darker than `INK_RATIO` % of
+/// the mean of a window a few text lines high.
+pub fn ink_points(image: &GrayImage) -> Vec<(f32, f32)> {
+    let radius = (image.width().max(image.height()) / 80).max(4);
+    let mean = box_mean(image, radius);
+    let mut points: Vec<(f32, f32)> = image
+        .enumerate_pixels()
+        .filter(|&(x, y, p)| u32::from(p[0]) * 100 < u32::from(mean.get_pixel(x, y)[0]) * INK_RATIO)
+        .map(|(x, y, _)| (x as f32, y as f32))
+        .collect();
+    if points.len() > MAX_POINTS {
+        let step = points.len().div_ceil(MAX_POINTS);
+        points = points.into_iter().step_by(step).collect();
+    }
+    points
+}
+
+/// Rows of ink when the lines are taken to slope by `angle` radians.
+fn profile(points: &[(f32, f32)], angle: f32) -> Vec<u32> {
+    let slope = angle.tan();
+    let rows: Vec<f32> = points.iter().map(|&(x, y)| y - x * slope).collect();
+    let low = rows.iter().copied().fold(f32::INFINITY, f32::min);
+    let high = rows.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if !low.is_finite() || !high.is_finite() {
+        return Vec::new();
+    }
+    let mut bins = vec![0u32; (high - low) as usize + 2];
+    for row in rows {
+        bins[(row - low) as usize] += 1;
+    }
+    bins
+}
+
+/// How sharply the ink falls into rows at `angle` radians.
+pub fn sharpness(points: &[(f32, f32)], angle: f32) -> f64 {
+    let bins = profile(points, angle);
+    let squares: f64 = bins
+        .windows(2)
+        .map(|w| (f64::from(w[1]) - f64::from(w[0])).powi(2))
+        .sum();
+    squares / points.len().max(1) as f64
+}
+
+/// The angle of the printed lines, in radians (positive: falling to the
+/// right, in image coordinates), and how sharp its profile is.
+pub fn estimate(points: &[(f32, f32)]) -> (f32, f64) {
+    let best = |angles: &mut dyn Iterator<Item = f32>| {
+        angles
+            .map(|degrees| (degrees, sharpness(points, degrees.to_radians())))
+            .fold((0.0, f64::MIN), |a, b| if b.1 > a.1 { b } else { a })
+    };
+    let steps = (MAX_DEGREES * 10.0) as i32;
+    let (coarse, _) = best(&mut (-steps..=steps).map(|i| i as f32 / 10.0));
+    let (fine, score) = best(&mut (-10..=10).map(|i| coarse + i as f32 / 100.0));
+    (fine.to_radians(), score)
+}
+
+/// Whether the lines run down the image rather than across it.
+pub fn sideways(points: &[(f32, f32)], across_score: f64) -> bool {
+    let transposed: Vec<(f32, f32)> = points.iter().map(|&(x, y)| (y, x)).collect();
+    let (_, down_score) = estimate(&transposed);
+    down_score > across_score * SIDEWAYS_RATIO
+}
+
+/// Whether lines at `angle` read upside down: more ink below the x-height
+/// band of each line than above it.
+pub fn upside_down(points: &[(f32, f32)], angle: f32) -> bool {
+    let bins = profile(points, angle);
+    let peak = bins.iter().copied().max().unwrap_or(0);
+    let (mut above, mut below, mut lines) = (0u64, 0u64, 0);
+    let mut start = 0;
+    while start < bins.len() {
+        if bins[start] * 10 <= peak {
+            start += 1;
+            continue;
+        }
+        let end = (start..bins.len())
+            .find(|&i| bins[i] * 10 <= peak)
+            .unwrap_or(bins.len());
+        let line = &bins[start..end];
+        let top = line.iter().copied().max().unwrap_or(0);
+        let core_start = line.iter().position(|&b| b * 2 >= top).unwrap_or(0);
+        let core_end = line.iter().rposition(|&b| b * 2 >= top).unwrap_or(0);
+        if line.len() >= 4 {
+            above += line[..core_start]
+                .iter()
+                .map(|&b| u64::from(b))
+                .sum::<u64>();
+            below += line[core_end + 1..]
+                .iter()
+                .map(|&b| u64::from(b))
+                .sum::<u64>();
+            lines += 1;
+        }
+        start = end;
+    }
+    lines >= 3 && below as f64 > above as f64 * UPSIDE_DOWN_RATIO
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use image::Luma;
+
+    use super::*;
+    use crate::extraction::photo::filters::{Rect, turned_crop};
+
+    /// A page of `lines` lines of "words" in a blocky type: glyphs of
+    /// varied widths with an x-height body, two in five with an ascender,
+    /// one in seven with a descender, like Latin print.
+    pub(crate) fn printed_page(width: u32, height: u32, lines: u32) -> GrayImage {
+        let mut image = GrayImage::from_pixel(width, height, Luma([235]));
+        let pitch = (height - 80) / lines;
+        let mut glyph = 0u32;
+        for line in 0..lines {
+            let base = 40 + line * pitch + pitch * 2 / 3;
+            let mut x = 40 + (line * 37) % 50;
+            while x + 12 < width - 40 {
+                glyph = glyph.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                let draw = (glyph >> 8) % 20;
+                let glyph_width = 4 + (glyph >> 16) % 5;
+                if draw < 3 {
+                    x += 12;
+                    continue;
+                }
+                let top = if draw < 11 { base - 16 } else { base - 10 };
+                let bottom = if draw > 16 { base + 5 } else { base };
+                for y in top..bottom {
+                    for dx in 0..glyph_width {
+                        image.put_pixel(x + dx, y, Luma([30]));
+                    }
+                }
+                x += glyph_width + 2 + (glyph >> 20) % 3;
+            }
+        }
+        image
+    }
+
+    fn turned(image: &GrayImage, degrees: f32) -> GrayImage {
+        turned_crop(image, -degrees.to_radians(), Rect::whole(image), 235)
+    }
+
+    #[test]
+    fn finds_a_known_angle_within_a_third_of_a_degree() {
+        let page = printed_page(800, 1000, 30);
+        for degrees in [-4.5, -2.2, -0.7, 0.0, 1.3, 3.9] {
+            let (angle, _) = estimate(&ink_points(&turned(&page, degrees)));
+            assert!(
+                (angle.to_degrees() - degrees).abs() < 0.3,
+                "{degrees}° found as {}°",
+                angle.to_degrees()
+            );
+        }
+    }
+
+    #[test]
+    fn tells_sideways_and_upside_down_pages() {
+        let page = printed_page(800, 1000, 30);
+        let upright = ink_points(&page);
+        let (angle, score) = estimate(&upright);
+        assert!(!sideways(&upright, score));
+        assert!(!upside_down(&upright, angle));
+
+        let quarter = ink_points(&image::imageops::rotate90(&page));
+        let (_, score) = estimate(&quarter);
+        assert!(sideways(&quarter, score));
+
+        let over = ink_points(&image::imageops::rotate180(&page));
+        let (angle, _) = estimate(&over);
+        assert!(upside_down(&over, angle));
+    }
+}
