@@ -14,6 +14,7 @@ pub mod photo;
 pub mod result;
 pub mod sandbox;
 pub mod sniff;
+pub mod straighten;
 pub mod text;
 
 pub use fields::{Field, Fields, Source, VatLine};

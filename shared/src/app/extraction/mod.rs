@@ -146,7 +146,11 @@ pub async fn finish(
                 let own_nif = own_nif.clone();
                 let file_name = item.file_name.clone();
                 ocr.spawn(async move {
-                    let outcome = match engine.read(&bytes, format).await {
+                    let outcome = match engine
+                        .read(&bytes, format)
+                        .await
+                        .map(TextDocument::straightened)
+                    {
                         Ok(document) => parsed(
                             &file_name,
                             (Source::Ocr, &document, Vec::new()),
