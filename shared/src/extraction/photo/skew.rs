@@ -67,14 +67,15 @@ pub fn sharpness(points: &[(f32, f32)], angle: f32) -> f64 {
 /// The angle of the printed lines, in radians (positive: falling to the
 /// right, in image coordinates), and how sharp its profile is.
 pub fn estimate(points: &[(f32, f32)]) -> (f32, f64) {
-    let best = |angles: &mut dyn Iterator<Item = f32>| {
-        angles
-            .map(|degrees| (degrees, sharpness(points, degrees.to_radians())))
-            .fold((0.0, f64::MIN), |a, b| if b.1 > a.1 { b } else { a })
+    // Around `centre`, which keeps ties (a page without ink).
+    let best = |centre: f32, step: f32, steps: i32| {
+        let score = |degrees: f32| (degrees, sharpness(points, degrees.to_radians()));
+        (-steps..=steps)
+            .map(|i| score(centre + i as f32 * step))
+            .fold(score(centre), |a, b| if b.1 > a.1 { b } else { a })
     };
-    let steps = (MAX_DEGREES * 10.0) as i32;
-    let (coarse, _) = best(&mut (-steps..=steps).map(|i| i as f32 / 10.0));
-    let (fine, score) = best(&mut (-10..=10).map(|i| coarse + i as f32 / 100.0));
+    let (coarse, _) = best(0.0, 0.1, (MAX_DEGREES * 10.0) as i32);
+    let (fine, score) = best(coarse, 0.01, 10);
     (fine.to_radians(), score)
 }
 
@@ -190,5 +191,12 @@ pub(crate) mod tests {
         let over = ink_points(&image::imageops::rotate180(&page));
         let (angle, _) = estimate(&over);
         assert!(upside_down(&over, angle));
+    }
+
+    #[test]
+    fn a_page_without_ink_is_level() {
+        assert_eq!(estimate(&[]).0, 0.0);
+        let blank = GrayImage::from_pixel(300, 400, Luma([240]));
+        assert_eq!(estimate(&ink_points(&blank)).0, 0.0);
     }
 }
