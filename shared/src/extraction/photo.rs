@@ -1,5 +1,5 @@
-//! Photos and scans made ready for OCR: decoded to grey, turned a quarter or
-//! half turn when the print runs sideways or upside down, levelled by the
+//! Photos and scans made ready for OCR: decoded to grey, turned a quarter
+//! turn when the print runs sideways, levelled by the
 //! angle of the printed lines, cropped to the sheet when it lies on a darker
 //! surface, and its uneven light divided out (each pixel over an estimate of
 //! the paper's brightness around it). All analysis runs on a copy at most
@@ -13,7 +13,7 @@ mod skew;
 use std::io::Cursor;
 
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
-use image::imageops::{rotate90, rotate180};
+use image::imageops::rotate90;
 use image::{GrayImage, ImageEncoder, ImageReader, Limits, Luma};
 
 use crate::extraction::image::{ImageError, MAX_PIXELS, MAX_SIDE, inspect_image};
@@ -98,7 +98,6 @@ struct Plan {
     sheet: Rect,
     /// Whether the sheet is less than the whole copy.
     cropped: bool,
-    upside_down: bool,
     /// The paper's brightness over the sheet, on a copy `factor × BACKGROUND_SHRINK` smaller.
     background: GrayImage,
 }
@@ -120,14 +119,12 @@ impl Plan {
         let points = skew::ink_points(&cropped);
         let sideways =
             sheet.width > sheet.height && skew::sideways(&points, skew::sharpness(&points, 0.0));
-        let upside_down = skew::upside_down(&points, 0.0);
         let background = background(&cropped);
         let plan = Plan {
             factor,
             angle,
             sheet,
             cropped: sheet != Rect::whole(&level),
-            upside_down,
             background,
         };
         (plan, sideways)
@@ -140,7 +137,6 @@ impl Plan {
             .fold((255u8, 0u8), |(lo, hi), p| (lo.min(p[0]), hi.max(p[0])));
         self.angle.to_degrees().abs() < LEVEL_DEGREES
             && !self.cropped
-            && !self.upside_down
             && f32::from(darkest) >= f32::from(brightest) * EVEN_LIGHT
     }
 }
@@ -168,9 +164,6 @@ fn straightened(mut grey: GrayImage) -> Option<GrayImage> {
     let mut page = turned_crop(&grey, plan.angle, crop, 255);
     drop(grey);
     flatten(&mut page, &plan.background, plan.factor * BACKGROUND_SHRINK);
-    if plan.upside_down {
-        page = rotate180(&page);
-    }
     Some(page)
 }
 

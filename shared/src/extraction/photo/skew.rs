@@ -2,9 +2,7 @@
 //! small grey image. Angle: the projection-profile search — at the right
 //! angle the ink falls into sharp rows separated by blank ones, so the sum of
 //! squared differences between neighbouring rows peaks. Sideways: the same
-//! search across the columns is sharper than along the rows. Upside down:
-//! Latin print has more ink above a line's x-height band (capitals, digits,
-//! ascenders) than below it (descenders), so more below means turned.
+//! search across the columns is sharper than along the rows.
 
 use image::GrayImage;
 
@@ -18,8 +16,6 @@ const MAX_POINTS: usize = 150_000;
 const INK_RATIO: u32 = 75;
 /// Across the columns must be this much sharper than along the rows to turn a page.
 const SIDEWAYS_RATIO: f64 = 1.5;
-/// Ink below the x-height bands must exceed the ink above by this much to turn a page over.
-const UPSIDE_DOWN_RATIO: f64 = 1.5;
 
 /// The centres of the dark pixels of `image`: darker than `INK_RATIO` % of
 /// the mean of a window a few text lines high.
@@ -86,41 +82,6 @@ pub fn sideways(points: &[(f32, f32)], across_score: f64) -> bool {
     down_score > across_score * SIDEWAYS_RATIO
 }
 
-/// Whether lines at `angle` read upside down: more ink below the x-height
-/// band of each line than above it.
-pub fn upside_down(points: &[(f32, f32)], angle: f32) -> bool {
-    let bins = profile(points, angle);
-    let peak = bins.iter().copied().max().unwrap_or(0);
-    let (mut above, mut below, mut lines) = (0u64, 0u64, 0);
-    let mut start = 0;
-    while start < bins.len() {
-        if bins[start] * 10 <= peak {
-            start += 1;
-            continue;
-        }
-        let end = (start..bins.len())
-            .find(|&i| bins[i] * 10 <= peak)
-            .unwrap_or(bins.len());
-        let line = &bins[start..end];
-        let top = line.iter().copied().max().unwrap_or(0);
-        let core_start = line.iter().position(|&b| b * 2 >= top).unwrap_or(0);
-        let core_end = line.iter().rposition(|&b| b * 2 >= top).unwrap_or(0);
-        if line.len() >= 4 {
-            above += line[..core_start]
-                .iter()
-                .map(|&b| u64::from(b))
-                .sum::<u64>();
-            below += line[core_end + 1..]
-                .iter()
-                .map(|&b| u64::from(b))
-                .sum::<u64>();
-            lines += 1;
-        }
-        start = end;
-    }
-    lines >= 3 && below as f64 > above as f64 * UPSIDE_DOWN_RATIO
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use image::Luma;
@@ -177,20 +138,15 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn tells_sideways_and_upside_down_pages() {
+    fn tells_sideways_pages() {
         let page = printed_page(800, 1000, 30);
         let upright = ink_points(&page);
-        let (angle, score) = estimate(&upright);
+        let (_, score) = estimate(&upright);
         assert!(!sideways(&upright, score));
-        assert!(!upside_down(&upright, angle));
 
         let quarter = ink_points(&image::imageops::rotate90(&page));
         let (_, score) = estimate(&quarter);
         assert!(sideways(&quarter, score));
-
-        let over = ink_points(&image::imageops::rotate180(&page));
-        let (angle, _) = estimate(&over);
-        assert!(upside_down(&over, angle));
     }
 
     #[test]
