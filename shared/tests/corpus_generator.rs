@@ -111,3 +111,11 @@ fn a_seed_gives_the_same_bytes() {
         document(SEED + 1, 3, Kind::TextPdf).data
     );
 }
+
+#[test]
+fn photos_are_larger_jpegs_of_the_page_and_seeded() {
+    let doc = document(SEED, 2, Kind::Photo);
+    let image = image::load_from_memory_with_format(&doc.data, image::ImageFormat::Jpeg).unwrap();
+    assert!(image.width() > 1654 && image.height() > 2339);
+    assert_eq!(doc.data, document(SEED, 2, Kind::Photo).data);
+}

@@ -14,6 +14,7 @@
 //! (20), EXTRACTION_TEXTS (20), EXTRACTION_EINVOICES (10 per format). Needs
 //! poppler (pdftoppm); images are read only when the server has an OCR engine
 //! (tesseract).
+//! EXTRACTION_PHOTOS (20): phone photos of the printed pages.
 
 #[path = "../../../shared/tests/corpus/mod.rs"]
 mod corpus;
@@ -202,6 +203,7 @@ fn corpus(seed: u64) -> Vec<Document> {
         (Kind::Webp, env_count("EXTRACTION_IMAGES", 20)),
         (Kind::ScannedPdf, env_count("EXTRACTION_SCANNED", 20)),
         (Kind::Text, env_count("EXTRACTION_TEXTS", 20)),
+        (Kind::Photo, env_count("EXTRACTION_PHOTOS", 20)),
     ];
     let started = Instant::now();
     let docs: Vec<Document> = counts

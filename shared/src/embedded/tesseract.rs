@@ -8,7 +8,9 @@
 //!
 //! The image's header is checked (format, dimensions) before Tesseract sees
 //! it. That also matters for safety: Tesseract reads non-image input on
-//! stdin as a list of file names to open.
+//! stdin as a list of file names to open. Photos are then prepared
+//! (`extraction::photo`: turned, levelled, cropped to the sheet, light
+//! evened) and Tesseract reads the prepared grey PNG; a clean page goes as sent.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -21,6 +23,7 @@ use tokio::sync::Semaphore;
 
 use crate::extraction::image::{ImageError, inspect_image};
 use crate::extraction::layout::{TextDocument, Word};
+use crate::extraction::photo::{self, Page};
 use crate::ports::ocr::{ImageFormat, Ocr, OcrError};
 
 /// Longest a run may take, wall-clock.
@@ -31,9 +34,6 @@ pub const MEMORY_LIMIT: u64 = 2 << 30;
 const MAX_OUTPUT: u64 = 16 << 20;
 /// Languages, Spanish first: `eng` alone loses accents.
 const LANGUAGES: &str = "spa+eng";
-/// An A4 page is 8.27 inches wide: images rarely carry their resolution, so
-/// it is estimated from the width as if the image were an A4 page.
-const A4_WIDTH_INCHES: f32 = 8.27;
 
 pub struct Tesseract {
     program: String,
@@ -157,15 +157,37 @@ fn list_languages(program: &str) -> Option<String> {
 #[async_trait]
 impl Ocr for Tesseract {
     async fn read(&self, image: &[u8], format: ImageFormat) -> Result<TextDocument, OcrError> {
-        let info = inspect_image(image, format).map_err(|e| match e {
+        let unreadable = |e: ImageError| match e {
             ImageError::Unreadable(why) | ImageError::TooLarge(why) => OcrError::Unreadable(why),
-        })?;
-        let dpi = (info.width as f32 / A4_WIDTH_INCHES)
-            .round()
-            .clamp(70.0, 600.0) as u32;
-        let tsv = self.run(image, dpi).await?;
+        };
+        let info = inspect_image(image, format).map_err(unreadable)?;
+        let prepared = {
+            // Preparing holds a decoded page in memory: one per engine slot.
+            let _engine = self
+                .engines
+                .acquire()
+                .await
+                .map_err(|e| OcrError::Failed(e.to_string()))?;
+            let bytes = image.to_vec();
+            tokio::task::spawn_blocking(move || photo::prepare(&bytes, format))
+                .await
+                .map_err(|e| OcrError::Failed(e.to_string()))?
+                .map_err(unreadable)?
+        };
+        let (tsv, width, height) = match prepared {
+            Some(Page {
+                png,
+                width,
+                height,
+                dpi,
+            }) => (self.run(&png, dpi).await?, width, height),
+            None => {
+                let dpi = photo::dpi(info.width, info.height);
+                (self.run(image, dpi).await?, info.width, info.height)
+            }
+        };
         Ok(TextDocument {
-            words: words_from_tsv(&String::from_utf8_lossy(&tsv), info.width, info.height),
+            words: words_from_tsv(&String::from_utf8_lossy(&tsv), width, height),
             hints: Vec::new(),
         })
     }

@@ -12,11 +12,13 @@ pub mod grounding;
 pub mod image;
 pub mod layout;
 pub mod pdf;
+pub mod photo;
 pub mod qr;
 pub mod qr_image;
 pub mod result;
 pub mod sandbox;
 pub mod sniff;
+pub mod straighten;
 pub mod text;
 pub mod ticketbai;
 

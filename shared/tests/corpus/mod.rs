@@ -1,8 +1,8 @@
 //! A seeded corpus of Spanish invoices with ground truth, for measuring
 //! extraction: each document is a random invoice printed in one of five
 //! layouts with random fonts, labels, number and date formats, delivered as a
-//! text PDF, a 200-dpi PNG, JPEG or WebP, a scanned PDF (image only) or plain
-//! text. The same seed gives the same bytes. Shared by the extraction tests
+//! text PDF, a 200-dpi PNG, JPEG or WebP, a phone photo of the printed page
+//! (JPEG), a scanned PDF (image only) or plain text. The same seed gives the same bytes. Shared by the extraction tests
 //! and the extraction benchmark (`#[path]`); images need poppler's `pdftoppm`.
 
 // Each user compiles this module and uses only part of it.
@@ -10,6 +10,7 @@
 
 pub mod invoice;
 pub mod layout;
+pub mod photo;
 pub mod raster;
 pub mod render;
 pub mod rng;
@@ -34,15 +35,18 @@ pub enum Kind {
     Webp,
     ScannedPdf,
     Text,
+    /// The 200-dpi page photographed: askew on a table, uneven light, noise, blur, JPEG.
+    Photo,
 }
 
-pub const KINDS: [Kind; 6] = [
+pub const KINDS: [Kind; 7] = [
     Kind::TextPdf,
     Kind::Png,
     Kind::Jpeg,
     Kind::Webp,
     Kind::ScannedPdf,
     Kind::Text,
+    Kind::Photo,
 ];
 
 impl Kind {
@@ -54,6 +58,7 @@ impl Kind {
             Kind::Webp => "WebP 200 dpi",
             Kind::ScannedPdf => "scanned PDF",
             Kind::Text => "text",
+            Kind::Photo => "photo JPEG",
         }
     }
 
@@ -66,11 +71,12 @@ impl Kind {
             Kind::Jpeg => ("jpeg", "jpg", "image/jpeg"),
             Kind::Webp => ("webp", "webp", "image/webp"),
             Kind::Text => ("text", "txt", "text/plain"),
+            Kind::Photo => ("photo", "jpg", "image/jpeg"),
         }
     }
 
     pub fn is_image(self) -> bool {
-        matches!(self, Kind::Png | Kind::Jpeg | Kind::Webp)
+        matches!(self, Kind::Png | Kind::Jpeg | Kind::Webp | Kind::Photo)
     }
 }
 
@@ -154,6 +160,7 @@ pub fn document(seed: u64, index: usize, kind: Kind) -> Document {
         Kind::Png => raster::png(&image),
         Kind::Jpeg => raster::jpeg(&image, raster::JPEG_QUALITY),
         Kind::Webp => raster::webp(&image),
+        Kind::Photo => photo::photograph(&image, &mut Rng::new(seed ^ 0x9807_0000 ^ index as u64)),
         _ => raster::scanned_pdf(
             raster::jpeg(&image, raster::JPEG_QUALITY),
             image.width(),

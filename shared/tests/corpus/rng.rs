@@ -15,6 +15,22 @@ impl Rng {
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
+    /// A number in `[0, 1)`.
+    pub fn float(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A number in `[low, high)`.
+    pub fn between(&mut self, low: f64, high: f64) -> f64 {
+        low + (high - low) * self.float()
+    }
+
+    /// A standard normal number (Box–Muller).
+    pub fn gaussian(&mut self) -> f64 {
+        let u = self.float().max(f64::MIN_POSITIVE);
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * self.float()).cos()
+    }
+
     /// A number in `0..n`.
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize

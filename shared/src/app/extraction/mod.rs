@@ -207,7 +207,7 @@ pub async fn finish(
                         engine.read(&bytes, format),
                         read_codes(bytes.clone(), format)
                     );
-                    let outcome = match read {
+                    let outcome = match read.map(TextDocument::straightened) {
                         Ok(document) => {
                             parsed(
                                 ai.as_ref(),

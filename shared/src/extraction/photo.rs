@@ -1,0 +1,240 @@
+//! Photos and scans made ready for OCR: decoded to grey, turned a quarter
+//! turn when the print runs sideways, levelled by the
+//! angle of the printed lines, cropped to the sheet when it lies on a darker
+//! surface, and its uneven light divided out (each pixel over an estimate of
+//! the paper's brightness around it). All analysis runs on a copy at most
+//! `ANALYSIS_SIDE` pixels long; the full image is resampled once. A clean,
+//! level page with even light is left as it is: OCR reads it unchanged.
+
+mod filters;
+mod sheet;
+mod skew;
+
+use std::io::Cursor;
+
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+use image::imageops::rotate90;
+use image::{GrayImage, ImageEncoder, ImageReader, Limits, Luma};
+
+use crate::extraction::image::{ImageError, MAX_PIXELS, MAX_SIDE, inspect_image};
+use crate::ports::ocr::ImageFormat;
+use filters::{Rect, box_max, box_mean, shrink, turned_crop};
+
+/// The longest side of the copy the page is analysed on.
+const ANALYSIS_SIDE: u32 = 1600;
+/// Below this angle (degrees) a page counts as level.
+const LEVEL_DEGREES: f32 = 0.15;
+/// Light counts as even when the darkest paper is at least this share of the brightest.
+const EVEN_LIGHT: f32 = 0.85;
+/// An A4 page is 8.27 inches wide, a till receipt about 3.15.
+const A4_WIDTH_INCHES: f32 = 8.27;
+const RECEIPT_WIDTH_INCHES: f32 = 3.15;
+
+/// A page prepared for OCR: a grey PNG and its estimated resolution.
+#[derive(Debug)]
+pub struct Page {
+    pub png: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    pub dpi: u32,
+}
+
+/// The page in `bytes` prepared for OCR, or `None` when it is a clean,
+/// level page with even light that needs nothing done.
+pub fn prepare(bytes: &[u8], format: ImageFormat) -> Result<Option<Page>, ImageError> {
+    inspect_image(bytes, format)?;
+    let grey = decode(bytes, format)?;
+    let Some(image) = straightened(grey) else {
+        return Ok(None);
+    };
+    let (width, height) = image.dimensions();
+    let mut png = Vec::new();
+    PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Sub)
+        .write_image(image.as_raw(), width, height, image::ExtendedColorType::L8)
+        .map_err(|e| ImageError::Unreadable(e.to_string()))?;
+    Ok(Some(Page {
+        png,
+        width,
+        height,
+        dpi: dpi(width, height),
+    }))
+}
+
+/// The resolution of a page `width` pixels wide, as if it were an A4 sheet,
+/// or a till receipt when it is more than twice as tall as wide.
+pub fn dpi(width: u32, height: u32) -> u32 {
+    let inches = if height > width * 2 {
+        RECEIPT_WIDTH_INCHES
+    } else {
+        A4_WIDTH_INCHES
+    };
+    (width as f32 / inches).round().clamp(70.0, 600.0) as u32
+}
+
+fn decode(bytes: &[u8], format: ImageFormat) -> Result<GrayImage, ImageError> {
+    let codec = match format {
+        ImageFormat::Png => image::ImageFormat::Png,
+        ImageFormat::Jpeg => image::ImageFormat::Jpeg,
+        ImageFormat::Webp => image::ImageFormat::WebP,
+    };
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), codec);
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    limits.max_alloc = Some(MAX_PIXELS * 4);
+    reader.limits(limits);
+    reader
+        .decode()
+        .map(|image| image.into_luma8())
+        .map_err(|e| ImageError::Unreadable(format!("{format:?}: {e}")))
+}
+
+/// How to turn and crop a page, found on its small copy.
+struct Plan {
+    /// Shrink factor of the small copy.
+    factor: u32,
+    angle: f32,
+    /// The sheet in the levelled small copy.
+    sheet: Rect,
+    /// Whether the sheet is less than the whole copy.
+    cropped: bool,
+    /// The paper's brightness over the sheet, on a copy `factor × BACKGROUND_SHRINK` smaller.
+    background: GrayImage,
+}
+
+/// The background is estimated on a copy this many times smaller again.
+const BACKGROUND_SHRINK: u32 = 4;
+
+impl Plan {
+    fn of(grey: &GrayImage, factor: u32) -> (Plan, bool) {
+        let small = shrink(grey, factor);
+        let (angle, _) = skew::estimate(&skew::ink_points(&small));
+        let level = turned_crop(&small, angle, Rect::whole(&small), 0);
+        let sheet = sheet::find(&level);
+        let cropped = turned_crop(&small, angle, sheet, 255);
+        // Judged on the sheet alone: the edges of a surface around it are long
+        // straight lines. Invoices and receipts are portrait, and a barcode's bars
+        // make a portrait sheet's columns look like lines: only a landscape sheet
+        // is taken for a page on its side.
+        let points = skew::ink_points(&cropped);
+        let sideways =
+            sheet.width > sheet.height && skew::sideways(&points, skew::sharpness(&points, 0.0));
+        let background = background(&cropped);
+        let plan = Plan {
+            factor,
+            angle,
+            sheet,
+            cropped: sheet != Rect::whole(&level),
+            background,
+        };
+        (plan, sideways)
+    }
+
+    fn is_clean(&self) -> bool {
+        let (darkest, brightest) = self
+            .background
+            .pixels()
+            .fold((255u8, 0u8), |(lo, hi), p| (lo.min(p[0]), hi.max(p[0])));
+        self.angle.to_degrees().abs() < LEVEL_DEGREES
+            && !self.cropped
+            && f32::from(darkest) >= f32::from(brightest) * EVEN_LIGHT
+    }
+}
+
+/// The paper's brightness: the print removed by a window maximum, then smoothed.
+fn background(small: &GrayImage) -> GrayImage {
+    let tiny = shrink(small, BACKGROUND_SHRINK);
+    let radius = (tiny.width().max(tiny.height()) / 60).max(2);
+    box_mean(&box_max(&tiny, radius), radius)
+}
+
+/// The page turned, levelled, cropped and evenly lit; `None` when it
+/// already is.
+fn straightened(mut grey: GrayImage) -> Option<GrayImage> {
+    let factor = grey.width().max(grey.height()).div_ceil(ANALYSIS_SIDE);
+    let (mut plan, sideways) = Plan::of(&grey, factor);
+    if sideways {
+        grey = rotate90(&grey);
+        plan = Plan::of(&grey, factor).0;
+    } else if plan.is_clean() {
+        return None;
+    }
+    let (w, h) = grey.dimensions();
+    let crop = plan.sheet.scaled(factor, w, h);
+    let mut page = turned_crop(&grey, plan.angle, crop, 255);
+    drop(grey);
+    flatten(&mut page, &plan.background, plan.factor * BACKGROUND_SHRINK);
+    Some(page)
+}
+
+/// Each pixel divided by the paper's brightness around it (`background`,
+/// `scale` times smaller, sampled bilinearly), so paper becomes white.
+fn flatten(page: &mut GrayImage, background: &GrayImage, scale: u32) {
+    let (bw, bh) = background.dimensions();
+    let at = |x: u32, y: u32| f32::from(background.get_pixel(x.min(bw - 1), y.min(bh - 1))[0]);
+    for (x, y, pixel) in page.enumerate_pixels_mut() {
+        let u = ((x as f32 + 0.5) / scale as f32 - 0.5).max(0.0);
+        let v = ((y as f32 + 0.5) / scale as f32 - 0.5).max(0.0);
+        let (x0, y0) = (u as u32, v as u32);
+        let (fx, fy) = (u - x0 as f32, v - y0 as f32);
+        let top = at(x0, y0) + (at(x0 + 1, y0) - at(x0, y0)) * fx;
+        let bottom = at(x0, y0 + 1) + (at(x0 + 1, y0 + 1) - at(x0, y0 + 1)) * fx;
+        let paper = (top + (bottom - top) * fy).max(16.0);
+        *pixel = Luma([(f32::from(pixel[0]) * 255.0 / paper).min(255.0) as u8]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extraction::image::tests::encoded;
+    use skew::tests::printed_page;
+
+    fn png(image: &GrayImage) -> Vec<u8> {
+        let mut out = Cursor::new(Vec::new());
+        image.write_to(&mut out, image::ImageFormat::Png).unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn a_clean_level_page_is_left_as_it_is() {
+        let page = printed_page(600, 800, 24);
+        assert!(prepare(&png(&page), ImageFormat::Png).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_turned_page_on_a_table_comes_out_level_cropped_and_white() {
+        let page = printed_page(600, 800, 24);
+        let turned = turned_crop(&page, (-3.0f32).to_radians(), Rect::whole(&page), 235);
+        let photo = GrayImage::from_fn(760, 960, |x, y| {
+            let inside = (80..680).contains(&x) && (80..880).contains(&y);
+            let v = if inside {
+                turned.get_pixel(x - 80, y - 80)[0]
+            } else {
+                90
+            };
+            Luma([(f32::from(v) * (1.0 - 0.3 * y as f32 / 960.0)) as u8])
+        });
+        let prepared = prepare(&png(&photo), ImageFormat::Png).unwrap().unwrap();
+        assert!(
+            prepared.width < 640 && prepared.height < 840,
+            "{prepared:?}"
+        );
+        let out = image::load_from_memory(&prepared.png).unwrap().into_luma8();
+        let points = skew::ink_points(&out);
+        let (angle, _) = skew::estimate(&points);
+        assert!(angle.to_degrees().abs() < 0.3, "{}", angle.to_degrees());
+        let corner = out.get_pixel(out.width() - 30, out.height() - 30)[0];
+        assert!(corner > 240, "paper at the bottom corner is {corner}");
+    }
+
+    #[test]
+    fn a_broken_image_is_unreadable() {
+        let mut bytes = encoded(ImageFormat::Jpeg, 64, 64);
+        bytes.truncate(bytes.len() / 3);
+        assert!(matches!(
+            prepare(&bytes, ImageFormat::Jpeg),
+            Err(ImageError::Unreadable(_))
+        ));
+    }
+}
