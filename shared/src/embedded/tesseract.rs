@@ -166,7 +166,7 @@ impl Ocr for Tesseract {
         let tsv = self.run(image, dpi).await?;
         Ok(TextDocument {
             words: words_from_tsv(&String::from_utf8_lossy(&tsv), info.width, info.height),
-            hints: Vec::new(),
+            ..TextDocument::default()
         })
     }
 }

@@ -15,5 +15,5 @@ pub mod sandbox;
 pub mod sniff;
 pub mod text;
 
-pub use fields::{Field, Fields, Source, VatLine};
-pub use layout::{Hint, TextDocument, Word};
+pub use fields::{Field, Fields, ItemLine, Source, VatLine};
+pub use layout::{Hint, LineHint, TextDocument, Word};

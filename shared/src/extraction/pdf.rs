@@ -139,7 +139,7 @@ fn parse(bytes: &[u8]) -> Result<PdfContent, PdfError> {
     }
     let text = TextDocument {
         words,
-        hints: Vec::new(),
+        ..TextDocument::default()
     };
     let scanned = image_only_page || unmapped_font || unusable(&text);
     let attachments =
