@@ -70,6 +70,7 @@ const COLUMNS: &[(Column, &[&str])] = &[
             "artikel",
             "leistung",
             "artikelbezeichnung",
+            "produkt",
             "omschrijving",
             "descrizione",
             "articolo",
@@ -159,10 +160,13 @@ const COLUMNS: &[(Column, &[&str])] = &[
             "montant",
             "montant ht",
             "total ht",
+            "price wo",
+            "net",
             "betrag",
             "gesamt",
             "gesamtpreis",
             "nettobetrag",
+            "netto",
             "summe",
             "bedrag",
             "totaal",
@@ -231,6 +235,10 @@ const TOTALS: &[&str] = &[
     "zwischensumme",
     "gesamtbetrag",
     "nettobetrag",
+    "netto",
+    "brutto",
+    "ust",
+    "mwst",
     "sous total",
     "total ht",
     "totaal",
@@ -253,7 +261,10 @@ const TOTALS_KINDS: &[Kind] = &[
 /// Slack around a heading's extent when placing a figure under it (page fraction).
 const SLACK: f32 = 0.03;
 /// A vertical gap of this many row heights ends the table.
-const MAX_GAP_ROWS: f32 = 6.0;
+const MAX_GAP_ROWS: f32 = 3.0;
+/// Rows of words this close under the heading (in row heights) finish the
+/// heading ("Precio / Bruto").
+const HEADING_BLOCK_ROWS: f32 = 1.2;
 /// Lines read at most from one document.
 const MAX_LINES: usize = 500;
 /// Confidence factor of a line whose quantity × unit price is not its amount.
@@ -297,8 +308,32 @@ struct Heading {
 
 /// The column headings of a row, when it is the heading of an item table:
 /// most of its words are column labels, it holds no figure, and it has a
-/// description and a figure column (or three columns, two of them figures).
+/// description and a figure column, or a quantity and another figure column.
 fn headings(row: &Row, mark: Mark) -> Option<Vec<Heading>> {
+    let (found, labelled) = column_labels(row);
+    let figures = found
+        .iter()
+        .filter(|h| {
+            matches!(
+                h.column,
+                Column::Quantity | Column::UnitPrice | Column::Amount
+            )
+        })
+        .count();
+    let described = found.iter().any(|h| h.column == Column::Description);
+    let counted = found.iter().any(|h| h.column == Column::Quantity);
+    let shape = (described && figures >= 1) || (counted && figures >= 2);
+    (shape && no_figures(row, mark) && labelled * 2 >= row.toks.len()).then_some(found)
+}
+
+fn no_figures(row: &Row, mark: Mark) -> bool {
+    row.toks
+        .iter()
+        .all(|t| figure(t, mark).is_none_or(|n| n.percent))
+}
+
+/// The column labels of a row and how many words they take.
+fn column_labels(row: &Row) -> (Vec<Heading>, usize) {
     let mut found: Vec<Heading> = Vec::new();
     let mut labelled = 0;
     let mut i = 0;
@@ -320,36 +355,78 @@ fn headings(row: &Row, mark: Mark) -> Option<Vec<Heading>> {
             None => i += 1,
         }
     }
-    let figures = found
-        .iter()
-        .filter(|h| {
-            matches!(
-                h.column,
-                Column::Quantity | Column::UnitPrice | Column::Amount
-            )
-        })
-        .count();
-    let described = found.iter().any(|h| h.column == Column::Description);
-    let shape = (described && figures >= 1) || (figures >= 2 && found.len() >= 3);
-    let no_figures = row
-        .toks
-        .iter()
-        .all(|t| numbers(&t.text, mark).iter().all(|n| n.percent));
-    (shape && no_figures && labelled * 2 >= row.toks.len()).then_some(found)
+    (found, labelled)
 }
 
-/// Whether a word is a figure rather than text: a number, with at most a
-/// currency sign or a `%` about it.
-fn is_figure(tok: &Tok, mark: Mark) -> bool {
+/// A heading printed on two lines ("Precio" above "Bruto"): the labels of
+/// the row just above the heading row join it where they overlap none of its own.
+fn with_line_above(d: &Doc, at: usize, mut heads: Vec<Heading>) -> Vec<Heading> {
+    let (Some(above), Some(row)) = (
+        at.checked_sub(1).and_then(|i| d.rows.get(i)),
+        d.rows.get(at),
+    ) else {
+        return heads;
+    };
+    let height = (row.bottom - row.top).max(0.001);
+    if above.page != row.page || row.top - above.bottom > height || !no_figures(above, d.mark) {
+        return heads;
+    }
+    for extra in column_labels(above).0 {
+        if heads
+            .iter()
+            .all(|h| extra.right < h.left || extra.left > h.right)
+        {
+            heads.push(extra);
+        }
+    }
+    heads.sort_by(|a, b| a.left.total_cmp(&b.left));
+    heads
+}
+
+/// A word's figure, when it is one rather than text: a number with at most
+/// a currency sign or a `%` about it. Unit prices with three to six decimals
+/// (`0,8403 €`), which totals never print, are read here too.
+fn figure(tok: &Tok, mark: Mark) -> Option<Number> {
     let letters: String = tok
         .text
         .chars()
         .filter(|c| c.is_alphabetic())
         .collect::<String>()
         .to_lowercase();
-    matches!(letters.as_str(), "" | "eur" | "e")
-        && !numbers(&tok.text, mark).is_empty()
-        && tok.text.chars().any(|c| c.is_ascii_digit())
+    if !matches!(letters.as_str(), "" | "eur" | "e") {
+        return None;
+    }
+    numbers(&tok.text, mark)
+        .into_iter()
+        .next()
+        .or_else(|| precise(&tok.text, mark))
+}
+
+fn precise(text: &str, mark: Mark) -> Option<Number> {
+    let digits: String = text
+        .chars()
+        .filter(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-'))
+        .collect();
+    let (whole, decimals) = match mark {
+        Mark::Comma => digits.rsplit_once(',')?,
+        Mark::Dot => digits.rsplit_once('.')?,
+    };
+    if !(3..=6).contains(&decimals.len()) || !decimals.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let whole: String = whole
+        .chars()
+        .filter(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    let value: Decimal = format!("{whole}.{decimals}").parse().ok()?;
+    Some(Number {
+        value,
+        percent: false,
+        plain: false,
+        repaired: false,
+        start: 0,
+        end: text.len(),
+    })
 }
 
 /// The figure column a word lies under: the one it overlaps most, else the
@@ -370,19 +447,24 @@ fn figure_column(tok: &Tok, headings: &[Heading]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// The description area: from the description heading to the first other
-/// heading right of it.
+/// The description area: from the last heading left of the description
+/// heading (a position or code column) to the first heading right of it.
 fn description_area(headings: &[Heading]) -> (f32, f32) {
-    let start = headings
+    let label = headings
         .iter()
         .find(|h| h.column == Column::Description)
         .map_or(0.0, |h| h.left);
+    let start = headings
+        .iter()
+        .filter(|h| h.column != Column::Description && h.right <= label)
+        .map(|h| h.right)
+        .fold(0.0, f32::max);
     let end = headings
         .iter()
-        .filter(|h| h.column != Column::Description && h.left > start)
+        .filter(|h| h.column != Column::Description && h.left > label)
         .map(|h| h.left - SLACK)
         .fold(f32::INFINITY, f32::min);
-    (start - SLACK, end)
+    (start, end)
 }
 
 /// A row under the headings, read into its parts.
@@ -404,8 +486,9 @@ fn cells(row: &Row, headings: &[Heading], mark: Mark) -> Cells {
     for tok in &row.toks {
         let under = figure_column(tok, headings);
         let in_description = tok.left >= start && tok.left < end;
+        let overlaps = |c: usize| tok.right > headings[c].left && tok.left < headings[c].right;
         match under {
-            Some(c) if is_figure(tok, mark) && !in_description => {
+            Some(c) if figure(tok, mark).is_some() && (!in_description || overlaps(c)) => {
                 cells.figures[c].push(tok.clone())
             }
             _ if in_description && !tok.key.is_empty() => cells.description.push(tok.clone()),
@@ -423,7 +506,12 @@ fn column_numbers(cells: &Cells, headings: &[Heading], column: Column, mark: Mar
         .filter(|(h, _)| h.column == column)
         .flat_map(|(_, toks)| {
             let text: Vec<&str> = toks.iter().map(|t| t.text.as_str()).collect();
-            numbers(&text.join(" "), mark)
+            let found = numbers(&text.join(" "), mark);
+            if found.is_empty() {
+                toks.iter().filter_map(|t| precise(&t.text, mark)).collect()
+            } else {
+                found
+            }
         })
         .collect()
 }
@@ -477,12 +565,16 @@ fn words_text(toks: &[Tok]) -> String {
         .join(" ")
 }
 
-/// Whether a row closes the item table: a totals label at its start or a
-/// totals label of the parser's own.
+/// Whether a row closes the item table: a figure, and a totals label
+/// (ours or the parser's) opening one of its cells.
 fn closes_table(d: &Doc, r: usize, row: &Row) -> bool {
-    label_len(&row.toks, 0, TOTALS).is_some()
-        || d.row_hits(r)
-            .any(|h| TOTALS_KINDS.contains(&h.kind) && h.start == 0)
+    let opens_cell = |i: usize| i == 0 || row.toks[i].cell != row.toks[i - 1].cell;
+    let labelled = (0..row.toks.len())
+        .any(|i| opens_cell(i) && label_len(&row.toks, i, TOTALS).is_some())
+        || d.row_hits(r).any(|h| {
+            TOTALS_KINDS.contains(&h.kind) && h.start < row.toks.len() && opens_cell(h.start)
+        });
+    labelled && row.toks.iter().any(|t| figure(t, d.mark).is_some())
 }
 
 fn from_table(d: &Doc) -> Vec<ItemLine> {
@@ -493,7 +585,7 @@ fn from_table(d: &Doc) -> Vec<ItemLine> {
             r += 1;
             continue;
         };
-        r = read_table(d, r, &heads, &mut lines);
+        r = read_table(d, r, &with_line_above(d, r, heads), &mut lines);
     }
     lines.truncate(MAX_LINES);
     lines
@@ -511,8 +603,9 @@ fn read_table(d: &Doc, at: usize, heads: &[Heading], lines: &mut Vec<ItemLine>) 
     let mut r = at + 1;
     while let Some(row) = d.rows.get(r) {
         let gap = row.top - last_bottom;
+        let row_height = (row.bottom - row.top).max(0.001).min(height);
         if row.page != heading_row.page
-            || gap > MAX_GAP_ROWS * height
+            || gap > MAX_GAP_ROWS * row_height
             || closes_table(d, r, row)
             || headings(row, d.mark).is_some()
         {
@@ -524,7 +617,10 @@ fn read_table(d: &Doc, at: usize, heads: &[Heading], lines: &mut Vec<ItemLine>) 
         let amount = last_money(&column_numbers(&cells, heads, Column::Amount, d.mark));
         let unit_price = first_money(&column_numbers(&cells, heads, Column::UnitPrice, d.mark));
         if amount.is_none() && unit_price.is_none() {
+            let heading_block =
+                current.is_none() && pending.is_empty() && gap <= HEADING_BLOCK_ROWS * row_height;
             match current.as_mut() {
+                _ if heading_block => {}
                 Some((line, words, _)) => {
                     extend_description(&mut line.description, &cells.description);
                     words.extend(cells.description);
@@ -742,11 +838,12 @@ VAT 21%                                             30.45";
         let german = "\
 Pos.  Bezeichnung                 Menge    Einzelpreis    MwSt.     Betrag
 1     Dedicated Server AX41          1         39,00 €    19 %    39,00 €
-2     Zusätzliche IPv4-Adresse       3          1,70 €    19 %     5,10 €
+2     Zusätzliche IPv4-Adresse       3        1,7000 €    19 %     5,10 €
 Zwischensumme                                                     44,10 €";
         let found = lines(german);
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].description, "Dedicated Server AX41");
+        assert_eq!(found[1].description, "Zusätzliche IPv4-Adresse");
         assert_eq!(
             figures(&found[1]),
             (
@@ -755,6 +852,24 @@ Zwischensumme                                                     44,10 €";
                 Some(dec!(5.10)),
                 Some(dec!(19))
             )
+        );
+    }
+
+    #[test]
+    fn a_heading_on_two_lines_places_the_figures_under_its_upper_labels() {
+        let text = "\
+FACTURA F24-02846
+                                       Precio
+Ref.     Uds. Descripción              Bruto     Dto.      Total
+NVR-55      1 CONGELADOR VERTICAL     182,55    0,00%     182,55
+NVR-56      3 FRIGORÍFICO DOBLE       145,65    5,00%     415,10
+                                   TOTAL PRODUCTOS        597,65 €";
+        let found = lines(text);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].description, "CONGELADOR VERTICAL");
+        assert_eq!(
+            figures(&found[1]),
+            (Some(dec!(3)), Some(dec!(145.65)), Some(dec!(415.10)), None)
         );
     }
 
