@@ -785,7 +785,15 @@ async fn encodings_byte_order_marks_and_older_facturae_versions_read_the_same() 
 #[test]
 fn official_samples_give_their_lines_due_date_and_iban() {
     type FirstLine = (&'static str, Decimal, Decimal, Decimal, Decimal);
-    let cases: [(&str, Format, usize, FirstLine, (i32, u32, u32), &str); 3] = [
+    type Case = (
+        &'static str,
+        Format,
+        usize,
+        FirstLine,
+        (i32, u32, u32),
+        &'static str,
+    );
+    let cases: [Case; 3] = [
         (
             "facturae-3.2.2/examples/invoice-vat.xml",
             Format::Facturae,
