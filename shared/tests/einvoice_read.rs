@@ -58,6 +58,9 @@ fn expected(invoice: &Invoice) -> Fields {
         currency: Some(invoice.currency.clone()),
         notes: Vec::new(),
         indirect_tax: None,
+        lines: Vec::new(),
+        due_date: None,
+        iban: None,
     }
 }
 
@@ -140,6 +143,7 @@ async fn every_document_we_write_reads_back_as_its_invoice() {
         ] {
             let mut got = read_one(&xml, format, name);
             let notes = std::mem::take(&mut got.notes);
+            check_lines_and_due_date(invoice, format, name, &mut got);
             assert_eq!(got, want, "{name} ({format:?}), notes {notes:?}");
             let codes: Vec<&str> = notes.iter().map(|(c, _)| c.as_str()).collect();
             for code in codes {
@@ -155,6 +159,33 @@ async fn every_document_we_write_reads_back_as_its_invoice() {
             }
         }
     }
+}
+
+/// Each line reads back with its amount (the stored line base, signed like
+/// the invoice) and the due date as written (Facturae writes an instalment
+/// with any payment details, due on the issue date when the invoice names no
+/// due date);
+/// both are then cleared for the comparison of the other fields.
+fn check_lines_and_due_date(invoice: &Invoice, format: Format, name: &str, got: &mut Fields) {
+    let lines = std::mem::take(&mut got.lines);
+    let amounts: Vec<Option<Decimal>> = lines.iter().map(|l| l.amount).collect();
+    let bases: Vec<Option<Decimal>> = invoice.lines.iter().map(|l| Some(l.base)).collect();
+    assert_eq!(amounts, bases, "{name} ({format:?}) lines");
+    assert!(
+        lines
+            .iter()
+            .all(|l| !l.description.is_empty() && l.confidence == 1.0),
+        "{name} ({format:?}) {lines:?}"
+    );
+    let due = value(&got.due_date.take());
+    let written = match format {
+        Format::Facturae if invoice.payment.is_some() => {
+            Some(invoice.due_date.unwrap_or(invoice.issue_date))
+        }
+        _ => invoice.due_date,
+    };
+    assert_eq!(due, written, "{name} ({format:?}) due date");
+    got.iban = None;
 }
 
 /// A public sample and the figures it states, checked by hand against the file.
@@ -697,6 +728,17 @@ fn every_public_sample_reads_as_its_figures() {
     }
 }
 
+/// Readings without their item lines (checked on their own above).
+fn without_lines(readings: Vec<Fields>) -> Vec<Fields> {
+    readings
+        .into_iter()
+        .map(|fields| Fields {
+            lines: Vec::new(),
+            ..fields
+        })
+        .collect()
+}
+
 /// The text in ISO-8859-1, declared so.
 fn latin1(xml: &str) -> Vec<u8> {
     xml.replacen(r#"encoding="UTF-8""#, r#"encoding="ISO-8859-1""#, 1)
@@ -713,7 +755,7 @@ async fn encodings_byte_order_marks_and_older_facturae_versions_read_the_same() 
     let xml = facturae(&invoice);
     assert!(xml.contains("García"));
     let (_, from_latin1) = read(&latin1(&xml)).expect("Latin-1 Facturae");
-    assert_eq!(from_latin1, vec![want.clone()]);
+    assert_eq!(without_lines(from_latin1), vec![want.clone()]);
     for namespace in [
         "http://www.facturae.es/Facturae/2014/v3.2.1/Facturae",
         "http://www.facturae.es/Facturae/2009/v3.2/Facturae",
@@ -721,18 +763,101 @@ async fn encodings_byte_order_marks_and_older_facturae_versions_read_the_same() 
         "http://www.facturae.es/Facturae/2007/v3.0/Facturae",
     ] {
         let older = xml.replace(shared::documents::facturae::NAMESPACE, namespace);
-        assert_eq!(read_one(&older, Format::Facturae, namespace), want);
+        let got = read_one(&older, Format::Facturae, namespace);
+        assert_eq!(without_lines(vec![got]), vec![want.clone()]);
     }
     for (format, xml) in [(Format::Ubl, ubl(&invoice)), (Format::Cii, cii(&invoice))] {
         let mut with_bom = b"\xEF\xBB\xBF".to_vec();
         with_bom.extend(xml.as_bytes());
+        let (read_format, got) = read(&with_bom).expect("with a BOM");
         assert_eq!(
-            read(&with_bom).expect("with a BOM"),
+            (read_format, without_lines(got)),
             (format, vec![want.clone()])
         );
+        let (read_format, got) = read(&latin1(&xml)).expect("Latin-1");
         assert_eq!(
-            read(&latin1(&xml)).expect("Latin-1"),
+            (read_format, without_lines(got)),
             (format, vec![want.clone()])
         );
+    }
+}
+
+#[test]
+fn official_samples_give_their_lines_due_date_and_iban() {
+    type FirstLine = (&'static str, Decimal, Decimal, Decimal, Decimal);
+    type Case = (
+        &'static str,
+        Format,
+        usize,
+        FirstLine,
+        (i32, u32, u32),
+        &'static str,
+    );
+    let cases: [Case; 3] = [
+        (
+            "facturae-3.2.2/examples/invoice-vat.xml",
+            Format::Facturae,
+            2,
+            (
+                "Operations and development - day rate",
+                dec!(20),
+                dec!(200),
+                dec!(4000),
+                dec!(21),
+            ),
+            (2021, 12, 30),
+            "ES2501882570718544704761",
+        ),
+        (
+            "peppol-bis-3/examples/base-example.xml",
+            Format::Ubl,
+            2,
+            ("item name", dec!(7), dec!(400), dec!(2800), dec!(25)),
+            (2017, 12, 1),
+            "IBAN32423940",
+        ),
+        (
+            "en16931-validation/cii/examples/CII_example1.xml",
+            Format::Cii,
+            20,
+            (
+                "PATAT FRITES 10MM 10KG",
+                dec!(2),
+                dec!(9.95),
+                dec!(19.9),
+                dec!(6),
+            ),
+            (2015, 1, 9),
+            "NL57RABO0107307510",
+        ),
+    ];
+    for (path, format, count, first, (y, m, d), iban) in cases {
+        let xml = std::fs::read_to_string(format!("{STANDARDS}/{path}")).expect("the sample");
+        let got = read_one(&xml, format, path);
+        assert_eq!(got.lines.len(), count, "{path}");
+        let line = &got.lines[0];
+        assert_eq!(
+            (
+                line.description.as_str(),
+                line.quantity,
+                line.unit_price,
+                line.amount,
+                line.vat_rate
+            ),
+            (
+                first.0,
+                Some(first.1),
+                Some(first.2),
+                Some(first.3),
+                Some(first.4)
+            ),
+            "{path}"
+        );
+        assert_eq!(
+            value(&got.due_date),
+            NaiveDate::from_ymd_opt(y, m, d),
+            "{path}"
+        );
+        assert_eq!(value(&got.iban).as_deref(), Some(iban), "{path}");
     }
 }

@@ -704,3 +704,63 @@ async fn test_keys_validate_like_live_keys_and_return_sample_data() {
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(used(&h).await, 0);
 }
+
+#[tokio::test]
+async fn a_text_gives_its_lines_due_date_and_iban_and_a_bad_iban_is_kept_with_a_warning() {
+    let h = harness(support::relaxed()).await;
+    let payment =
+        "\nFecha de vencimiento: 04/09/2026\nTransferencia a IBAN ES91 2100 0418 4502 0005 1332\n";
+    let bad = payment.replace("1332", "1333");
+    let r = extract(
+        &h,
+        &h.live,
+        None,
+        json!({"texts": [{"name": "obra.txt", "text": format!("{TEXT_INVOICE}{payment}")},
+                         {"name": "mal.txt", "text": format!("{TEXT_INVOICE}{bad}")}]}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let found = &r.json["invoices"][0];
+    assert_eq!(found["invoice_date"], "2026-08-05", "{found}");
+    assert_eq!(found["due_date"], "2026-09-04", "{found}");
+    assert_eq!(found["iban"], "ES9121000418450200051332", "{found}");
+    let lines = found["lines"].as_array().expect("lines");
+    assert_eq!(lines.len(), 2, "{found}");
+    assert_eq!(lines[0]["description"], "Azulejos porcelánicos");
+    assert_eq!(
+        (
+            &lines[0]["quantity"],
+            &lines[0]["unit_price"],
+            &lines[0]["amount"]
+        ),
+        (&json!(35.0), &json!(9.9), &json!(346.5))
+    );
+    assert_eq!(lines[1]["amount"], 1200.0);
+    assert!(lines[0]["confidence"].as_f64().unwrap() > 0.9, "{found}");
+    assert!(
+        found["confidence"]["due_date"].as_f64().unwrap() > 0.8,
+        "{found}"
+    );
+    assert!(
+        found["confidence"]["iban"].as_f64().unwrap() > 0.8,
+        "{found}"
+    );
+    let codes = |v: &Value| -> Vec<String> {
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        !codes(found).contains(&"iban_invalid".to_string()),
+        "{found}"
+    );
+    let wrong = &r.json["invoices"][1];
+    assert_eq!(wrong["iban"], "ES9121000418450200051333", "{wrong}");
+    assert!(
+        codes(wrong).contains(&"iban_invalid".to_string()),
+        "{wrong}"
+    );
+}

@@ -1,7 +1,10 @@
 //! The `Ocr` port on AWS: Textract `AnalyzeExpense` on the image bytes inline.
 //! WORD blocks become words (their bounding boxes are already page
 //! fractions, confidences 0–100 become 0–1); summary fields become hints,
-//! which the parser treats as suggestions only.
+//! which the parser treats as suggestions only; each `LineItemGroups` line
+//! item becomes a line hint (`ITEM`, `QUANTITY`, `UNIT_PRICE`, `PRICE`,
+//! `EXPENSE_ROW` …) placed by the union of its fields' boxes, in the same
+//! page-fraction frame as the words.
 //!
 //! Textract takes JPEG and PNG (not WebP) up to 5 MB inline: WebP is
 //! transcoded to PNG, and a larger image to JPEG, before the call.
@@ -16,9 +19,11 @@ use aws_sdk_textract::config::timeout::TimeoutConfig;
 use aws_sdk_textract::error::{DisplayErrorContext, SdkError};
 use aws_sdk_textract::operation::analyze_expense::{AnalyzeExpenseError, AnalyzeExpenseOutput};
 use aws_sdk_textract::primitives::Blob;
-use aws_sdk_textract::types::{Block, BlockType, Document, ExpenseDetection, ExpenseField};
+use aws_sdk_textract::types::{
+    Block, BlockType, BoundingBox, Document, ExpenseDetection, ExpenseDocument, ExpenseField,
+};
 use shared::extraction::image::{ImageError, inspect_image};
-use shared::extraction::{Hint, TextDocument, Word};
+use shared::extraction::{Hint, LineHint, TextDocument, Word};
 use shared::ports::ocr::{ImageFormat, Ocr, OcrError};
 
 /// The largest inline document sent (`Document.Bytes`).
@@ -109,6 +114,7 @@ fn text_document(output: &AnalyzeExpenseOutput) -> TextDocument {
     let mut seen = HashSet::new();
     let mut words = Vec::new();
     let mut hints = Vec::new();
+    let mut line_hints = Vec::new();
     for doc in output.expense_documents() {
         let kind = if doc
             .blocks()
@@ -125,26 +131,73 @@ fn text_document(output: &AnalyzeExpenseOutput) -> TextDocument {
             }
         }
         hints.extend(doc.summary_fields().iter().filter_map(hint));
+        line_hints.extend(lines(doc));
     }
-    TextDocument { words, hints }
+    TextDocument {
+        words,
+        hints,
+        line_hints,
+    }
+}
+
+/// A coordinate as a page fraction; anything not a number counts as 0.
+fn frac(v: f32) -> f32 {
+    if v.is_finite() {
+        v.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+fn page(number: Option<i32>) -> u32 {
+    number.and_then(|p| u32::try_from(p).ok()).unwrap_or(1)
+}
+
+/// The line items of all groups, each with the box around its fields.
+fn lines(doc: &ExpenseDocument) -> Vec<LineHint> {
+    doc.line_item_groups()
+        .iter()
+        .flat_map(|group| group.line_items())
+        .filter_map(|item| {
+            let fields = item.line_item_expense_fields();
+            let hints: Vec<Hint> = fields.iter().filter_map(hint).collect();
+            let boxes: Vec<(u32, &BoundingBox)> = fields
+                .iter()
+                .filter_map(|f| {
+                    let bbox = f.value_detection()?.geometry()?.bounding_box()?;
+                    Some((page(f.page_number()), bbox))
+                })
+                .collect();
+            let line_page = boxes.first().map_or(1, |(p, _)| *p);
+            let on_page = boxes
+                .iter()
+                .filter(|(p, _)| *p == line_page)
+                .map(|(_, b)| *b);
+            let (mut left, mut top, mut right, mut bottom) = (1.0f32, 1.0f32, 0.0f32, 0.0f32);
+            for b in on_page {
+                left = left.min(frac(b.left()));
+                top = top.min(frac(b.top()));
+                right = right.max(frac(b.left() + b.width()));
+                bottom = bottom.max(frac(b.top() + b.height()));
+            }
+            (!hints.is_empty()).then(|| LineHint {
+                fields: hints,
+                page: line_page,
+                left: left.min(right),
+                top: top.min(bottom),
+                width: (right - left).max(0.0),
+                height: (bottom - top).max(0.0),
+            })
+        })
+        .collect()
 }
 
 fn word(block: &Block) -> Option<Word> {
     let text = block.text()?.trim();
     let bbox = block.geometry()?.bounding_box()?;
-    let frac = |v: f32| {
-        if v.is_finite() {
-            v.clamp(0.0, 1.0)
-        } else {
-            0.0
-        }
-    };
     (!text.is_empty()).then(|| Word {
         text: text.to_string(),
-        page: block
-            .page()
-            .and_then(|p| u32::try_from(p).ok())
-            .unwrap_or(1),
+        page: page(block.page()),
         left: frac(bbox.left()),
         top: frac(bbox.top()),
         width: frac(bbox.width()),
@@ -189,7 +242,7 @@ fn error(e: SdkError<AnalyzeExpenseError>) -> OcrError {
 #[cfg(test)]
 mod tests {
     use aws_sdk_textract::types::{
-        BoundingBox, ExpenseDocument, ExpenseGroupProperty, ExpenseType, Geometry,
+        ExpenseGroupProperty, ExpenseType, Geometry, LineItemFields, LineItemGroup,
     };
 
     use super::*;
@@ -276,6 +329,54 @@ mod tests {
                 confidence: 0.98,
             }
         );
+    }
+
+    fn line_field(kind: &str, value: &str, left: f32, top: f32) -> ExpenseField {
+        let geometry = Geometry::builder()
+            .bounding_box(
+                BoundingBox::builder()
+                    .left(left)
+                    .top(top)
+                    .width(0.1)
+                    .height(0.02)
+                    .build(),
+            )
+            .build();
+        ExpenseField::builder()
+            .r#type(ExpenseType::builder().text(kind).build())
+            .value_detection(
+                ExpenseDetection::builder()
+                    .text(value)
+                    .confidence(95.0)
+                    .geometry(geometry)
+                    .build(),
+            )
+            .page_number(2)
+            .build()
+    }
+
+    #[test]
+    fn line_items_become_line_hints_boxed_in_the_page_frame() {
+        let item = LineItemFields::builder()
+            .line_item_expense_fields(line_field("ITEM", "Azulejos", 0.08, 0.30))
+            .line_item_expense_fields(line_field("QUANTITY", "35", 0.5, 0.30))
+            .line_item_expense_fields(line_field("PRICE", "346,50", 0.8, 0.31))
+            .build();
+        let doc = ExpenseDocument::builder()
+            .line_item_groups(LineItemGroup::builder().line_items(item).build())
+            .build();
+        let output = AnalyzeExpenseOutput::builder()
+            .expense_documents(doc)
+            .build();
+        let lines = text_document(&output).line_hints;
+        assert_eq!(lines.len(), 1);
+        let line = &lines[0];
+        let kinds: Vec<_> = line.fields.iter().map(|f| f.kind.as_str()).collect();
+        assert_eq!(kinds, ["ITEM", "QUANTITY", "PRICE"]);
+        assert_eq!(line.fields[2].value, "346,50");
+        assert_eq!(line.page, 2);
+        assert!((line.left - 0.08).abs() < 1e-6 && (line.top - 0.30).abs() < 1e-6);
+        assert!((line.width - 0.82).abs() < 1e-5 && (line.height - 0.03).abs() < 1e-5);
     }
 
     #[test]

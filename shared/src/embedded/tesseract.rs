@@ -188,7 +188,7 @@ impl Ocr for Tesseract {
         };
         Ok(TextDocument {
             words: words_from_tsv(&String::from_utf8_lossy(&tsv), width, height),
-            hints: Vec::new(),
+            ..TextDocument::default()
         })
     }
 }

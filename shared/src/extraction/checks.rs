@@ -22,7 +22,8 @@
 //! `nif_placeholder`, `date_missing`, `date_in_future`, `date_too_old`,
 //! `vat_rate_missing`, `vat_rate_invalid`, `multiple_vat_rates`,
 //! `equivalence_surcharge`, `igic`, `ipsi`, `number_missing`,
-//! `foreign_currency`; and the reader's own notes: `invoice_date_unlabelled`,
+//! `foreign_currency`, `iban_invalid` (the IBAN fails its ISO 13616 mod-97
+//! check or its country's length; it is still returned as printed); and the reader's own notes: `invoice_date_unlabelled`,
 //! `nif_repaired`, `amount_repaired`, `vat_computed`, `base_computed`,
 //! `irpf_computed`, `vat_back_calculated`, `vat_exempt`, `suplidos`,
 //! `suplidos_outside_base`, `discount_applied`, `total_before_withholding`,
@@ -34,10 +35,11 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use rust_decimal::dec;
 
-use super::fields::{Field, Fields, Source, VatLine};
-use super::result::{Checks, ExtractedInvoice, VatBreakdownLine, Warning};
+use super::fields::{Field, Fields, ItemLine, Source, VatLine};
+use super::result::{Checks, ExtractedInvoice, LineItem, VatBreakdownLine, Warning};
 use super::text::tax_id::{foreign_vat, strict_foreign_vat};
 use super::text::wording::{amount, date, rate};
+use crate::invoice::iban;
 use crate::tax::money::{percent_of, round2};
 use crate::tax::nif::{Nif, NifError, NifWarning, normalize};
 use crate::tax::vat::rate_on;
@@ -408,17 +410,30 @@ fn confidence(fields: &Fields, has_vat_rate: bool) -> BTreeMap<String, f64> {
         ("irpf_rate", of(&fields.irpf_rate)),
         ("irpf_amount", of(&fields.irpf_amount)),
         ("total", of(&fields.total)),
+        ("due_date", of(&fields.due_date)),
+        ("iban", of(&fields.iban)),
     ];
     let map: BTreeMap<String, f64> = read
         .into_iter()
-        .filter_map(|(name, c)| {
-            c.map(|c| {
-                let rounded = (f64::from(c.clamp(0.0, 1.0)) * 100.0).round() / 100.0;
-                (name.to_string(), rounded)
-            })
-        })
+        .filter_map(|(name, c)| c.map(|c| (name.to_string(), unit_rounded(c))))
         .collect();
     map
+}
+
+fn unit_rounded(c: f32) -> f64 {
+    (f64::from(c.clamp(0.0, 1.0)) * 100.0).round() / 100.0
+}
+
+/// The IBAN's ISO 13616 check; a failure is a warning, the IBAN stays.
+fn iban_check(printed: &str, w: &mut Vec<Warning>) {
+    if let Err(why) = iban::parse(printed) {
+        w.push(Warning::new(
+            "iban_invalid",
+            format!(
+                "El IBAN {printed} no es válido ({why}); se devuelve tal como está impreso (iban_invalid)"
+            ),
+        ));
+    }
 }
 
 /// What deserves a word besides the checks: the surcharge, IGIC/IPSI, a
@@ -549,6 +564,9 @@ pub fn check(
     let vat_rate_valid = rate_check(&rates, on, (indirect_tax, country.as_deref()), &mut w);
     let currency = fields.currency.clone().unwrap_or_else(|| "EUR".to_string());
     oddities(&fields, surcharge, &currency, &mut w);
+    if let Some(printed) = &fields.iban {
+        iban_check(&printed.value, &mut w);
+    }
     ExtractedInvoice {
         file_name: file_name.to_string(),
         issuer_name: value(&fields.issuer_name),
@@ -566,6 +584,9 @@ pub fn check(
         total: figures.total,
         currency,
         source: source.as_str().to_string(),
+        lines: fields.lines.iter().map(wire_item).collect(),
+        due_date: value(&fields.due_date),
+        iban: value(&fields.iban),
         confidence: confidence(&fields, vat_rate.is_some()),
         checks: Checks {
             totals_ok,
@@ -586,6 +607,17 @@ fn wire_line(l: &VatLine) -> VatBreakdownLine {
         vat_amount: l.vat_amount,
         surcharge_rate: l.surcharge_rate,
         surcharge_amount: l.surcharge_amount,
+    }
+}
+
+fn wire_item(l: &ItemLine) -> LineItem {
+    LineItem {
+        description: l.description.clone(),
+        quantity: l.quantity,
+        unit_price: l.unit_price,
+        amount: l.amount,
+        vat_rate: l.vat_rate,
+        confidence: unit_rounded(l.confidence),
     }
 }
 
@@ -643,6 +675,37 @@ mod tests {
 
     fn codes(invoice: &ExtractedInvoice) -> Vec<&str> {
         invoice.warnings.iter().map(|w| w.code.as_str()).collect()
+    }
+
+    #[test]
+    fn lines_due_date_and_iban_reach_the_result_and_a_bad_iban_is_kept_with_a_warning() {
+        let item = ItemLine {
+            description: "Mano de obra".into(),
+            quantity: Some(dec!(8)),
+            unit_price: Some(dec!(125)),
+            amount: Some(dec!(1000)),
+            vat_rate: Some(dec!(21)),
+            confidence: 0.876,
+        };
+        let inv = run(Fields {
+            lines: vec![item],
+            due_date: f(NaiveDate::from_ymd_opt(2026, 9, 4).unwrap()),
+            iban: f("ES9121000418450200051332".to_string()),
+            ..good()
+        });
+        assert_eq!(inv.lines[0].amount, Some(dec!(1000)));
+        assert_eq!(inv.lines[0].confidence, 0.88);
+        assert_eq!(inv.due_date, NaiveDate::from_ymd_opt(2026, 9, 4));
+        assert_eq!(inv.confidence["due_date"], 0.9);
+        assert_eq!(inv.confidence["iban"], 0.9);
+        assert!(inv.warnings.is_empty(), "{:?}", inv.warnings);
+        let inv = run(Fields {
+            iban: f("ES9121000418450200051333".to_string()),
+            ..good()
+        });
+        assert_eq!(inv.iban.as_deref(), Some("ES9121000418450200051333"));
+        assert_eq!(codes(&inv), ["iban_invalid"]);
+        assert!(inv.warnings[0].message.contains("ES9121000418450200051333"));
     }
 
     #[test]

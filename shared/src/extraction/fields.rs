@@ -65,6 +65,21 @@ pub struct VatLine {
     pub surcharge_amount: Option<Decimal>,
 }
 
+/// One item line as printed: the figures a line shows (none computed), with
+/// the confidence of its reading.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ItemLine {
+    pub description: String,
+    pub quantity: Option<Decimal>,
+    pub unit_price: Option<Decimal>,
+    /// The line's amount as printed (before VAT, unless the document prints
+    /// prices with VAT included).
+    pub amount: Option<Decimal>,
+    /// VAT percent, when the line prints one.
+    pub vat_rate: Option<Decimal>,
+    pub confidence: f32,
+}
+
 /// Everything a reader could read of one invoice. Amounts are positive
 /// except on credit notes, which carry every amount negative (base, VAT,
 /// surcharge, IRPF and total), so that total = base + VAT + surcharge − IRPF
@@ -92,4 +107,10 @@ pub struct Fields {
     pub notes: Vec<(String, String)>,
     /// The tax is IGIC (Canarias) or IPSI (Ceuta, Melilla) rather than VAT.
     pub indirect_tax: Option<String>,
+    /// The item lines, in document order.
+    pub lines: Vec<ItemLine>,
+    pub due_date: Option<Field<NaiveDate>>,
+    /// The account to pay into, upper case without spaces; as printed even
+    /// when its check digits are wrong (the checks say so).
+    pub iban: Option<Field<String>>,
 }

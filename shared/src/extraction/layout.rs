@@ -34,11 +34,30 @@ pub struct Hint {
     pub confidence: f32,
 }
 
+/// One item line an OCR service already split into typed fields (a Textract
+/// `LineItemGroups` entry), with where it lies on the page in the words'
+/// frame; the line reader takes these before reading the table itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LineHint {
+    /// The line's fields by type (`ITEM`, `QUANTITY`, `UNIT_PRICE`, `PRICE`,
+    /// `EXPENSE_ROW`, …), each value as printed; a label is its column heading.
+    pub fields: Vec<Hint>,
+    /// 1-based page number.
+    pub page: u32,
+    pub left: f32,
+    pub top: f32,
+    pub width: f32,
+    pub height: f32,
+}
+
 /// The text of one document with positions, plus any hints.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TextDocument {
     pub words: Vec<Word>,
     pub hints: Vec<Hint>,
+    /// Item lines given by the OCR service, in its order.
+    #[serde(default)]
+    pub line_hints: Vec<LineHint>,
 }
 
 impl TextDocument {
@@ -79,7 +98,7 @@ impl TextDocument {
         }
         TextDocument {
             words,
-            hints: Vec::new(),
+            ..TextDocument::default()
         }
     }
 

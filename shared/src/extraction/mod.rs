@@ -22,5 +22,5 @@ pub mod straighten;
 pub mod text;
 pub mod ticketbai;
 
-pub use fields::{Field, Fields, Source, VatLine};
-pub use layout::{Hint, TextDocument, Word};
+pub use fields::{Field, Fields, ItemLine, Source, VatLine};
+pub use layout::{Hint, LineHint, TextDocument, Word};

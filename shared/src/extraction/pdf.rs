@@ -159,7 +159,7 @@ fn parse(bytes: &[u8]) -> Result<PdfContent, PdfError> {
     }
     let text = TextDocument {
         words,
-        hints: Vec::new(),
+        ..TextDocument::default()
     };
     let scanned = first_page != Some(PageKind::Text) || unusable(&text);
     let attachments =

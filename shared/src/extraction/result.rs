@@ -23,6 +23,14 @@ fn optional_amount<S: Serializer>(x: &Option<Decimal>, s: S) -> Result<S::Ok, S:
     }
 }
 
+/// Quantities and unit prices keep their printed decimals (`0.125` kg, `0.0450` €).
+fn optional_number<S: Serializer>(x: &Option<Decimal>, s: S) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(x) => as_number(&x.normalize(), s),
+        None => s.serialize_none(),
+    }
+}
+
 /// One extracted invoice (an element of `invoices` in an extraction result).
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 #[schema(example = json!({
@@ -33,8 +41,15 @@ fn optional_amount<S: Serializer>(x: &Option<Decimal>, s: S) -> Result<S::Ok, S:
     "base": 1546.5, "vat_rate": 21.0, "vat_amount": 324.77,
     "vat_breakdown": [{"rate": 21.0, "base": 1546.5, "vat_amount": 324.77}],
     "irpf_rate": 15.0, "irpf_amount": 231.98, "total": 1639.29, "currency": "EUR", "source": "ocr",
+    "lines": [
+        {"description": "Azulejos porcelánicos 60x60", "quantity": 35.0, "unit_price": 9.9,
+            "amount": 346.5, "vat_rate": 21.0, "confidence": 0.91},
+        {"description": "Mano de obra alicatado baño", "quantity": 24.0, "unit_price": 50.0,
+            "amount": 1200.0, "vat_rate": 21.0, "confidence": 0.9}],
+    "due_date": "2026-09-04", "iban": "ES9121000418450200051332",
     "confidence": {"issuer_name": 0.95, "issuer_nif": 0.94, "invoice_number": 0.94, "invoice_date": 0.94,
-        "base": 0.94, "vat_amount": 0.93, "irpf_amount": 0.92, "total": 0.94},
+        "base": 0.94, "vat_amount": 0.93, "irpf_amount": 0.92, "total": 0.94,
+        "due_date": 0.9, "iban": 0.93},
     "checks": {"totals_ok": true, "nif_valid": true, "recipient_nif_valid": true, "date_valid": true,
         "vat_rate_valid": true},
     "warnings": [], "qr": null
@@ -83,6 +98,15 @@ pub struct ExtractedInvoice {
     pub currency: String,
     /// `einvoice:facturae`, `einvoice:ubl`, `einvoice:cii`, `einvoice:facturx`, `pdf_text`, `ocr` or `text`.
     pub source: String,
+    /// The item lines as printed, in document order; empty when none were read.
+    pub lines: Vec<LineItem>,
+    /// The payment due date (the first instalment's, when there are several), `YYYY-MM-DD`.
+    #[schema(value_type = Option<String>, format = Date)]
+    pub due_date: Option<NaiveDate>,
+    /// The account to pay into, upper case without spaces. Returned as
+    /// printed even when its ISO 13616 (mod-97) check fails, with the
+    /// warning `iban_invalid`.
+    pub iban: Option<String>,
     /// Confidence of each field read, 0–1 (1 for e-invoices); fields not read are absent.
     pub confidence: BTreeMap<String, f64>,
     pub checks: Checks,
@@ -123,6 +147,29 @@ pub struct VatBreakdownLine {
     pub surcharge_amount: Option<Decimal>,
 }
 
+/// One item line of the invoice, with the figures it prints (null when not printed).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct LineItem {
+    pub description: String,
+    #[serde(serialize_with = "optional_number")]
+    #[schema(value_type = Option<f64>)]
+    pub quantity: Option<Decimal>,
+    #[serde(serialize_with = "optional_number")]
+    #[schema(value_type = Option<f64>)]
+    pub unit_price: Option<Decimal>,
+    /// The line's amount as printed (without VAT, unless the document prints
+    /// prices with VAT included); negative on a credit note.
+    #[serde(serialize_with = "optional_amount")]
+    #[schema(value_type = Option<f64>)]
+    pub amount: Option<Decimal>,
+    /// VAT percent, when the line prints one.
+    #[serde(serialize_with = "optional_amount")]
+    #[schema(value_type = Option<f64>)]
+    pub vat_rate: Option<Decimal>,
+    /// Confidence of the line's reading, 0–1 (1 for e-invoices).
+    pub confidence: f64,
+}
+
 /// The service's own validations of the invoice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Checks {
@@ -150,7 +197,7 @@ pub struct Warning {
     /// `nif_placeholder`, `date_missing`, `date_in_future`, `date_too_old`,
     /// `vat_rate_missing`, `vat_rate_invalid`, `multiple_vat_rates`,
     /// `equivalence_surcharge`, `igic`, `ipsi`, `number_missing`,
-    /// `foreign_currency`. Reading (text, OCR): `invoice_date_unlabelled`,
+    /// `foreign_currency`, `iban_invalid`. Reading (text, OCR): `invoice_date_unlabelled`,
     /// `nif_repaired`, `amount_repaired`, `vat_computed`, `base_computed`,
     /// `irpf_computed`, `vat_back_calculated`, `vat_exempt`, `suplidos`,
     /// `suplidos_outside_base`, `discount_applied`, `total_before_withholding`,
@@ -215,6 +262,16 @@ mod tests {
             total: None,
             currency: "EUR".into(),
             source: "text".into(),
+            lines: vec![LineItem {
+                description: "Cable 2,5 mm".into(),
+                quantity: Some(dec!(0.125)),
+                unit_price: Some(dec!(1.2000)),
+                amount: Some(dec!(0.15)),
+                vat_rate: None,
+                confidence: 0.9,
+            }],
+            due_date: NaiveDate::from_ymd_opt(2026, 9, 4),
+            iban: None,
             confidence: BTreeMap::from([("base".to_string(), 0.95)]),
             checks: Checks {
                 totals_ok: false,
@@ -238,6 +295,13 @@ mod tests {
             json!({"rate": 21.0, "base": 1546.5, "vat_amount": 324.77})
         );
         assert_eq!(value["checks"]["recipient_nif_valid"], json!(null));
+        assert_eq!(
+            value["lines"][0],
+            json!({"description": "Cable 2,5 mm", "quantity": 0.125, "unit_price": 1.2,
+                "amount": 0.15, "vat_rate": null, "confidence": 0.9})
+        );
+        assert_eq!(value["due_date"], json!("2026-09-04"));
+        assert_eq!(value["iban"], json!(null));
         assert_eq!(value["warnings"][0]["code"], json!("total_missing"));
         assert_eq!(value["qr"], json!(null));
     }

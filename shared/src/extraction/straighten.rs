@@ -157,7 +157,7 @@ mod tests {
         }
         TextDocument {
             words,
-            hints: Vec::new(),
+            ..TextDocument::default()
         }
     }
 

@@ -2,7 +2,8 @@
 //! in-process axum server answering `Textract.AnalyzeExpense` in the
 //! documented JSON shape, its LINE and WORD blocks read from the received
 //! image by Tesseract, so the one OCR contract suite can hold both adapters
-//! to the same findings. It rejects what Textract rejects (formats other than
+//! to the same findings. It can be given summary fields and line items to
+//! answer with besides (`with_expense`), in Textract's JSON shape. It rejects what Textract rejects (formats other than
 //! PNG and JPEG, unreadable images) with Textract's error types, and can be
 //! told to fail every call (throttling, server errors).
 
@@ -33,6 +34,8 @@ pub struct FakeTextract {
 
 struct Fake {
     tesseract: Tesseract,
+    /// `SummaryFields` and `LineItemGroups` added to every answer.
+    expense: Mutex<(Value, Value)>,
     failure: Mutex<Option<(StatusCode, &'static str)>>,
     received: Mutex<Vec<FileKind>>,
 }
@@ -41,6 +44,7 @@ impl FakeTextract {
     pub async fn start(tesseract: Tesseract) -> FakeTextract {
         let state = Arc::new(Fake {
             tesseract,
+            expense: Mutex::new((json!([]), json!([]))),
             failure: Mutex::new(None),
             received: Mutex::new(Vec::new()),
         });
@@ -52,6 +56,11 @@ impl FakeTextract {
         let url = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, app).await });
         FakeTextract { url, state }
+    }
+
+    /// Every answer from now on carries these summary fields and line item groups.
+    pub fn with_expense(&self, summary_fields: Value, line_item_groups: Value) {
+        *self.state.expense.lock().unwrap() = (summary_fields, line_item_groups);
     }
 
     /// Every call from now on fails with this status and error type.
@@ -108,7 +117,10 @@ async fn analyze_expense(
     };
     fake.received.lock().unwrap().extend(kind);
     match fake.tesseract.read(&bytes, format).await {
-        Ok(doc) => json_response(StatusCode::OK, analysis(&doc.words)),
+        Ok(doc) => {
+            let (summary, line_items) = fake.expense.lock().unwrap().clone();
+            json_response(StatusCode::OK, analysis(&doc.words, summary, line_items))
+        }
         Err(OcrError::Unreadable(why)) => {
             error(StatusCode::BAD_REQUEST, "BadDocumentException", &why)
         }
@@ -121,8 +133,9 @@ async fn analyze_expense(
 }
 
 /// One expense document: a PAGE block, LINE blocks (words whose tops lie
-/// within half a word height) and WORD blocks.
-fn analysis(words: &[Word]) -> Value {
+/// within half a word height) and WORD blocks, with the given summary
+/// fields and line item groups.
+fn analysis(words: &[Word], summary_fields: Value, line_item_groups: Value) -> Value {
     let mut blocks = vec![json!({"BlockType": "PAGE", "Id": "page-1", "Page": 1,
         "Geometry": {"BoundingBox": {"Left": 0.0, "Top": 0.0, "Width": 1.0, "Height": 1.0}}})];
     let mut lines: Vec<Vec<&Word>> = Vec::new();
@@ -155,7 +168,8 @@ fn analysis(words: &[Word]) -> Value {
         );
     }
     json!({"DocumentMetadata": {"Pages": 1}, "ExpenseDocuments": [{
-        "ExpenseIndex": 1, "SummaryFields": [], "LineItemGroups": [], "Blocks": blocks}]})
+        "ExpenseIndex": 1, "SummaryFields": summary_fields, "LineItemGroups": line_item_groups,
+        "Blocks": blocks}]})
 }
 
 fn error(status: StatusCode, error_type: &str, message: &str) -> Response {

@@ -3,9 +3,9 @@
 //! before today so that its checks pass.
 
 use chrono::{Days, NaiveDate};
-use rust_decimal::dec;
+use rust_decimal::{Decimal, dec};
 
-use crate::extraction::{Field, Fields, VatLine};
+use crate::extraction::{Field, Fields, ItemLine, VatLine};
 
 pub fn fields(today: NaiveDate) -> Fields {
     let date = today.checked_sub_days(Days::new(7)).unwrap_or(today);
@@ -31,5 +31,32 @@ pub fn fields(today: NaiveDate) -> Fields {
         currency: Some("EUR".into()),
         notes: Vec::new(),
         indirect_tax: None,
+        lines: vec![
+            item(
+                "Azulejos porcelánicos 60x60",
+                dec!(35),
+                dec!(9.90),
+                dec!(346.50),
+            ),
+            item(
+                "Mano de obra alicatado baño",
+                dec!(24),
+                dec!(50),
+                dec!(1200),
+            ),
+        ],
+        due_date: Some(Field::exact(date + Days::new(30))),
+        iban: Some(Field::exact("ES9121000418450200051332".into())),
+    }
+}
+
+fn item(description: &str, quantity: Decimal, unit_price: Decimal, amount: Decimal) -> ItemLine {
+    ItemLine {
+        description: description.into(),
+        quantity: Some(quantity),
+        unit_price: Some(unit_price),
+        amount: Some(amount),
+        vat_rate: Some(dec!(21)),
+        confidence: 1.0,
     }
 }

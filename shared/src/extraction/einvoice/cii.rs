@@ -15,7 +15,7 @@ use rust_decimal::Decimal;
 use super::EinvoiceError;
 use super::en16931::{self, Document, Group, Trader};
 use super::values::{self, decimal_at, decimal_of};
-use crate::extraction::fields::Fields;
+use crate::extraction::fields::{Fields, ItemLine};
 use crate::xml_tree::Element;
 
 const FORMAT: &str = "CII";
@@ -74,16 +74,77 @@ pub fn read(root: &Element) -> Result<Fields, EinvoiceError> {
         withholding: None,
         currency,
         other_taxes,
+        lines: lines(root)?,
+        due_date: settlement
+            .and_then(|s| s.find(&["SpecifiedTradePaymentTerms", "DueDateDateTime"]))
+            .map(|d| date_time(d, "SpecifiedTradePaymentTerms/DueDateDateTime"))
+            .transpose()?
+            .flatten(),
+        iban: settlement
+            .into_iter()
+            .flat_map(|s| s.children("SpecifiedTradeSettlementPaymentMeans"))
+            .find_map(|m| m.text_at(&["PayeePartyCreditorFinancialAccount", "IBANID"]))
+            .and_then(values::iban),
     };
     Ok(en16931::fields(&document))
 }
 
+/// `IncludedSupplyChainTradeLineItem`: product name, billed quantity, net
+/// price and `LineTotalAmount` as stated.
+fn lines(root: &Element) -> Result<Vec<ItemLine>, EinvoiceError> {
+    root.find_all(&[
+        "SupplyChainTradeTransaction",
+        "IncludedSupplyChainTradeLineItem",
+    ])
+    .into_iter()
+    .map(|line| {
+        let settlement = line.child("SpecifiedLineTradeSettlement");
+        let at = |parent: Option<&Element>, path: &[&str]| match parent {
+            Some(parent) => decimal_at(parent, path, FORMAT),
+            None => Ok(None),
+        };
+        Ok(ItemLine {
+            description: line
+                .text_at(&["SpecifiedTradeProduct", "Name"])
+                .and_then(|n| values::name(&[n]))
+                .unwrap_or_default(),
+            quantity: at(
+                line.child("SpecifiedLineTradeDelivery"),
+                &["BilledQuantity"],
+            )?,
+            unit_price: at(
+                line.child("SpecifiedLineTradeAgreement"),
+                &["NetPriceProductTradePrice", "ChargeAmount"],
+            )?,
+            amount: at(
+                settlement,
+                &[
+                    "SpecifiedTradeSettlementLineMonetarySummation",
+                    "LineTotalAmount",
+                ],
+            )?,
+            vat_rate: at(settlement, &["ApplicableTradeTax", "RateApplicablePercent"])?,
+            confidence: 1.0,
+        })
+    })
+    .collect()
+}
+
 /// `IssueDateTime/DateTimeString` in format 102 (the only one EN 16931 allows).
 fn issue_date(header: &Element) -> Result<Option<NaiveDate>, EinvoiceError> {
-    let Some(string) = header.find(&["IssueDateTime", "DateTimeString"]) else {
+    match header.child("IssueDateTime") {
+        Some(element) => date_time(element, "ExchangedDocument/IssueDateTime"),
+        None => Ok(None),
+    }
+}
+
+/// The `DateTimeString` of a date element, in format 102.
+fn date_time(element: &Element, at: &str) -> Result<Option<NaiveDate>, EinvoiceError> {
+    let Some(string) = element.child("DateTimeString") else {
         return Ok(None);
     };
-    let path = "ExchangedDocument/IssueDateTime/DateTimeString";
+    let path = format!("{at}/DateTimeString");
+    let path = path.as_str();
     let text = string.text();
     match string.attribute("format") {
         Some("102") | None => values::compact_date(text)

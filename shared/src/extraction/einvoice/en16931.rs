@@ -18,7 +18,7 @@ use rust_decimal::Decimal;
 
 use super::values;
 use super::{exact, note, set_indirect_tax, set_recipient};
-use crate::extraction::fields::{Fields, VatLine};
+use crate::extraction::fields::{Fields, ItemLine, VatLine};
 
 /// UNTDID 1001 credit-note codes allowed by EN 16931 (BT-3).
 const CREDIT_NOTE_CODES: [&str; 11] = [
@@ -59,6 +59,12 @@ pub struct Document {
     /// Taxes other than VAT the document states (a CII `ApplicableTradeTax`
     /// with another type code): type code and amount.
     pub other_taxes: Vec<(String, Decimal)>,
+    /// BG-25, amounts as stated (positive on a credit note).
+    pub lines: Vec<ItemLine>,
+    /// BT-9.
+    pub due_date: Option<NaiveDate>,
+    /// BT-84 of the first credit transfer, compact.
+    pub iban: Option<String>,
 }
 
 #[derive(Default)]
@@ -169,6 +175,16 @@ pub fn fields(document: &Document) -> Fields {
                 .to_string(),
         );
     }
+    fields.lines = document
+        .lines
+        .iter()
+        .map(|line| ItemLine {
+            amount: line.amount.map(|a| sign * a),
+            ..line.clone()
+        })
+        .collect();
+    fields.due_date = exact(document.due_date);
+    fields.iban = exact(document.iban.clone());
     let surcharge = breakdown(document, sign, &mut fields);
     indirect_tax(document, &mut fields);
     let tax = document.tax_total.or_else(|| {

@@ -8,12 +8,16 @@
 //!   breakdown, each with its equivalence surcharge; other taxes are noted.
 //! - IRPF (04) from the invoice's `TaxesWithheld`, else from its lines',
 //!   else `TotalTaxesWithheld`; other withholdings are noted.
+//! - Lines from `Items/InvoiceLine` (`GrossAmount` is the line's amount, after
+//!   its discounts); the due date and IBAN from the first instalment of
+//!   `PaymentDetails` that has them (`AccountToBeCredited`, never the
+//!   customer's `AccountToBeDebited`).
 
 use rust_decimal::Decimal;
 
 use super::values::{self, decimal_at};
 use super::{EinvoiceError, exact, note, set_indirect_tax, set_recipient};
-use crate::extraction::fields::{Fields, VatLine};
+use crate::extraction::fields::{Fields, ItemLine, VatLine};
 use crate::xml_tree::Element;
 
 const FORMAT: &str = "Facturae";
@@ -89,7 +93,59 @@ fn invoice_fields(document: &Element, invoice: &Element) -> Result<Fields, Einvo
     taxes_outputs(invoice, &mut fields)?;
     withholding(invoice, &mut fields)?;
     totals(invoice, &mut fields)?;
+    fields.lines = lines(invoice)?;
+    payment(invoice, &mut fields)?;
     Ok(fields)
+}
+
+fn lines(invoice: &Element) -> Result<Vec<ItemLine>, EinvoiceError> {
+    invoice
+        .find_all(&["Items", "InvoiceLine"])
+        .into_iter()
+        .map(|line| {
+            let tax = line
+                .find_all(&["TaxesOutputs", "Tax"])
+                .into_iter()
+                .find(|t| matches!(t.text_at(&["TaxTypeCode"]), Some(VAT | IPSI | IGIC)));
+            Ok(ItemLine {
+                description: line
+                    .text_at(&["ItemDescription"])
+                    .and_then(|d| values::name(&[d]))
+                    .unwrap_or_default(),
+                quantity: amount(line, &["Quantity"])?,
+                unit_price: amount(line, &["UnitPriceWithoutTax"])?,
+                amount: amount(line, &["GrossAmount"])?,
+                vat_rate: tax.map(|t| amount(t, &["TaxRate"])).transpose()?.flatten(),
+                confidence: 1.0,
+            })
+        })
+        .collect()
+}
+
+fn payment(invoice: &Element, fields: &mut Fields) -> Result<(), EinvoiceError> {
+    let installments = invoice.find_all(&["PaymentDetails", "Installment"]);
+    let due = installments
+        .iter()
+        .find_map(|i| i.text_at(&["InstallmentDueDate"]));
+    fields.due_date = exact(
+        due.map(|text| {
+            values::iso_date(text).ok_or_else(|| {
+                values::bad_date(
+                    FORMAT,
+                    "PaymentDetails/Installment/InstallmentDueDate",
+                    text,
+                )
+            })
+        })
+        .transpose()?,
+    );
+    fields.iban = exact(
+        installments
+            .iter()
+            .find_map(|i| i.text_at(&["AccountToBeCredited", "IBAN"]))
+            .and_then(values::iban),
+    );
+    Ok(())
 }
 
 /// A legal entity's corporate name, or a person's name and surnames.

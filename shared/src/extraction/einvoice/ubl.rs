@@ -13,7 +13,7 @@ use rust_decimal::Decimal;
 use super::EinvoiceError;
 use super::en16931::{self, Document, Group, Trader};
 use super::values::{self, decimal_at, decimal_of};
-use crate::extraction::fields::Fields;
+use crate::extraction::fields::{Fields, ItemLine};
 use crate::xml_tree::Element;
 
 const FORMAT: &str = "UBL";
@@ -49,8 +49,57 @@ pub fn read(root: &Element) -> Result<Fields, EinvoiceError> {
         withholding: withholding(root)?,
         currency,
         other_taxes: Vec::new(),
+        lines: lines(root)?,
+        due_date: due_date(root)?,
+        iban: root
+            .children("PaymentMeans")
+            .find_map(|means| means.text_at(&["PayeeFinancialAccount", "ID"]))
+            .and_then(values::iban),
     };
     Ok(en16931::fields(&document))
+}
+
+/// `InvoiceLine` (`CreditNoteLine` in a credit note): the item's name, else
+/// its description; quantity, price and `LineExtensionAmount` as stated.
+fn lines(root: &Element) -> Result<Vec<ItemLine>, EinvoiceError> {
+    let (element, quantity) = if root.name == "CreditNote" {
+        ("CreditNoteLine", "CreditedQuantity")
+    } else {
+        ("InvoiceLine", "InvoicedQuantity")
+    };
+    root.children(element)
+        .map(|line| {
+            Ok(ItemLine {
+                description: line
+                    .text_at(&["Item", "Name"])
+                    .or_else(|| line.text_at(&["Item", "Description"]))
+                    .and_then(|n| values::name(&[n]))
+                    .unwrap_or_default(),
+                quantity: decimal_at(line, &[quantity], FORMAT)?,
+                unit_price: decimal_at(line, &["Price", "PriceAmount"], FORMAT)?,
+                amount: decimal_at(line, &["LineExtensionAmount"], FORMAT)?,
+                vat_rate: decimal_at(line, &["Item", "ClassifiedTaxCategory", "Percent"], FORMAT)?,
+                confidence: 1.0,
+            })
+        })
+        .collect()
+}
+
+/// `DueDate` (an invoice), else the first `PaymentMeans/PaymentDueDate` (a credit note).
+fn due_date(root: &Element) -> Result<Option<chrono::NaiveDate>, EinvoiceError> {
+    let (path, text) = match root.text_at(&["DueDate"]) {
+        Some(text) => ("DueDate", text),
+        None => match root
+            .children("PaymentMeans")
+            .find_map(|m| m.text_at(&["PaymentDueDate"]))
+        {
+            Some(text) => ("PaymentMeans/PaymentDueDate", text),
+            None => return Ok(None),
+        },
+    };
+    values::iso_date(text)
+        .map(Some)
+        .ok_or_else(|| values::bad_date(FORMAT, path, text))
 }
 
 fn issue_date(root: &Element) -> Result<Option<chrono::NaiveDate>, EinvoiceError> {

@@ -62,6 +62,16 @@ pub fn decimal_of(
     })
 }
 
+/// An account number as the IBAN field holds it: upper case without spaces.
+pub fn iban(text: &str) -> Option<String> {
+    let compact: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_uppercase)
+        .collect();
+    (!compact.is_empty()).then_some(compact)
+}
+
 /// An `xs:date`, with any time-zone suffix dropped (`2026-11-21`, `2026-11-21Z`,
 /// `2026-11-21+01:00`).
 pub fn iso_date(text: &str) -> Option<NaiveDate> {

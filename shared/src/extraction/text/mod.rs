@@ -28,8 +28,10 @@ mod date;
 mod doc;
 mod heading;
 mod labels;
+mod lines;
 mod names;
 mod parties;
+mod payment;
 mod reconcile;
 mod rows;
 pub(crate) mod tax_id;
@@ -97,6 +99,9 @@ pub fn parse(doc: &TextDocument, own_nif: Option<&Nif>) -> Fields {
         currency: reconciled.currency,
         notes,
         indirect_tax: reconciled.indirect_tax,
+        lines: lines::read(&d, &doc.line_hints),
+        due_date: payment::due_date(&d, &doc.hints),
+        iban: payment::iban(&d),
     }
 }
 

@@ -378,7 +378,11 @@ fn textract_example() -> TextDocument {
     words.extend(word("35", 0.5, 0.28, 0.02, 0.99));
     words.extend(word("9,90", 0.6, 0.28, 0.04, 0.98));
     words.extend(word("346,50", 0.8, 0.28, 0.06, 0.98));
-    TextDocument { words, hints }
+    TextDocument {
+        words,
+        hints,
+        ..TextDocument::default()
+    }
 }
 
 #[test]
@@ -405,6 +409,7 @@ fn hints_alone_are_enough() {
     let doc = TextDocument {
         words: Vec::new(),
         hints: textract_example().hints,
+        ..TextDocument::default()
     };
     let f = parse(&doc, None);
     assert_eq!(s(&f.issuer_nif), Some("B12345674"));
@@ -721,7 +726,14 @@ fn random_text_and_boxes_never_panic() {
             .collect();
         let hints = vec![hint("TAX", Some(&text), &text, &["VENDOR"], 50.0)];
         let own = Nif::parse("12345678Z").ok();
-        parse(&TextDocument { words, hints }, own.as_ref());
+        parse(
+            &TextDocument {
+                words,
+                hints,
+                ..TextDocument::default()
+            },
+            own.as_ref(),
+        );
     }
 }
 
