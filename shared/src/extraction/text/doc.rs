@@ -201,7 +201,12 @@ impl Doc {
         let Some(row) = self.rows.get(hit.row) else {
             return Vec::new();
         };
-        if self.items_heading(hit.row) {
+        // "Fecha de emisión:" asks for its value even on a row of other cells.
+        let asks = self
+            .label_toks(hit)
+            .last()
+            .is_some_and(|t| t.text.ends_with(':'));
+        if self.items_heading(hit.row) && !asks {
             return Vec::new();
         }
         let (left, right) = self.extent(hit);

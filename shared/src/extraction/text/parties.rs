@@ -202,23 +202,32 @@ fn sightings(doc: &Doc, irpf: bool) -> Vec<Sighting> {
     found
 }
 
-/// One entry per distinct id: the summed score, the first sighting.
+/// Sightings of one id whose scores add up: an id a long document repeats on
+/// every page (a reference in its page header) must not outweigh the
+/// registry line that names the issuer once.
+const COUNTED_SIGHTINGS: usize = 3;
+
+/// One entry per distinct id: the summed score of its first sightings, the
+/// first sighting.
 fn by_value(sightings: Vec<Sighting>) -> Vec<Sighting> {
-    let mut out: Vec<Sighting> = Vec::new();
+    let mut out: Vec<(Sighting, usize)> = Vec::new();
     for s in sightings {
-        match out.iter_mut().find(|o| o.id.value == s.id.value) {
-            Some(o) => {
-                o.score += s.score;
+        match out.iter_mut().find(|(o, _)| o.id.value == s.id.value) {
+            Some((o, seen)) => {
+                *seen += 1;
+                if *seen <= COUNTED_SIGHTINGS {
+                    o.score += s.score;
+                }
                 o.conf = o.conf.max(s.conf);
                 if o.row > s.row {
                     o.row = s.row;
                     o.tok = s.tok;
                 }
             }
-            None => out.push(s),
+            None => out.push((s, 1)),
         }
     }
-    out
+    out.into_iter().map(|(s, _)| s).collect()
 }
 
 const ADDRESS_STARTS: &[&str] = &[
