@@ -169,7 +169,7 @@ impl Ocr for Tesseract {
                 .await
                 .map_err(|e| OcrError::Failed(e.to_string()))?;
             let bytes = image.to_vec();
-            tokio::task::spawn_blocking(move || photo::prepare(&bytes, format))
+            tokio::task::spawn_blocking(move || photo::prepare_isolated(&bytes, format))
                 .await
                 .map_err(|e| OcrError::Failed(e.to_string()))?
                 .map_err(unreadable)?

@@ -39,6 +39,70 @@ pub struct Page {
     pub dpi: u32,
 }
 
+/// The bounds of the child that prepares one photo: a 40-megapixel page
+/// decodes to 40 MB of grey and is turned and filtered in a few copies.
+pub const SANDBOX: crate::extraction::sandbox::Limits = crate::extraction::sandbox::Limits {
+    wall: std::time::Duration::from_secs(20),
+    cpu_seconds: 15,
+    memory: 1 << 30,
+    max_output: 96 << 20,
+};
+
+/// `prepare` in a sandboxed child: the decoder reads untrusted bytes, and a
+/// panic or a runaway there must not take the service down. A child that
+/// fails leaves the photo as it was sent (`None`): the OCR engine reads it
+/// in its own process.
+pub fn prepare_isolated(bytes: &[u8], format: ImageFormat) -> Result<Option<Page>, ImageError> {
+    let answer =
+        crate::extraction::sandbox::run_isolated(&SANDBOX, || to_answer(prepare(bytes, format)));
+    match answer {
+        Ok(answer) => from_answer(&answer),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The child's answer: a tag byte, then the page (width, height and dpi as
+/// little-endian u32, then the PNG) or the error's message.
+fn to_answer(prepared: Result<Option<Page>, ImageError>) -> Vec<u8> {
+    match prepared {
+        Ok(None) => vec![0],
+        Ok(Some(page)) => {
+            let mut out = vec![1];
+            for n in [page.width, page.height, page.dpi] {
+                out.extend(n.to_le_bytes());
+            }
+            out.extend(page.png);
+            out
+        }
+        Err(ImageError::Unreadable(m)) => [&[2u8][..], m.as_bytes()].concat(),
+        Err(ImageError::TooLarge(m)) => [&[3u8][..], m.as_bytes()].concat(),
+    }
+}
+
+fn from_answer(answer: &[u8]) -> Result<Option<Page>, ImageError> {
+    let number = |i: usize| {
+        answer
+            .get(1 + 4 * i..5 + 4 * i)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_le_bytes)
+    };
+    let message = || String::from_utf8_lossy(answer.get(1..).unwrap_or(&[])).into_owned();
+    match answer.first() {
+        Some(1) => match (number(0), number(1), number(2)) {
+            (Some(width), Some(height), Some(dpi)) => Ok(Some(Page {
+                png: answer[13..].to_vec(),
+                width,
+                height,
+                dpi,
+            })),
+            _ => Ok(None),
+        },
+        Some(2) => Err(ImageError::Unreadable(message())),
+        Some(3) => Err(ImageError::TooLarge(message())),
+        _ => Ok(None),
+    }
+}
+
 /// The page in `bytes` prepared for OCR, or `None` when it is a clean,
 /// level page with even light that needs nothing done.
 pub fn prepare(bytes: &[u8], format: ImageFormat) -> Result<Option<Page>, ImageError> {
@@ -186,6 +250,35 @@ fn flatten(page: &mut GrayImage, background: &GrayImage, scale: u32) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_childs_answer_carries_the_page_or_the_error() {
+        let page = Page {
+            png: vec![137, 80, 78, 71],
+            width: 2480,
+            height: 3508,
+            dpi: 300,
+        };
+        let back = from_answer(&to_answer(Ok(Some(page)))).unwrap().unwrap();
+        assert_eq!(
+            (back.width, back.height, back.dpi, back.png),
+            (2480, 3508, 300, vec![137, 80, 78, 71])
+        );
+        assert!(from_answer(&to_answer(Ok(None))).unwrap().is_none());
+        assert_eq!(
+            from_answer(&to_answer(Err(ImageError::Unreadable("bad".into())))).unwrap_err(),
+            ImageError::Unreadable("bad".into())
+        );
+        assert!(from_answer(&[]).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_photo_is_prepared_in_a_child() {
+        assert!(matches!(
+            prepare_isolated(b"not an image", ImageFormat::Png),
+            Err(ImageError::Unreadable(_))
+        ));
+    }
+
     use super::*;
     use crate::extraction::image::tests::encoded;
     use skew::tests::printed_page;
