@@ -9,8 +9,7 @@ mod real_corpus;
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
+
 use std::sync::Arc;
 
 use axum::Router;
@@ -25,30 +24,6 @@ use shared::domain::account::Plan;
 use shared::embedded::tesseract::Tesseract;
 use shared::ports::Ports;
 use shared::tax::nif::Nif;
-
-/// Page 1 of a PDF as a 200-dpi PNG (poppler's pdftoppm).
-fn rasterise(pdf: &[u8]) -> Vec<u8> {
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new("pdftoppm")
-        .args([
-            "-png",
-            "-r",
-            "200",
-            "-f",
-            "1",
-            "-l",
-            "1",
-            "-singlefile",
-            "-",
-        ])
-        .arg(dir.path().join("page"))
-        .stdin(Stdio::piped())
-        .spawn()
-        .expect("pdftoppm (poppler-utils) is installed");
-    child.stdin.take().unwrap().write_all(pdf).unwrap();
-    assert!(child.wait().unwrap().success());
-    std::fs::read(dir.path().join("page.png")).unwrap()
-}
 
 async fn extract(ports: &Ports, name: &str, mime: &str, bytes: &[u8], own: Option<Nif>) -> Json {
     let request = ExtractRequest {
@@ -75,7 +50,7 @@ async fn read(ports: &Ports, dir: &std::path::Path, truth: &Truth) -> Json {
             "{}: an image-only PDF is reported as scanned: {reply}",
             truth.file
         );
-        let png = rasterise(&bytes);
+        let png = real_corpus::rasterise(&bytes);
         let reply = extract(ports, &truth.file, "image/png", &png, own).await;
         return reply["invoices"][0].clone();
     }

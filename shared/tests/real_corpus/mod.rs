@@ -6,7 +6,9 @@
 // Each user compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::str::FromStr;
 
 use rust_decimal::Decimal;
@@ -56,6 +58,31 @@ pub fn dir() -> Option<PathBuf> {
 pub fn load(dir: &Path) -> Vec<Truth> {
     let text = std::fs::read_to_string(dir.join("truth.json")).expect("truth.json");
     serde_json::from_str(&text).expect("truth.json is a list of documents")
+}
+
+/// Page 1 of a PDF as a 200-dpi PNG (poppler's pdftoppm): an image-only
+/// PDF sent again as a user would after `pdf_scanned`.
+pub fn rasterise(pdf: &[u8]) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new("pdftoppm")
+        .args([
+            "-png",
+            "-r",
+            "200",
+            "-f",
+            "1",
+            "-l",
+            "1",
+            "-singlefile",
+            "-",
+        ])
+        .arg(dir.path().join("page"))
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("pdftoppm (poppler-utils) is installed");
+    child.stdin.take().unwrap().write_all(pdf).unwrap();
+    assert!(child.wait().unwrap().success());
+    std::fs::read(dir.path().join("page.png")).unwrap()
 }
 
 /// One field's verdict.

@@ -8,9 +8,8 @@
 //! every miss.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use base64::Engine;
@@ -48,29 +47,6 @@ fn account_key(data: &Path, nif: &str) -> String {
         data,
         &["keys", "create", "--account", &id, "--mode", "live"],
     )
-}
-
-fn rasterise(pdf: &[u8]) -> Vec<u8> {
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new("pdftoppm")
-        .args([
-            "-png",
-            "-r",
-            "200",
-            "-f",
-            "1",
-            "-l",
-            "1",
-            "-singlefile",
-            "-",
-        ])
-        .arg(dir.path().join("page"))
-        .stdin(Stdio::piped())
-        .spawn()
-        .expect("pdftoppm (poppler-utils) is installed");
-    child.stdin.take().unwrap().write_all(pdf).unwrap();
-    assert!(child.wait().unwrap().success());
-    std::fs::read(dir.path().join("page.png")).unwrap()
 }
 
 async fn extract(
@@ -168,7 +144,7 @@ pub async fn run(client: &reqwest::Client) {
                     truth.file
                 ));
             }
-            let png = rasterise(&bytes);
+            let png = real_corpus::rasterise(&bytes);
             (reply, time) = extract(&server, client, key, (&truth.file, "image/png", &png)).await;
         }
         let verdicts = real_corpus::score(truth, &reply["invoices"][0]);
