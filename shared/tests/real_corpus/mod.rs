@@ -49,10 +49,14 @@ impl Truth {
     }
 }
 
-/// The corpus folder, or None where `../shared` is absent (a clone alone).
+/// The corpus folder beside the project (`../shared/corpus/real-invoices`
+/// from the repository root, whichever crate asks), or None where it is
+/// absent (a clone alone).
 pub fn dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/real-invoices");
-    dir.join("truth.json").is_file().then_some(dir)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|a| a.join("shared/corpus/real-invoices"))
+        .find(|d| d.join("truth.json").is_file())
 }
 
 pub fn load(dir: &Path) -> Vec<Truth> {

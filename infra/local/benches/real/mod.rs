@@ -1,7 +1,7 @@
 //! The real third-party invoices beside the project
 //! (`../shared/corpus/real-invoices/`, read by path) through the release
 //! `svc serve`: each sent by an account whose NIF is the document's
-//! recipient (a document without one by the demo account); an image-only PDF
+//! recipient (a document without one by an account without a NIF); an image-only PDF
 //! is answered `pdf_scanned` and then sent as its page rendered at 200 dpi,
 //! as a user would. Prints field accuracy per field, per language and per
 //! source, the share of documents with every field right, time per file, and
@@ -35,14 +35,18 @@ fn svc(data: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-/// A live key of a new Pro account with `nif` as its issuer NIF.
-fn account_key(data: &Path, nif: &str) -> String {
-    let id = svc(
-        data,
-        &[
-            "accounts", "create", "--name", nif, "--plan", "pro", "--nif", nif,
-        ],
-    );
+/// A live key of a new Pro account, with `nif` as its issuer NIF when given.
+fn account_key(data: &Path, nif: Option<&str>) -> String {
+    let mut args = vec![
+        "accounts",
+        "create",
+        "--name",
+        nif.unwrap_or("sin NIF"),
+        "--plan",
+        "pro",
+    ];
+    args.extend(nif.map(|n| ["--nif", n]).into_iter().flatten());
+    let id = svc(data, &args);
     svc(
         data,
         &["keys", "create", "--account", &id, "--mode", "live"],
@@ -115,9 +119,12 @@ pub async fn run(client: &reqwest::Client) {
     let mut keys: BTreeMap<String, String> = BTreeMap::new();
     for nif in truths.iter().filter_map(Truth::recipient_nif) {
         if shared::tax::nif::Nif::parse(nif).is_ok() && !keys.contains_key(nif) {
-            keys.insert(nif.to_string(), account_key(data.path(), nif));
+            keys.insert(nif.to_string(), account_key(data.path(), Some(nif)));
         }
     }
+    // Accounts exist, so the server creates no demo account: one without a
+    // NIF sends the documents that name no recipient.
+    let without_nif = account_key(data.path(), None);
     let server = support::serve_with(
         &["--data".to_string(), data.path().display().to_string()],
         &[("SVC_QUOTA_PRO", "100000")],
@@ -128,7 +135,7 @@ pub async fn run(client: &reqwest::Client) {
         let key = truth
             .recipient_nif()
             .and_then(|n| keys.get(n))
-            .unwrap_or(&server.key);
+            .unwrap_or(&without_nif);
         let bytes = std::fs::read(dir.join(&truth.file)).unwrap();
         let (mut reply, mut time) =
             extract(&server, client, key, (&truth.file, &truth.mime, &bytes)).await;
