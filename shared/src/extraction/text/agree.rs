@@ -15,7 +15,7 @@ use crate::extraction::fields::{Field, VatLine};
 
 use super::amount::{Number, amounts};
 use super::doc::{BESIDE, Doc};
-use super::labels::Kind;
+use super::labels::{Hit, Kind};
 use super::reconcile::Reconciled;
 
 /// VAT, IGIC and IPSI rates of Spain and the standard and reduced rates of
@@ -246,20 +246,29 @@ fn choose(doc: &Doc) -> Option<Choice> {
     best
 }
 
-/// The money amounts beside the labels of one kind, in document order.
+/// The first amount printed as money beside a label that `keep` accepts,
+/// with its row and confidence.
+fn money_beside(
+    doc: &Doc,
+    hit: &Hit,
+    keep: impl Fn(&Number) -> bool,
+) -> Option<(Decimal, usize, f32)> {
+    let value = doc.segment_value(hit);
+    let n = amounts(&value.text, doc.mark)
+        .into_iter()
+        .find(|n| printed_as_money(&value.text, n) && keep(n))?;
+    Some((n.value.abs(), value.row, value.conf))
+}
+
+/// The non-zero money amounts beside the labels of one kind, in document order.
 fn candidates_of(doc: &Doc, kind: Kind, weight: f32) -> Vec<Candidate> {
     doc.hits_of(kind)
-        .filter_map(|hit| {
-            let value = doc.segment_value(hit);
-            let n = amounts(&value.text, doc.mark)
-                .into_iter()
-                .find(|n| printed_as_money(&value.text, n) && !n.value.is_zero())?;
-            Some(Candidate {
-                value: n.value.abs(),
-                row: value.row,
-                weight,
-                conf: value.conf,
-            })
+        .filter_map(|hit| money_beside(doc, hit, |n| !n.value.is_zero()))
+        .map(|(value, row, conf)| Candidate {
+            value,
+            row,
+            weight,
+            conf,
         })
         .collect()
 }
@@ -267,16 +276,11 @@ fn candidates_of(doc: &Doc, kind: Kind, weight: f32) -> Vec<Candidate> {
 /// A ticket's total from its payment: cash handed over less the change.
 fn paid_less_change(doc: &Doc) -> Option<Field<Decimal>> {
     let first = |kind: Kind| {
-        doc.hits_of(kind).find_map(|hit| {
-            let value = doc.segment_value(hit);
-            let n = amounts(&value.text, doc.mark)
-                .into_iter()
-                .find(|n| printed_as_money(&value.text, n))?;
-            Some((n.value.abs(), value.conf))
-        })
+        doc.hits_of(kind)
+            .find_map(|hit| money_beside(doc, hit, |_| true))
     };
-    let (paid, paid_conf) = first(Kind::Tendered)?;
-    let (change, change_conf) = first(Kind::Change)?;
+    let (paid, _, paid_conf) = first(Kind::Tendered)?;
+    let (change, _, change_conf) = first(Kind::Change)?;
     let total = paid - change;
     (total > Decimal::ZERO).then(|| Field::new(total, paid_conf.min(change_conf) * 0.5))
 }

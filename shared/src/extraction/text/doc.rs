@@ -167,6 +167,32 @@ impl Doc {
         }
     }
 
+    /// Whether a label's first word starts its cell (not the "nº 5" of an
+    /// address, not a word inside a sentence).
+    pub fn heads_cell(&self, hit: &Hit) -> bool {
+        let Some(row) = self.rows.get(hit.row) else {
+            return false;
+        };
+        let cell_of = |i: usize| row.toks.get(i).map(|t| t.cell);
+        hit.start == 0 || cell_of(hit.start - 1) != cell_of(hit.start)
+    }
+
+    /// Whether a label's last word ends its cell.
+    pub fn ends_cell(&self, hit: &Hit) -> bool {
+        let Some(row) = self.rows.get(hit.row) else {
+            return false;
+        };
+        let cell_of = |i: usize| row.toks.get(i).map(|t| t.cell);
+        hit.end >= row.toks.len() || cell_of(hit.end) != cell_of(hit.end - 1)
+    }
+
+    /// Whether a label ends in a colon, asking for its value ("Fecha:").
+    pub fn asks_value(&self, hit: &Hit) -> bool {
+        self.label_toks(hit)
+            .last()
+            .is_some_and(|t| t.text.ends_with(':'))
+    }
+
     /// The horizontal extent of a label.
     fn extent(&self, hit: &Hit) -> (f32, f32) {
         let toks = self.label_toks(hit);
@@ -202,11 +228,7 @@ impl Doc {
             return Vec::new();
         };
         // "Fecha de emisión:" asks for its value even on a row of other cells.
-        let asks = self
-            .label_toks(hit)
-            .last()
-            .is_some_and(|t| t.text.ends_with(':'));
-        if self.items_heading(hit.row) && !asks {
+        if self.items_heading(hit.row) && !self.asks_value(hit) {
             return Vec::new();
         }
         let (left, right) = self.extent(hit);

@@ -89,15 +89,7 @@ fn series_in(text: &str) -> Option<String> {
 fn label_rank(doc: &Doc, hit: &Hit) -> Option<u8> {
     match hit.kind {
         Kind::InvoiceNumber if hit.end - hit.start > 1 => Some(0),
-        Kind::InvoiceNumber => {
-            let toks = &doc.rows.get(hit.row)?.toks;
-            let starts_cell = hit.start == 0
-                || toks
-                    .get(hit.start - 1)
-                    .zip(toks.get(hit.start))
-                    .is_some_and(|(p, t)| p.cell != t.cell);
-            starts_cell.then_some(1)
-        }
+        Kind::InvoiceNumber => doc.heads_cell(hit).then_some(1),
         Kind::InvoiceTitle => Some(2),
         _ => None,
     }

@@ -15,7 +15,7 @@ use crate::extraction::layout::Hint;
 use crate::tax::nif::Nif;
 
 use super::doc::{BELOW, BESIDE, Doc, FALLBACK, cells_within, join, mean_conf};
-use super::labels::{Kind, fold, key};
+use super::labels::{Hit, Kind, fold, key};
 use super::names::company_names;
 use super::rows::{Party, Tok, unit};
 use super::tax_id::{TaxId, find};
@@ -35,6 +35,9 @@ const LABELLED: f32 = 2.0;
 
 /// How far from the recipient's id a name may start and still be in its block.
 const RECIPIENT_COLUMN: f32 = 0.15;
+/// The score from which a company name outranks the name printed near the
+/// issuer's id: on the id's rows, the registry line or the page header.
+const STRONG_NAME: f32 = 2.0;
 /// Where a page's footer starts (page fraction from the top).
 const FOOTER_TOP: f32 = 0.75;
 /// Where a page's header ends.
@@ -428,15 +431,14 @@ fn near_recipient(doc: &Doc, row: usize, from: f32, recipient: Option<(usize, us
         && (from - left).abs() < RECIPIENT_COLUMN
 }
 
-/// The issuer's company name found by its legal form: on the issuer id's
-/// rows or the registry line (strong), else anywhere outside the
-/// recipient's block, the header first.
+/// The issuer's company name found by its legal form, with its score: on
+/// the issuer id's rows, the registry line or the page header scores
+/// `STRONG_NAME` or more; anywhere else outside the recipient's block, less.
 fn legal_name(
     doc: &Doc,
     issuer_row: Option<usize>,
     recipient: Option<(usize, usize)>,
-    strong: bool,
-) -> Option<Field<String>> {
+) -> Option<(f32, Field<String>)> {
     let mut best: Option<(f32, Field<String>)> = None;
     for (i, row) in doc.rows.iter().enumerate() {
         let words: Vec<&str> = row.toks.iter().map(|t| t.text.as_str()).collect();
@@ -477,48 +479,33 @@ fn legal_name(
         } else if row.page == 1 && row.top < 0.25 {
             score += 1.0;
         }
-        if strong && score < 2.0 {
-            continue;
-        }
-        let factor = if score >= 2.0 { BESIDE } else { FALLBACK };
+        let factor = if score >= STRONG_NAME {
+            BESIDE
+        } else {
+            FALLBACK
+        };
         if best.as_ref().is_none_or(|(s, _)| score > *s) {
             best = Some((score, Field::new(name, mean_conf(&row.toks) * factor)));
         }
     }
-    best.map(|(_, field)| field)
-}
-
-/// A block label heads its cell ("Proveedor: …"); inside a sentence ("sea
-/// cual sea el proveedor de energía") it is a word like any other.
-fn starts_cell(doc: &Doc, hit: &super::labels::Hit) -> bool {
-    let Some(row) = doc.rows.get(hit.row) else {
-        return false;
-    };
-    let cell_of = |i: usize| row.toks.get(i).map(|t| t.cell);
-    let heads = hit.start == 0 || cell_of(hit.start - 1) != cell_of(hit.start);
-    let ends = hit.end >= row.toks.len()
-        || cell_of(hit.end) != cell_of(hit.end - 1)
-        || row
-            .toks
-            .get(hit.end - 1)
-            .is_some_and(|t| t.text.ends_with(':'));
-    heads && ends
+    best
 }
 
 /// The name printed with a block label ("Cliente:", "Emisor:"), beside it
 /// or just below.
 fn block_name(doc: &Doc, kind: Kind) -> Option<Field<String>> {
-    doc.hits_of(kind)
-        .filter(|h| starts_cell(doc, h))
-        .find_map(|hit| {
-            let read = |t: &str| {
-                let name = clean_name(t.split(" | ").next().unwrap_or(t));
-                looks_like_name(&name).then_some(name)
-            };
-            let (name, value) = doc.value(hit, read)?;
-            let factor = if value.below { BELOW } else { BESIDE };
-            Some(Field::new(name, value.conf * factor))
-        })
+    // A block label heads its cell ("Proveedor: …"); inside a sentence ("sea
+    // cual sea el proveedor de energía") it is a word like any other.
+    let heads_block = |h: &&Hit| doc.heads_cell(h) && (doc.ends_cell(h) || doc.asks_value(h));
+    doc.hits_of(kind).filter(heads_block).find_map(|hit| {
+        let read = |t: &str| {
+            let name = clean_name(t.split(" | ").next().unwrap_or(t));
+            looks_like_name(&name).then_some(name)
+        };
+        let (name, value) = doc.value(hit, read)?;
+        let factor = if value.below { BELOW } else { BESIDE };
+        Some(Field::new(name, value.conf * factor))
+    })
 }
 
 /// The top line of the first page: the trade name, most of the time.
@@ -608,12 +595,13 @@ pub fn read(doc: &Doc, hints: &[Hint], own_nif: Option<&Nif>, irpf: bool) -> Par
     };
     let recipient_at = recipient.and_then(|i| ids.get(i)).map(|s| (s.row, s.tok));
     let issuer_at = issuer.and_then(|i| ids.get(i)).map(|s| s.row);
-    let company = |strong: bool| legal_name(doc, issuer_at, recipient_at, strong);
+    let company = legal_name(doc, issuer_at, recipient_at);
+    let strong = company.clone().filter(|(score, _)| *score >= STRONG_NAME);
     parties.issuer_name = hint_name(hints, "VENDOR_NAME")
         .or_else(|| block_name(doc, Kind::IssuerBlock))
-        .or_else(|| company(true))
+        .or_else(|| strong.map(|(_, name)| name))
         .or_else(|| near(issuer))
-        .or_else(|| company(false))
+        .or_else(|| company.map(|(_, name)| name))
         .or_else(|| top_line(doc));
     parties.recipient_name = hint_name(hints, "RECEIVER_NAME")
         .or_else(|| block_name(doc, Kind::CustomerBlock))
