@@ -248,7 +248,7 @@ const FOREIGN_RATES: &[(&str, &[Decimal])] = &[
     ("LU", &[dec!(17), dec!(14), dec!(8), dec!(3), dec!(0)]),
 ];
 /// Every standard and reduced rate in the EU, for the other states.
-const EU_RATES: &[Decimal] = &[
+pub(crate) const EU_RATES: &[Decimal] = &[
     dec!(27),
     dec!(25.5),
     dec!(25),

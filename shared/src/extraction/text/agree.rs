@@ -16,54 +16,24 @@ use crate::extraction::fields::{Field, VatLine};
 use super::amount::{Number, amounts};
 use super::doc::{BESIDE, Doc};
 use super::labels::{Hit, Kind};
-use super::reconcile::Reconciled;
+use super::reconcile::{IRPF_RATES, Reconciled, SUM_TOLERANCE, SURCHARGES, VAT_RATES};
+use crate::extraction::checks::EU_RATES;
 
-/// VAT, IGIC and IPSI rates of Spain and the standard and reduced rates of
-/// the EU states and the UK whose invoices Spanish businesses receive.
-const RATES: &[Decimal] = &[
-    dec!(21),
-    dec!(10),
-    dec!(4),
-    dec!(5),
-    dec!(2),
-    dec!(7),
-    dec!(3),
-    dec!(9.5),
-    dec!(15),
-    dec!(20),
-    dec!(19),
-    dec!(5.5),
-    dec!(8.5),
-    dec!(22),
-    dec!(23),
-    dec!(13),
-    dec!(6),
-    dec!(9),
-    dec!(12),
-    dec!(16),
-    dec!(17),
-    dec!(24),
-    dec!(25),
-    dec!(27),
-];
-const SURCHARGE_RATES: &[Decimal] = &[
-    dec!(5.2),
-    dec!(1.4),
-    dec!(0.5),
-    dec!(1.75),
-    dec!(0.62),
-    dec!(0.26),
-];
-const IRPF_RATES: &[Decimal] = &[
-    dec!(15),
-    dec!(7),
-    dec!(19),
-    dec!(1),
-    dec!(2),
-    dec!(9),
-    dec!(18),
-];
-const SUM_TOLERANCE: Decimal = dec!(0.02);
+/// The rates a VAT amount may be of its base: Spain's (VAT, IGIC, IPSI,
+/// current and past, as `reconcile` knows them) first, then the other EU
+/// states' and the UK's, whose invoices Spanish businesses receive.
+fn vat_rates() -> impl Iterator<Item = Decimal> {
+    VAT_RATES
+        .iter()
+        .chain(EU_RATES)
+        .copied()
+        .filter(|r| !r.is_zero())
+}
+
+fn surcharge_rates() -> impl Iterator<Item = Decimal> {
+    SURCHARGES.iter().map(|&(_, s)| s).filter(|s| !s.is_zero())
+}
+
 /// Candidates per kind: a long document repeats its totals on every page.
 const MAX_CANDIDATES: usize = 48;
 
@@ -150,12 +120,13 @@ fn candidates(doc: &Doc, kinds: &[Kind]) -> Vec<Candidate> {
 }
 
 /// The rate of `rates` that `part` is of `base`, within rounding.
-fn rate_of(part: Decimal, base: Decimal, rates: &[Decimal]) -> Option<Decimal> {
+fn rate_of(
+    part: Decimal,
+    base: Decimal,
+    mut rates: impl Iterator<Item = Decimal>,
+) -> Option<Decimal> {
     let tolerance = dec!(0.011) + base * dec!(0.00005);
-    rates
-        .iter()
-        .copied()
-        .find(|r| (base * r / dec!(100) - part).abs() <= tolerance)
+    rates.find(|r| (base * r / dec!(100) - part).abs() <= tolerance)
 }
 
 fn consistent(r: &Reconciled) -> bool {
@@ -209,15 +180,15 @@ fn choose(doc: &Doc) -> Option<Choice> {
             let rate = if v.value.is_zero() {
                 exempt.then_some(Decimal::ZERO)
             } else {
-                rate_of(v.value, b.value, RATES)
+                rate_of(v.value, b.value, vat_rates())
             };
             let Some(rate) = rate else { continue };
             let surcharge = surcharges
                 .iter()
-                .find_map(|s| rate_of(s.value, b.value, SURCHARGE_RATES).map(|r| (*s, r)));
-            let irpf = irpfs
-                .iter()
-                .find_map(|i| rate_of(i.value, b.value, IRPF_RATES).map(|r| (*i, r)));
+                .find_map(|s| rate_of(s.value, b.value, surcharge_rates()).map(|r| (*s, r)));
+            let irpf = irpfs.iter().find_map(|i| {
+                rate_of(i.value, b.value, IRPF_RATES.iter().copied()).map(|r| (*i, r))
+            });
             for s in [None, surcharge] {
                 for i in [None, irpf] {
                     let sum = b.value + v.value + s.map_or(Decimal::ZERO, |x| x.0.value)

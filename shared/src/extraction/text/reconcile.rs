@@ -17,7 +17,7 @@ use super::totals::{Figures, Reading, TaxLine};
 use super::wording;
 
 /// Rates a printed VAT (or IGIC/IPSI) figure is snapped to when no rate is printed.
-const VAT_RATES: &[Decimal] = &[
+pub(super) const VAT_RATES: &[Decimal] = &[
     dec!(21),
     dec!(10),
     dec!(4),
@@ -34,7 +34,7 @@ const VAT_RATES: &[Decimal] = &[
     dec!(15),
     dec!(20),
 ];
-const IRPF_RATES: &[Decimal] = &[
+pub(super) const IRPF_RATES: &[Decimal] = &[
     dec!(15),
     dec!(7),
     dec!(19),
@@ -49,7 +49,7 @@ const IRPF_RATES: &[Decimal] = &[
     dec!(7.5),
 ];
 /// VAT rate → its equivalence surcharge rates.
-const SURCHARGES: &[(Decimal, Decimal)] = &[
+pub(super) const SURCHARGES: &[(Decimal, Decimal)] = &[
     (dec!(21), dec!(5.2)),
     (dec!(21), dec!(1.75)),
     (dec!(10), dec!(1.4)),
@@ -65,7 +65,7 @@ const SURCHARGES: &[(Decimal, Decimal)] = &[
     (dec!(7), dec!(1)),
 ];
 const LINE_TOLERANCE: Decimal = dec!(0.01);
-const SUM_TOLERANCE: Decimal = dec!(0.02);
+pub(super) const SUM_TOLERANCE: Decimal = dec!(0.02);
 /// Confidence factor of a computed or repaired figure.
 const DERIVED: f32 = 0.5;
 
