@@ -6,10 +6,12 @@
 // Each user compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::str::FromStr;
+use std::time::Duration;
 
 use rust_decimal::Decimal;
 use serde::Deserialize;
@@ -189,4 +191,43 @@ pub fn score(truth: &Truth, got: &Json) -> Vec<Verdict> {
             }
         })
         .collect()
+}
+
+#[derive(Default)]
+/// Fields right per group of documents, and each document's time.
+pub struct Tally {
+    pub documents: usize,
+    pub all_right: usize,
+    pub right: BTreeMap<&'static str, usize>,
+    pub times: Vec<Duration>,
+}
+
+impl Tally {
+    pub fn add(&mut self, verdicts: &[Verdict], time: Duration) {
+        self.documents += 1;
+        self.times.push(time);
+        if verdicts.iter().all(|v| v.right) {
+            self.all_right += 1;
+        }
+        for v in verdicts.iter().filter(|v| v.right) {
+            *self.right.entry(v.field).or_default() += 1;
+        }
+    }
+
+    /// The share of fields right, of one field or of all.
+    pub fn share(&self, field: Option<&str>) -> f64 {
+        let (right, total) = match field {
+            Some(f) => (self.right.get(f).copied().unwrap_or(0), self.documents),
+            None => (self.right.values().sum(), self.documents * FIELDS.len()),
+        };
+        100.0 * right as f64 / total.max(1) as f64
+    }
+
+    pub fn percentile_ms(&self, p: f64) -> f64 {
+        let mut times = self.times.clone();
+        times.sort();
+        times
+            .get(((times.len().max(1) - 1) as f64 * p).round() as usize)
+            .map_or(f64::NAN, |t| t.as_secs_f64() * 1000.0)
+    }
 }

@@ -16,7 +16,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value as Json, json};
 
-use crate::real_corpus::{self, FIELDS, Truth, Verdict};
+use crate::real_corpus::{self, FIELDS, Tally, Truth};
 use crate::support::{self, Server};
 
 /// `svc --data <dir> <args>`'s standard output, trimmed.
@@ -70,43 +70,6 @@ async fn extract(
         .expect("the server answers");
     let json = response.json().await.unwrap_or(Json::Null);
     (json, started.elapsed())
-}
-
-#[derive(Default)]
-struct Tally {
-    documents: usize,
-    all_right: usize,
-    right: BTreeMap<&'static str, usize>,
-    times: Vec<Duration>,
-}
-
-impl Tally {
-    fn add(&mut self, verdicts: &[Verdict], time: Duration) {
-        self.documents += 1;
-        self.times.push(time);
-        if verdicts.iter().all(|v| v.right) {
-            self.all_right += 1;
-        }
-        for v in verdicts.iter().filter(|v| v.right) {
-            *self.right.entry(v.field).or_default() += 1;
-        }
-    }
-
-    fn share(&self, field: Option<&str>) -> f64 {
-        let (right, total) = match field {
-            Some(f) => (self.right.get(f).copied().unwrap_or(0), self.documents),
-            None => (self.right.values().sum(), self.documents * FIELDS.len()),
-        };
-        100.0 * right as f64 / total.max(1) as f64
-    }
-
-    fn percentile_ms(&self, p: f64) -> f64 {
-        let mut times = self.times.clone();
-        times.sort();
-        times
-            .get(((times.len().max(1) - 1) as f64 * p).round() as usize)
-            .map_or(f64::NAN, |t| t.as_secs_f64() * 1000.0)
-    }
 }
 
 pub async fn run(client: &reqwest::Client) {
