@@ -152,6 +152,7 @@ pub fn complete(lease: &Lease, response: &StoredResponse) -> Write {
         .with("state", "done")
         .with("status", i64::from(response.status))
         .with("headers", Value::L(headers))
+        .with("committed_by", lease.token.clone())
         .with("ttl", lease.expires);
     // A text body (every JSON response) is kept as it is: base64 would make
     // it a third larger, in every write of the record and its replays.
@@ -163,6 +164,15 @@ pub fn complete(lease: &Lease, response: &StoredResponse) -> Write {
         item,
         condition: Some(Condition::equals("lease", lease.token.clone())),
     }
+}
+
+/// Whether the completion `complete` made for this lease is stored: after a
+/// commit whose answer was lost, it tells whether the commit landed.
+pub async fn completed(ports: &Ports, lease: &Lease) -> Result<bool, TableError> {
+    let stored = ports.table.get(&lease.key).await?;
+    Ok(stored.is_some_and(|item| {
+        item.s("state") == Some("done") && item.s("committed_by") == Some(lease.token.as_str())
+    }))
 }
 
 /// Gives the key back after a request that had no effect, so it can be retried.

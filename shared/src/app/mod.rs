@@ -16,6 +16,7 @@ pub mod outbox;
 pub mod quota;
 pub mod race;
 pub mod rate_limit;
+pub mod receipts;
 pub mod tax_tools;
 pub mod usage;
 pub mod verifactu;

@@ -17,6 +17,13 @@
 //!
 //! When a condition of the commit fails (a concurrent request won a race), the
 //! handler runs again on fresh state, a few times, before giving up with 409.
+//!
+//! When the table's answer to the commit is lost or is an error, the commit
+//! may have landed all the same (a DynamoDB 500 after committing, or the
+//! SDK's retry of a committed transaction failing its own conditions): the
+//! request reads its receipt (`crate::app::receipts`) and, if its commit
+//! landed, answers as if the answer had come, so the effect is neither
+//! reported as failed nor made twice.
 
 use std::sync::{Arc, Mutex};
 
@@ -34,6 +41,7 @@ use super::error::ApiError;
 use super::state::AppState;
 use crate::app::idempotency::{self, Begin, Lease, StoredResponse};
 use crate::app::keys::Caller;
+use crate::app::receipts::Receipt;
 use crate::domain::idempotency_key::IdempotencyKey;
 use crate::ports::table::{TableError, Write};
 
@@ -215,6 +223,15 @@ async fn run(state: &AppState, req: Request, next: Next) -> Result<Response, Api
     outcome.map(|(response, _)| response)
 }
 
+/// Whether a commit whose answer was an error landed all the same; when
+/// that cannot be read either, the error stands.
+async fn landed(state: &AppState, receipt: &Receipt<'_>) -> bool {
+    receipt.landed(&state.ports).await.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "could not read whether a commit landed");
+        false
+    })
+}
+
 fn in_use() -> ApiError {
     ApiError::idempotency(
         StatusCode::CONFLICT,
@@ -266,6 +283,8 @@ async fn commit_loop(
             return Ok((response, false));
         }
         let record_index = writes.len() - 1;
+        let receipt = Receipt::new(lease);
+        writes.extend(receipt.write(&state.ports));
         let committed = match state.ports.table.order(writes).await {
             Ok(ordered) => {
                 // Ordered: the next writer of the same items may start; they
@@ -274,6 +293,13 @@ async fn commit_loop(
                 ordered.durable().await
             }
             Err(e) => Err(e),
+        };
+        let committed = match committed {
+            Err(e) if landed(state, &receipt).await => {
+                tracing::warn!(error = %e, "the table's answer to a commit was lost; the commit had landed");
+                Ok(())
+            }
+            other => other,
         };
         match committed {
             Ok(()) => return Ok((response, true)),
