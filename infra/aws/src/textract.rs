@@ -16,7 +16,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use aws_sdk_textract::Client;
 use aws_sdk_textract::config::timeout::TimeoutConfig;
-use aws_sdk_textract::error::{DisplayErrorContext, SdkError};
+use aws_sdk_textract::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_textract::operation::analyze_expense::{AnalyzeExpenseError, AnalyzeExpenseOutput};
 use aws_sdk_textract::primitives::Blob;
 use aws_sdk_textract::types::{
@@ -224,18 +224,21 @@ fn hint(field: &ExpenseField) -> Option<Hint> {
     })
 }
 
-/// Document problems are `Unreadable`; throttling, server and transport
-/// errors are `Failed`.
+/// Document problems are `Unreadable`, told to the client by Textract's
+/// error code alone; throttling, server and transport errors are `Failed`,
+/// with the SDK's whole text for the log.
 fn error(e: SdkError<AnalyzeExpenseError>) -> OcrError {
-    let message = DisplayErrorContext(&e).to_string();
     match e.as_service_error() {
         Some(
             AnalyzeExpenseError::BadDocumentException(_)
             | AnalyzeExpenseError::UnsupportedDocumentException(_)
             | AnalyzeExpenseError::DocumentTooLargeException(_)
             | AnalyzeExpenseError::InvalidParameterException(_),
-        ) => OcrError::Unreadable(message),
-        _ => OcrError::Failed(message),
+        ) => OcrError::Unreadable(format!(
+            "Textract refused it ({})",
+            e.code().unwrap_or("no code")
+        )),
+        _ => OcrError::Failed(DisplayErrorContext(&e).to_string()),
     }
 }
 

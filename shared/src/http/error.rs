@@ -12,6 +12,9 @@ use crate::app::accounts::AccountError;
 use crate::app::keys::AuthError;
 use crate::ports::table::TableError;
 
+/// The one message of every 500.
+pub const INTERNAL_MESSAGE: &str = "an internal error occurred; retry the request, and tell us its request_id if it keeps failing";
+
 #[derive(Clone, Debug)]
 pub struct ApiError {
     pub status: StatusCode,
@@ -119,12 +122,15 @@ impl ApiError {
         Self::new(status, "invalid_request_error", code, message)
     }
 
-    pub fn internal(message: impl Into<String>) -> Self {
+    /// 500 `internal_error`. What went wrong is logged, never answered: it
+    /// may hold an SDK's text, which can name roles, accounts and resources.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        tracing::error!(error = %detail, "internal error");
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "api_error",
             "internal_error",
-            message,
+            INTERNAL_MESSAGE,
         )
     }
 
@@ -186,12 +192,12 @@ impl From<TableError> for ApiError {
         if matches!(e, TableError::Conflict) {
             return ApiError::concurrent_update();
         }
-        tracing::error!(error = %e, "table error");
         match e {
             TableError::Unavailable(_) => {
+                tracing::error!(error = %e, "table error");
                 ApiError::unavailable("storage is temporarily unavailable; retry the request")
             }
-            _ => ApiError::internal("an internal error occurred"),
+            e => ApiError::internal(e),
         }
     }
 }
@@ -222,7 +228,7 @@ impl From<AuthError> for ApiError {
                 "live keys work on the Pro and Max plans; upgrade the plan or use a test key",
             ),
             AuthError::Storage(AccountError::Table(t)) => return t.into(),
-            AuthError::Storage(other) => return ApiError::internal(other.to_string()),
+            AuthError::Storage(other) => return ApiError::internal(other),
         };
         let challenge = if error.code == "api_key_missing" {
             format!("Bearer realm=\"{REALM}\"")

@@ -131,10 +131,11 @@ fn ocr_error(e: OcrError) -> ItemError {
         OcrError::Unreadable(m) => {
             ItemError::new("file_unreadable", format!("the image cannot be read: {m}"))
         }
-        OcrError::Failed(m) => ItemError::new(
-            "ocr_failed",
-            format!("the OCR engine failed ({m}); try again later"),
-        ),
+        // The engine's own words (an SDK's, on AWS) stay in the log.
+        OcrError::Failed(m) => {
+            tracing::error!(error = %m, "OCR failed");
+            ItemError::new("ocr_failed", "the OCR engine failed; try again later")
+        }
     }
 }
 
