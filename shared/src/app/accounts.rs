@@ -1,5 +1,6 @@
 //! Accounts repository and use cases (the application's admin side).
 
+use crate::app::nif_claims::{self, ClaimError};
 use crate::domain::account::{Account, AccountId, Issuer, Plan};
 use crate::ports::Ports;
 use crate::ports::table::{
@@ -17,6 +18,31 @@ pub enum AccountError {
     Table(#[from] TableError),
     #[error("stored account {0} is unreadable: {1}")]
     Corrupt(AccountId, String),
+    /// Another account's issuer has this NIF (see `nif_claims`).
+    #[error(transparent)]
+    NifTaken(ClaimError),
+}
+
+impl From<ClaimError> for AccountError {
+    fn from(e: ClaimError) -> Self {
+        match e {
+            ClaimError::Storage(t) => AccountError::Table(t),
+            taken => AccountError::NifTaken(taken),
+        }
+    }
+}
+
+/// A commit's failed condition: the claim's means another account took the
+/// NIF meanwhile.
+fn claim_failed(id: &AccountId, nif: Option<&Nif>) -> impl FnOnce(TableError) -> AccountError {
+    let (id, nif) = (id.clone(), nif.map(|n| n.to_string()));
+    move |e| match (e, nif) {
+        (TableError::ConditionFailed { key, .. }, Some(nif)) if nif_claims::is_claim(&key) => {
+            AccountError::NifTaken(ClaimError::Taken(nif))
+        }
+        (TableError::ConditionFailed { .. }, _) => AccountError::NotFound(id),
+        (other, _) => AccountError::Table(other),
+    }
 }
 
 pub fn key(id: &AccountId) -> Key {
@@ -65,19 +91,24 @@ pub async fn create(
         .with("issuer", issuer_value(&issuer))
         .with("created_at", now.clone());
     let index = Item::new(Key::new(INDEX_PK, id.as_str())).with("created_at", now);
+    let mut writes = vec![
+        Write::Put {
+            item: profile,
+            condition: Some(Condition::Absent),
+        },
+        Write::Put {
+            item: index,
+            condition: Some(Condition::Absent),
+        },
+    ];
+    if let Some(nif) = &issuer.nif {
+        writes.push(nif_claims::claim(ports, &id, nif.as_str()).await?);
+    }
     ports
         .table
-        .transact(vec![
-            Write::Put {
-                item: profile,
-                condition: Some(Condition::Absent),
-            },
-            Write::Put {
-                item: index,
-                condition: Some(Condition::Absent),
-            },
-        ])
-        .await?;
+        .transact(writes)
+        .await
+        .map_err(claim_failed(&id, issuer.nif.as_ref()))?;
     Ok(Account {
         id,
         name: name.to_string(),
@@ -122,20 +153,30 @@ pub async fn set_plan(ports: &Ports, id: &AccountId, plan: Plan) -> Result<(), A
     Ok(())
 }
 
+/// Sets the issuer details, claiming the issuer NIF for this account (and
+/// freeing the one it replaces) in the same transaction (see `nif_claims`).
 pub async fn set_issuer(
     ports: &Ports,
     id: &AccountId,
     issuer: &Issuer,
 ) -> Result<(), AccountError> {
+    let before = get(ports, id).await?;
+    let mut writes = vec![Write::Update {
+        key: key(id),
+        ops: vec![UpdateOp::Set("issuer".into(), issuer_value(issuer))],
+        condition: Some(Condition::Present),
+    }];
+    if let Some(nif) = &issuer.nif {
+        writes.push(nif_claims::claim(ports, id, nif.as_str()).await?);
+    }
+    if let Some(old) = before.issuer.nif.filter(|old| Some(old) != issuer.nif.as_ref()) {
+        writes.extend(nif_claims::release(ports, id, old.as_str()).await?);
+    }
     ports
         .table
-        .update(
-            &key(id),
-            vec![UpdateOp::Set("issuer".into(), issuer_value(issuer))],
-            Some(Condition::Present),
-        )
+        .transact(writes)
         .await
-        .map_err(not_found_on_condition(id))?;
+        .map_err(claim_failed(id, issuer.nif.as_ref()))?;
     ports.cache.forget(&key(id));
     Ok(())
 }
@@ -199,6 +240,43 @@ mod tests {
         let read = get(&ports, &account.id).await.unwrap();
         assert_eq!(read.plan, Plan::Mini);
         assert_eq!(read.issuer, issuer);
+    }
+
+    #[tokio::test]
+    async fn an_issuer_nif_belongs_to_one_account() {
+        let (ports, _dir) = test_ports();
+        let nif = Nif::parse("B64717838").unwrap();
+        let first = create(&ports, "A", Plan::Pro, Some(nif.clone()))
+            .await
+            .unwrap();
+        let taken = create(&ports, "B", Plan::Pro, Some(nif.clone())).await;
+        assert!(
+            matches!(&taken, Err(AccountError::NifTaken(ClaimError::Taken(n))) if n == "B64717838"),
+            "{taken:?}"
+        );
+        let second = create(&ports, "B", Plan::Pro, None).await.unwrap();
+        let with_nif = Issuer {
+            nif: Some(nif.clone()),
+            ..Issuer::default()
+        };
+        assert!(matches!(
+            set_issuer(&ports, &second.id, &with_nif).await,
+            Err(AccountError::NifTaken(_))
+        ));
+        assert_eq!(get(&ports, &second.id).await.unwrap().issuer.nif, None);
+
+        // Setting the same NIF again keeps it; another NIF frees it.
+        set_issuer(&ports, &first.id, &with_nif).await.unwrap();
+        let other = Issuer {
+            nif: Some(Nif::parse("A13585625").unwrap()),
+            ..Issuer::default()
+        };
+        set_issuer(&ports, &first.id, &other).await.unwrap();
+        set_issuer(&ports, &second.id, &with_nif).await.unwrap();
+        assert!(matches!(
+            set_issuer(&ports, &first.id, &with_nif).await,
+            Err(AccountError::NifTaken(_))
+        ));
     }
 
     #[tokio::test]

@@ -279,7 +279,7 @@ mod tests {
         let person = account(&ports, Plan::Pro, Some("12345678Z")).await;
         let company = account(&ports, Plan::Max, Some("B64717838")).await;
         let unknown = account(&ports, Plan::Pro, None).await;
-        let mini = account(&ports, Plan::Mini, Some("12345678Z")).await;
+        let mini = account(&ports, Plan::Mini, Some("87654321X")).await;
 
         let sent = every_hour(&ports, &clock, "2026-02-01T00:00:00Z", 2).await;
 

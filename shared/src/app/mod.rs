@@ -12,6 +12,7 @@ pub mod invoices;
 pub mod jobs;
 pub mod keys;
 pub mod ledger;
+pub mod nif_claims;
 pub mod outbox;
 pub mod quota;
 pub mod race;

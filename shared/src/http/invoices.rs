@@ -68,6 +68,12 @@ impl From<InvoiceError> for ApiError {
             ),
             InvoiceError::NotFound(message) => ApiError::not_found(message),
             InvoiceError::InvalidState(message) => ApiError::conflict("invalid_state", message),
+            InvoiceError::IssuerNifTaken(nif) => ApiError::conflict(
+                "issuer_nif_taken",
+                format!(
+                    "the issuer NIF {nif} belongs to another account, which holds its VERI*FACTU chain; an issuer NIF can be used by one account only"
+                ),
+            ),
             InvoiceError::Storage(t) => t.into(),
         }
     }
@@ -419,7 +425,8 @@ async fn verify_invoice_chain(
             "the account has no issuer NIF, so no chain",
         ));
     };
-    let records = store::chain_records(&state.ports, &store::chain_pk(&caller, &nif)).await?;
+    let chain = store::chain_pk(&caller, &nif);
+    let records = store::chain_records(&state.ports, &chain, &caller.account_id).await?;
     let report = match verify_chain(&records) {
         ChainCheck::Ok { records } => ChainReport {
             status: "ok",

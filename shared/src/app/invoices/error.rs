@@ -16,6 +16,8 @@ pub enum InvoiceError {
     NotFound(String),
     /// 409: the invoice is not in a state that allows this.
     InvalidState(String),
+    /// 409: another account's issuer has this NIF (see `nif_claims`).
+    IssuerNifTaken(String),
     Storage(TableError),
 }
 

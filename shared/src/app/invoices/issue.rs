@@ -324,7 +324,10 @@ pub async fn finalize(
         ));
     }
     let chain = store::chain_pk(caller, &issuer.tax_id);
-    let head = store::chain_head(ports, &chain).await?;
+    let (head, owner) = tokio::try_join!(
+        store::chain_head(ports, &chain),
+        store::chain_owner(ports, caller, &issuer.tax_id),
+    )?;
     let number = number::format(draft.series, year, series.next(), caller.mode);
     let now: DateTime<Utc> = ports.clock.now();
     let descriptions: Vec<&str> = draft.lines.iter().map(|l| l.description.as_str()).collect();
@@ -415,6 +418,7 @@ pub async fn finalize(
             simulated_error: draft.simulated_error.as_ref(),
         },
     ));
+    writes.extend(owner);
     if caller.mode.is_live() {
         let total = draft
             .ledger_groups

@@ -181,7 +181,10 @@ pub async fn cancel(
     }
     let now = ports.clock.now();
     let chain = store::chain_pk(caller, &invoice.issuer.tax_id);
-    let head = store::chain_head(ports, &chain).await?;
+    let (head, owner) = tokio::try_join!(
+        store::chain_head(ports, &chain),
+        store::chain_owner(ports, caller, &invoice.issuer.tax_id),
+    )?;
     let built = record::cancellation(&invoice, false, head.as_ref(), system, now).build();
     invoice.status = Status::Cancelled;
     invoice.verifactu.cancellation = Some(built.json.clone());
@@ -202,6 +205,7 @@ pub async fn cancel(
             simulated_error: None,
         },
     ));
+    writes.extend(owner);
     if caller.mode.is_live() {
         let groups = negated(&invoice_groups(&invoice));
         let entry = LedgerEntry {

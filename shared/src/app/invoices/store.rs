@@ -6,6 +6,7 @@ use chrono::NaiveDate;
 
 use super::error::InvoiceError;
 use crate::app::keys::Caller;
+use crate::app::nif_claims::{self, ClaimError};
 use crate::domain::account::{AccountId, Mode};
 use crate::invoice::model::Invoice;
 use crate::ports::Ports;
@@ -158,9 +159,31 @@ impl Counter {
 /// records; test records chain separately per account.
 pub fn chain_pk(caller: &Caller, nif: &str) -> String {
     if caller.mode.is_live() {
-        format!("CHAIN#live#{nif}")
+        live_chain_pk(nif)
     } else {
         format!("CHAIN#test#{}#{nif}", caller.account_id)
+    }
+}
+
+/// The live chain of an issuer NIF.
+pub fn live_chain_pk(nif: &str) -> String {
+    format!("CHAIN#live#{nif}")
+}
+
+/// The write that commits with a live record: the caller's claim on the
+/// issuer NIF (see `nif_claims`); none for test records.
+pub async fn chain_owner(
+    ports: &Ports,
+    caller: &Caller,
+    nif: &str,
+) -> Result<Option<Write>, InvoiceError> {
+    if !caller.mode.is_live() {
+        return Ok(None);
+    }
+    match nif_claims::claim(ports, &caller.account_id, nif).await {
+        Ok(write) => Ok(Some(write)),
+        Err(ClaimError::Taken(nif)) => Err(InvoiceError::IssuerNifTaken(nif)),
+        Err(ClaimError::Storage(e)) => Err(e.into()),
     }
 }
 
@@ -284,16 +307,22 @@ pub fn append(
     ]
 }
 
-/// Every record of a chain, oldest first.
+/// Every record of a chain that `account` made, oldest first: a chain
+/// another account wrote to before issuer NIFs were claimed shows a break
+/// where that account's records are, never their numbers.
 pub async fn chain_records(
     ports: &Ports,
     chain: &str,
+    account: &AccountId,
 ) -> Result<Vec<serde_json::Value>, InvoiceError> {
     let mut query = Query::new(format!("{chain}#RECORDS"), SortKey::All).limit(500);
     let mut records = Vec::new();
     loop {
         let page = ports.table.query(&query).await?;
         for item in &page.items {
+            if item.s("account_id") != Some(account.as_str()) {
+                continue;
+            }
             let record = match item.attrs.get("record") {
                 Some(Value::S(s)) => {
                     serde_json::from_str(s).map_err(|e| TableError::Unavailable(e.to_string()))?

@@ -99,7 +99,10 @@ pub async fn resubmit(
     }
     let now = ports.clock.now();
     let chain = store::chain_pk(caller, &invoice.issuer.tax_id);
-    let head = store::chain_head(ports, &chain).await?;
+    let (head, owner) = tokio::try_join!(
+        store::chain_head(ports, &chain),
+        store::chain_owner(ports, caller, &invoice.issuer.tax_id),
+    )?;
     let answer = match resend {
         Resend::Registration(_) => &invoice.verifactu.answer,
         Resend::Cancellation => &invoice.verifactu.cancellation_answer,
@@ -155,6 +158,7 @@ pub async fn resubmit(
             simulated_error: None,
         },
     ));
+    writes.extend(owner);
     Ok((invoice, writes))
 }
 
