@@ -163,9 +163,9 @@ async fn each_kind_of_request_makes_only_the_calls_it_needs() {
     assert_eq!(
         issue,
         [
-            "update", "put", "get", "get", "get", "get", "get", "transact"
+            "update", "put", "get", "get", "get", "get", "get", "get", "transact"
         ],
-        "rate window, idempotency lease, account, certificate, id and series counters, chain head, the transaction"
+        "rate window, idempotency lease, account, certificate, id and series counters, chain head, the issuer NIF's claim, the transaction"
     );
 
     let read = calls(&h, &log, || get("/api/v1/invoices/1", Some(&key))).await;
@@ -174,6 +174,18 @@ async fn each_kind_of_request_makes_only_the_calls_it_needs() {
         ["update", "get", "get"],
         "rate window, the invoice, the certificate its pending record waits for"
     );
+}
+
+#[tokio::test]
+async fn a_made_up_key_is_looked_up_once_while_its_miss_is_fresh() {
+    let (h, log) = counted().await;
+    let made_up = format!("svc_live_{}", "0".repeat(48));
+    log.made.lock().unwrap().clear();
+    for _ in 0..20 {
+        let reply = send(&h.app, get("/api/v1/usage", Some(&made_up))).await;
+        assert_eq!(reply.code(), "api_key_unknown", "{}", reply.json);
+    }
+    assert_eq!(*log.made.lock().unwrap(), ["get"], "one read for twenty requests");
 }
 
 /// Issues `count` live invoices.

@@ -109,6 +109,7 @@ pub async fn create(
         .transact(writes)
         .await
         .map_err(claim_failed(&id, issuer.nif.as_ref()))?;
+    ports.cache.forget(&key(&id));
     Ok(Account {
         id,
         name: name.to_string(),

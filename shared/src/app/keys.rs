@@ -81,12 +81,15 @@ pub async fn create(
             condition: Some(Condition::Absent),
         },
         Write::Put {
-            item: Item::new(key_by_id(&key_id)).with("hash", hash),
+            item: Item::new(key_by_id(&key_id)).with("hash", hash.clone()),
             condition: Some(Condition::Absent),
         },
     ];
     match ports.table.transact(writes).await {
-        Ok(()) => Ok((key_id, key)),
+        Ok(()) => {
+            ports.cache.forget(&key_by_hash(&hash));
+            Ok((key_id, key))
+        }
         Err(TableError::ConditionFailed { index: Some(0), .. }) => {
             Err(AccountError::NotFound(account.clone()).into())
         }

@@ -2,7 +2,10 @@
 //! (an API key, its account): an item is read again once it is older than the
 //! memo's time to live. Writers in this process forget what they change, so
 //! the process sees its own changes at once; another process's changes (the
-//! admin CLI, another Lambda instance) show within the time to live.
+//! admin CLI, another Lambda instance) show within the time to live. An
+//! absent item is memoised as briefly as a present one: a flood of requests
+//! with a made-up key costs one table read per key and time to live, and a
+//! new key, random and shown only once created, cannot have been asked for.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -20,7 +23,7 @@ const CAPACITY: usize = 10_000;
 
 pub struct ItemCache {
     ttl: Duration,
-    items: Mutex<HashMap<Key, (Instant, Item)>>,
+    items: Mutex<HashMap<Key, (Instant, Option<Item>)>>,
 }
 
 impl ItemCache {
@@ -31,29 +34,30 @@ impl ItemCache {
         }
     }
 
-    /// The item at `key`, from the memo while fresh, else from `table`. An
-    /// absent item is not memoised: a key created elsewhere works at once.
+    /// The item at `key` (or its absence), from the memo while fresh, else
+    /// from `table`.
     pub async fn get(&self, table: &dyn Table, key: &Key) -> Result<Option<Item>, TableError> {
         if let Some((read_at, item)) = self.lock().get(key)
             && read_at.elapsed() < self.ttl
         {
-            return Ok(Some(item.clone()));
+            return Ok(item.clone());
         }
         let item = table.get(key).await?;
-        match &item {
-            Some(item) => self.remember(item.clone()),
-            None => self.forget(key),
-        }
+        self.insert(key.clone(), item.clone());
         Ok(item)
     }
 
     /// Memoises `item` as just read (this process has just written it).
     pub fn remember(&self, item: Item) {
+        self.insert(item.key.clone(), Some(item));
+    }
+
+    fn insert(&self, key: Key, item: Option<Item>) {
         let mut items = self.lock();
         if items.len() >= CAPACITY {
             items.clear();
         }
-        items.insert(item.key.clone(), (Instant::now(), item));
+        items.insert(key, (Instant::now(), item));
     }
 
     /// Drops the memoised item at `key` (after this process changed it).
@@ -61,7 +65,7 @@ impl ItemCache {
         self.lock().remove(key);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, (Instant, Item)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, (Instant, Option<Item>)>> {
         self.items.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -102,12 +106,20 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_absent_item_is_not_remembered() {
+    async fn an_absent_item_is_remembered_as_briefly_as_a_present_one() {
         let (ports, _dir) = test_ports();
         let key = Key::new("APIKEY#h", "KEY");
-        let cache = ItemCache::new(Duration::from_secs(60));
+        let cache = ItemCache::new(Duration::from_millis(300));
         assert!(cache.get(&*ports.table, &key).await.unwrap().is_none());
         ports.table.put(Item::new(key.clone()), None).await.unwrap();
+        assert!(
+            cache.get(&*ports.table, &key).await.unwrap().is_none(),
+            "the miss is fresh enough"
+        );
+        std::thread::sleep(Duration::from_millis(350));
         assert!(cache.get(&*ports.table, &key).await.unwrap().is_some());
+        ports.table.delete(&key, None).await.unwrap();
+        cache.forget(&key);
+        assert!(cache.get(&*ports.table, &key).await.unwrap().is_none());
     }
 }
