@@ -1,6 +1,6 @@
 //! The extraction endpoint group as a Lambda function (OCR by AWS Textract).
 
-use infra_aws::environment;
+use infra_aws::{environment, http_function};
 use shared::config::Config;
 use shared::http::AppState;
 use shared::http::{extraction, group_router};
@@ -13,5 +13,5 @@ async fn main() -> Result<(), lambda_http::Error> {
         environment::with_blobs(environment::with_ocr(environment::ports().await?).await?).await?;
     let ports = environment::with_ai(ports, &config).await?;
     let state = AppState::new(ports, config);
-    lambda_http::run(group_router(extraction::routes(), state)).await
+    http_function::serve(group_router(extraction::routes(), state)).await
 }

@@ -1,10 +1,11 @@
 //! The jobs endpoint group (`GET /api/v1/jobs/{id}`) as a Lambda function.
 
+use infra_aws::http_function;
 use shared::http::{group_router, jobs};
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::http::observe::init_logging();
     let state = infra_aws::environment::table_state().await?;
-    lambda_http::run(group_router(jobs::routes(), state)).await
+    http_function::serve(group_router(jobs::routes(), state)).await
 }

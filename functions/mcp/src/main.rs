@@ -2,7 +2,7 @@
 //! so any instance answers any request; its tools run every endpoint group's
 //! operations in-process (OCR by AWS Textract, jobs on SQS).
 
-use infra_aws::environment;
+use infra_aws::{environment, http_function};
 use shared::config::Config;
 use shared::http::AppState;
 
@@ -16,5 +16,5 @@ async fn main() -> Result<(), lambda_http::Error> {
     let ports =
         environment::with_verifactu(environment::with_sender(ports, &config), &config).await;
     let state = AppState::new(ports, config);
-    lambda_http::run(shared::mcp::router(state)).await
+    http_function::serve(shared::mcp::router(state)).await
 }

@@ -1,6 +1,6 @@
 //! The webhooks endpoint group as a Lambda function.
 
-use infra_aws::environment;
+use infra_aws::{environment, http_function};
 use shared::config::Config;
 use shared::http::AppState;
 use shared::http::{group_router, webhooks};
@@ -11,5 +11,5 @@ async fn main() -> Result<(), lambda_http::Error> {
     let config = Config::from_env()?;
     let ports = environment::with_sender(environment::ports().await?, &config);
     let state = AppState::new(ports, config);
-    lambda_http::run(group_router(webhooks::routes(), state)).await
+    http_function::serve(group_router(webhooks::routes(), state)).await
 }

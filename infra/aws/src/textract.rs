@@ -23,13 +23,17 @@ use aws_sdk_textract::types::{
     Block, BlockType, BoundingBox, Document, ExpenseDetection, ExpenseDocument, ExpenseField,
 };
 use shared::extraction::image::{ImageError, inspect_image};
+use shared::http::deadline;
 use shared::extraction::{Hint, LineHint, TextDocument, Word};
 use shared::ports::ocr::{ImageFormat, Ocr, OcrError};
 
 /// The largest inline document sent (`Document.Bytes`).
 pub const MAX_INLINE_BYTES: usize = 5 << 20;
-/// Longest one call may take, retries included.
+/// Longest one call may take, retries included; less when the request's
+/// deadline is nearer (see `call_timeout`).
 pub const TIMEOUT: Duration = Duration::from_secs(60);
+/// Left, after the call, for reading its answer and checking the invoice.
+const AFTER_CALL: Duration = Duration::from_secs(1);
 /// JPEG quality of an image re-encoded to fit the inline limit.
 const JPEG_QUALITY: u8 = 85;
 
@@ -55,15 +59,27 @@ impl TextractOcr {
 impl Ocr for TextractOcr {
     async fn read(&self, image: &[u8], format: ImageFormat) -> Result<TextDocument, OcrError> {
         let bytes = payload(image, format)?;
+        let timeout = TimeoutConfig::builder()
+            .operation_timeout(call_timeout(deadline::remaining()))
+            .build();
         let output = self
             .client
             .analyze_expense()
             .document(Document::builder().bytes(Blob::new(bytes)).build())
+            .customize()
+            .config_override(aws_sdk_textract::config::Builder::default().timeout_config(timeout))
             .send()
             .await
             .map_err(error)?;
         Ok(text_document(&output))
     }
+}
+
+/// A call's timeout within what the request has left: an item whose OCR
+/// would outlive the request fails alone (`ocr_failed`), and the others
+/// are answered.
+fn call_timeout(left: Option<Duration>) -> Duration {
+    left.map_or(TIMEOUT, |left| left.saturating_sub(AFTER_CALL).min(TIMEOUT))
 }
 
 /// The bytes Textract accepts for this image: checked, WebP as PNG, and
@@ -391,5 +407,16 @@ mod tests {
             .expense_documents(doc)
             .build();
         assert_eq!(text_document(&output).words[0].text, "Total 1.639,29");
+    }
+
+    #[test]
+    fn a_call_has_what_the_request_has_left_at_most_a_minute() {
+        assert_eq!(call_timeout(None), TIMEOUT);
+        assert_eq!(call_timeout(Some(Duration::from_secs(600))), TIMEOUT);
+        assert_eq!(
+            call_timeout(Some(Duration::from_secs(20))),
+            Duration::from_secs(19)
+        );
+        assert_eq!(call_timeout(Some(Duration::ZERO)), Duration::ZERO);
     }
 }

@@ -6,6 +6,7 @@ pub mod analyze_request;
 pub mod async_mode;
 pub mod auth;
 pub mod customers;
+pub mod deadline;
 pub mod documents;
 pub mod error;
 pub mod events;
@@ -126,7 +127,7 @@ pub fn with_pipeline(router: Router<AppState>, state: AppState) -> Router {
 }
 
 /// Every group with the layers inside authentication: the body limit, the
-/// unit of work of POSTs and the fallbacks. The agent-tool endpoint calls it
+/// unit of work of POSTs, the fallbacks and the deadline of the handlers. The agent-tool endpoint calls it
 /// in-process with the caller it authenticated (see `crate::mcp`).
 pub fn in_process(state: AppState) -> Router {
     core(all_groups(), &state).with_state(state)
@@ -134,6 +135,7 @@ pub fn in_process(state: AppState) -> Router {
 
 fn core(router: Router<AppState>, state: &AppState) -> Router<AppState> {
     router
+        .layer(from_fn(deadline::bound))
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(from_fn_with_state(

@@ -92,9 +92,24 @@ impl Prepared {
 
 pub async fn prepare(request: ExtractRequest) -> Prepared {
     let mut items = Vec::with_capacity(request.files.len() + request.texts.len());
-    for file in request.files {
-        let file_name = file.name.trim().to_string();
-        let work = prepare_file(file).await.unwrap_or_else(Work::Failed);
+    // The files are read at once (a PDF off the async workers), so a request
+    // takes as long as its slowest file rather than the sum of them all.
+    let reading: Vec<_> = request
+        .files
+        .into_iter()
+        .map(|file| {
+            let file_name = file.name.trim().to_string();
+            (file_name, tokio::spawn(prepare_file(file)))
+        })
+        .collect();
+    for (file_name, read) in reading {
+        let work = match read.await {
+            Ok(prepared) => prepared.unwrap_or_else(Work::Failed),
+            Err(_) => Work::Failed(ItemError::new(
+                "file_unreadable",
+                "the file stopped the reader; it cannot be read",
+            )),
+        };
         items.push(Item { file_name, work });
     }
     for text in request.texts {
