@@ -23,10 +23,16 @@ async fn a_request_that_cannot_finish_in_time_is_answered_503_before_the_deadlin
     let extra = axum::Router::<AppState>::new().route("/api/v1/slow", get(slow));
     let h = support::start(support::relaxed(), Plan::Pro, extra).await;
 
-    deadline::set(Some(SystemTime::now() + MARGIN + Duration::from_millis(500)));
+    deadline::set(Some(
+        SystemTime::now() + MARGIN + Duration::from_millis(500),
+    ));
     let started = Instant::now();
     let reply = support::send(&h.app, support::get("/api/v1/slow", Some(&h.live))).await;
-    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
     support::assert_error_shape(
         &reply,
         StatusCode::SERVICE_UNAVAILABLE,
@@ -34,7 +40,12 @@ async fn a_request_that_cannot_finish_in_time_is_answered_503_before_the_deadlin
         "deadline_exceeded",
     );
     assert_eq!(reply.header("retry-after"), "5");
-    assert!(reply.json["error"]["message"].as_str().unwrap().contains("async"));
+    assert!(
+        reply.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("async")
+    );
 
     deadline::set(Some(SystemTime::now() + Duration::from_secs(60)));
     let usage = support::send(&h.app, support::get("/api/v1/usage", Some(&h.live))).await;

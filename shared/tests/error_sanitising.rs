@@ -158,7 +158,13 @@ fn routes() -> Vec<(String, String)> {
     for (path, operations) in document["paths"].as_object().unwrap() {
         let filled: String = path
             .split('/')
-            .map(|segment| if segment.starts_with('{') { "1" } else { segment })
+            .map(|segment| {
+                if segment.starts_with('{') {
+                    "1"
+                } else {
+                    segment
+                }
+            })
             .collect::<Vec<_>>()
             .join("/");
         for method in operations.as_object().unwrap().keys() {
@@ -228,7 +234,10 @@ async fn no_route_answers_storage_failures_with_internal_text() {
             );
         }
     }
-    assert!(server_errors > 10, "the failing table was reached {server_errors} times");
+    assert!(
+        server_errors > 10,
+        "the failing table was reached {server_errors} times"
+    );
 }
 
 /// An OCR engine that fails as an SDK would.
@@ -258,7 +267,8 @@ async fn a_failing_ocr_engine_is_reported_without_its_words() {
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .unwrap();
     let data = base64::engine::general_purpose::STANDARD.encode(&png);
-    let body = serde_json::json!({"files": [{"name": "ticket.png", "mime": "image/png", "data": data}]});
+    let body =
+        serde_json::json!({"files": [{"name": "ticket.png", "mime": "image/png", "data": data}]});
     let reply = support::send(
         &h.app,
         support::post_json(

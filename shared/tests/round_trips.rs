@@ -185,7 +185,11 @@ async fn a_made_up_key_is_looked_up_once_while_its_miss_is_fresh() {
         let reply = send(&h.app, get("/api/v1/usage", Some(&made_up))).await;
         assert_eq!(reply.code(), "api_key_unknown", "{}", reply.json);
     }
-    assert_eq!(*log.made.lock().unwrap(), ["get"], "one read for twenty requests");
+    assert_eq!(
+        *log.made.lock().unwrap(),
+        ["get"],
+        "one read for twenty requests"
+    );
 }
 
 /// Issues `count` live invoices.

@@ -68,18 +68,32 @@ async fn a_second_account_cannot_take_an_issuer_nif() {
     // An account whose issuer NIF predates the claims cannot write to the
     // chain another account holds; its test space is its own.
     set_issuer_unclaimed(&h, &other).await;
-    let first = send(&h.app, post_json("/api/v1/invoices", &h.live, Some("a1"), &invoice())).await;
+    let first = send(
+        &h.app,
+        post_json("/api/v1/invoices", &h.live, Some("a1"), &invoice()),
+    )
+    .await;
     assert_eq!(first.status, StatusCode::CREATED, "{}", first.json);
     let refused = send(
         &h.app,
         post_json("/api/v1/invoices", &other_key, Some("b1"), &invoice()),
     )
     .await;
-    support::assert_error_shape(&refused, StatusCode::CONFLICT, "invalid_request_error", "issuer_nif_taken");
+    support::assert_error_shape(
+        &refused,
+        StatusCode::CONFLICT,
+        "invalid_request_error",
+        "issuer_nif_taken",
+    );
     let (_, other_test) = keys::create(&h.ports, &other, Mode::Test).await.unwrap();
     let test = send(
         &h.app,
-        post_json("/api/v1/invoices", &other_test.reveal(), Some("b2"), &invoice()),
+        post_json(
+            "/api/v1/invoices",
+            &other_test.reveal(),
+            Some("b2"),
+            &invoice(),
+        ),
     )
     .await;
     assert_eq!(test.status, StatusCode::CREATED, "{}", test.json);
@@ -105,15 +119,28 @@ async fn the_chain_check_shows_only_the_callers_records() {
         .await
         .unwrap();
     for idem in ["a1", "a2"] {
-        let ours = send(&h.app, post_json("/api/v1/invoices", &h.live, Some(idem), &invoice())).await;
+        let ours = send(
+            &h.app,
+            post_json("/api/v1/invoices", &h.live, Some(idem), &invoice()),
+        )
+        .await;
         assert_eq!(ours.status, StatusCode::CREATED, "{}", ours.json);
     }
 
     let check = send(&h.app, get("/api/v1/verifactu/chain/verify", Some(&h.live))).await;
     assert_eq!(check.status, StatusCode::OK, "{}", check.json);
     assert_eq!(check.json["records"], json!(2), "{}", check.json);
-    let theirs_check = send(&h.app, get("/api/v1/verifactu/chain/verify", Some(&other_key))).await;
-    assert_eq!(theirs_check.json["records"], json!(1), "{}", theirs_check.json);
+    let theirs_check = send(
+        &h.app,
+        get("/api/v1/verifactu/chain/verify", Some(&other_key)),
+    )
+    .await;
+    assert_eq!(
+        theirs_check.json["records"],
+        json!(1),
+        "{}",
+        theirs_check.json
+    );
     let broken: &Value = &check.json["first_break"];
     if !broken.is_null() {
         assert_eq!(broken["index"], json!(0), "{}", check.json);

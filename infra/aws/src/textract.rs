@@ -23,8 +23,8 @@ use aws_sdk_textract::types::{
     Block, BlockType, BoundingBox, Document, ExpenseDetection, ExpenseDocument, ExpenseField,
 };
 use shared::extraction::image::{ImageError, inspect_image};
-use shared::http::deadline;
 use shared::extraction::{Hint, LineHint, TextDocument, Word};
+use shared::http::deadline;
 use shared::ports::ocr::{ImageFormat, Ocr, OcrError};
 
 /// The largest inline document sent (`Document.Bytes`).

@@ -41,7 +41,11 @@ async fn a_handler_is_stopped_a_margin_before_its_invocation_ends() {
         .oneshot(invocation(MARGIN + Duration::from_millis(400)))
         .await
         .unwrap();
-    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(answer.headers()["retry-after"], "5");
     assert_eq!(

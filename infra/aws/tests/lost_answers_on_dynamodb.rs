@@ -187,7 +187,8 @@ async fn lost_answers_to_commits_are_answered_from_the_commit() {
         .await;
         assert_eq!(status, StatusCode::CREATED, "invoice {i}: {answer}");
         numbers.push(answer["number"].as_str().unwrap().to_string());
-        let customer = json!({"name": format!("Cliente {i}"), "tax_id": dni(10_000_000 + i as u32)});
+        let customer =
+            json!({"name": format!("Cliente {i}"), "tax_id": dni(10_000_000 + i as u32)});
         let (status, answer) = call(&app, post("/api/v1/customers", None, customer)).await;
         assert_eq!(status, StatusCode::CREATED, "customer {i}: {answer}");
     }

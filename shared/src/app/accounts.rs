@@ -170,7 +170,11 @@ pub async fn set_issuer(
     if let Some(nif) = &issuer.nif {
         writes.push(nif_claims::claim(ports, id, nif.as_str()).await?);
     }
-    if let Some(old) = before.issuer.nif.filter(|old| Some(old) != issuer.nif.as_ref()) {
+    if let Some(old) = before
+        .issuer
+        .nif
+        .filter(|old| Some(old) != issuer.nif.as_ref())
+    {
         writes.extend(nif_claims::release(ports, id, old.as_str()).await?);
     }
     ports

@@ -13,7 +13,8 @@ use crate::app::keys::AuthError;
 use crate::ports::table::TableError;
 
 /// The one message of every 500.
-pub const INTERNAL_MESSAGE: &str = "an internal error occurred; retry the request, and tell us its request_id if it keeps failing";
+pub const INTERNAL_MESSAGE: &str =
+    "an internal error occurred; retry the request, and tell us its request_id if it keeps failing";
 
 #[derive(Clone, Debug)]
 pub struct ApiError {
