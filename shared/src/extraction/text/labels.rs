@@ -519,6 +519,8 @@ const LABELS: &[(Kind, &[&str])] = &[
             "total",
             "tota1",
             "totai",
+            // A ticket's narrow column cuts it short.
+            "tot",
             "total importe",
             "total importe factura",
             "importe total de la factura",
@@ -977,6 +979,18 @@ const LABELS: &[(Kind, &[&str])] = &[
             "ubertrag",
             "report a nouveau",
             "suma i segueix",
+            // Counts of articles on tickets, not money.
+            "total art",
+            "total articulos",
+            "# total art",
+            "# articulos",
+            "art vendidos",
+            "articulos vendidos",
+            "total unidades",
+            "total items",
+            "item count",
+            "anzahl artikel",
+            "nombre d articles",
         ],
     ),
 ];

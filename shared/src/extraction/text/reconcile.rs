@@ -124,6 +124,7 @@ fn merge(lines: Vec<TaxLine>) -> Vec<TaxLine> {
         }
     }
     drop_sum_lines(&mut out);
+    drop_stray_vats(&mut out);
     infer_rates(&mut out);
     let rated: Vec<usize> = (0..out.len()).filter(|&i| out[i].rate.is_some()).collect();
     let unrated: Vec<usize> = (0..out.len()).filter(|&i| out[i].rate.is_none()).collect();
@@ -139,13 +140,17 @@ fn merge(lines: Vec<TaxLine>) -> Vec<TaxLine> {
     out
 }
 
-/// With several lines (a breakdown table), an unrated line whose figures
-/// are the sums of the other lines' is the table's total row ("Total",
-/// often misread on tickets), not another rate.
+/// A row of a breakdown table as read: a rate, or a base with its VAT.
+fn table_row(line: &TaxLine) -> bool {
+    line.rate.is_some() || (line.base.is_some() && line.vat.is_some())
+}
+
+/// With several rows (a breakdown table), an unrated row whose figures are
+/// the sums of the other rows' is the table's total row ("Total", often
+/// misread on tickets), not another rate. Rows count with their rates
+/// illegible too ("4k" for "4%"), as long as base and VAT are read.
 fn drop_sum_lines(lines: &mut Vec<TaxLine>) {
-    if lines.iter().filter(|l| l.rate.is_some()).count() < 2 {
-        return;
-    }
+    let rows = lines.iter().filter(|l| table_row(l)).count();
     let near = |r: Option<Reading>, total: Decimal| {
         r.is_none_or(|r| (r.value - total).abs() <= Decimal::new(1, 2))
     };
@@ -156,21 +161,54 @@ fn drop_sum_lines(lines: &mut Vec<TaxLine>) {
                 lines
                     .iter()
                     .enumerate()
-                    .filter(move |(j, _)| *j != i)
+                    .filter(move |(j, o)| *j != i && table_row(o))
                     .map(|(_, o)| o)
             };
             let bases: Decimal = others().filter_map(|o| o.base.map(|r| r.value)).sum();
             let vats: Decimal = others().filter_map(|o| o.vat.map(|r| r.value)).sum();
-            l.rate.is_none()
+            let misread = |r: Option<Reading>, total: Decimal| {
+                r.is_some_and(|r| one_digit_apart(r.value, total))
+            };
+            let both = l.base.is_some() && l.vat.is_some();
+            let other_rows = rows - usize::from(table_row(l));
+            other_rows >= 2
+                && l.rate.is_none()
                 && (l.base.is_some() || l.vat.is_some())
-                && near(l.base, bases)
-                && near(l.vat, vats)
+                && ((near(l.base, bases) && near(l.vat, vats))
+                    || (both && near(l.base, bases) && misread(l.vat, vats))
+                    || (both && misread(l.base, bases) && near(l.vat, vats)))
         })
         .collect();
     let mut index = 0;
     lines.retain(|_| {
         index += 1;
         !sums[index - 1]
+    });
+}
+
+/// Whether two amounts differ in one digit only, as OCR misreads one
+/// ("19,29" for "12,29").
+fn one_digit_apart(a: Decimal, b: Decimal) -> bool {
+    let (a, b) = (format!("{:.2}", a.abs()), format!("{:.2}", b.abs()));
+    a.len() == b.len() && a.chars().zip(b.chars()).filter(|(x, y)| x != y).count() == 1
+}
+
+/// The most VAT (with surcharge) can be of its base.
+const MAX_TAX_SHARE: Decimal = dec!(0.30);
+
+/// Beside rows with bases, a VAT amount read with neither base nor rate
+/// that is more than any tax of those bases could be is not the table's
+/// (a stray number below an "IVA" on a ticket).
+fn drop_stray_vats(lines: &mut Vec<TaxLine>) {
+    let bases: Decimal = lines.iter().filter_map(|l| l.base.map(|b| b.value)).sum();
+    if bases.is_zero() {
+        return;
+    }
+    lines.retain(|l| {
+        let stray = l.rate.is_none() && l.base.is_none();
+        !(stray
+            && l.vat
+                .is_some_and(|v| v.value.abs() > bases.abs() * MAX_TAX_SHARE))
     });
 }
 
@@ -438,7 +476,8 @@ enum Slot {
 
 fn alternatives(r: Reading, total: bool) -> Vec<Decimal> {
     let mut alts = Vec::new();
-    if r.plain && r.value.abs() >= dec!(100) {
+    // A decimal mark OCR lost ("16" for ",16" or "2843" for "28,43").
+    if r.plain && r.value.abs() >= dec!(10) && r.value.fract().is_zero() {
         alts.push(r.value / Decimal::ONE_HUNDRED);
     }
     if total {
@@ -959,6 +998,41 @@ mod tests {
         ]);
         let rates: Vec<Option<Decimal>> = lines.iter().map(|l| l.rate).collect();
         assert_eq!(rates, [Some(dec!(4)), Some(dec!(10)), Some(dec!(21))]);
+    }
+
+    #[test]
+    fn a_ticket_table_with_no_legible_rate_a_total_row_and_a_stray_number() {
+        let unrated = |b: Option<Decimal>, v: Decimal| TaxLine {
+            base: b.map(r),
+            vat: Some(r(v)),
+            ..TaxLine::default()
+        };
+        let lines = merge(vec![
+            unrated(Some(dec!(20.19)), dec!(0.81)),
+            unrated(Some(dec!(19.24)), dec!(1.92)),
+            unrated(Some(dec!(3.94)), dec!(0.83)),
+            unrated(Some(dec!(43.37)), dec!(3.56)),
+            unrated(None, dec!(130)),
+        ]);
+        let rates: Vec<Option<Decimal>> = lines.iter().map(|l| l.rate).collect();
+        assert_eq!(rates, [Some(dec!(4)), Some(dec!(10)), Some(dec!(21))]);
+    }
+
+    #[test]
+    fn a_total_row_with_one_misread_digit_is_still_the_total_row() {
+        let lines = merge(vec![
+            line(dec!(4), Some(r(dec!(1.78))), Some(r(dec!(0.07)))),
+            line(dec!(10), Some(r(dec!(10.51))), Some(r(dec!(1.05)))),
+            TaxLine {
+                base: Some(r(dec!(19.29))),
+                vat: Some(r(dec!(1.12))),
+                ..TaxLine::default()
+            },
+        ]);
+        assert_eq!(lines.len(), 2);
+        assert!(one_digit_apart(dec!(12.29), dec!(19.29)));
+        assert!(!one_digit_apart(dec!(12.29), dec!(21.29)));
+        assert!(!one_digit_apart(dec!(12.29), dec!(112.29)));
     }
 
     #[test]

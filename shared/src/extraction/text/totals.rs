@@ -9,6 +9,7 @@ use rust_decimal::Decimal;
 use super::amount::{Number, amounts, numbers, percent};
 use super::doc::{BELOW, BESIDE, Doc, join, mean_conf};
 use super::labels::{Hit, Kind};
+use super::reconcile::VAT_RATES;
 use super::rows::Tok;
 
 /// One printed amount.
@@ -352,7 +353,17 @@ fn read_table(
             let r = reading(&n, conf * BELOW);
             let small = n.value.abs() <= MAX_RATE;
             match kind {
-                Kind::Base if !n.percent => line.base = Some(r),
+                // A rate printed without `%` in an unlabelled column before
+                // the base ("IVA 10,00 28,42"): the base column's first
+                // number, when a second one follows.
+                Kind::Base if !n.percent => {
+                    if let Some(first) = line.base.filter(|b| is_rate(b.value))
+                        && line.rate.is_none()
+                    {
+                        line.rate = Some(first.value);
+                    }
+                    line.base = Some(r);
+                }
                 Kind::VatRate if n.percent || small => line.rate = Some(n.value.abs()),
                 Kind::Vat if n.percent => line.rate = Some(n.value.abs()),
                 Kind::Vat => {
@@ -384,6 +395,10 @@ fn read_table(
     figures.from_table |= !table.is_empty();
     figures.lines.extend(per_rate(table));
     (last, edge)
+}
+
+fn is_rate(value: Decimal) -> bool {
+    !value.is_zero() && VAT_RATES.contains(&value)
 }
 
 fn add(a: Option<Reading>, b: Option<Reading>) -> Option<Reading> {
