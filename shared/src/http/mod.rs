@@ -5,6 +5,7 @@ pub mod analyses;
 pub mod analyze_request;
 pub mod async_mode;
 pub mod auth;
+pub mod blob_put;
 pub mod customers;
 pub mod documents;
 pub mod error;
