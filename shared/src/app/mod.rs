@@ -17,6 +17,7 @@ pub mod quota;
 pub mod race;
 pub mod rate_limit;
 pub mod tax_tools;
+pub mod uploads;
 pub mod usage;
 pub mod verifactu;
 pub mod webhooks;

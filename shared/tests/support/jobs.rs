@@ -163,6 +163,15 @@ impl Env {
         send(&self.h.app, req).await
     }
 
+    /// What `svc serve` adds beside the API: the receiver of presigned PUTs,
+    /// on this harness's blobs and clock.
+    pub fn blob_receiver(&self) -> Router {
+        shared::http::blob_put::router(
+            Arc::new(FileBlobs::new(&self.data_dir)),
+            self.h.clock.clone(),
+        )
+    }
+
     pub async fn job(&self, id: &str, key: &str) -> Reply {
         send(&self.h.app, get(&format!("/api/v1/jobs/{id}"), Some(key))).await
     }
