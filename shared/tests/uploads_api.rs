@@ -443,3 +443,52 @@ async fn an_upload_is_nothing_to_another_account_or_mode() {
     );
     assert_eq!(env.used().await, 0, "no failed request is charged");
 }
+
+#[tokio::test]
+async fn the_agent_tools_take_upload_ids_too() {
+    let env = start(relaxed()).await;
+    let pdf = env.invoice_pdf().await;
+    let u = upload(&env, &env.h.live, "f.pdf", "application/pdf", pdf).await;
+    let call = |tool: &str, arguments: Value| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}});
+        Request::post("/api/mcp")
+            .header("authorization", format!("Bearer {}", env.h.live))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("host", "localhost")
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    };
+    let r = send(&env.h.app, call("extract_invoices", by_id(&u["id"]))).await;
+    let result = &r.json["result"];
+    assert_eq!(result["isError"], false, "{}", r.json);
+    assert_eq!(
+        result["structuredContent"]["invoices"][0]["total"], 1060.0,
+        "{result}"
+    );
+
+    let sheet = upload(
+        &env,
+        &env.h.live,
+        "v.json",
+        "application/json",
+        serde_json::to_vec(&ventas()["data"]).unwrap(),
+    )
+    .await;
+    let r = send(
+        &env.h.app,
+        call(
+            "analyze",
+            json!({"type": "excel", "data": {"upload_id": sheet["id"]}}),
+        ),
+    )
+    .await;
+    let result = &r.json["result"];
+    assert_eq!(result["isError"], false, "{}", r.json);
+    assert_eq!(
+        result["structuredContent"]["object"], "analysis",
+        "{result}"
+    );
+}
