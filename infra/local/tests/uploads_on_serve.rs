@@ -31,14 +31,7 @@ impl Api {
     }
 
     async fn get(&self, path: &str) -> Value {
-        let response = self
-            .client
-            .get(format!("{}{path}", self.base))
-            .bearer_auth(&self.key)
-            .send()
-            .await
-            .unwrap();
-        response.json().await.unwrap()
+        serde_json::from_slice(&self.bytes(path).await).unwrap()
     }
 
     async fn bytes(&self, path: &str) -> Vec<u8> {

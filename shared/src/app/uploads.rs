@@ -14,6 +14,7 @@ use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::app::extraction::prepare::essence;
 use crate::app::keys::Caller;
 use crate::domain::account::Mode;
 use crate::ids::new_id;
@@ -223,18 +224,12 @@ impl Upload {
 /// The accepted type `mime` stands for (compared without case and
 /// parameters), if any.
 pub fn accepted_mime(mime: &str) -> Option<&'static str> {
-    let essence = mime
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    let essence = if essence == "image/jpg" {
-        "image/jpeg".to_string()
-    } else {
-        essence
+    let essence = essence(mime);
+    let canonical = match essence.as_str() {
+        "image/jpg" => "image/jpeg",
+        other => other,
     };
-    MIMES.into_iter().find(|m| *m == essence)
+    MIMES.into_iter().find(|m| *m == canonical)
 }
 
 /// A new upload of the caller's with its presigned PUT, and the write that

@@ -110,15 +110,19 @@ pub async fn prepare(request: ExtractRequest) -> Prepared {
     Prepared { items }
 }
 
-/// The accepted mime types, by what the bytes must be.
-fn declared_kind(mime: &str) -> Option<FileKind> {
-    let essence = mime
-        .split(';')
+/// A mime type without its parameters, in lower case (`Text/XML;
+/// charset=utf-8` → `text/xml`).
+pub fn essence(mime: &str) -> String {
+    mime.split(';')
         .next()
         .unwrap_or("")
         .trim()
-        .to_ascii_lowercase();
-    match essence.as_str() {
+        .to_ascii_lowercase()
+}
+
+/// The accepted mime types, by what the bytes must be.
+fn declared_kind(mime: &str) -> Option<FileKind> {
+    match essence(mime).as_str() {
         "application/pdf" => Some(FileKind::Pdf),
         "image/png" => Some(FileKind::Png),
         "image/jpeg" | "image/jpg" => Some(FileKind::Jpeg),
