@@ -13,8 +13,19 @@ pub struct Config {
     pub rate_limit_per_minute: u32,
     /// Daily units per plan (`SVC_QUOTA_MINI`, `SVC_QUOTA_PRO`, `SVC_QUOTA_MAX`).
     pub quotas: QuotaLimits,
-    /// Largest accepted request body (`SVC_MAX_BODY_BYTES`, default 6 MiB, Lambda's payload limit).
+    /// Largest accepted request body (`SVC_MAX_BODY_BYTES`): by default
+    /// 6 MiB on `svc serve`, and `LAMBDA_MAX_BODY_BYTES` on Lambda, where
+    /// the body must fit in the 6 MB invocation payload with its event.
+    /// Larger files go through uploads (`POST /api/v1/uploads`).
     pub max_body_bytes: usize,
+    /// The most bytes of uploads one request may read synchronously
+    /// (`SVC_SYNC_MAX_BYTES`, default 6 MiB); above it the request runs in
+    /// async mode, so that its function is not cut by its timeout.
+    pub sync_max_bytes: u64,
+    /// The public address of `svc serve` (`SVC_PUBLIC_URL`, e.g.
+    /// `https://svc.example.com`), in the upload URLs it makes; without it,
+    /// the `Host` of the request that created the upload, over `http://`.
+    pub public_url: Option<String>,
     /// The invoicing software named in every VERI*FACTU record (`SVC_VERIFACTU_*`).
     pub verifactu: SystemInfo,
     /// Webhooks may reach loopback and private addresses
@@ -105,6 +116,16 @@ impl AiModel {
     }
 }
 
+/// The default body limit on Lambda: 4 MiB. A synchronous invocation carries
+/// at most 6 MB (6,291,456 bytes) of event, and API Gateway puts the body in
+/// the event base64-encoded when it is binary (4/3 of its size: 5.33 MiB for
+/// 4 MiB), and JSON-escaped when it is text, beside the headers and the
+/// request context. A body near 6 MiB would be refused by Lambda with a 413
+/// of API Gateway's own, not the API's `body_too_large`.
+pub const LAMBDA_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+// Base64-encoded, with half a MiB for the event, it fits the payload.
+const _: () = assert!(LAMBDA_MAX_BODY_BYTES * 4 / 3 + 512 * 1024 < 6_291_456);
+
 fn default_system() -> SystemInfo {
     SystemInfo {
         producer_name: "Svc Facturación".into(),
@@ -138,6 +159,8 @@ impl Default for Config {
             rate_limit_per_minute: 30,
             quotas: QuotaLimits::default(),
             max_body_bytes: 6 * 1024 * 1024,
+            sync_max_bytes: 6 * 1024 * 1024,
+            public_url: None,
             verifactu: default_system(),
             webhook_allow_private: false,
             public_hosts: Vec::new(),
@@ -193,6 +216,31 @@ fn hosts(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Vec<String>
         .collect()
 }
 
+/// The default body limit: Lambda's when the Lambda runtime runs the
+/// process (it sets `AWS_LAMBDA_FUNCTION_NAME`), else `svc serve`'s.
+fn on_lambda_body_limit(get: &dyn Fn(&str) -> Option<String>) -> usize {
+    if optional(get, "AWS_LAMBDA_FUNCTION_NAME").is_some() {
+        LAMBDA_MAX_BODY_BYTES
+    } else {
+        Config::default().max_body_bytes
+    }
+}
+
+/// An `http(s)://` origin, with an optional path prefix, without a slash at the end.
+fn public_url(raw: &str) -> Result<String, String> {
+    let parsed =
+        url::Url::parse(raw).map_err(|e| format!("SVC_PUBLIC_URL={raw:?} is not a URL: {e}"))?;
+    if !matches!(parsed.scheme(), "http" | "https")
+        || parsed.query().is_some()
+        || parsed.fragment().is_some()
+    {
+        return Err(format!(
+            "SVC_PUBLIC_URL={raw:?} must be an http:// or https:// address without query, e.g. https://svc.example.com"
+        ));
+    }
+    Ok(raw.trim_end_matches('/').to_string())
+}
+
 /// An optional value, trimmed; empty counts as unset.
 fn optional(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<String> {
     get(name)
@@ -218,7 +266,11 @@ impl Config {
                 pro: var(get, "SVC_QUOTA_PRO", d.quotas.pro)?,
                 max: var(get, "SVC_QUOTA_MAX", d.quotas.max)?,
             },
-            max_body_bytes: var(get, "SVC_MAX_BODY_BYTES", d.max_body_bytes)?,
+            max_body_bytes: var(get, "SVC_MAX_BODY_BYTES", on_lambda_body_limit(get))?,
+            sync_max_bytes: var(get, "SVC_SYNC_MAX_BYTES", d.sync_max_bytes)?,
+            public_url: optional(get, "SVC_PUBLIC_URL")
+                .map(|raw| public_url(&raw))
+                .transpose()?,
             verifactu: SystemInfo {
                 producer_name: text(
                     get,
@@ -333,6 +385,37 @@ mod tests {
         assert_eq!(key(&"0f".repeat(32)), Ok(true));
         assert_eq!(key(""), Ok(false));
         assert!(key("secret").unwrap_err().contains("64 hexadecimal digits"));
+    }
+
+    #[test]
+    fn lambda_gets_a_body_limit_below_its_payload_limit() {
+        let config = |vars: &'static [(&'static str, &'static str)]| {
+            Config::from_lookup(&|n| {
+                vars.iter()
+                    .find(|(k, _)| *k == n)
+                    .map(|(_, v)| v.to_string())
+            })
+        };
+        assert_eq!(config(&[]).unwrap().max_body_bytes, 6 * 1024 * 1024);
+        let lambda = config(&[("AWS_LAMBDA_FUNCTION_NAME", "svc-ExtractionFunction")]).unwrap();
+        assert_eq!(lambda.max_body_bytes, LAMBDA_MAX_BODY_BYTES);
+        let set = config(&[
+            ("AWS_LAMBDA_FUNCTION_NAME", "f"),
+            ("SVC_MAX_BODY_BYTES", "1000"),
+            ("SVC_SYNC_MAX_BYTES", "2000"),
+            ("SVC_PUBLIC_URL", "https://svc.example.com/"),
+        ])
+        .unwrap();
+        assert_eq!(
+            (
+                set.max_body_bytes,
+                set.sync_max_bytes,
+                set.public_url.as_deref()
+            ),
+            (1000, 2000, Some("https://svc.example.com"))
+        );
+        assert!(config(&[("SVC_PUBLIC_URL", "svc.example.com")]).is_err());
+        assert!(config(&[("SVC_PUBLIC_URL", "ftp://svc.example.com")]).is_err());
     }
 
     #[test]

@@ -29,8 +29,10 @@ async fn extract(ports: &Ports, name: &str, mime: &str, bytes: &[u8], own: Optio
     let request = ExtractRequest {
         files: vec![FileInput {
             name: name.to_string(),
-            mime: mime.to_string(),
-            data: STANDARD.encode(bytes),
+            mime: Some(mime.to_string()),
+            data: Some(STANDARD.encode(bytes)),
+            upload_id: None,
+            uploaded: None,
         }],
         texts: Vec::new(),
     };

@@ -726,6 +726,7 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
             "/api/v1/tax/quarter",
             "/api/v1/tax/vat",
             "/api/v1/tax/withholding",
+            "/api/v1/uploads",
             "/api/v1/usage",
             "/api/v1/verifactu/chain/verify",
             "/api/v1/webhooks",

@@ -36,7 +36,7 @@ use tokio::sync::mpsc;
 const PLACEHOLDER_KEY: &str = "svc_test_000000000000000000000000000000000000000000000000";
 
 /// Each function and the sample event it starts on.
-const FUNCTIONS: [(&str, &str); 16] = [
+const FUNCTIONS: [(&str, &str); 17] = [
     ("usage", include_str!("../../../events/usage-get.json")),
     ("tax", include_str!("../../../events/tax-nif-get.json")),
     (
@@ -73,6 +73,7 @@ const FUNCTIONS: [(&str, &str); 16] = [
         include_str!("../../../events/dispatcher-stream.json"),
     ),
     ("scheduler", include_str!("../../../events/scheduler.json")),
+    ("uploads", include_str!("../../../events/uploads-post.json")),
     (
         "verifactu",
         include_str!("../../../events/verifactu-sqs.json"),

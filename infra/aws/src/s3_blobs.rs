@@ -1,13 +1,20 @@
 //! The S3 engine of the `Blobs` port: objects of the staging bucket, whose
-//! lifecycle rule (`template.yaml`) removes what a job left behind.
+//! lifecycle rule (`template.yaml`) removes what a job or an upload left
+//! behind. Presigned PUTs are SigV4 query-signed URLs whose signed headers
+//! include `Content-Type` and `Content-Length`, so S3 refuses another type
+//! or size.
+
+use std::time::SystemTime;
 
 use async_trait::async_trait;
 use aws_sdk_s3::Client;
 use aws_sdk_s3::error::{DisplayErrorContext, SdkError};
 use aws_sdk_s3::operation::get_object::GetObjectError;
+use aws_sdk_s3::presigning::PresigningConfig;
 use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::{BucketLocationConstraint, CreateBucketConfiguration};
-use shared::ports::blobs::{BlobError, Blobs, is_valid_key};
+use chrono::{DateTime, Utc};
+use shared::ports::blobs::{BlobError, Blobs, PresignedPut, is_valid_key};
 
 pub struct S3Blobs {
     client: Client,
@@ -113,5 +120,43 @@ impl Blobs for S3Blobs {
             .await
             .map_err(unavailable)?;
         Ok(())
+    }
+
+    async fn presign_put(
+        &self,
+        key: &str,
+        mime: &str,
+        size: u64,
+        expires: DateTime<Utc>,
+    ) -> Result<PresignedPut, BlobError> {
+        let key = checked(key)?;
+        let now = Utc::now();
+        let lifetime = (expires - now)
+            .to_std()
+            .map_err(|_| BlobError::Unavailable(format!("the expiry {expires} has passed")))?;
+        let config = PresigningConfig::builder()
+            .start_time(SystemTime::from(now))
+            .expires_in(lifetime)
+            .build()
+            .map_err(unavailable)?;
+        let length = i64::try_from(size)
+            .map_err(|_| BlobError::Unavailable(format!("{size} bytes is no object size")))?;
+        let request = self
+            .client
+            .put_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .content_type(mime)
+            .content_length(length)
+            .presigned(config)
+            .await
+            .map_err(unavailable)?;
+        Ok(PresignedPut {
+            url: request.uri().to_string(),
+            headers: request
+                .headers()
+                .map(|(name, value)| (name.to_string(), value.to_string()))
+                .collect(),
+        })
     }
 }

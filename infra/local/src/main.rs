@@ -70,7 +70,7 @@ async fn run(cli: Cli) -> Result<String, String> {
             let ports = ports.with_ocr(infra_aws::environment::ocr_from_env().await?);
             let config = shared::config::Config::from_env()?;
             let ports = infra_aws::environment::with_ai(ports, &config).await?;
-            serve::serve(ports, feed, &addr)
+            serve::serve(ports, feed, &data, &addr)
                 .await
                 .map(|()| String::new())
         }

@@ -1,19 +1,23 @@
 //! `svc serve`: every endpoint group in one process, with the background work
 //! of the embedded host: the dispatcher of the feed, the jobs and webhook
-//! deliveries workers, the VERI*FACTU submitter and the scheduler timer.
+//! deliveries workers, the VERI*FACTU submitter, the scheduler timer and the
+//! blobs' lifecycle; and the receiver of the uploads' presigned PUTs.
 //! And `svc aeat-simulator`.
 
+use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use shared::app::verifactu::certificates;
 use shared::app::{accounts, idempotency, keys};
 use shared::config::Config;
 use shared::domain::account::{Issuer, Mode, Plan};
 use shared::embedded::feed::Feed;
+use shared::embedded::file_blobs::{FileBlobs, LIFETIME};
 use shared::embedded::{
     aeat_simulator, delivery_worker, dispatcher, job_worker, processes, scheduler, verifactu_worker,
 };
-use shared::http::{AppState, service_router};
+use shared::http::{AppState, blob_put, service_router};
 use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
 use shared::ports::webhook_http::HttpWebhookSender;
@@ -51,9 +55,31 @@ async fn seed_demo(ports: &Ports) -> Result<(), String> {
     Ok(())
 }
 
-/// `feed`: the embedded engine's, dispatched in-process; None on a DynamoDB
-/// table, whose stream the `dispatcher` function reads.
-pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), String> {
+/// How often the blobs older than their lifetime are removed.
+const LIFECYCLE_EVERY: Duration = Duration::from_secs(60 * 60);
+
+/// The staging bucket's lifecycle rule, on the files under the data directory.
+async fn blobs_lifecycle(blobs: Arc<FileBlobs>) {
+    let mut ticks = tokio::time::interval(LIFECYCLE_EVERY);
+    loop {
+        ticks.tick().await;
+        match blobs.expire(LIFETIME).await {
+            Ok(0) => {}
+            Ok(removed) => tracing::info!(removed, "expired blobs removed"),
+            Err(e) => tracing::warn!(error = %e, "expired blobs not removed; next round retries"),
+        }
+    }
+}
+
+/// `feed`: the embedded engine's, dispatched in-process, with the blobs
+/// under `data`; None on a DynamoDB table, whose stream the `dispatcher`
+/// function reads, and which has no blobs here.
+pub async fn serve(
+    ports: Ports,
+    feed: Option<Feed>,
+    data: &Path,
+    addr: &str,
+) -> Result<(), String> {
     let config = Config::from_env()?;
     let ports = ports.with_sender(Arc::new(HttpWebhookSender::new(
         config.webhook_allow_private,
@@ -80,6 +106,7 @@ pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), S
     ];
     // The queues live beside the feed in the embedded file; on a DynamoDB
     // table the AWS functions do this work.
+    let blobs = feed.is_some().then(|| Arc::new(FileBlobs::new(data)));
     if let Some(feed) = feed {
         background.push(dispatcher::spawn(ports.clone(), feed));
         background.push(tokio::spawn(job_worker::run(ports.clone())));
@@ -94,7 +121,12 @@ pub async fn serve(ports: Ports, feed: Option<Feed>, addr: &str) -> Result<(), S
     say(&format!(
         "  try: curl -H \"Authorization: Bearer <key>\" http://{local}/api/v1/usage"
     ));
-    let app = service_router(AppState::new(ports, config));
+    let clock = ports.clock.clone();
+    let mut app = service_router(AppState::new(ports, config));
+    if let Some(blobs) = blobs {
+        background.push(tokio::spawn(blobs_lifecycle(blobs.clone())));
+        app = app.merge(blob_put::router(blobs, clock));
+    }
     let served = axum::serve(listener, app)
         .with_graceful_shutdown(shutdown())
         .await

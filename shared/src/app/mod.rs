@@ -19,6 +19,7 @@ pub mod race;
 pub mod rate_limit;
 pub mod receipts;
 pub mod tax_tools;
+pub mod uploads;
 pub mod usage;
 pub mod verifactu;
 pub mod webhooks;

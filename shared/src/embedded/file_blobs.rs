@@ -2,18 +2,27 @@
 //! `<data dir>/blobs/`. A put writes a temporary file beside the target and
 //! renames it over it, so a reader sees the old bytes or the new, never a
 //! part. A key cannot be both a blob and the folder of others (`a` and `a/b`);
-//! the service's keys (`jobs/<job_id>/input`) never are.
+//! the service's keys (`jobs/<job_id>/input`, `uploads/<account>/<mode>/<id>`)
+//! never are. Presigned PUTs are URLs of `svc serve` itself
+//! (`embedded::presigned_put`); `expire` is the bucket's lifecycle rule.
 
 use std::io::{ErrorKind, Write as _};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 
+use super::presigned_put::{Grant, Signer};
 use crate::ids::random_token;
-use crate::ports::blobs::{BlobError, Blobs, is_valid_key};
+use crate::ports::blobs::{BlobError, Blobs, PresignedPut, is_valid_key};
+
+/// How long a blob is kept, as the staging bucket's lifecycle rule keeps it.
+pub const LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 
 pub struct FileBlobs {
     root: PathBuf,
+    signer: Signer,
 }
 
 fn unavailable(e: impl std::fmt::Display) -> BlobError {
@@ -25,7 +34,29 @@ impl FileBlobs {
     pub fn new(data_dir: &Path) -> FileBlobs {
         FileBlobs {
             root: data_dir.join("blobs"),
+            signer: Signer::new(data_dir),
         }
+    }
+
+    /// The signer of this directory's presigned PUTs.
+    pub fn signer(&self) -> &Signer {
+        &self.signer
+    }
+
+    /// Removes the blobs last written more than `age` ago (and the folders
+    /// that leaves empty): what a put left behind that no delete removed.
+    /// The number removed.
+    pub async fn expire(&self, age: Duration) -> Result<usize, BlobError> {
+        let root = self.root.clone();
+        blocking(move || {
+            let Some(cutoff) = SystemTime::now().checked_sub(age) else {
+                return Ok(0);
+            };
+            let mut removed = 0;
+            remove_older(&root, &root, cutoff, &mut removed)?;
+            Ok(removed)
+        })
+        .await
     }
 
     fn path(&self, key: &str) -> Result<PathBuf, BlobError> {
@@ -69,6 +100,31 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     written
 }
 
+fn remove_older(
+    root: &Path,
+    dir: &Path,
+    cutoff: SystemTime,
+    removed: &mut usize,
+) -> std::io::Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let meta = entry.metadata()?;
+        let path = entry.path();
+        if meta.is_dir() {
+            remove_older(root, &path, cutoff, removed)?;
+        } else if meta.modified()? < cutoff && std::fs::remove_file(&path).is_ok() {
+            *removed += 1;
+            remove_empty_folders(root, &path);
+        }
+    }
+    Ok(())
+}
+
 /// Removes the folders of `path` that its removal left empty, up to `root`.
 fn remove_empty_folders(root: &Path, path: &Path) {
     let mut dir = path.parent();
@@ -110,6 +166,29 @@ impl Blobs for FileBlobs {
         })
         .await
     }
+
+    async fn presign_put(
+        &self,
+        key: &str,
+        mime: &str,
+        size: u64,
+        expires: DateTime<Utc>,
+    ) -> Result<PresignedPut, BlobError> {
+        self.path(key)?;
+        let grant = Grant {
+            key: key.to_string(),
+            mime: mime.to_string(),
+            size,
+            expires,
+        };
+        Ok(PresignedPut {
+            url: self.signer.url(&grant).map_err(unavailable)?,
+            headers: vec![
+                ("Content-Type".to_string(), mime.to_string()),
+                ("Content-Length".to_string(), size.to_string()),
+            ],
+        })
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +202,37 @@ mod tests {
     async fn file_blobs_pass_the_blobs_contract() {
         let dir = tempfile::tempdir().unwrap();
         blobs_contract::run(Arc::new(FileBlobs::new(dir.path()))).await;
+    }
+
+    /// The URLs' receiver of `svc serve`, in-process.
+    struct Receiver(axum::Router);
+
+    #[async_trait]
+    impl blobs_contract::PutSender for Receiver {
+        async fn put(&self, url: &str, headers: &[(String, String)], body: Vec<u8>) -> u16 {
+            use tower::ServiceExt;
+            let mut request = axum::http::Request::put(url);
+            for (name, value) in headers {
+                if !name.eq_ignore_ascii_case("content-length") {
+                    request = request.header(name, value);
+                }
+            }
+            let request = request
+                .header("content-length", body.len())
+                .body(axum::body::Body::from(body))
+                .unwrap();
+            let response = self.0.clone().oneshot(request).await.unwrap();
+            response.status().as_u16()
+        }
+    }
+
+    #[tokio::test]
+    async fn file_blobs_pass_the_presigned_put_contract() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = Arc::new(FileBlobs::new(dir.path()));
+        let clock = Arc::new(crate::ports::clock::SystemClock);
+        let receiver = Receiver(crate::http::blob_put::router(blobs.clone(), clock));
+        blobs_contract::run_presigned(blobs, &receiver, true).await;
     }
 
     #[tokio::test]
@@ -142,5 +252,31 @@ mod tests {
         blobs.delete("jobs/job_1/input").await.unwrap();
         assert!(!dir.path().join("blobs/jobs").exists());
         assert!(dir.path().join("blobs").exists());
+    }
+
+    #[tokio::test]
+    async fn expiring_removes_only_the_blobs_older_than_the_age() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = FileBlobs::new(dir.path());
+        blobs.put("uploads/a/live/old", vec![1]).await.unwrap();
+        blobs.put("jobs/job_1/input", vec![2]).await.unwrap();
+        let old = dir.path().join("blobs/uploads/a/live/old");
+        let two_days_ago = SystemTime::now() - 2 * LIFETIME;
+        std::fs::File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(two_days_ago)
+            .unwrap();
+        assert_eq!(blobs.expire(LIFETIME).await.unwrap(), 1);
+        assert!(!dir.path().join("blobs/uploads").exists());
+        assert_eq!(blobs.get("jobs/job_1/input").await.unwrap(), Some(vec![2]));
+        assert_eq!(blobs.expire(LIFETIME).await.unwrap(), 0);
+        assert_eq!(
+            FileBlobs::new(&dir.path().join("none"))
+                .expire(LIFETIME)
+                .await,
+            Ok(0)
+        );
     }
 }

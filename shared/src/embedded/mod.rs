@@ -10,6 +10,7 @@ pub mod feed;
 pub mod file_blobs;
 pub mod job_worker;
 pub mod local_secrets;
+pub mod presigned_put;
 pub mod processes;
 pub mod queue_worker;
 pub mod scheduler;

@@ -1,6 +1,7 @@
 //! The analyses group: run an analysis, list and read the stored ones.
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -92,10 +93,19 @@ impl From<AnalysesError> for ApiError {
 /// as above. The rows sent are kept only until the job ends. A job that fails
 /// (e.g. `report_too_large`) costs no quota.
 ///
+/// **Uploads.** `data` may be `{"upload_id": "upl_…"}`: an `application/json`
+/// upload (`POST /api/v1/uploads`, up to 50 MiB) holding the `data` object,
+/// read and checked exactly as if it were inline (errors name the same
+/// `param`). An upload that cannot be used is 400 `upload_missing` or
+/// `upload_size_mismatch` (`param: data.upload_id`); one of another type is
+/// 400 `parameter_invalid`. An upload over the synchronous budget
+/// (`SVC_SYNC_MAX_BYTES`, 6 MiB by default) is always run in async mode, as
+/// if it had asked.
+///
 /// **Limits.** The body is read raw up to the service's body limit (6 MiB by
-/// default, AWS Lambda's payload limit: about 40,000 rows of a 7-column
-/// sales sheet; `svc serve` takes more with `SVC_MAX_BODY_BYTES`), over it
-/// 413 `body_too_large`. Then per request: 20 files (per period in `compare`), 100,000 rows per file,
+/// default on `svc serve`, about 40,000 rows of a 7-column sales sheet, more
+/// with `SVC_MAX_BODY_BYTES`; 4 MiB on AWS Lambda), over it 413
+/// `body_too_large`: send larger data as an upload. Then per request: 20 files (per period in `compare`), 100,000 rows per file,
 /// 200,000 rows in all, 200 columns per row, 1,000 characters per text; over
 /// one is 413 `analysis_too_large` with `param`. A stored analysis may take
 /// 256 KiB (413 `report_too_large` otherwise). A file without rows, with only
@@ -137,16 +147,19 @@ async fn analyze(
     mode: AsyncMode,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    if mode.requested {
-        let staged = body.clone();
-        blocking(move || request::read(&staged).map_err(AnalysesError::from)).await?;
+    let (input, uploaded) = match analyses::uploaded::read(&state.ports, &caller, &body).await? {
+        Some((spliced, bytes)) => (Bytes::from(spliced), bytes),
+        None => (body.clone(), 0),
+    };
+    if mode.requested || uploaded > state.config.sync_max_bytes {
+        blocking(move || request::read(&input).map_err(AnalysesError::from)).await?;
         let quota_day = charge_unit(&state, &caller, &uow).await?;
         return jobs::accept(&state, &caller, &uow, mode, Kind::Analyze, body, quota_day).await;
     }
     charge_unit(&state, &caller, &uow).await?;
     let ports = state.ports.clone();
     let (resource, writes) = blocking(move || {
-        let request = request::read(&body)?;
+        let request = request::read(&input)?;
         analyses::run(&ports, &caller, &request)
     })
     .await?;

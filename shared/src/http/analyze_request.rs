@@ -38,6 +38,7 @@ pub enum AnalyzeData {
     Compare(AnalyzeCompareData),
     Folder(AnalyzeFolderData),
     Cuestionario(AnalyzeCuestionarioData),
+    Upload(AnalyzeUploadData),
 }
 
 /// `type: excel`: the rows of one or more sheets of one module.
@@ -84,6 +85,15 @@ pub struct AnalyzeCuestionarioData {
     /// (does not apply). Questions left out, like `null`, do not count in the
     /// score.
     pub answers: BTreeMap<String, Option<bool>>,
+}
+
+/// Any `type`: the `data` object is in an `application/json` upload (`POST
+/// /api/v1/uploads`, up to 50 MiB), read as if it were inline.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnalyzeUploadData {
+    /// `upl_…`
+    pub upload_id: String,
 }
 
 /// One spreadsheet, or one sheet of it.

@@ -24,7 +24,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// Extract invoice data
 ///
 /// Reads up to five invoices per request from `files` (base64 PDF, JPEG, PNG,
-/// WebP, or e-invoice XML) and `texts` (text already extracted), and checks
+/// WebP, or e-invoice XML, or the same uploaded with `POST /api/v1/uploads`
+/// and given by `upload_id`) and `texts` (text already extracted), and checks
 /// each one with the service's own rules (`checks`, `warnings`). In order:
 /// e-invoices (Facturae 3.x, UBL 2.1 Invoice/CreditNote, CII, and PDFs that
 /// carry one: Factur-X, ZUGFeRD, XRechnung) are read exactly, without OCR;
@@ -35,11 +36,16 @@ pub fn routes() -> OpenApiRouter<AppState> {
 ///
 /// One bad item never fails the others: it gets an entry in `errors`
 /// (`pdf_scanned`, `file_unreadable`, `mime_mismatch`, `mime_unsupported`,
-/// `file_too_large` (a decoded file over 5 MiB, a text over 200,000
-/// characters, an image over the pixel limits, a PDF beyond the page limits),
+/// `file_too_large` (an image over 5 MiB, a PDF or XML over 50 MiB, a text
+/// over 200,000 characters, an image over the pixel limits, a PDF beyond the
+/// page limits),
 /// `pdf_encrypted`, `no_invoice_found`, `ocr_unavailable`, `ocr_failed`).
 /// No items, more than five, malformed JSON or a body over the size limit
-/// (6 MiB by default) are a 400/413 for the whole request and cost nothing.
+/// (6 MiB by default; 4 MiB on AWS Lambda) are a 400/413 for the whole
+/// request and cost nothing; so are a file with both `data` and `upload_id`
+/// or neither (400, `param: files[i]`), and an upload that cannot be used
+/// (400 `upload_missing`, `upload_size_mismatch`, or `upload_mismatch` when
+/// the `mime` given is not the upload's).
 ///
 /// Quota: 1 unit per request with a live key when at least one item is read
 /// by the field parser or OCR; a request whose items are all e-invoices read
@@ -57,7 +63,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// that make a 400/413 and the quota charge happen first, and their errors
 /// come at once with no job created; then the answer is 202 with a job of
 /// kind `invoices.extract` (see `GET /api/v1/jobs/{id}`), whose `result` is
-/// this operation's response. A job that fails costs no quota.
+/// this operation's response. A job that fails costs no quota. A request
+/// whose uploads hold more than the synchronous budget (`SVC_SYNC_MAX_BYTES`,
+/// 6 MiB by default) is always run in async mode, as if it had asked.
 #[utoipa::path(post, path = "/api/v1/invoices/extract", tag = "extraction", operation_id = "extract_invoices",
     params(AsyncMode),
     request_body = ExtractRequest,
@@ -74,17 +82,18 @@ async fn extract_invoices(
     mode: AsyncMode,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let request: ExtractRequest = json::parse(&body)?;
+    let mut request: ExtractRequest = json::parse(&body)?;
     request
         .validate()
         .map_err(|e| ApiError::invalid(e.code, e.message).param(e.param))?;
+    let uploaded = extraction::uploaded::read(&state.ports, &caller, &mut request).await?;
     let prepared = extraction::prepare(request).await;
     let quota_day = if caller.mode.is_live() && prepared.chargeable() {
         charge_unit(&state, &caller, &uow).await?
     } else {
         None
     };
-    if mode.requested {
+    if mode.requested || uploaded > state.config.sync_max_bytes {
         return jobs::accept(&state, &caller, &uow, mode, Kind::Extract, body, quota_day).await;
     }
     let extraction = extraction::run(&state.ports, &caller, prepared)

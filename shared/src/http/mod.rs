@@ -5,6 +5,7 @@ pub mod analyses;
 pub mod analyze_request;
 pub mod async_mode;
 pub mod auth;
+pub mod blob_put;
 pub mod customers;
 pub mod deadline;
 pub mod documents;
@@ -23,6 +24,7 @@ pub mod rate_limit;
 pub mod state;
 pub mod tax;
 pub mod unit_of_work;
+pub mod uploads;
 pub mod usage;
 pub mod webhooks;
 
@@ -49,10 +51,11 @@ pub enum Group {
     Events,
     Webhooks,
     Jobs,
+    Uploads,
 }
 
 impl Group {
-    pub const ALL: [Group; 10] = [
+    pub const ALL: [Group; 11] = [
         Group::Usage,
         Group::Tax,
         Group::Customers,
@@ -63,6 +66,7 @@ impl Group {
         Group::Events,
         Group::Webhooks,
         Group::Jobs,
+        Group::Uploads,
     ];
 
     pub fn routes(self) -> OpenApiRouter<AppState> {
@@ -77,6 +81,7 @@ impl Group {
             Group::Events => events::routes(),
             Group::Webhooks => webhooks::routes(),
             Group::Jobs => jobs::routes(),
+            Group::Uploads => uploads::routes(),
         }
     }
 }

@@ -1,10 +1,13 @@
-//! The `Blobs` port: short-lived large inputs of jobs (extraction files,
-//! analysis rows), written when a job is queued and deleted when it ends. Two
-//! adapters: the S3 staging bucket on AWS (1-day lifecycle) and files under
-//! the data directory. Keys are relative paths of `[A-Za-z0-9_.-]` segments
-//! joined by `/`.
+//! The `Blobs` port: short-lived large inputs: those of jobs (extraction
+//! files, analysis rows), written when a job is queued and deleted when it
+//! ends, and the files clients upload themselves through a presigned PUT
+//! (`presign_put`, see `app::uploads`). Two adapters: the S3 staging bucket on
+//! AWS and files under the data directory; both drop what is older than a
+//! day (the bucket's lifecycle rule, `FileBlobs::expire`). Keys are relative
+//! paths of `[A-Za-z0-9_.-]` segments joined by `/`.
 
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum BlobError {
@@ -14,6 +17,17 @@ pub enum BlobError {
     /// The store cannot be reached or is not configured on this host.
     #[error("the blob store is unavailable: {0}")]
     Unavailable(String),
+}
+
+/// A request anyone may make once, until it expires, to store one object:
+/// `PUT url` with exactly `headers` and a body of the size it was made for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PresignedPut {
+    /// Absolute (S3), or a path of the host that made it (`svc serve`),
+    /// which the caller resolves against the host's public address.
+    pub url: String,
+    /// Headers bound in the signature, to send as they are.
+    pub headers: Vec<(String, String)>,
 }
 
 /// Whether `key` is a relative path of `[A-Za-z0-9_.-]` segments joined by
@@ -39,6 +53,16 @@ pub trait Blobs: Send + Sync {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError>;
     /// Removes `key`; removing an absent key is not an error.
     async fn delete(&self, key: &str) -> Result<(), BlobError>;
+    /// A PUT that stores an object of exactly `size` bytes of type `mime`
+    /// under `key` without the store's credentials, valid until `expires`.
+    /// A PUT with another `Content-Type` or length is refused.
+    async fn presign_put(
+        &self,
+        key: &str,
+        mime: &str,
+        size: u64,
+        expires: DateTime<Utc>,
+    ) -> Result<PresignedPut, BlobError>;
 }
 
 /// The adapter of a host without a blob store: every call is `Unavailable`.
@@ -53,6 +77,15 @@ impl Blobs for NoBlobs {
         Err(unconfigured())
     }
     async fn delete(&self, _: &str) -> Result<(), BlobError> {
+        Err(unconfigured())
+    }
+    async fn presign_put(
+        &self,
+        _: &str,
+        _: &str,
+        _: u64,
+        _: DateTime<Utc>,
+    ) -> Result<PresignedPut, BlobError> {
         Err(unconfigured())
     }
 }

@@ -14,6 +14,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
+use chrono::{DateTime, Utc};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -22,7 +23,7 @@ use shared::app::{accounts, dispatch, jobs, outbox};
 use shared::config::Config;
 use shared::domain::account::{Issuer, Plan};
 use shared::embedded::{FileBlobs, QueueSettings, SqliteQueue, dispatcher, job_worker};
-use shared::ports::blobs::{BlobError, Blobs};
+use shared::ports::blobs::{BlobError, Blobs, PresignedPut};
 use shared::ports::queue::NoQueue;
 use shared::ports::table::Key;
 use shared::tax::nif::Nif;
@@ -61,6 +62,16 @@ impl Blobs for FaultyBlobs {
 
     async fn delete(&self, key: &str) -> Result<(), BlobError> {
         self.inner.delete(key).await
+    }
+
+    async fn presign_put(
+        &self,
+        key: &str,
+        mime: &str,
+        size: u64,
+        expires: DateTime<Utc>,
+    ) -> Result<PresignedPut, BlobError> {
+        self.inner.presign_put(key, mime, size, expires).await
     }
 }
 
@@ -150,6 +161,15 @@ impl Env {
             .body(Body::from(body.to_string()))
             .unwrap();
         send(&self.h.app, req).await
+    }
+
+    /// What `svc serve` adds beside the API: the receiver of presigned PUTs,
+    /// on this harness's blobs and clock.
+    pub fn blob_receiver(&self) -> Router {
+        shared::http::blob_put::router(
+            Arc::new(FileBlobs::new(&self.data_dir)),
+            self.h.clock.clone(),
+        )
     }
 
     pub async fn job(&self, id: &str, key: &str) -> Reply {

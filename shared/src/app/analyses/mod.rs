@@ -7,6 +7,7 @@ pub mod model;
 pub mod read;
 pub mod run;
 pub mod store;
+pub mod uploaded;
 
 use crate::analyses::AnalysisError;
 use crate::ports::table::TableError;

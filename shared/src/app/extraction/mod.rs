@@ -7,6 +7,7 @@ mod ai;
 pub mod prepare;
 pub mod request;
 mod sample;
+pub mod uploaded;
 
 use chrono::NaiveDate;
 use serde::Serialize;

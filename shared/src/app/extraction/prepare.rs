@@ -16,8 +16,13 @@ use crate::extraction::sniff::{FileKind, sniff};
 use crate::extraction::{Fields, Source, TextDocument};
 use crate::ports::ocr::ImageFormat;
 
-/// Largest decoded file (Textract's inline limit; a request body is smaller anyway by default).
-pub const MAX_FILE_BYTES: usize = 5 * 1024 * 1024;
+/// Largest image (Textract's limit for the bytes of a document; the OCR
+/// engines read it whole).
+pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
+/// Largest PDF or XML document (the largest upload; an inline one is bounded
+/// by the body limit first). What is read of a PDF is bounded by the page
+/// and object limits of `extraction::pdf`.
+pub const MAX_DOCUMENT_BYTES: usize = 50 * 1024 * 1024;
 /// Largest text item, in characters.
 pub const MAX_TEXT_CHARS: usize = 200_000;
 /// Fewer letters and digits than this cannot hold an invoice.
@@ -120,15 +125,19 @@ pub async fn prepare(request: ExtractRequest) -> Prepared {
     Prepared { items }
 }
 
-/// The accepted mime types, by what the bytes must be.
-fn declared_kind(mime: &str) -> Option<FileKind> {
-    let essence = mime
-        .split(';')
+/// A mime type without its parameters, in lower case (`Text/XML;
+/// charset=utf-8` → `text/xml`).
+pub fn essence(mime: &str) -> String {
+    mime.split(';')
         .next()
         .unwrap_or("")
         .trim()
-        .to_ascii_lowercase();
-    match essence.as_str() {
+        .to_ascii_lowercase()
+}
+
+/// The accepted mime types, by what the bytes must be.
+fn declared_kind(mime: &str) -> Option<FileKind> {
+    match essence(mime).as_str() {
         "application/pdf" => Some(FileKind::Pdf),
         "image/png" => Some(FileKind::Png),
         "image/jpeg" | "image/jpg" => Some(FileKind::Jpeg),
@@ -176,24 +185,34 @@ fn decode_base64(data: &str) -> Result<Vec<u8>, ItemError> {
 }
 
 async fn prepare_file(file: FileInput) -> Result<Work, ItemError> {
-    let declared = declared_kind(&file.mime).ok_or_else(|| {
+    let mime = file.mime.unwrap_or_default();
+    let declared = declared_kind(&mime).ok_or_else(|| {
         ItemError::new(
             "mime_unsupported",
             format!(
-                "mime {:?} is not accepted; send application/pdf, image/jpeg, image/png, image/webp, or application/xml for e-invoices",
-                file.mime
+                "mime {mime:?} is not accepted; send application/pdf, image/jpeg, image/png, image/webp, or application/xml for e-invoices"
             ),
         )
     })?;
-    if file.data.len() / 4 * 3 > MAX_FILE_BYTES + 3 {
-        return Err(too_large());
-    }
-    let bytes = decode_base64(&file.data)?;
+    let limit = match declared {
+        FileKind::Pdf | FileKind::Xml => MAX_DOCUMENT_BYTES,
+        FileKind::Png | FileKind::Jpeg | FileKind::Webp => MAX_IMAGE_BYTES,
+    };
+    let bytes = match (file.uploaded, file.data) {
+        (Some(bytes), _) => bytes,
+        (None, Some(data)) => {
+            if data.len() / 4 * 3 > limit + 3 {
+                return Err(too_large(limit));
+            }
+            decode_base64(&data)?
+        }
+        (None, None) => Vec::new(),
+    };
     if bytes.is_empty() {
         return Err(ItemError::new("file_unreadable", "the file is empty"));
     }
-    if bytes.len() > MAX_FILE_BYTES {
-        return Err(too_large());
+    if bytes.len() > limit {
+        return Err(too_large(limit));
     }
     let actual = sniff(&bytes).ok_or_else(|| {
         ItemError::new(
@@ -209,7 +228,7 @@ async fn prepare_file(file: FileInput) -> Result<Work, ItemError> {
             "mime_mismatch",
             format!(
                 "declared as {} but the bytes are {}; send the right mime",
-                file.mime.trim(),
+                mime.trim(),
                 kind_name(actual)
             ),
         ));
@@ -223,13 +242,10 @@ async fn prepare_file(file: FileInput) -> Result<Work, ItemError> {
     }
 }
 
-fn too_large() -> ItemError {
+fn too_large(limit: usize) -> ItemError {
     ItemError::new(
         "file_too_large",
-        format!(
-            "the file is larger than {} MiB",
-            MAX_FILE_BYTES / (1024 * 1024)
-        ),
+        format!("the file is larger than {} MiB", limit / (1024 * 1024)),
     )
 }
 

@@ -1,5 +1,6 @@
-//! The extraction request as it arrives: `files` (base64 documents) and
-//! `texts` (text already extracted), at most five items in all.
+//! The extraction request as it arrives: `files` (base64 documents, or
+//! uploads by id) and `texts` (text already extracted), at most five items
+//! in all.
 
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -7,7 +8,7 @@ use utoipa::ToSchema;
 /// Items per request, files and texts together (API-SPEC §8).
 pub const MAX_ITEMS: usize = 5;
 
-/// One document, base64-encoded.
+/// One document: base64 `data`, or an `upload_id` (exactly one of them).
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "factura-0147.pdf", "mime": "application/pdf", "data": "JVBERi0xLjcK…"}))]
@@ -17,10 +18,22 @@ pub struct FileInput {
     pub name: String,
     /// `application/pdf`, `image/jpeg`, `image/png`, `image/webp`, or
     /// `application/xml` / `text/xml` for e-invoices. It must match the bytes.
-    pub mime: String,
+    /// Required with `data`; with `upload_id` it is the upload's, and if
+    /// given must be the same.
+    #[serde(default)]
+    pub mime: Option<String>,
     /// The file's bytes in base64 (standard or URL-safe alphabet, padding
     /// optional, line breaks and a `data:…;base64,` prefix tolerated).
-    pub data: String,
+    #[serde(default)]
+    pub data: Option<String>,
+    /// An upload (`upl_…`, see `POST /api/v1/uploads`) holding the file,
+    /// instead of `data`: for files too large for the request body (up to
+    /// 50 MiB).
+    #[serde(default)]
+    pub upload_id: Option<String>,
+    /// The bytes of `upload_id`, once read (`uploaded::read`).
+    #[serde(skip)]
+    pub uploaded: Option<Vec<u8>>,
 }
 
 /// Text already extracted from an invoice (e.g. by the client's own OCR).
@@ -79,6 +92,37 @@ impl ExtractRequest {
                 ),
             });
         }
+        for (i, file) in self.files.iter().enumerate() {
+            let error = |code, param: String, message: &str| RequestError {
+                code,
+                param,
+                message: message.to_string(),
+            };
+            match (&file.data, &file.upload_id, &file.mime) {
+                (Some(_), Some(_), _) => {
+                    return Err(error(
+                        "parameter_invalid",
+                        format!("files[{i}]"),
+                        "give the file as `data` (base64) or as `upload_id`, not both",
+                    ));
+                }
+                (None, None, _) => {
+                    return Err(error(
+                        "parameter_missing",
+                        format!("files[{i}]"),
+                        "give the file as `data` (base64) or as `upload_id` (POST /api/v1/uploads)",
+                    ));
+                }
+                (Some(_), None, None) => {
+                    return Err(error(
+                        "parameter_missing",
+                        format!("files[{i}].mime"),
+                        "give the file's `mime` with its `data`",
+                    ));
+                }
+                _ => {}
+            }
+        }
         let names = self
             .files
             .iter()
@@ -112,8 +156,10 @@ mod tests {
     fn file(name: &str) -> FileInput {
         FileInput {
             name: name.into(),
-            mime: "application/pdf".into(),
-            data: String::new(),
+            mime: Some("application/pdf".into()),
+            data: Some(String::new()),
+            upload_id: None,
+            uploaded: None,
         }
     }
 
@@ -144,6 +190,43 @@ mod tests {
             }
             .validate()
             .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_file_is_data_or_an_upload() {
+        let one = |f: FileInput| {
+            ExtractRequest {
+                files: vec![file("a.pdf"), f],
+                texts: vec![],
+            }
+            .validate()
+            .map_err(|e| (e.code, e.param))
+        };
+        let uploaded = FileInput {
+            data: None,
+            mime: None,
+            upload_id: Some("upl_1".into()),
+            ..file("b.pdf")
+        };
+        assert_eq!(one(uploaded.clone()), Ok(()));
+        let both = FileInput {
+            data: Some("JVBE".into()),
+            ..uploaded.clone()
+        };
+        assert_eq!(one(both), Err(("parameter_invalid", "files[1]".into())));
+        let neither = FileInput {
+            upload_id: None,
+            ..uploaded
+        };
+        assert_eq!(one(neither), Err(("parameter_missing", "files[1]".into())));
+        let untyped = FileInput {
+            mime: None,
+            ..file("c.pdf")
+        };
+        assert_eq!(
+            one(untyped),
+            Err(("parameter_missing", "files[1].mime".into()))
         );
     }
 }

@@ -1,5 +1,6 @@
 //! One run of a job: the use case of the synchronous request (the same
-//! code, as the same caller), on the request body the job staged.
+//! code, as the same caller), on the request body the job staged, with the
+//! uploads it names read now.
 
 use serde_json::Value as Json;
 
@@ -7,6 +8,7 @@ use super::model::{Job, JobError, Kind};
 use crate::analyses::request;
 use crate::app::analyses::{self, AnalysesError};
 use crate::app::extraction::{self, ExtractRequest};
+use crate::app::uploads::UploadError;
 use crate::ports::Ports;
 use crate::ports::table::Write;
 
@@ -37,11 +39,14 @@ pub async fn run(ports: &Ports, job: &Job, input: Vec<u8>, last: bool) -> Result
 }
 
 async fn extract(ports: &Ports, job: &Job, input: &[u8], last: bool) -> Result<Output, RunError> {
-    let request: ExtractRequest = serde_json::from_slice(input).map_err(|e| {
+    let mut request: ExtractRequest = serde_json::from_slice(input).map_err(|e| {
         RunError::Rejected(JobError::internal(format!(
             "the job's staged request cannot be read ({e}); submit it again"
         )))
     })?;
+    extraction::uploaded::read(ports, &job.caller(), &mut request)
+        .await
+        .map_err(upload_failure)?;
     let prepared = extraction::prepare(request).await;
     let extraction = extraction::run(ports, &job.caller(), prepared)
         .await
@@ -57,7 +62,31 @@ async fn extract(ports: &Ports, job: &Job, input: &[u8], last: bool) -> Result<O
     })
 }
 
+/// An upload the request names that cannot be read: gone (it expired) or
+/// not what it declared fails the job; an unreachable store is retried.
+fn upload_failure(e: UploadError) -> RunError {
+    match e {
+        UploadError::Unavailable(reason) => RunError::Transient(reason),
+        UploadError::Missing { param, message } => {
+            RunError::Rejected(JobError::invalid("upload_missing", message, Some(param)))
+        }
+        UploadError::Invalid {
+            code,
+            param,
+            message,
+        } => RunError::Rejected(JobError::invalid(code, message, Some(param))),
+        UploadError::TooLarge(message) | UploadError::Unsupported(message) => {
+            RunError::Rejected(JobError::invalid("upload_invalid", message, None))
+        }
+    }
+}
+
 async fn analyze(ports: &Ports, job: &Job, input: Vec<u8>) -> Result<Output, RunError> {
+    let input = match analyses::uploaded::read(ports, &job.caller(), &input).await {
+        Ok(Some((spliced, _))) => spliced,
+        Ok(None) => input,
+        Err(e) => return Err(upload_failure(e)),
+    };
     let (ports, caller) = (ports.clone(), job.caller());
     // Off the async workers, as the synchronous request does.
     let outcome = tokio::task::spawn_blocking(move || {
