@@ -56,6 +56,7 @@ fn number_in(text: &str) -> Option<String> {
             t => (" ", Some(trimmed(t))),
         };
         let Some(next) = next else { break };
+        let next = &digit_group(&number, next);
         let groups = digits_only(&number) || joiner != " ";
         let continues = groups
             && digits_only(next)
@@ -75,6 +76,19 @@ fn number_in(text: &str) -> Option<String> {
         i += 1;
     }
     Some(number)
+}
+
+/// A group of a number printed in digit groups, with the letter O that
+/// OCR reads for a zero in it made a zero again ("2243 O00 000027").
+fn digit_group(number: &str, next: &str) -> String {
+    let zeroes = digits_only(number)
+        && next.chars().any(|c| c.is_ascii_digit())
+        && next.chars().all(|c| c.is_ascii_digit() || c == 'O');
+    if zeroes {
+        next.replace('O', "0")
+    } else {
+        next.to_string()
+    }
 }
 
 fn series_in(text: &str) -> Option<String> {
@@ -205,6 +219,7 @@ mod tests {
         for (text, expected) in [
             ("Factura nº: 25 - 5469", "25 - 5469"),
             ("FACTURA SIMPLIFICADA: 2243 00 000027", "2243 00 000027"),
+            ("Fra: 2243 O00 000027", "2243 000 000027"),
             ("Invoice no. F26 - 40 - 08002", "F26 - 40 - 08002"),
             ("Factura nº 147 05/08/2026", "147"),
             ("Nº factura F2026-000001 2026", "F2026-000001"),

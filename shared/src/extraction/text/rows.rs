@@ -98,7 +98,9 @@ fn split_word(w: &Word) -> Vec<Word> {
             continue;
         }
         current.push(c);
-        let glued = c == ':' && chars.get(i + 1).is_some_and(|n| !n.is_whitespace());
+        let next_alnum = chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+        let glued = (c == ':' && chars.get(i + 1).is_some_and(|n| !n.is_whitespace()))
+            || (c == '.' && next_alnum && tax_abbreviation(&current));
         if glued {
             push(&mut current, start, i + 1);
             start = i + 1;
@@ -106,6 +108,17 @@ fn split_word(w: &Word) -> Vec<Word> {
     }
     push(&mut current, start, chars.len());
     parts
+}
+
+/// Whether a word so far is a tax id's dotted label ("C.I.F.", "N.I.F."),
+/// which tickets print glued to the id ("C.I.F.J98714496").
+fn tax_abbreviation(text: &str) -> bool {
+    let letters: String = text
+        .chars()
+        .filter(|c| *c != '.')
+        .flat_map(char::to_lowercase)
+        .collect();
+    text.ends_with('.') && matches!(letters.as_str(), "cif" | "nif" | "nie" | "dni")
 }
 
 fn glyph_width(w: &Word) -> f32 {
@@ -318,6 +331,29 @@ mod tests {
         };
         let texts: Vec<String> = split_word(&w).into_iter().map(|w| w.text).collect();
         assert_eq!(texts, ["data", "Fecha", "22/01/2022", "S/A"]);
+    }
+
+    #[test]
+    fn a_tax_label_glued_to_its_id_is_split_from_it() {
+        for (text, parts) in [
+            ("C.I.F.J98714496", vec!["C.I.F.", "J98714496"]),
+            ("NIF.B64717838", vec!["NIF.", "B64717838"]),
+            ("CIF:B64717838", vec!["CIF:", "B64717838"]),
+            ("Sr.García", vec!["Sr.García"]),
+            ("1.250,00", vec!["1.250,00"]),
+        ] {
+            let w = Word {
+                text: text.into(),
+                page: 1,
+                left: 0.1,
+                top: 0.1,
+                width: 0.2,
+                height: 0.01,
+                confidence: 1.0,
+            };
+            let texts: Vec<String> = split_word(&w).into_iter().map(|w| w.text).collect();
+            assert_eq!(texts, parts, "{text}");
+        }
     }
 
     #[test]
