@@ -67,6 +67,10 @@ const LABELS: &[(Kind, &[&str])] = &[
             "factura simplificada",
             "ticket #",
             "# ticket",
+            // "N.T.", "NT:": a ticket's number abbreviated.
+            "nt",
+            "# tiquet",
+            "tiquet #",
             "#",
             "invoice #",
             "invoice number",
