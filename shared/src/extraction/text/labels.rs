@@ -535,6 +535,9 @@ const LABELS: &[(Kind, &[&str])] = &[
             "importe total factura",
             "total impuestos incluidos",
             "total iva incl",
+            "total eur iva incl",
+            "total eur iva incluido",
+            "total euros iva incluido",
             // Other languages.
             "invoice total",
             "total amount",

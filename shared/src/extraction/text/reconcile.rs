@@ -196,19 +196,27 @@ fn one_digit_apart(a: Decimal, b: Decimal) -> bool {
 /// The most VAT (with surcharge) can be of its base.
 const MAX_TAX_SHARE: Decimal = dec!(0.30);
 
-/// Beside rows with bases, a VAT amount read with neither base nor rate
-/// that is more than any tax of those bases could be is not the table's
-/// (a stray number below an "IVA" on a ticket).
+/// Beside rows with bases, a VAT amount read with neither base nor rate is
+/// not another rate's: either more than any tax of those bases could be (a
+/// stray number below an "IVA" on a ticket), or the rows' VAT and surcharge
+/// together (an "Importe IVA" that lumps the equivalence surcharge in).
 fn drop_stray_vats(lines: &mut Vec<TaxLine>) {
     let bases: Decimal = lines.iter().filter_map(|l| l.base.map(|b| b.value)).sum();
     if bases.is_zero() {
         return;
     }
+    let value = |r: Option<Reading>| r.map_or(Decimal::ZERO, |r| r.value);
+    let rows_tax: Decimal = lines
+        .iter()
+        .filter(|l| l.base.is_some())
+        .map(|l| value(l.vat) + value(l.surcharge))
+        .sum();
     lines.retain(|l| {
         let stray = l.rate.is_none() && l.base.is_none();
-        !(stray
-            && l.vat
-                .is_some_and(|v| v.value.abs() > bases.abs() * MAX_TAX_SHARE))
+        let impossible = |v: Reading| v.value.abs() > bases.abs() * MAX_TAX_SHARE;
+        let lumped =
+            |v: Reading| !rows_tax.is_zero() && (v.value - rows_tax).abs() <= LINE_TOLERANCE;
+        !(stray && l.vat.is_some_and(|v| impossible(v) || lumped(v)))
     });
 }
 
@@ -1016,6 +1024,25 @@ mod tests {
         ]);
         let rates: Vec<Option<Decimal>> = lines.iter().map(|l| l.rate).collect();
         assert_eq!(rates, [Some(dec!(4)), Some(dec!(10)), Some(dec!(21))]);
+    }
+
+    #[test]
+    fn a_vat_total_that_lumps_the_surcharge_in_is_not_another_line() {
+        let lines = merge(vec![
+            TaxLine {
+                rate: Some(dec!(21)),
+                base: Some(r(dec!(31.19))),
+                vat: Some(r(dec!(6.55))),
+                surcharge_rate: Some(dec!(5.2)),
+                surcharge: Some(r(dec!(1.62))),
+            },
+            TaxLine {
+                vat: Some(r(dec!(8.17))),
+                ..TaxLine::default()
+            },
+        ]);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].vat.unwrap().value, dec!(6.55));
     }
 
     #[test]
