@@ -1,10 +1,13 @@
 //! Every operation of the OpenAPI document (the golden file the code is
 //! checked against) is routed to a function by an `HttpApi` event of
-//! `template.yaml`, and the template routes nothing the document lacks.
+//! `template.yaml`, the template routes nothing the document lacks, and each
+//! route goes to the function whose binary serves it (the binary named after
+//! its endpoint group, whose `main` runs that group's router).
 
 use std::collections::BTreeSet;
 
 use serde_norway::Value;
+use shared::http::Group;
 
 /// Routes of the template that are not operations of the document.
 const ONLY_IN_TEMPLATE: [(&str, &str); 2] = [
@@ -50,7 +53,7 @@ fn document_routes() -> BTreeSet<(String, String)> {
         .collect()
 }
 
-/// The HttpApi events of every function: (method, path) → function.
+/// The HttpApi events of every function: (method, path, function).
 fn template_routes() -> Vec<(String, String, String)> {
     let template = template();
     let resources = template["Resources"].as_mapping().unwrap();
@@ -112,6 +115,55 @@ fn the_mcp_and_discovery_routes_stay_on_the_mcp_function() {
                 .iter()
                 .any(|(m, p, f)| m == method && p == path && f == "McpFunction"),
             "{method} {path}: {routes:?}"
+        );
+    }
+}
+
+/// The function whose `BuildProperties.Binary` is `binary`.
+fn function_of_binary(binary: &str) -> String {
+    let template = template();
+    let resources = template["Resources"].as_mapping().unwrap();
+    let found = resources
+        .iter()
+        .find(|(_, r)| r["Metadata"]["BuildProperties"]["Binary"].as_str() == Some(binary));
+    let (name, _) = found.unwrap_or_else(|| panic!("no function builds the binary {binary}"));
+    name.as_str().unwrap().to_string()
+}
+
+#[test]
+fn each_groups_routes_go_to_the_function_of_its_binary() {
+    let routes = template_routes();
+    for group in Group::ALL {
+        // The functions' binaries are named after their groups.
+        let binary = format!("{group:?}").to_lowercase();
+        let function = function_of_binary(&binary);
+        let document = group.routes().into_openapi();
+        let served: BTreeSet<(String, String)> = document
+            .paths
+            .paths
+            .iter()
+            .flat_map(|(path, item)| {
+                [
+                    ("GET", item.get.is_some()),
+                    ("POST", item.post.is_some()),
+                    ("PUT", item.put.is_some()),
+                    ("PATCH", item.patch.is_some()),
+                    ("DELETE", item.delete.is_some()),
+                ]
+                .into_iter()
+                .filter(|(_, present)| *present)
+                .map(|(method, _)| (method.to_string(), path.clone()))
+            })
+            .filter(|(method, path)| !ONLY_IN_SVC_SERVE.contains(&(method.as_str(), path.as_str())))
+            .collect();
+        let routed: BTreeSet<(String, String)> = routes
+            .iter()
+            .filter(|(_, _, f)| *f == function)
+            .map(|(method, path, _)| (method.clone(), path.clone()))
+            .collect();
+        assert_eq!(
+            routed, served,
+            "{function} (binary {binary}) and the {group:?} group"
         );
     }
 }
