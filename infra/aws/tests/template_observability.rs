@@ -5,36 +5,11 @@
 //! what `shared::metrics` writes. checkov has no CloudFormation check for
 //! tracing; these tests are the check.
 
+mod template;
+
 use serde_norway::Value;
 use shared::metrics::Metric;
-
-fn template() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../template.yaml"))
-        .unwrap();
-    serde_norway::from_str(&text).unwrap()
-}
-
-/// The tag and value of a short-form intrinsic (`!Ref X`, `!GetAtt X.Arn`).
-fn intrinsic<'a>(value: &'a Value, tag: &str) -> Option<&'a Value> {
-    match value {
-        Value::Tagged(tagged) if tagged.tag == tag => Some(&tagged.value),
-        _ => None,
-    }
-}
-
-fn refers_to(value: &Value, name: &str) -> bool {
-    intrinsic(value, "Ref").and_then(Value::as_str) == Some(name)
-}
-
-fn resources_of<'a>(template: &'a Value, kind: &str) -> Vec<(&'a str, &'a Value)> {
-    template["Resources"]
-        .as_mapping()
-        .unwrap()
-        .iter()
-        .filter(|(_, r)| r["Type"].as_str() == Some(kind))
-        .map(|(name, r)| (name.as_str().unwrap(), r))
-        .collect()
-}
+use template::{intrinsic, refers_to, resources_of, template};
 
 fn functions(template: &Value) -> Vec<&str> {
     resources_of(template, "AWS::Serverless::Function")

@@ -4,10 +4,12 @@
 //! route goes to the function whose binary serves it (the binary named after
 //! its endpoint group, whose `main` runs that group's router).
 
+mod template;
+
 use std::collections::BTreeSet;
 
-use serde_norway::Value;
 use shared::http::Group;
+use template::template;
 
 /// Routes of the template that are not operations of the document.
 const ONLY_IN_TEMPLATE: [(&str, &str); 2] = [
@@ -26,12 +28,6 @@ const ONLY_IN_SVC_SERVE: [(&str, &str); 1] = [
 ];
 
 const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
-
-fn template() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../template.yaml"))
-        .unwrap();
-    serde_norway::from_str(&text).unwrap()
-}
 
 fn document_routes() -> BTreeSet<(String, String)> {
     let text = std::fs::read_to_string(concat!(

@@ -7,42 +7,10 @@
 //! CloudFormation check for deletion protection or TLS-only policies; these
 //! tests are the check.
 
+mod template;
+
 use serde_norway::Value;
-
-fn template() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../template.yaml"))
-        .unwrap();
-    serde_norway::from_str(&text).unwrap()
-}
-
-fn intrinsic<'a>(value: &'a Value, tag: &str) -> Option<&'a Value> {
-    match value {
-        Value::Tagged(tagged) if tagged.tag == tag => Some(&tagged.value),
-        _ => None,
-    }
-}
-
-fn refers_to(value: &Value, name: &str) -> bool {
-    intrinsic(value, "Ref").and_then(Value::as_str) == Some(name)
-}
-
-fn resources_of<'a>(template: &'a Value, kind: &str) -> Vec<(&'a str, &'a Value)> {
-    template["Resources"]
-        .as_mapping()
-        .unwrap()
-        .iter()
-        .filter(|(_, r)| r["Type"].as_str() == Some(kind))
-        .map(|(name, r)| (name.as_str().unwrap(), r))
-        .collect()
-}
-
-fn strings(value: &Value) -> Vec<&str> {
-    match value {
-        Value::String(s) => vec![s.as_str()],
-        Value::Sequence(items) => items.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
-}
+use template::{intrinsic, refers_to, resources_of, strings, template};
 
 /// Whether `statement` denies everything over plain HTTP.
 fn denies_plain_http(statement: &Value) -> bool {
