@@ -115,7 +115,7 @@ fn only_the_submitters_role_may_decrypt_certificates() {
         .find(|s| s["Effect"].as_str() == Some("Deny"))
         .expect("a deny statement");
     assert_eq!(deny["Principal"].as_str(), Some("*"));
-    assert_eq!(strings(&deny["Action"]), ["kms:Decrypt"]);
+    assert_eq!(strings(&deny["Action"]), ["kms:Decrypt", "kms:ReEncrypt*"]);
     let except = &deny["Condition"]["StringNotEquals"]["aws:PrincipalArn"];
     assert_eq!(
         intrinsic(except, "GetAtt").and_then(Value::as_str),
