@@ -17,7 +17,7 @@ use chrono::Duration;
 use serde_json::{Value, json};
 
 use shared::app::verifactu::certificates::Unusable;
-use shared::app::verifactu::{Outcome, submit_chain, submit_pending};
+use shared::app::verifactu::{Backlog, Outcome, backlog, submit_chain, submit_pending};
 use shared::domain::account::Plan;
 use shared::ports::Aeat;
 use shared::ports::aeat::{AeatError, ClientIdentity, SimulatedAeat};
@@ -337,6 +337,26 @@ async fn two_submitters_never_have_two_messages_of_one_chain_in_flight() {
         "{outcomes:?}"
     );
     assert_eq!(env.messages(), [3]);
+}
+
+#[tokio::test]
+async fn the_backlog_counts_the_records_waiting_and_finds_the_oldest() {
+    let env = env(0).await;
+    let issued_at = env.h.ports.clock.now();
+    env.issue(&env.h.test.clone(), 3).await;
+    env.h.clock.advance(Duration::seconds(90));
+    let waiting = backlog(&env.h.ports).await.unwrap();
+    assert_eq!(waiting.records, 3);
+    let oldest = waiting.oldest.expect("the oldest record's time");
+    assert!(
+        (oldest - issued_at).num_seconds().abs() <= 1,
+        "{oldest} vs {issued_at}"
+    );
+    assert!(matches!(
+        env.submit().await,
+        Outcome::Sent { records: 3, .. }
+    ));
+    assert_eq!(backlog(&env.h.ports).await.unwrap(), Backlog::default());
 }
 
 async fn submit_pending_chain(env: &Env) -> String {

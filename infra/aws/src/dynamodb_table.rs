@@ -52,8 +52,8 @@ pub struct DynamoTable {
 
 impl DynamoTable {
     /// A table reached through the SDK's standard configuration (credentials,
-    /// `AWS_REGION`, `AWS_ENDPOINT_URL[_DYNAMODB]`), in `eu-west-1` when no
-    /// region is configured.
+    /// `AWS_REGION`, `AWS_ENDPOINT_URL[_DYNAMODB]`; see
+    /// `sdk::require_region`).
     pub async fn from_env(table_name: &str, clock: Arc<dyn Clock>) -> DynamoTable {
         let config = crate::sdk::config().await;
         DynamoTable::new(Client::new(&config), table_name, clock)

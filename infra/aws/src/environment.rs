@@ -83,7 +83,10 @@ pub async fn ports() -> Result<Ports, String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let table_name = std::env::var("TABLE_NAME").ok();
     let table: Arc<dyn Table> = match storage(data_dir(), table_name, cfg!(feature = "embedded"))? {
-        Storage::Dynamo(name) => Arc::new(DynamoTable::from_env(&name, clock.clone()).await),
+        Storage::Dynamo(name) => {
+            crate::sdk::require_region().await?;
+            Arc::new(DynamoTable::from_env(&name, clock.clone()).await)
+        }
         #[cfg(feature = "embedded")]
         Storage::Embedded(dir) => embedded::table(&dir, clock.clone())?,
         #[cfg(not(feature = "embedded"))]

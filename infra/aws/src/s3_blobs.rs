@@ -35,8 +35,8 @@ fn checked(key: &str) -> Result<&str, BlobError> {
 
 impl S3Blobs {
     /// The bucket `bucket`, reached through the SDK's standard configuration
-    /// (credentials, `AWS_REGION`, `AWS_ENDPOINT_URL[_S3]`), in `eu-west-1`
-    /// when no region is configured. With an endpoint configured (an
+    /// (credentials, `AWS_REGION`, `AWS_ENDPOINT_URL[_S3]`; see
+    /// `sdk::require_region`). With an endpoint configured (an
     /// emulator, which has no host name per bucket) requests name the bucket
     /// in the path.
     pub async fn from_env(bucket: &str) -> S3Blobs {

@@ -1,28 +1,30 @@
 //! The AWS SDK's configuration every adapter starts from: the standard
 //! environment (credentials, `AWS_REGION`, `AWS_ENDPOINT_URL[_<SERVICE>]`
-//! for an emulator), in `eu-west-1` when no region is configured, over an
-//! HTTPS client of rustls on ring (see `shared::ports::tls`).
+//! for an emulator) over an HTTPS client of rustls on ring (see
+//! `shared::ports::tls`). The region is never guessed: a host that uses AWS
+//! checks one is configured at start (`require_region`).
 
-use aws_config::{BehaviorVersion, Region, SdkConfig};
+use aws_config::{BehaviorVersion, SdkConfig};
 use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
 
-const DEFAULT_REGION: &str = "eu-west-1";
+pub const MISSING_REGION: &str = "no AWS region is configured: set AWS_REGION (e.g. AWS_REGION=eu-west-1, the stack's region) or the region of your AWS profile";
 
 pub async fn config() -> SdkConfig {
     let https = aws_smithy_http_client::Builder::new()
         .tls_provider(Provider::Rustls(CryptoMode::Ring))
         .build_https();
     // The loader's own providers (region, credentials) use this client too.
-    let config = aws_config::defaults(BehaviorVersion::latest())
+    aws_config::defaults(BehaviorVersion::latest())
         .http_client(https)
         .load()
-        .await;
-    match config.region() {
-        Some(_) => config,
-        None => config
-            .into_builder()
-            .region(Region::new(DEFAULT_REGION))
-            .build(),
+        .await
+}
+
+/// Whether the environment names the AWS region; the error says how to.
+pub async fn require_region() -> Result<(), String> {
+    match config().await.region() {
+        Some(_) => Ok(()),
+        None => Err(MISSING_REGION.to_string()),
     }
 }
 
@@ -31,7 +33,7 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn the_region_is_the_environments_or_eu_west_1() {
+    async fn the_region_is_the_environments_and_never_guessed() {
         // SAFETY: no other test of this binary reads these variables.
         unsafe {
             std::env::remove_var("AWS_REGION");
@@ -39,9 +41,11 @@ mod tests {
             std::env::set_var("AWS_CONFIG_FILE", "/nonexistent");
             std::env::set_var("AWS_EC2_METADATA_DISABLED", "true");
         }
-        let region = || async { config().await.region().map(|r| r.to_string()) };
-        assert_eq!(region().await.as_deref(), Some(DEFAULT_REGION));
+        assert_eq!(config().await.region(), None);
+        assert_eq!(require_region().await, Err(MISSING_REGION.to_string()));
         unsafe { std::env::set_var("AWS_REGION", "eu-south-2") };
-        assert_eq!(region().await.as_deref(), Some("eu-south-2"));
+        let region = config().await.region().map(|r| r.to_string());
+        assert_eq!(region.as_deref(), Some("eu-south-2"));
+        assert_eq!(require_region().await, Ok(()));
     }
 }

@@ -28,8 +28,8 @@ pub struct SqsQueue {
 
 impl SqsQueue {
     /// The queue at `queue_url`, reached through the SDK's standard
-    /// configuration (credentials, `AWS_REGION`, `AWS_ENDPOINT_URL[_SQS]`), in
-    /// `eu-west-1` when no region is configured.
+    /// configuration (credentials, `AWS_REGION`, `AWS_ENDPOINT_URL[_SQS]`; see
+    /// `sdk::require_region`).
     pub async fn from_env(queue_url: &str) -> SqsQueue {
         let config = crate::sdk::config().await;
         SqsQueue::new(Client::new(&config), queue_url)

@@ -97,7 +97,13 @@ async fn the_worker_function_finishes_an_async_job_once_from_its_sqs_events() {
     let url = sqs
         .create_queue()
         .queue_name(format!("svc-jobs-{run}"))
-        .attributes(QueueAttributeName::VisibilityTimeout, "360")
+        .attributes(
+            QueueAttributeName::VisibilityTimeout,
+            infra_aws::environment::JOBS_QUEUE
+                .visibility_timeout
+                .as_secs()
+                .to_string(),
+        )
         .send()
         .await
         .expect("create the queue")

@@ -48,29 +48,35 @@ fn template() -> Value {
 fn only_the_submitter_may_decrypt_and_only_certificates() {
     let template = template();
     let resources = template["Resources"].as_mapping().unwrap();
-    assert_eq!(
-        template["Resources"]["CertificatesKey"]["Type"].as_str(),
-        Some("AWS::KMS::Key")
-    );
-    let mut decrypters = Vec::new();
+    let key = &template["Resources"]["CertificatesKey"];
+    assert_eq!(key["Type"].as_str(), Some("AWS::KMS::Key"));
+    // No identity policy names KMS: the key's own policy says who decrypts
+    // (and denies everyone else, see template_safety).
     for (name, resource) in resources {
         let policies = serde_norway::to_string(&resource["Properties"]["Policies"]).unwrap();
-        if policies.contains("kms:") {
-            decrypters.push(name.as_str().unwrap().to_string());
-        }
+        assert!(!policies.contains("kms:"), "{name:?}");
     }
-    assert_eq!(decrypters, ["VerifactuFunction"]);
-    let submitter = &template["Resources"]["VerifactuFunction"]["Properties"];
-    let statement = submitter["Policies"][0]["Statement"]
+    let decrypt: Vec<&Value> = key["Properties"]["KeyPolicy"]["Statement"]
         .as_sequence()
         .unwrap()
         .iter()
-        .find(|s| s["Action"].as_str() == Some("kms:Decrypt"))
-        .expect("a kms:Decrypt statement");
+        .filter(|s| s["Effect"].as_str() == Some("Allow"))
+        .filter(|s| s["Action"].as_str() == Some("kms:Decrypt"))
+        .collect();
+    assert_eq!(decrypt.len(), 1, "{decrypt:?}");
+    let Value::Tagged(principal) = &decrypt[0]["Principal"]["AWS"] else {
+        panic!("the decrypting principal is not a !GetAtt");
+    };
+    assert_eq!(principal.value.as_str(), Some("VerifactuRole.Arn"));
     assert_eq!(
-        statement["Condition"]["StringEquals"]["kms:EncryptionContext:purpose"].as_str(),
+        decrypt[0]["Condition"]["StringEquals"]["kms:EncryptionContext:purpose"].as_str(),
         Some(PURPOSE)
     );
+    let submitter = &template["Resources"]["VerifactuFunction"]["Properties"];
+    let Value::Tagged(role) = &submitter["Role"] else {
+        panic!("the submitter's role is not a !GetAtt");
+    };
+    assert_eq!(role.value.as_str(), Some("VerifactuRole.Arn"));
     let variables = &submitter["Environment"]["Variables"];
     assert!(!variables["SVC_KMS_KEY_ID"].is_null());
     assert!(!variables["SVC_AEAT_ENDPOINT"].is_null());

@@ -50,6 +50,24 @@ fn the_template_queues_have_the_embedded_settings() {
 }
 
 #[test]
+fn the_worker_runs_one_job_at_a_time_within_the_queues_visibility() {
+    let resources = &template()["Resources"];
+    let worker = &resources["WorkerFunction"]["Properties"];
+    let timeout = worker["Timeout"].as_u64().unwrap();
+    assert_eq!(timeout, 600, "5 files read by Textract, then the AI source");
+    assert_eq!(
+        worker["Events"]["Jobs"]["Properties"]["BatchSize"].as_u64(),
+        Some(1)
+    );
+    assert_eq!(JOBS_QUEUE.visibility_timeout.as_secs(), 6 * timeout);
+    let lease = shared::app::jobs::LEASE.num_seconds() as u64;
+    assert!(
+        timeout < lease && lease < JOBS_QUEUE.visibility_timeout.as_secs(),
+        "a job's lease outlives its run and ends before its message returns"
+    );
+}
+
+#[test]
 fn the_template_staging_bucket_keeps_objects_one_day() {
     let bucket = &template()["Resources"]["StagingBucket"];
     assert_eq!(bucket["Type"].as_str(), Some("AWS::S3::Bucket"));

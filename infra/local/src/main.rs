@@ -35,6 +35,7 @@ async fn ports(data: &Path, table: Option<&str>) -> Result<Ports, String> {
 async fn host(data: &Path, table: Option<&str>) -> Result<(Ports, Option<Feed>), String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     if let Some(name) = table {
+        infra_aws::sdk::require_region().await?;
         let table = infra_aws::DynamoTable::from_env(name, clock.clone()).await;
         return Ok((Ports::new(Arc::new(table), clock), None));
     }
@@ -61,6 +62,7 @@ async fn run(cli: Cli) -> Result<String, String> {
             .map_err(|e| e.to_string()),
         Command::Table(TableCommand::Create) => {
             let name = table.ok_or("`svc table create` needs --table NAME")?;
+            infra_aws::sdk::require_region().await?;
             let dynamo = infra_aws::DynamoTable::from_env(name, Arc::new(SystemClock)).await;
             dynamo.create_table().await.map_err(|e| e.to_string())?;
             Ok(String::new())

@@ -17,12 +17,17 @@ use serde_json::json;
 use crate::app::outbox::{self, Event};
 use crate::app::verifactu;
 use crate::app::webhooks::{self, Subscribers};
+use crate::metrics::{self, Metric};
 use crate::ports::Ports;
 use crate::ports::queue::QueueError;
 use crate::ports::table::{Item, TableError};
 
 /// The `entity` attribute of a job item.
 pub const JOB_ENTITY: &str = "job";
+
+/// The event of a committed invoice: what `Metric::InvoicesIssued` counts
+/// (live invoices only; the feed may hand an event over twice, rarely).
+const INVOICE_ISSUED: &str = "invoice.issued";
 
 #[derive(Debug, thiserror::Error)]
 pub enum DispatchError {
@@ -55,7 +60,7 @@ pub async fn dispatch(
         Some(verifactu::queue::ENTITY) => {
             let message = verifactu::queue::message(&item.key.sk);
             if let Err(e) = ports.submissions.send(&message, Duration::ZERO).await {
-                tracing::warn!(chain = %item.key.sk, error = %e, "the submitter was not told of a chain; its sweep sends it");
+                tracing::warn!(chain = crate::redact::short_hash(&item.key.sk), error = %e, "the submitter was not told of a chain; its sweep sends it");
             }
         }
         Some(outbox::ENTITY) => {
@@ -63,6 +68,9 @@ pub async fn dispatch(
             webhooks::fan_out(ports, &event, subscribers)
                 .await
                 .map_err(|e| DispatchError::Webhooks(e.to_string()))?;
+            if event.livemode && event.kind == INVOICE_ISSUED {
+                metrics::emit(&[(Metric::InvoicesIssued, 1.0)]);
+            }
         }
         _ => {}
     }

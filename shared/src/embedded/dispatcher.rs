@@ -120,10 +120,10 @@ async fn dispatch_record(ports: &Ports, record: &Record, subscribers: &mut Subsc
         match dispatch(ports, &record.item, subscribers).await {
             Ok(()) => return,
             Err(e) if e.is_transient() => {
-                tracing::warn!(error = %e, seq = record.seq, key = %record.item.key, "dispatch failed; retrying");
+                tracing::warn!(error = %e, seq = record.seq, key = crate::redact::short_hash(&record.item.key.to_string()), "dispatch failed; retrying");
             }
             Err(e) => {
-                tracing::error!(error = %e, seq = record.seq, key = %record.item.key, "item cannot be dispatched; passed");
+                tracing::error!(error = %e, seq = record.seq, key = crate::redact::short_hash(&record.item.key.to_string()), "item cannot be dispatched; passed");
                 return;
             }
         }

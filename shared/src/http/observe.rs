@@ -15,6 +15,7 @@ use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
 use super::error::ApiError;
+use crate::metrics::{self, Metric};
 
 /// The account a response was served to, left by the auth layer for the log.
 #[derive(Clone)]
@@ -47,16 +48,22 @@ pub async fn observe(req: Request, next: Next) -> Response {
         .get::<ServedAccount>()
         .map(|a| a.0.as_str())
         .unwrap_or("");
+    let status = response.status();
     tracing::info!(
         request_id,
         account_id,
         method,
         path,
         route,
-        status = response.status().as_u16(),
+        status = status.as_u16(),
         latency_ms = started.elapsed().as_secs_f64() * 1000.0,
         "request"
     );
+    let server_error = if status.is_server_error() { 1.0 } else { 0.0 };
+    metrics::emit(&[
+        (Metric::Requests, 1.0),
+        (Metric::ServerErrors, server_error),
+    ]);
     response
 }
 

@@ -307,8 +307,9 @@ pub struct Page {
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 pub enum TableError {
     /// The condition of a write did not hold; `index` is the write's position in
-    /// a transaction (None for a single write). Nothing was written.
-    #[error("condition failed for item {key}{}", index.map(|i| format!(" (write #{i})")).unwrap_or_default())]
+    /// a transaction (None for a single write). Nothing was written. The
+    /// message names the item by a hash: keys may hold an issuer's NIF.
+    #[error("condition failed for item {}{}", crate::redact::short_hash(&key.to_string()), index.map(|i| format!(" (write #{i})")).unwrap_or_default())]
     ConditionFailed { index: Option<usize>, key: Key },
     /// Another transaction touched the same items at the same time; retry.
     #[error("transaction conflict; retry")]

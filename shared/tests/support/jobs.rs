@@ -32,8 +32,8 @@ use super::{Harness, Reply, get, post_json, send};
 
 pub const EXTRACT: &str = "/api/v1/invoices/extract";
 pub const ANALYZE: &str = "/api/v1/analyze";
-/// The jobs queue's visibility timeout (6 × the worker function's 60 s).
-pub const VISIBILITY: Duration = Duration::from_secs(360);
+/// The jobs queue's visibility timeout (6 × the worker function's 600 s).
+pub const VISIBILITY: Duration = Duration::from_secs(3600);
 /// The longest the worker waits for the dispatcher's message (real time).
 const DISPATCH_WAIT: Duration = Duration::from_secs(5);
 

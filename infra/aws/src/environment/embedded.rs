@@ -9,12 +9,13 @@ use std::time::Duration;
 use shared::embedded::{FileBlobs, QueueSettings, SqliteQueue, SqliteTable};
 use shared::ports::{Clock, Ports, Table};
 
-/// The embedded jobs queue. A job runs for at most 60 s (the worker
-/// function's timeout); a received job stays invisible 6 times that, as AWS
-/// advises for a queue feeding a function, and goes to the dead-letter queue
-/// after 5 receives: `JobsQueue` in `template.yaml` says the same.
+/// The embedded jobs queue. A job runs for at most 600 s (the worker
+/// function's timeout: five files read by Textract, then the AI source); a
+/// received job stays invisible 6 times that, as AWS advises for a queue
+/// feeding a function, and goes to the dead-letter queue after 5 receives:
+/// `JobsQueue` in `template.yaml` says the same.
 pub const JOBS_QUEUE: QueueSettings = QueueSettings {
-    visibility_timeout: Duration::from_secs(6 * 60),
+    visibility_timeout: Duration::from_secs(6 * 600),
     max_receives: 5,
 };
 

@@ -222,7 +222,12 @@ pub async fn chain_head(ports: &Ports, chain: &str) -> Result<Option<ChainHead>,
         issue_date: item
             .s("issue_date")
             .and_then(|d| d.parse().ok())
-            .ok_or_else(|| TableError::Unavailable(format!("unreadable chain head of {chain}")))?,
+            .ok_or_else(|| {
+                TableError::Unavailable(format!(
+                    "unreadable chain head of {}",
+                    crate::redact::short_hash(chain)
+                ))
+            })?,
     };
     Ok(Some(head))
 }

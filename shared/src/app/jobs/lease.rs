@@ -12,9 +12,9 @@ use super::store::transition;
 use crate::ports::table::Write;
 
 /// How long a run may take before another worker may take the job over:
-/// above the worker function's 60 s timeout, below the jobs queue's
+/// above the worker function's 600 s timeout, below the jobs queue's 3,600 s
 /// visibility timeout, so a message seen again finds the lease expired.
-pub const LEASE: Duration = Duration::seconds(120);
+pub const LEASE: Duration = Duration::seconds(900);
 /// Runs started before a job that keeps failing for the service's own fault
 /// ends `failed`.
 pub const MAX_ATTEMPTS: u32 = 3;
@@ -82,12 +82,12 @@ mod tests {
             (running.status, running.attempts, running.started_at),
             (Status::Running, 1, Some(at(1)))
         );
-        assert_eq!(decide(&running, at(2)), Decision::Leased(at(121)));
-        assert_eq!(decide(&running, at(121)), Decision::Take);
-        let (again, _) = take(&running, at(121));
+        assert_eq!(decide(&running, at(2)), Decision::Leased(at(901)));
+        assert_eq!(decide(&running, at(901)), Decision::Take);
+        let (again, _) = take(&running, at(901));
         assert_eq!((again.attempts, again.started_at), (2, Some(at(1))));
         let (released, _) = release(&again);
-        assert_eq!(decide(&released, at(122)), Decision::Take);
+        assert_eq!(decide(&released, at(902)), Decision::Take);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use super::lease::{self, Decision, MAX_ATTEMPTS};
 use super::model::{Job, JobError};
 use super::run::{self, RunError};
 use super::store;
+use crate::metrics::{self, Metric};
 use crate::ports::Ports;
 use crate::ports::queue::Disposition;
 use crate::ports::table::{TableError, Write};
@@ -129,7 +130,9 @@ async fn commit(ports: &Ports, job: &Job, writes: Vec<Write>) -> Result<Disposit
 
 async fn fail(ports: &Ports, job: &Job, error: JobError) -> Result<Disposition, TableError> {
     let (_, writes) = finish::fail(job, error, ports.clock.now());
-    commit(ports, job, writes).await
+    let disposition = commit(ports, job, writes).await?;
+    metrics::emit(&[(Metric::JobsFailed, 1.0)]);
+    Ok(disposition)
 }
 
 async fn discard_input(ports: &Ports, job: &Job) {

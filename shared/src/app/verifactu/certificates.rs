@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 
 use crate::app::accounts::{self, AccountError};
 use crate::domain::account::AccountId;
+use crate::metrics::{self, Metric};
 use crate::ports::Ports;
 use crate::ports::aeat::ClientIdentity;
 use crate::ports::secrets::SecretsError;
@@ -182,6 +183,34 @@ pub async fn identity(
 /// At a host's start: when certificates are stored, the host must hold the
 /// key that opens them (a missing or wrong key is said at once, not when
 /// the first live record fails).
+/// When the soonest-expiring stored certificate expires; None when none is
+/// stored.
+pub async fn soonest_expiry(ports: &Ports) -> Result<Option<DateTime<Utc>>, TableError> {
+    let mut query = Query::new(PK, SortKey::All).limit(100);
+    let mut soonest: Option<DateTime<Utc>> = None;
+    loop {
+        let page = ports.table.query(&query).await?;
+        for item in &page.items {
+            let not_after = time(item, "not_after");
+            soonest = Some(soonest.map_or(not_after, |s| s.min(not_after)));
+        }
+        match page.next {
+            Some(next) => query = query.after(Some(next)),
+            None => return Ok(soonest),
+        }
+    }
+}
+
+/// Writes `Metric::CertificateDaysToExpiry` (days to `soonest_expiry`, with
+/// their fraction), when a certificate is stored.
+pub async fn report_expiry(ports: &Ports) -> Result<(), TableError> {
+    if let Some(expiry) = soonest_expiry(ports).await? {
+        let days = (expiry - ports.clock.now()).num_seconds() as f64 / 86_400.0;
+        metrics::emit(&[(Metric::CertificateDaysToExpiry, days)]);
+    }
+    Ok(())
+}
+
 pub async fn check_key(ports: &Ports) -> Result<(), String> {
     let page = ports
         .table
@@ -234,9 +263,11 @@ mod tests {
             identity(&ports, &account.id).await.unwrap().err(),
             Some(Unusable::Missing)
         );
+        assert_eq!(soonest_expiry(&ports).await.unwrap(), None);
         let p12 = Fixture::person().pkcs12("pw");
         let info = import(&ports, &account.id, &p12, "pw").await.unwrap();
         assert_eq!(info.nif.as_deref(), Some(NIF_PERSON));
+        assert_eq!(soonest_expiry(&ports).await.unwrap(), Some(info.not_after));
         assert_eq!(
             super::info(&ports, &account.id).await.unwrap(),
             Some(info.clone())

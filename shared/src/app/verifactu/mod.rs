@@ -9,4 +9,4 @@ pub mod resubmit;
 pub mod submit;
 
 pub use reason::with_pending_reason;
-pub use submit::{Outcome, submit_chain, submit_pending};
+pub use submit::{Backlog, Outcome, backlog, submit_chain, submit_pending};

@@ -8,7 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::submit::{Outcome, submit_chain, submit_pending};
+use super::submit::{Outcome, backlog, submit_chain, submit_pending};
+use crate::metrics::{self, Metric};
 use crate::ports::Ports;
 use crate::ports::queue::Disposition;
 use crate::ports::table::TableError;
@@ -50,7 +51,8 @@ pub async fn submit_now(ports: &Ports, chain: &str) -> Result<Vec<Outcome>, Tabl
     }
 }
 
-/// A sweep of every chain with pending records, draining as `submit_now`.
+/// A sweep of every chain with pending records, draining as `submit_now`;
+/// then, where metrics are written, what is left waiting.
 pub async fn sweep(ports: &Ports) -> Result<Vec<(String, Outcome)>, TableError> {
     let mut done = Vec::new();
     loop {
@@ -58,8 +60,29 @@ pub async fn sweep(ports: &Ports) -> Result<Vec<(String, Outcome)>, TableError> 
         let again = round.iter().any(|(_, o)| full(o));
         done.extend(round);
         if !again {
-            return Ok(done);
+            break;
         }
+    }
+    if metrics::enabled() {
+        report_backlog(ports).await;
+    }
+    Ok(done)
+}
+
+/// `Metric::VerifactuPendingRecords` and `VerifactuOldestPendingSeconds` (0
+/// when nothing waits).
+async fn report_backlog(ports: &Ports) {
+    match backlog(ports).await {
+        Ok(backlog) => {
+            let waited = backlog.oldest.map_or(0, |oldest| {
+                (ports.clock.now() - oldest).num_seconds().max(0)
+            });
+            metrics::emit(&[
+                (Metric::VerifactuPendingRecords, backlog.records as f64),
+                (Metric::VerifactuOldestPendingSeconds, waited as f64),
+            ]);
+        }
+        Err(e) => tracing::warn!(error = %e, "the VERI*FACTU backlog was not measured"),
     }
 }
 
@@ -67,13 +90,16 @@ pub async fn sweep(ports: &Ports) -> Result<Vec<(String, Outcome)>, TableError> 
 /// dropped (the sweep covers its chain); a storage failure comes back.
 pub async fn work(ports: &Ports, body: &str) -> Disposition {
     let Ok(ChainMessage { chain }) = serde_json::from_str(body) else {
-        tracing::warn!(body, "an unreadable submission message was dropped");
+        tracing::warn!(
+            message = crate::redact::short_hash(body),
+            "an unreadable submission message was dropped"
+        );
         return Disposition::Ack;
     };
     match submit_now(ports, &chain).await {
         Ok(_) => Disposition::Ack,
         Err(e) => {
-            tracing::warn!(chain, error = %e, "VERI*FACTU submission failed; the message comes back");
+            tracing::warn!(chain = crate::redact::short_hash(&chain), error = %e, "VERI*FACTU submission failed; the message comes back");
             Disposition::Retry(RETRY_AFTER)
         }
     }

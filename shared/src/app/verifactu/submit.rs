@@ -120,7 +120,7 @@ pub async fn submit_chain(ports: &Ports, chain: &str) -> Result<Outcome, TableEr
         condition: Some(Condition::equals("owner", owner)),
     };
     if let Err(e) = ports.table.transact(vec![release]).await {
-        tracing::warn!(chain, error = %e, "a submission lease was not released; it expires on its own");
+        tracing::warn!(chain = crate::redact::short_hash(chain), error = %e, "a submission lease was not released; it expires on its own");
     }
     outcome
 }
@@ -218,11 +218,68 @@ async fn submit_leased(
             condition: None,
         }])
         .await?;
-    tracing::info!(chain, records = pending.len(), state = ?answer.state, "VERI*FACTU message answered");
+    tracing::info!(chain = crate::redact::short_hash(chain), records = pending.len(), state = ?answer.state, "VERI*FACTU message answered");
     Ok(Outcome::Sent {
         records: pending.len(),
         state: answer.state,
     })
+}
+
+/// The records that wait for the AEAT's answer, over every chain.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    pub records: usize,
+    /// When the oldest of them was generated (`FechaHoraHusoGenRegistro`).
+    pub oldest: Option<DateTime<Utc>>,
+}
+
+/// Counts the pending records of every chain with work (those after the
+/// chain's last answered record), and finds the oldest.
+pub async fn backlog(ports: &Ports) -> Result<Backlog, TableError> {
+    let mut backlog = Backlog::default();
+    let mut chains = Query::new(PENDING_CHAINS, SortKey::All).limit(100);
+    loop {
+        let page = ports.table.query(&chains).await?;
+        for marker in &page.items {
+            let chain = marker.key.sk.as_str();
+            let state = ports.table.get(&Key::new(chain, "SUBMISSION")).await?;
+            let through = state
+                .as_ref()
+                .and_then(|s| s.s("through"))
+                .unwrap_or_default();
+            let mut records = records_after(chain, through).limit(MAX_RECORDS);
+            loop {
+                let page = ports.table.query(&records).await?;
+                for record in page
+                    .items
+                    .iter()
+                    .filter(|r| r.s("status") == Some("pending"))
+                {
+                    backlog.records += 1;
+                    backlog.oldest = match (backlog.oldest, generated_at(record)) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                }
+                match page.next {
+                    Some(next) => records = records.after(Some(next)),
+                    None => break,
+                }
+            }
+        }
+        match page.next {
+            Some(next) => chains = chains.after(Some(next)),
+            None => return Ok(backlog),
+        }
+    }
+}
+
+fn generated_at(record: &Item) -> Option<DateTime<Utc>> {
+    let json: serde_json::Value = serde_json::from_str(record.s("record")?).ok()?;
+    let text = json["FechaHoraHusoGenRegistro"].as_str()?;
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
 }
 
 /// The SOAP message of a chain's next records. A test chain's message
@@ -458,7 +515,7 @@ async fn retry_later(
     let failures = state.and_then(|s| s.n("failures")).unwrap_or(0) + 1;
     let wait = (FIRST_BACKOFF_SECONDS << (failures - 1).min(10)).min(MAX_BACKOFF_SECONDS);
     let at = now + Duration::seconds(wait);
-    tracing::warn!(key = %state_key, %reason, failures, "a VERI*FACTU message failed; retried later");
+    tracing::warn!(chain = crate::redact::short_hash(&state_key.pk), %reason, failures, "a VERI*FACTU message failed; retried later");
     ports
         .table
         .transact(vec![Write::Update {

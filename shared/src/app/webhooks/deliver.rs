@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::WebhookError;
 use super::send;
 use super::store::{self, Delivery, Status, Trigger};
+use crate::metrics::{self, Metric};
 use crate::ports::Ports;
 use crate::ports::queue::MAX_DELAY;
 use crate::ports::table::{Condition, TableError, UpdateOp, Write};
@@ -145,6 +146,9 @@ async fn attempt(
         ..leased.clone()
     };
     commit(ports, &done, leased.version).await?;
+    if done.status == Status::Failed {
+        metrics::emit(&[(Metric::DeliveriesFailed, 1.0)]);
+    }
     match wait {
         Some(_) => later(ports, message, next_attempt_at, at).await,
         None => Ok(()),

@@ -1,0 +1,281 @@
+//! `template.yaml` keeps the data safe and the traffic bounded: the table
+//! cannot be deleted by accident, the bucket and every queue refuse plain
+//! HTTP, no principal but the submitter's role may decrypt certificates,
+//! every function writes only its own item kinds, the API is throttled
+//! before Lambda and the costly functions are capped, scheduled runs that
+//! fail are kept, and the submitter deploys gradually. checkov has no
+//! CloudFormation check for deletion protection or TLS-only policies; these
+//! tests are the check.
+
+mod template;
+
+use serde_norway::Value;
+use template::{intrinsic, refers_to, resources_of, strings, template};
+
+/// Whether `statement` denies everything over plain HTTP.
+fn denies_plain_http(statement: &Value) -> bool {
+    statement["Effect"].as_str() == Some("Deny")
+        && statement["Principal"].as_str() == Some("*")
+        && statement["Condition"]["Bool"]["aws:SecureTransport"].as_bool() == Some(false)
+}
+
+/// The IAM statements of a function: its inline `Policies`, or its role's.
+fn statements<'a>(template: &'a Value, function: &str) -> Vec<&'a Value> {
+    let properties = &template["Resources"][function]["Properties"];
+    let documents: Vec<&Value> = match intrinsic(&properties["Role"], "GetAtt") {
+        Some(role) => {
+            let role = role.as_str().unwrap().trim_end_matches(".Arn");
+            template["Resources"][role]["Properties"]["Policies"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .map(|p| &p["PolicyDocument"])
+                .collect()
+        }
+        None => properties["Policies"]
+            .as_sequence()
+            .map(|p| p.iter().collect())
+            .unwrap_or_default(),
+    };
+    documents
+        .into_iter()
+        .filter_map(|d| d["Statement"].as_sequence())
+        .flatten()
+        .collect()
+}
+
+#[test]
+fn the_table_is_protected_from_deletion() {
+    let table = &template()["Resources"]["Table"];
+    assert_eq!(
+        table["Properties"]["DeletionProtectionEnabled"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(table["DeletionPolicy"].as_str(), Some("Retain"));
+}
+
+#[test]
+fn the_bucket_and_every_queue_refuse_plain_http() {
+    let template = template();
+    let bucket_policies = resources_of(&template, "AWS::S3::BucketPolicy");
+    let (_, policy) = bucket_policies
+        .iter()
+        .find(|(_, p)| refers_to(&p["Properties"]["Bucket"], "StagingBucket"))
+        .expect("a policy on the staging bucket");
+    let statements = policy["Properties"]["PolicyDocument"]["Statement"]
+        .as_sequence()
+        .unwrap();
+    let deny = statements
+        .iter()
+        .find(|s| denies_plain_http(s))
+        .expect("a TLS-only statement");
+    assert_eq!(deny["Action"].as_str(), Some("s3:*"));
+    let resources = deny["Resource"].as_sequence().unwrap();
+    assert!(
+        resources.iter().any(|r| {
+            intrinsic(r, "GetAtt").and_then(Value::as_str) == Some("StagingBucket.Arn")
+        })
+    );
+    assert!(resources.iter().any(|r| {
+        intrinsic(r, "Sub").and_then(Value::as_str) == Some("${StagingBucket.Arn}/*")
+    }));
+
+    let queue_policies = resources_of(&template, "AWS::SQS::QueuePolicy");
+    let queues = resources_of(&template, "AWS::SQS::Queue");
+    assert!(queues.len() >= 8, "{queues:?}");
+    for (queue, _) in queues {
+        let (_, policy) = queue_policies
+            .iter()
+            .find(|(_, p)| {
+                p["Properties"]["Queues"]
+                    .as_sequence()
+                    .is_some_and(|q| q.iter().any(|q| refers_to(q, queue)))
+            })
+            .unwrap_or_else(|| panic!("no policy on {queue}"));
+        let statements = policy["Properties"]["PolicyDocument"]["Statement"]
+            .as_sequence()
+            .unwrap();
+        assert!(
+            statements.iter().any(|s| denies_plain_http(s)
+                && s["Action"].as_str() == Some("sqs:*")
+                && intrinsic(&s["Resource"], "GetAtt").and_then(Value::as_str)
+                    == Some(format!("{queue}.Arn").as_str())),
+            "{queue}"
+        );
+    }
+}
+
+#[test]
+fn only_the_submitters_role_may_decrypt_certificates() {
+    let template = template();
+    let key = &template["Resources"]["CertificatesKey"]["Properties"]["KeyPolicy"];
+    let key_statements = key["Statement"].as_sequence().unwrap();
+    let deny = key_statements
+        .iter()
+        .find(|s| s["Effect"].as_str() == Some("Deny"))
+        .expect("a deny statement");
+    assert_eq!(deny["Principal"].as_str(), Some("*"));
+    assert_eq!(strings(&deny["Action"]), ["kms:Decrypt", "kms:ReEncrypt*"]);
+    let except = &deny["Condition"]["StringNotEquals"]["aws:PrincipalArn"];
+    assert_eq!(
+        intrinsic(except, "GetAtt").and_then(Value::as_str),
+        Some("VerifactuRole.Arn")
+    );
+    let submitter = &template["Resources"]["VerifactuFunction"]["Properties"];
+    assert_eq!(
+        intrinsic(&submitter["Role"], "GetAtt").and_then(Value::as_str),
+        Some("VerifactuRole.Arn")
+    );
+    assert!(refers_to(
+        &submitter["Environment"]["Variables"]["SVC_KMS_KEY_ID"],
+        "CertificatesKey"
+    ));
+    // The operator's statement: encrypt, never decrypt.
+    let operator = key_statements
+        .iter()
+        .filter_map(|s| intrinsic(s, "If"))
+        .find(|choice| choice[0].as_str() == Some("HasOperatorRole"))
+        .map(|choice| &choice[1])
+        .expect("the operator's statement");
+    assert!(refers_to(&operator["Principal"]["AWS"], "OperatorRoleArn"));
+    let actions = strings(&operator["Action"]);
+    assert!(actions.contains(&"kms:GenerateDataKey"), "{actions:?}");
+    assert!(
+        !actions.iter().any(|a| a.contains("Decrypt")),
+        "{actions:?}"
+    );
+    // No function but the submitter names the key in its permissions.
+    for (function, _) in resources_of(&template, "AWS::Serverless::Function") {
+        if function == "VerifactuFunction" {
+            continue;
+        }
+        for statement in statements(&template, function) {
+            assert!(
+                !strings(&statement["Action"])
+                    .iter()
+                    .any(|a| a.starts_with("kms:")),
+                "{function}: {statement:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_function_writes_only_the_item_kinds_it_names() {
+    let template = template();
+    const WRITES: [&str; 3] = [
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+    ];
+    for (function, _) in resources_of(&template, "AWS::Serverless::Function") {
+        let statements = statements(&template, function);
+        let writes: Vec<_> = statements
+            .iter()
+            .filter(|s| {
+                strings(&s["Action"])
+                    .iter()
+                    .any(|a| WRITES.contains(a) || *a == "dynamodb:*" || *a == "*")
+            })
+            .collect();
+        assert!(!writes.is_empty(), "{function} writes nothing");
+        for statement in writes {
+            let prefixes =
+                strings(&statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]);
+            assert!(
+                !prefixes.is_empty(),
+                "{function}: a write without dynamodb:LeadingKeys: {statement:?}"
+            );
+            for forbidden in [
+                "APIKEY#",
+                "APIKEYID#",
+                "ACCOUNT#",
+                "ACCOUNTS",
+                "CERTIFICATES",
+            ] {
+                assert!(
+                    !prefixes
+                        .iter()
+                        .any(|p| p.starts_with(forbidden) || *p == "*"),
+                    "{function} may write {forbidden} items: {prefixes:?}"
+                );
+            }
+        }
+        assert!(
+            !statements
+                .iter()
+                .any(|s| strings(&s["Action"]).contains(&"dynamodb:BatchWriteItem")),
+            "{function}: BatchWriteItem is not restricted by item"
+        );
+    }
+}
+
+#[test]
+fn the_api_is_throttled_and_the_costly_functions_are_capped() {
+    let template = template();
+    let settings = &template["Resources"]["HttpApi"]["Properties"]["DefaultRouteSettings"];
+    assert!(refers_to(
+        &settings["ThrottlingRateLimit"],
+        "ApiThrottlingRateLimit"
+    ));
+    assert!(refers_to(
+        &settings["ThrottlingBurstLimit"],
+        "ApiThrottlingBurstLimit"
+    ));
+    for (function, parameter) in [
+        ("ExtractionFunction", "ExtractionReservedConcurrency"),
+        ("AnalysesFunction", "AnalysesReservedConcurrency"),
+        ("McpFunction", "McpReservedConcurrency"),
+    ] {
+        let properties = &template["Resources"][function]["Properties"];
+        assert!(
+            refers_to(&properties["ReservedConcurrentExecutions"], parameter),
+            "{function}"
+        );
+        let default = template["Parameters"][parameter]["Default"]
+            .as_u64()
+            .unwrap();
+        assert!((1..=50).contains(&default), "{parameter}: {default}");
+    }
+    for function in ["DispatcherFunction", "WorkerFunction", "VerifactuFunction"] {
+        let properties = &template["Resources"][function]["Properties"];
+        assert!(
+            properties["ReservedConcurrentExecutions"].is_null(),
+            "{function} draws on the unreserved pool the caps protect"
+        );
+    }
+}
+
+#[test]
+fn failed_scheduled_runs_are_kept_and_the_submitter_deploys_gradually() {
+    let template = template();
+    for function in ["VerifactuFunction", "SchedulerFunction"] {
+        let properties = &template["Resources"][function]["Properties"];
+        let on_failure = &properties["EventInvokeConfig"]["DestinationConfig"]["OnFailure"];
+        assert_eq!(on_failure["Type"].as_str(), Some("SQS"), "{function}");
+        assert_eq!(
+            intrinsic(&on_failure["Destination"], "GetAtt").and_then(Value::as_str),
+            Some("ScheduleFailuresQueue.Arn"),
+            "{function}"
+        );
+    }
+    let submitter = &template["Resources"]["VerifactuFunction"]["Properties"];
+    assert_eq!(submitter["AutoPublishAlias"].as_str(), Some("live"));
+    let preference = &submitter["DeploymentPreference"];
+    assert!(preference["Type"].as_str().unwrap().starts_with("Canary"));
+    assert!(refers_to(
+        &preference["Alarms"][0],
+        "VerifactuAliasErrorsAlarm"
+    ));
+    let alarm = &template["Resources"]["VerifactuAliasErrorsAlarm"]["Properties"];
+    assert_eq!(alarm["MetricName"].as_str(), Some("Errors"));
+}
+
+#[test]
+fn the_aeat_endpoint_is_named_or_https() {
+    let template = template();
+    let pattern = template["Parameters"]["AeatEndpoint"]["AllowedPattern"]
+        .as_str()
+        .unwrap();
+    assert_eq!(pattern, r"^(production|test|https://[^\s]+)$");
+}
