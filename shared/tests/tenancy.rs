@@ -7,22 +7,9 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use shared::app::{accounts, keys};
-use shared::domain::account::{AccountId, Issuer, Mode, Plan};
+use shared::domain::account::{AccountId, Mode, Plan};
 use shared::ports::table::{Key, UpdateOp, Value as Attr};
-use shared::tax::nif::Nif;
-use support::{Harness, get, post_json, send};
-
-fn issuer() -> Issuer {
-    Issuer {
-        name: Some("Ana García Pérez".into()),
-        nif: Some(Nif::parse("12345678Z").unwrap()),
-        address: Some("Calle Mayor 1".into()),
-        postal_code: Some("28013".into()),
-        city: Some("Madrid".into()),
-        province: Some("Madrid".into()),
-        country: Some("ES".into()),
-    }
-}
+use support::{Harness, get, madrid_issuer, post_json, send};
 
 fn invoice() -> String {
     json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838"},
@@ -40,7 +27,7 @@ async fn second_account(h: &Harness) -> (AccountId, String) {
 
 /// Issuer details stored as they were before NIFs were claimed.
 async fn set_issuer_unclaimed(h: &Harness, account: &AccountId) {
-    let json = serde_json::to_string(&issuer()).unwrap();
+    let json = serde_json::to_string(&madrid_issuer()).unwrap();
     h.ports
         .table
         .update(
@@ -58,7 +45,7 @@ async fn a_second_account_cannot_take_an_issuer_nif() {
     let h = support::start(support::relaxed(), Plan::Pro, axum::Router::new()).await;
     h.set_issuer().await;
     let (other, other_key) = second_account(&h).await;
-    let taken = accounts::set_issuer(&h.ports, &other, &issuer()).await;
+    let taken = accounts::set_issuer(&h.ports, &other, &madrid_issuer()).await;
     assert!(
         matches!(taken, Err(accounts::AccountError::NifTaken(_))),
         "{taken:?}"

@@ -9,9 +9,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use chrono::Duration;
-use http_body_util::BodyExt;
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
 use infra_aws::DynamoTable;
 use shared::app::{accounts, keys};
@@ -20,16 +18,7 @@ use shared::domain::account::{Mode, Plan};
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
 use shared::ports::clock::ManualClock;
-
-async fn call(app: &axum::Router, req: Request<Body>) -> (StatusCode, Value) {
-    let response = app.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
+use support::call;
 
 fn get(path: &str, key: &str) -> Request<Body> {
     Request::get(path)

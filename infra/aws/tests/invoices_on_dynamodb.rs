@@ -8,29 +8,15 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use chrono::Datelike;
-use http_body_util::BodyExt;
-use serde_json::{Value, json};
-use tower::ServiceExt;
+use serde_json::json;
 
 use infra_aws::DynamoTable;
-use shared::app::{accounts, keys};
 use shared::config::Config;
-use shared::domain::account::{Issuer, Mode, Plan};
 use shared::domain::madrid;
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
 use shared::ports::clock::{Clock, SystemClock};
-use shared::tax::nif::Nif;
-
-async fn call(app: &axum::Router, req: Request<Body>) -> (StatusCode, Value) {
-    let response = app.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
+use support::call;
 
 fn authorized(req: axum::http::request::Builder, key: &str) -> axum::http::request::Builder {
     req.header("authorization", format!("Bearer {key}"))
@@ -49,23 +35,7 @@ async fn fifty_concurrent_issues_on_dynamodb_are_gap_free() {
     .await;
     table.create_table().await.unwrap();
     let ports = Ports::new(Arc::new(table), clock.clone());
-    let account = accounts::create(&ports, "Nube", Plan::Pro, None)
-        .await
-        .unwrap();
-    let issuer = Issuer {
-        name: Some("Nube SA".into()),
-        nif: Some(Nif::parse("A13585625").unwrap()),
-        address: Some("Gran Vía 1".into()),
-        postal_code: Some("28013".into()),
-        city: Some("Madrid".into()),
-        province: None,
-        country: Some("ES".into()),
-    };
-    accounts::set_issuer(&ports, &account.id, &issuer)
-        .await
-        .unwrap();
-    let (_, key) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
-    let key = key.reveal();
+    let key = support::issuing_account(&ports).await;
     let config = Config {
         rate_limit_per_minute: 100_000,
         ..Config::default()

@@ -13,9 +13,7 @@ use aws_lambda_events::event::sqs::SqsEvent;
 use aws_sdk_sqs::types::QueueAttributeName;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
 use infra_aws::{DynamoTable, S3Blobs, SqsQueue, sqs_worker};
 use shared::app::dispatch::dispatch;
@@ -29,16 +27,7 @@ use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
 use shared::ports::queue::NoQueue;
 use shared::ports::table::Key;
-
-async fn call(app: &axum::Router, req: Request<Body>) -> (StatusCode, Value) {
-    let response = app.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
+use support::call;
 
 fn get(path: &str, key: &str) -> Request<Body> {
     Request::get(path)

@@ -13,18 +13,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, Request, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use http_body_util::BodyExt;
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
 use infra_aws::DynamoTable;
-use shared::app::{accounts, keys};
 use shared::config::Config;
-use shared::domain::account::{Issuer, Mode, Plan};
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
-use shared::tax::nif::Nif;
+use support::call;
 
 const TRANSACT: &str = "DynamoDB_20120810.TransactWriteItems";
 const REQUESTS: usize = 28;
@@ -106,16 +102,6 @@ fn dni(number: u32) -> String {
     format!("{number:08}{letter}")
 }
 
-async fn call(app: &axum::Router, req: Request<Body>) -> (StatusCode, Value) {
-    let response = app.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn lost_answers_to_commits_are_answered_from_the_commit() {
     if !support::emulator("Lost answers on DynamoDB") {
@@ -136,23 +122,7 @@ async fn lost_answers_to_commits_are_answered_from_the_commit() {
     let table = DynamoTable::new(client, name, clock.clone());
     table.create_table().await.unwrap();
     let ports = Ports::new(Arc::new(table), clock);
-    let account = accounts::create(&ports, "Nube", Plan::Pro, None)
-        .await
-        .unwrap();
-    let issuer = Issuer {
-        name: Some("Nube SA".into()),
-        nif: Some(Nif::parse("A13585625").unwrap()),
-        address: Some("Gran Vía 1".into()),
-        postal_code: Some("28013".into()),
-        city: Some("Madrid".into()),
-        province: None,
-        country: Some("ES".into()),
-    };
-    accounts::set_issuer(&ports, &account.id, &issuer)
-        .await
-        .unwrap();
-    let (_, key) = keys::create(&ports, &account.id, Mode::Live).await.unwrap();
-    let key = key.reveal();
+    let key = support::issuing_account(&ports).await;
     let config = Config {
         rate_limit_per_minute: 100_000,
         ..Config::default()

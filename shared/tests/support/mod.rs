@@ -91,18 +91,22 @@ pub async fn start_wired(
 impl Harness {
     /// Gives the account complete issuer details (Madrid), so it can issue invoices.
     pub async fn set_issuer(&self) {
-        let issuer = Issuer {
-            name: Some("Ana García Pérez".into()),
-            nif: Some(Nif::parse("12345678Z").unwrap()),
-            address: Some("Calle Mayor 1".into()),
-            postal_code: Some("28013".into()),
-            city: Some("Madrid".into()),
-            province: Some("Madrid".into()),
-            country: Some("ES".into()),
-        };
-        accounts::set_issuer(&self.ports, &self.account, &issuer)
+        accounts::set_issuer(&self.ports, &self.account, &madrid_issuer())
             .await
             .unwrap();
+    }
+}
+
+/// Complete issuer details of a freelancer in Madrid (NIF 12345678Z).
+pub fn madrid_issuer() -> Issuer {
+    Issuer {
+        name: Some("Ana García Pérez".into()),
+        nif: Some(Nif::parse("12345678Z").unwrap()),
+        address: Some("Calle Mayor 1".into()),
+        postal_code: Some("28013".into()),
+        city: Some("Madrid".into()),
+        province: Some("Madrid".into()),
+        country: Some("ES".into()),
     }
 }
 

@@ -1,9 +1,22 @@
-//! Whether an AWS emulator is configured for these tests.
+//! Whether an AWS emulator is configured for these tests, and what the
+//! tests of the service on the emulator share: a call through a router,
+//! and an account that can issue live invoices.
 
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
 use std::io::Write as _;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tower::ServiceExt;
+
+use shared::app::{accounts, keys};
+use shared::domain::account::{Issuer, Mode, Plan};
+use shared::ports::Ports;
+use shared::tax::nif::Nif;
 
 fn is_set(var: &str) -> bool {
     std::env::var_os(var).is_some_and(|v| !v.is_empty())
@@ -44,4 +57,37 @@ pub fn emulator_of(service: &str, what: &str) -> bool {
         }
     }
     true
+}
+
+/// Sends `req` through `app`: the status and the JSON body (null if none).
+pub async fn call(app: &axum::Router, req: Request<Body>) -> (StatusCode, Value) {
+    let response = app.clone().oneshot(req).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+/// A Pro account with complete issuer details (Nube SA, A13585625) and its
+/// live key.
+pub async fn issuing_account(ports: &Ports) -> String {
+    let account = accounts::create(ports, "Nube", Plan::Pro, None)
+        .await
+        .unwrap();
+    let issuer = Issuer {
+        name: Some("Nube SA".into()),
+        nif: Some(Nif::parse("A13585625").unwrap()),
+        address: Some("Gran Vía 1".into()),
+        postal_code: Some("28013".into()),
+        city: Some("Madrid".into()),
+        province: None,
+        country: Some("ES".into()),
+    };
+    accounts::set_issuer(ports, &account.id, &issuer)
+        .await
+        .unwrap();
+    let (_, key) = keys::create(ports, &account.id, Mode::Live).await.unwrap();
+    key.reveal()
 }
