@@ -535,9 +535,6 @@ const LABELS: &[(Kind, &[&str])] = &[
             "importe total factura",
             "total impuestos incluidos",
             "total iva incl",
-            "total eur iva incl",
-            "total eur iva incluido",
-            "total euros iva incluido",
             // Other languages.
             "invoice total",
             "total amount",
@@ -1097,6 +1094,9 @@ pub struct Hit {
     pub end: usize,
 }
 
+/// Currency words a label may carry inside it.
+const CURRENCY_WORDS: &[&str] = &["eur", "euro", "euros"];
+
 fn is_numeric(key: &str) -> bool {
     key.chars().next().is_some_and(|c| c.is_ascii_digit())
 }
@@ -1107,12 +1107,16 @@ fn label_at(keys: &[&str], cells: Option<&[usize]>, i: usize) -> Option<(Kind, u
     let first = *keys.get(i)?;
     let labels = index().get(first)?;
     labels.iter().find_map(|label| {
-        // Words without letters or digits ("€", "-") inside a label are
-        // skipped: "Total € Incl. VAT" is "total incl vat".
+        // Words without letters or digits ("€", "-") and currency words
+        // inside a label are skipped: "Total € Incl. VAT" is "total incl
+        // vat", "Total EUR IVA incl." is "total iva incl".
         let mut j = i;
         let mut fits = true;
         for (n, p) in label.keys.iter().enumerate() {
-            while n > 0 && keys.get(j).is_some_and(|k| k.is_empty()) {
+            let skipped = |k: &str| {
+                k.is_empty() || (CURRENCY_WORDS.contains(&k) && !CURRENCY_WORDS.contains(p))
+            };
+            while n > 0 && keys.get(j).is_some_and(|k| skipped(k)) {
                 j += 1;
             }
             match keys.get(j) {
@@ -1220,6 +1224,8 @@ mod tests {
         );
         assert!(kinds("Juan Pérez García").is_empty());
         assert_eq!(kinds("Total € Incl. VAT 681.87"), [Kind::Total]);
+        assert_eq!(kinds("Total EUR IVA incl. 39,36"), [Kind::Total]);
+        assert_eq!(kinds("Total EUR 39,36"), [Kind::Total]);
     }
 
     #[test]
