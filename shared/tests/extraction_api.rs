@@ -209,19 +209,25 @@ async fn every_e_invoice_this_project_writes_reads_back_exactly_and_free() {
     assert_eq!(used(&h).await, 0, "e-invoices read natively use no quota");
 }
 
-#[tokio::test]
-async fn this_projects_pdf_is_read_through_its_text_layer_for_one_unit() {
-    let h = harness(support::relaxed()).await;
-    let issued = issue(&h).await;
-    let pdf = download(&h, "/api/v1/invoices/1/pdf").await;
+/// Issues an invoice and extracts its PDF: the issued invoice and the 200.
+async fn own_pdf_extracted(h: &Harness) -> (Value, support::Reply) {
+    let issued = issue(h).await;
+    let pdf = download(h, "/api/v1/invoices/1/pdf").await;
     let r = extract(
-        &h,
+        h,
         &h.live,
         None,
         json!({"files": [file("factura.pdf", "application/pdf", &pdf)]}),
     )
     .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    (issued, r)
+}
+
+#[tokio::test]
+async fn this_projects_pdf_is_read_through_its_text_layer_for_one_unit() {
+    let h = harness(support::relaxed()).await;
+    let (issued, r) = own_pdf_extracted(&h).await;
     let found = &r.json["invoices"][0];
     assert_eq!(found["source"], "pdf_text", "{}", r.json);
     assert_figures(found, &issued);
@@ -231,16 +237,7 @@ async fn this_projects_pdf_is_read_through_its_text_layer_for_one_unit() {
 #[tokio::test]
 async fn the_verifactu_qr_of_this_projects_pdf_gives_its_exact_data() {
     let h = harness(support::relaxed()).await;
-    let issued = issue(&h).await;
-    let pdf = download(&h, "/api/v1/invoices/1/pdf").await;
-    let r = extract(
-        &h,
-        &h.live,
-        None,
-        json!({"files": [file("factura.pdf", "application/pdf", &pdf)]}),
-    )
-    .await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let (issued, r) = own_pdf_extracted(&h).await;
     let found = &r.json["invoices"][0];
     let qr = &found["qr"];
     assert_eq!(qr["kind"], "verifactu", "{found}");
