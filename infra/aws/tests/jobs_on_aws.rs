@@ -7,27 +7,19 @@
 
 mod support;
 
-use std::sync::Arc;
-
-use aws_lambda_events::event::sqs::SqsEvent;
-use aws_sdk_sqs::types::QueueAttributeName;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::{Value, json};
 
-use infra_aws::{DynamoTable, S3Blobs, SqsQueue, sqs_worker};
+use infra_aws::sqs_worker;
 use shared::app::dispatch::dispatch;
 use shared::app::webhooks::Subscribers;
 use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
 use shared::http::{AppState, service_router};
-use shared::ids::random_token;
-use shared::ports::Ports;
-use shared::ports::clock::SystemClock;
-use shared::ports::queue::NoQueue;
 use shared::ports::table::Key;
-use support::call;
+use support::{call, receive_batch};
 
 fn get(path: &str, key: &str) -> Request<Body> {
     Request::get(path)
@@ -36,77 +28,11 @@ fn get(path: &str, key: &str) -> Request<Body> {
         .unwrap()
 }
 
-/// What the event source mapping does: receive a batch and hand it over as
-/// an `SqsEvent`.
-async fn receive_batch(
-    sqs: &aws_sdk_sqs::Client,
-    url: &str,
-    count: usize,
-) -> (SqsEvent, Vec<(String, String)>) {
-    let mut records = Vec::new();
-    let mut receipts = Vec::new();
-    while records.len() < count {
-        let received = sqs
-            .receive_message()
-            .queue_url(url)
-            .max_number_of_messages(10)
-            .wait_time_seconds(1)
-            .send()
-            .await
-            .expect("receive");
-        for m in received.messages() {
-            let (id, receipt) = (m.message_id().unwrap(), m.receipt_handle().unwrap());
-            receipts.push((id.to_string(), receipt.to_string()));
-            records.push(
-                json!({"messageId": id, "receiptHandle": receipt, "body": m.body().unwrap(),
-                "attributes": {"ApproximateReceiveCount": "1"}, "messageAttributes": {},
-                "eventSource": "aws:sqs", "awsRegion": "eu-west-1"}),
-            );
-        }
-    }
-    let event = serde_json::from_value(json!({"Records": records})).expect("an SQS event");
-    (event, receipts)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_worker_function_finishes_an_async_job_once_from_its_sqs_events() {
-    let what = "Jobs on DynamoDB, SQS and S3";
-    if !["DYNAMODB", "SQS", "S3"]
-        .into_iter()
-        .all(|s| support::emulator_of(s, what))
-    {
+    let Some((ports, sqs, url)) = support::jobs_on_aws("Jobs on DynamoDB, SQS and S3").await else {
         return;
-    }
-    let config = infra_aws::sdk::config().await;
-    let run = random_token(6);
-    let clock = Arc::new(SystemClock);
-    let table = DynamoTable::from_env(&format!("svc-jobs-{run}"), clock.clone()).await;
-    table.create_table().await.unwrap();
-    let sqs = aws_sdk_sqs::Client::new(&config);
-    let url = sqs
-        .create_queue()
-        .queue_name(format!("svc-jobs-{run}"))
-        .attributes(
-            QueueAttributeName::VisibilityTimeout,
-            infra_aws::environment::JOBS_QUEUE
-                .visibility_timeout
-                .as_secs()
-                .to_string(),
-        )
-        .send()
-        .await
-        .expect("create the queue")
-        .queue_url
-        .unwrap();
-    let bucket = format!("svc-staging-{run}");
-    let blobs = S3Blobs::from_env(&bucket).await;
-    blobs.create_bucket().await.expect("create the bucket");
-    let ports = Ports::new(Arc::new(table), clock)
-        .with_queues(
-            Arc::new(SqsQueue::new(sqs.clone(), &url)),
-            Arc::new(NoQueue),
-        )
-        .with_blobs(Arc::new(blobs));
+    };
     let account = accounts::create(&ports, "Nube", Plan::Pro, None)
         .await
         .unwrap();

@@ -7,16 +7,13 @@
 
 mod support;
 
-use std::sync::Arc;
-
-use aws_lambda_events::event::sqs::SqsEvent;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
-use infra_aws::{DynamoTable, S3Blobs, SqsQueue, sqs_worker};
+use infra_aws::sqs_worker;
 use shared::app::dispatch::dispatch;
 use shared::app::webhooks::Subscribers;
 use shared::app::{accounts, keys};
@@ -24,9 +21,6 @@ use shared::config::Config;
 use shared::domain::account::{Issuer, Mode, Plan};
 use shared::http::{AppState, Group, group_router};
 use shared::ids::random_token;
-use shared::ports::Ports;
-use shared::ports::clock::SystemClock;
-use shared::ports::queue::NoQueue;
 use shared::ports::table::Key;
 
 async fn call(app: &axum::Router, req: Request<Body>) -> (StatusCode, Value, Vec<u8>) {
@@ -71,56 +65,12 @@ async fn upload(app: &axum::Router, key: &str, name: &str, mime: &str, bytes: Ve
     upload
 }
 
-/// What the event source mapping does: one received message as an `SqsEvent`.
-async fn receive(sqs: &aws_sdk_sqs::Client, url: &str) -> SqsEvent {
-    loop {
-        let received = sqs
-            .receive_message()
-            .queue_url(url)
-            .wait_time_seconds(1)
-            .send()
-            .await
-            .expect("receive");
-        if let Some(m) = received.messages().first() {
-            let record = json!({"messageId": m.message_id(), "receiptHandle": m.receipt_handle(),
-                "body": m.body(), "attributes": {"ApproximateReceiveCount": "1"},
-                "messageAttributes": {}, "eventSource": "aws:sqs", "awsRegion": "eu-west-1"});
-            return serde_json::from_value(json!({"Records": [record]})).unwrap();
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn files_uploaded_to_s3_are_extracted_and_analysed_by_id() {
-    let what = "Uploads on DynamoDB, SQS and S3";
-    if !["DYNAMODB", "SQS", "S3"]
-        .into_iter()
-        .all(|s| support::emulator_of(s, what))
-    {
+    let Some((ports, sqs, url)) = support::jobs_on_aws("Uploads on DynamoDB, SQS and S3").await
+    else {
         return;
-    }
-    let config = infra_aws::sdk::config().await;
-    let run = random_token(6);
-    let clock = Arc::new(SystemClock);
-    let table = DynamoTable::from_env(&format!("svc-uploads-{run}"), clock.clone()).await;
-    table.create_table().await.unwrap();
-    let sqs = aws_sdk_sqs::Client::new(&config);
-    let url = sqs
-        .create_queue()
-        .queue_name(format!("svc-uploads-{run}"))
-        .send()
-        .await
-        .expect("create the queue")
-        .queue_url
-        .unwrap();
-    let blobs = S3Blobs::from_env(&format!("svc-staging-{run}")).await;
-    blobs.create_bucket().await.expect("create the bucket");
-    let ports = Ports::new(Arc::new(table), clock)
-        .with_queues(
-            Arc::new(SqsQueue::new(sqs.clone(), &url)),
-            Arc::new(NoQueue),
-        )
-        .with_blobs(Arc::new(blobs));
+    };
     let account = accounts::create(&ports, "Nube", Plan::Pro, None)
         .await
         .unwrap();
@@ -207,7 +157,8 @@ async fn files_uploaded_to_s3_are_extracted_and_analysed_by_id() {
     dispatch(&ports, &item, &mut Subscribers::default())
         .await
         .unwrap();
-    let handled = sqs_worker::handle_jobs(&ports, receive(&sqs, &url).await).await;
+    let handled =
+        sqs_worker::handle_jobs(&ports, support::receive_batch(&sqs, &url, 1).await.0).await;
     assert!(handled.batch_item_failures.is_empty());
     let (status, done, _) = call(
         &jobs,

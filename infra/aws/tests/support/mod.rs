@@ -1,11 +1,22 @@
 //! Whether an AWS emulator is configured for these tests, and what the
-//! tests of the service on the emulator share: a call through a router,
-//! and an account that can issue live invoices.
+//! tests of the service on the emulator share: a call through a router, an
+//! account that can issue live invoices, and the jobs' table, queue and
+//! bucket with what the queue's event source mapping hands the worker.
 
 // Each test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
 use std::io::Write as _;
+use std::sync::Arc;
+
+use aws_lambda_events::event::sqs::SqsEvent;
+use aws_sdk_sqs::types::QueueAttributeName;
+use serde_json::json;
+
+use infra_aws::{DynamoTable, S3Blobs, SqsQueue};
+use shared::ids::random_token;
+use shared::ports::clock::SystemClock;
+use shared::ports::queue::NoQueue;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -90,4 +101,80 @@ pub async fn issuing_account(ports: &Ports) -> String {
         .unwrap();
     let (_, key) = keys::create(ports, &account.id, Mode::Live).await.unwrap();
     key.reveal()
+}
+
+/// The ports of async jobs on the emulators, named for one run: a table,
+/// the jobs queue (with the embedded host's settings) and a staging bucket;
+/// with the queue's client and address. None (having said why) when an
+/// emulator is not configured.
+pub async fn jobs_on_aws(what: &str) -> Option<(Ports, aws_sdk_sqs::Client, String)> {
+    if !["DYNAMODB", "SQS", "S3"]
+        .into_iter()
+        .all(|s| emulator_of(s, what))
+    {
+        return None;
+    }
+    let config = infra_aws::sdk::config().await;
+    let run = random_token(6);
+    let clock = Arc::new(SystemClock);
+    let table = DynamoTable::from_env(&format!("svc-jobs-{run}"), clock.clone()).await;
+    table.create_table().await.unwrap();
+    let sqs = aws_sdk_sqs::Client::new(&config);
+    let url = sqs
+        .create_queue()
+        .queue_name(format!("svc-jobs-{run}"))
+        .attributes(
+            QueueAttributeName::VisibilityTimeout,
+            infra_aws::environment::JOBS_QUEUE
+                .visibility_timeout
+                .as_secs()
+                .to_string(),
+        )
+        .send()
+        .await
+        .expect("create the queue")
+        .queue_url
+        .unwrap();
+    let blobs = S3Blobs::from_env(&format!("svc-staging-{run}")).await;
+    blobs.create_bucket().await.expect("create the bucket");
+    let ports = Ports::new(Arc::new(table), clock)
+        .with_queues(
+            Arc::new(SqsQueue::new(sqs.clone(), &url)),
+            Arc::new(NoQueue),
+        )
+        .with_blobs(Arc::new(blobs));
+    Some((ports, sqs, url))
+}
+
+/// What the event source mapping does: receive `count` messages (first
+/// deliveries) and hand them over as an `SqsEvent`, with each message's id
+/// and receipt handle.
+pub async fn receive_batch(
+    sqs: &aws_sdk_sqs::Client,
+    url: &str,
+    count: usize,
+) -> (SqsEvent, Vec<(String, String)>) {
+    let mut records = Vec::new();
+    let mut receipts = Vec::new();
+    while records.len() < count {
+        let received = sqs
+            .receive_message()
+            .queue_url(url)
+            .max_number_of_messages((count - records.len()).min(10) as i32)
+            .wait_time_seconds(1)
+            .send()
+            .await
+            .expect("receive");
+        for m in received.messages() {
+            let (id, receipt) = (m.message_id().unwrap(), m.receipt_handle().unwrap());
+            receipts.push((id.to_string(), receipt.to_string()));
+            records.push(
+                json!({"messageId": id, "receiptHandle": receipt, "body": m.body().unwrap(),
+                "attributes": {"ApproximateReceiveCount": "1"}, "messageAttributes": {},
+                "eventSource": "aws:sqs", "awsRegion": "eu-west-1"}),
+            );
+        }
+    }
+    let event = serde_json::from_value(json!({"Records": records})).expect("an SQS event");
+    (event, receipts)
 }
