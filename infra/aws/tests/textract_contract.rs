@@ -4,6 +4,7 @@
 //! lines placed on the page), and throttling and server errors are `Failed`.
 
 mod fake_textract;
+mod support;
 
 use axum::http::StatusCode;
 use fake_textract::FakeTextract;
@@ -27,19 +28,7 @@ async fn textract_passes_the_ocr_contract() {
         return;
     };
     let fake = FakeTextract::start(tesseract).await;
-    // SAFETY: this binary holds a single test, which sets these before the SDK reads them.
-    unsafe {
-        std::env::set_var("AWS_ENDPOINT_URL_TEXTRACT", &fake.url);
-        for (var, value) in [
-            ("AWS_ACCESS_KEY_ID", "test"),
-            ("AWS_SECRET_ACCESS_KEY", "test"),
-            ("AWS_REGION", "eu-west-1"),
-        ] {
-            if std::env::var_os(var).is_none() {
-                std::env::set_var(var, value);
-            }
-        }
-    }
+    support::use_fake("TEXTRACT", &fake.url);
     let ocr = TextractOcr::from_env().await;
     ocr_contract::run(&ocr).await;
     assert!(!fake.received().is_empty());

@@ -56,18 +56,31 @@ pub fn emulator_of(service: &str, what: &str) -> bool {
         let _ = writeln!(std::io::stderr(), "\n{not_run}\n");
         return false;
     }
+    emulator_credentials();
+    true
+}
+
+/// Points the SDK's client of `service` (the suffix of its endpoint
+/// variable: `TEXTRACT`, `BEDROCK_RUNTIME`) at a fake server of the test.
+pub fn use_fake(service: &str, url: &str) {
+    // SAFETY: each test binary using this holds a single test, which calls
+    // this before the SDK or any task reads the environment.
+    unsafe { std::env::set_var(format!("AWS_ENDPOINT_URL_{service}"), url) };
+    emulator_credentials();
+}
+
+/// Emulator credentials and region where none are set.
+fn emulator_credentials() {
     for (var, value) in [
         ("AWS_ACCESS_KEY_ID", "test"),
         ("AWS_SECRET_ACCESS_KEY", "test"),
         ("AWS_REGION", "eu-west-1"),
     ] {
         if !is_set(var) {
-            // SAFETY: each test binary using this holds a single test, which calls
-            // this before the SDK or any task reads the environment.
+            // SAFETY: as in `use_fake`, before the SDK reads the environment.
             unsafe { std::env::set_var(var, value) };
         }
     }
-    true
 }
 
 /// Sends `req` through `app`: the status and the JSON body (null if none).
