@@ -32,9 +32,9 @@ impl From<ClaimError> for AccountError {
     }
 }
 
-/// A commit's failed condition: the claim's means another account took the
-/// NIF meanwhile.
-fn claim_failed(id: &AccountId, nif: Option<&Nif>) -> impl FnOnce(TableError) -> AccountError {
+/// A failed condition of a write to an account: the account is gone, or,
+/// when the write claims `nif`, another account took it meanwhile.
+fn condition_failed(id: &AccountId, nif: Option<&Nif>) -> impl FnOnce(TableError) -> AccountError {
     let (id, nif) = (id.clone(), nif.map(|n| n.to_string()));
     move |e| match (e, nif) {
         (TableError::ConditionFailed { key, .. }, Some(nif)) if nif_claims::is_claim(&key) => {
@@ -108,7 +108,7 @@ pub async fn create(
         .table
         .transact(writes)
         .await
-        .map_err(claim_failed(&id, issuer.nif.as_ref()))?;
+        .map_err(condition_failed(&id, issuer.nif.as_ref()))?;
     ports.cache.forget(&key(&id));
     Ok(Account {
         id,
@@ -133,13 +133,6 @@ fn found(id: &AccountId, item: Option<Item>) -> Result<Account, AccountError> {
     decode(id.clone(), &item)
 }
 
-fn not_found_on_condition(id: &AccountId) -> impl FnOnce(TableError) -> AccountError + '_ {
-    move |e| match e {
-        TableError::ConditionFailed { .. } => AccountError::NotFound(id.clone()),
-        other => AccountError::Table(other),
-    }
-}
-
 pub async fn set_plan(ports: &Ports, id: &AccountId, plan: Plan) -> Result<(), AccountError> {
     ports
         .table
@@ -149,7 +142,7 @@ pub async fn set_plan(ports: &Ports, id: &AccountId, plan: Plan) -> Result<(), A
             Some(Condition::Present),
         )
         .await
-        .map_err(not_found_on_condition(id))?;
+        .map_err(condition_failed(id, None))?;
     ports.cache.forget(&key(id));
     Ok(())
 }
@@ -181,7 +174,7 @@ pub async fn set_issuer(
         .table
         .transact(writes)
         .await
-        .map_err(claim_failed(id, issuer.nif.as_ref()))?;
+        .map_err(condition_failed(id, issuer.nif.as_ref()))?;
     ports.cache.forget(&key(id));
     Ok(())
 }
