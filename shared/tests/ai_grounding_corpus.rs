@@ -7,22 +7,17 @@
 //! model would be sent; left out when the layer prints none of the true
 //! amounts (a broken font map: such a text is not the invoice).
 
-use std::path::PathBuf;
+mod real_corpus;
 
 use chrono::NaiveDate;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use shared::extraction::grounding::{Grounded, ground};
 use shared::extraction::pdf::read_pdf;
 use shared::ports::ai::Proposal;
 
-fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/real-invoices");
-    dir.join("truth.json").exists().then_some(dir)
-}
-
 /// The truth's value of `field` as a model would copy it.
-fn text(fields: &Value, field: &str) -> Option<String> {
-    match &fields[field] {
+fn text(fields: &Map<String, Value>, field: &str) -> Option<String> {
+    match fields.get(field)? {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) if field.ends_with("rate") => Some(n.to_string()),
         Value::Number(n) => n.as_f64().map(|x| format!("{x:.2}")),
@@ -103,23 +98,22 @@ fn near_miss(field: &str, value: &str) -> String {
 
 #[tokio::test]
 async fn true_values_are_kept_and_near_misses_dropped_on_real_invoices() {
-    let Some(dir) = corpus() else {
+    let Some(dir) = real_corpus::dir() else {
         eprintln!("grounding corpus NOT RUN: ../shared/corpus/real-invoices is absent");
         return;
     };
-    let truth: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+    let truth = real_corpus::load(&dir);
     let (mut true_kept, mut truths, mut lies_kept, mut lies) = (0, 0, 0, 0);
     let mut missed = Vec::new();
     let mut unreadable = Vec::new();
-    for doc in truth.iter().filter(|d| d["text_layer"] == true) {
-        let name = doc["file"].as_str().unwrap();
+    for doc in truth.iter().filter(|d| d.text_layer) {
+        let name = doc.file.as_str();
         let bytes = std::fs::read(dir.join(name)).unwrap();
         let Ok(content) = read_pdf(bytes).await else {
             continue;
         };
         let text = content.text.plain_text();
-        let fields = &doc["fields"];
+        let fields = &doc.fields;
         let values: Vec<(&str, Option<String>)> =
             GROUNDED.iter().map(|&f| (f, text_of(fields, f))).collect();
         let oracle = ground(&proposal(&values), &text);
@@ -164,6 +158,6 @@ async fn true_values_are_kept_and_near_misses_dropped_on_real_invoices() {
 }
 
 /// Zero amounts (no IRPF) are not proposed: a model reads none.
-fn text_of(fields: &Value, field: &str) -> Option<String> {
+fn text_of(fields: &Map<String, Value>, field: &str) -> Option<String> {
     text(fields, field).filter(|v| v != "0.00")
 }
