@@ -132,7 +132,7 @@ async fn stateless_legacy_handshake_json_answers_and_405_for_get_and_delete() {
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     let r = send(&h.app, rpc(Some(&h.live), &list)).await;
     let tools = r.json["result"]["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 17);
+    assert_eq!(tools.len(), 21);
     assert!(tools.iter().any(|t| t["name"] == "get_job"));
 
     for method in ["GET", "DELETE"] {
@@ -577,4 +577,52 @@ async fn a_rejected_test_record_is_resubmitted_by_its_tool() {
             .starts_with("Resubmitted the VERI*FACTU record of invoice TEST-F2026-000001"),
         "{resubmitted}"
     );
+}
+
+#[tokio::test]
+async fn series_are_defined_changed_and_used_through_their_tools() {
+    let h = harness(support::relaxed()).await;
+    let created = call(
+        &h,
+        &h.live,
+        "create_series",
+        json!({"code": "FV", "purpose": "ordinary", "pattern": "{code}-{n:04}", "yearly_restart": false}),
+    )
+    .await;
+    assert_eq!(
+        created["structuredContent"]["next_number"], "FV-0001",
+        "{created}"
+    );
+    let changed = call(
+        &h,
+        &h.live,
+        "update_series",
+        json!({"series_code": "FV", "default": true}),
+    )
+    .await;
+    assert_eq!(changed["structuredContent"]["default"], true, "{changed}");
+    let issued = call(&h, &h.live, "issue_invoice", invoice_args("fv-1")).await;
+    assert_eq!(issued["structuredContent"]["number"], "FV-0001");
+    let listed = call(&h, &h.live, "list_series", json!({})).await;
+    let f = listed["structuredContent"]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["code"] == "F")
+        .unwrap()
+        .clone();
+    assert_eq!(f["default"], false);
+    let refused =
+        error_text(&call(&h, &h.live, "delete_series", json!({"series_code": "FV"})).await);
+    assert!(refused.contains("series_default"), "{refused}");
+    let spare = call(
+        &h,
+        &h.live,
+        "create_series",
+        json!({"code": "X", "purpose": "simplified"}),
+    )
+    .await;
+    assert_eq!(spare["structuredContent"]["code"], "X", "{spare}");
+    let deleted = call(&h, &h.live, "delete_series", json!({"series_code": "X"})).await;
+    assert_eq!(deleted["structuredContent"]["deleted"], true, "{deleted}");
 }

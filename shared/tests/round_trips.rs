@@ -163,9 +163,9 @@ async fn each_kind_of_request_makes_only_the_calls_it_needs() {
     assert_eq!(
         issue,
         [
-            "update", "put", "get", "get", "get", "get", "get", "get", "transact"
+            "update", "put", "get", "get", "query", "get", "get", "get", "get", "transact"
         ],
-        "rate window, idempotency lease, account, certificate, id and series counters, chain head, the issuer NIF's claim, the transaction"
+        "rate window, idempotency lease, account, certificate, id counter, the series, their counter, chain head, the issuer NIF's claim, the transaction"
     );
 
     let read = calls(&h, &log, || get("/api/v1/invoices/1", Some(&key))).await;

@@ -18,6 +18,7 @@ pub mod quota;
 pub mod race;
 pub mod rate_limit;
 pub mod receipts;
+pub mod series;
 pub mod tax_tools;
 pub mod uploads;
 pub mod usage;

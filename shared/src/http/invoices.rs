@@ -31,6 +31,7 @@ use crate::verifactu::{ChainCheck, verify_chain};
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(super::documents::routes())
+        .merge(super::series::routes())
         .routes(requiring_key(routes!(issue_invoice)))
         .routes(routes!(list_invoices))
         .routes(routes!(get_invoice))

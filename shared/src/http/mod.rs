@@ -21,6 +21,7 @@ pub mod pagination;
 pub mod query;
 pub mod quota;
 pub mod rate_limit;
+pub mod series;
 pub mod state;
 pub mod tax;
 pub mod unit_of_work;

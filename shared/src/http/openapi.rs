@@ -55,6 +55,7 @@ const DESCRIPTION: &str = r#"Invoicing, analysis and tax tools for Spanish freel
         (name = "tax", description = "Spanish tax tools, computed by rules (estimates for the general regime; no quota)"),
         (name = "customers", description = "The customer address book"),
         (name = "invoices", description = "Issued invoices, their lifecycle and VERI*FACTU records"),
+        (name = "series", description = "Numbering series: which invoices each holds and how they are numbered"),
         (name = "extraction", description = "Invoice data read from e-invoices, PDFs, images and text, checked by the service's own rules"),
         (name = "analyses", description = "Analyses of spreadsheet rows and the business cuestionario: a structured report with key figures, strengths, priorities and an action plan"),
         (name = "openapi", description = "This document"),

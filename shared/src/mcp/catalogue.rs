@@ -147,6 +147,15 @@ fn invoice_id() -> Value {
         "description": "The invoice's numeric id (the `id` of issue_invoice or list_invoices, not its number like F2026-000001)."})
 }
 
+/// The schema of the argument that fills a path segment.
+fn path_argument(name: &str) -> Value {
+    match name {
+        "series_code" => json!({"type": "string", "pattern": "^[A-Z]{1,10}$",
+            "description": "The series code (F, S, R, RS or one the account defined)."}),
+        _ => invoice_id(),
+    }
+}
+
 fn list_invoices_parameters() -> Value {
     let mut properties = limit_and_cursor("invoices", "list_invoices");
     properties["status"] = json!({"type": "string", "enum": ["issued", "accepted", "rejected", "paid", "unpaid", "cancelled"],
@@ -306,7 +315,7 @@ fn specs() -> Vec<ToolSpec> {
             output: Output::Body,
             operation: "issue_invoice",
             title: "Issue an invoice",
-            description: "Issue an invoice in the account's name: numbered without gaps (F<year>-000001…; test keys TEST-F…), with VAT per rate, IRPF withholding and equivalence surcharge computed by the service, a ledger entry and a VERI*FACTU record. An issued invoice can never be edited or deleted, only cancelled (cancel_invoice) or rectified, so confirm the details with the user first. Give the customer inline (`customer`) or by address-book id (`customer_id`); F1 needs the customer's tax id, without one it is a simplified invoice (F2, up to 400 €). Amounts are euros without VAT. `idempotency_key` is required: make up a new unique value (e.g. a UUID) for each new invoice and reuse the same value when retrying this same call after an error or timeout, so the invoice is issued once.",
+            description: "Issue an invoice in the account's name: numbered without gaps in its series (full invoices F<year>-000001…, simplified ones S<year>-000001…, or the series named in `series`, see list_series; test keys TEST-…), with VAT per rate, IRPF withholding and equivalence surcharge computed by the service, a ledger entry and a VERI*FACTU record. An issued invoice can never be edited or deleted, only cancelled (cancel_invoice) or rectified, so confirm the details with the user first. Give the customer inline (`customer`) or by address-book id (`customer_id`); F1 needs the customer's tax id, without one it is a simplified invoice (F2, up to 400 €). Amounts are euros without VAT. `idempotency_key` is required: make up a new unique value (e.g. a UUID) for each new invoice and reuse the same value when retrying this same call after an error or timeout, so the invoice is issued once.",
             hints: [false, false, false, true],
             parameters: no_parameters,
         },
@@ -368,6 +377,54 @@ fn specs() -> Vec<ToolSpec> {
             title: "Resubmit a VERI*FACTU record",
             description: "Send an invoice's VERI*FACTU record to the tax authority (AEAT) again, corrected: the AEAT's correction path when it rejected the record (`verifactu.status` `rejected`), accepted it with errors (`accepted_with_errors`) or rejected the invoice's cancellation (`verifactu.cancellation_status` `rejected`). Do it only once the cause in `verifactu.answer` is fixed (the issuer's details are fixed by the account owner in the application, not with tools). The record is made again from the invoice with the account's current issuer name and is `pending` until the AEAT answers (get_invoice shows it). A pending or accepted record cannot be resubmitted; an accepted invoice is changed by rectifying it.",
             hints: [false, false, false, true],
+            parameters: no_parameters,
+        },
+        ToolSpec {
+            name: "list_series",
+            method: Method::GET,
+            path: "/api/v1/series",
+            renames: &[],
+            output: Output::Body,
+            operation: "list_series",
+            title: "List numbering series",
+            description: "The account's invoice numbering series: the built-in F (full invoices), S (simplified), R (rectifying invoices of full ones, R1–R4) and RS (rectifying invoices of simplified ones, R5), and any the account defined, each with its pattern, purpose, whether it is its purpose's default, whether it has numbered invoices and the next number it would give.",
+            hints: READ,
+            parameters: no_parameters,
+        },
+        ToolSpec {
+            name: "create_series",
+            method: Method::POST,
+            path: "/api/v1/series",
+            renames: &[],
+            output: Output::Body,
+            operation: "create_series",
+            title: "Define a numbering series",
+            description: "Define a numbering series: a code of 1–10 capital letters, a pattern such as `{code}{year}-{n:06}` (starts with {code}; {n} once; {year} needed when it restarts yearly), whether it restarts every year, and its purpose: `ordinary` (full invoices), `simplified` (tickets), `rectifying` (R1–R4) or `rectifying_simplified` (R5). Spanish law keeps full and simplified invoices, and rectifying ones, in separate series. With `default: true` it numbers every new invoice of its purpose that names no series; otherwise name it in issue_invoice's `series`.",
+            hints: [false, false, false, false],
+            parameters: no_parameters,
+        },
+        ToolSpec {
+            name: "update_series",
+            method: Method::PATCH,
+            path: "/api/v1/series/{series_code}",
+            renames: &[],
+            output: Output::Body,
+            operation: "update_series",
+            title: "Change a numbering series",
+            description: "Change a numbering series: its description, or make it the default of its purpose. Its pattern, yearly restart and purpose change only while it has numbered no invoice (a series is never renumbered).",
+            hints: [false, false, true, false],
+            parameters: no_parameters,
+        },
+        ToolSpec {
+            name: "delete_series",
+            method: Method::DELETE,
+            path: "/api/v1/series/{series_code}",
+            renames: &[],
+            output: Output::Body,
+            operation: "delete_series",
+            title: "Delete a numbering series",
+            description: "Delete a series the account defined that has numbered no invoice and is not a default. Built-in series (F, S, R, RS) stay.",
+            hints: [false, true, true, false],
             parameters: no_parameters,
         },
         ToolSpec {
@@ -467,7 +524,7 @@ fn body_schema(doc: &Value, spec: &ToolSpec) -> Value {
         }
     };
     if let Some(path_arg) = spec.path_argument() {
-        add(path_arg, invoice_id(), true);
+        add(path_arg, path_argument(path_arg), true);
     }
     match spec.output {
         Output::MaybeJob => add(
@@ -595,13 +652,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seventeen_tools_with_unique_names_and_all_four_hints() {
+    fn every_tool_has_a_unique_name_and_all_four_hints() {
         let tools = tools();
-        assert_eq!(tools.len(), 17);
+        assert_eq!(tools.len(), 21);
         let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 17);
+        assert_eq!(names.len(), tools.len());
         for tool in tools {
             let a = tool.annotations.as_ref().expect("annotations");
             assert!(a.read_only_hint.is_some() && a.destructive_hint.is_some());

@@ -13,6 +13,7 @@ use super::request::{self, IssueRequest, MAX_GROUPS};
 use super::store;
 use super::test_options;
 use crate::app::keys::Caller;
+use crate::app::series;
 use crate::app::verifactu::reason;
 use crate::app::{accounts, customers, ledger, outbox};
 use crate::domain::account::Account;
@@ -21,8 +22,9 @@ use crate::invoice::line::Line;
 use crate::invoice::model::{
     GroupView, HistoryEvent, Invoice, IssuerView, LineView, Payment, Rectifies, VerifactuView,
 };
-use crate::invoice::number::{self, Series};
+use crate::invoice::number;
 use crate::invoice::party::{Party, PartyInput};
+use crate::invoice::series::Numbered;
 use crate::invoice::status::Status;
 use crate::invoice::totals::{self, Totals, line_base};
 use crate::ports::Ports;
@@ -38,7 +40,9 @@ pub const SIMPLIFIED_LIMIT: Decimal = Decimal::from_parts(400, 0, 0, false, 0);
 /// Everything an invoice is made of before it is numbered.
 pub struct Draft {
     pub kind: String,
-    pub series: Series,
+    /// The series the request names; none: the default of its purpose.
+    pub series: Option<String>,
+    pub numbered: Numbered,
     pub issue_date: NaiveDate,
     pub operation_date: Option<NaiveDate>,
     pub due_date: Option<NaiveDate>,
@@ -182,7 +186,12 @@ pub async fn draft(
         .flatten();
     Ok(Draft {
         kind: if identified { "F1" } else { "F2" }.into(),
-        series: Series::Ordinary,
+        series: req.series.take(),
+        numbered: if identified {
+            Numbered::Full
+        } else {
+            Numbered::Simplified
+        },
         issue_date,
         operation_date: req.operation_date,
         due_date: req.due_date,
@@ -299,17 +308,24 @@ pub async fn finalize(
     draft: Draft,
 ) -> Result<(Invoice, Vec<Write>), InvoiceError> {
     let year = draft.issue_date.year();
-    let series_name = number::counter_name(draft.series, year);
     // Independent reads, at once: one round trip's wait instead of four.
-    let (issuer, ids, series, status_reason) = tokio::try_join!(
+    let (issuer, ids, chosen, status_reason) = tokio::try_join!(
         account_issuer(ports, caller),
         store::counter(ports, caller, "ID"),
-        store::counter(ports, caller, &series_name),
+        series::choose(ports, caller, draft.series.as_deref(), draft.numbered),
         async {
             reason::unsendable(ports, &caller.account_id, caller.mode)
                 .await
                 .map_err(InvoiceError::from)
         },
+    )?;
+    let numbering = &chosen.series;
+    let series_name = number::counter_name(&numbering.code, numbering.yearly_restart, year);
+    let chain = store::chain_pk(caller, &issuer.tax_id);
+    let (series, head, owner) = tokio::try_join!(
+        store::counter(ports, caller, &series_name),
+        store::chain_head(ports, &chain),
+        store::chain_owner(ports, caller, &issuer.tax_id),
     )?;
     if let Some(last) = series.last_date
         && draft.issue_date < last
@@ -318,17 +334,14 @@ pub async fn finalize(
             "parameter_invalid",
             "issue_date".into(),
             format!(
-                "{} is before the last invoice of the series ({last})",
-                draft.issue_date
+                "{} is before the last invoice of the series {} ({last})",
+                draft.issue_date, numbering.code
             ),
         ));
     }
-    let chain = store::chain_pk(caller, &issuer.tax_id);
-    let (head, owner) = tokio::try_join!(
-        store::chain_head(ports, &chain),
-        store::chain_owner(ports, caller, &issuer.tax_id),
-    )?;
-    let number = number::format(draft.series, year, series.next(), caller.mode);
+    let number = numbering
+        .pattern
+        .format(&numbering.code, year, series.next(), caller.mode);
     let now: DateTime<Utc> = ports.clock.now();
     let descriptions: Vec<&str> = draft.lines.iter().map(|l| l.description.as_str()).collect();
     let built = registration(RecordInput {
@@ -402,6 +415,7 @@ pub async fn finalize(
     let mut writes = vec![
         ids.advance(None),
         series.advance(Some(draft.issue_date)),
+        chosen.check,
         store::insert(caller, &invoice),
     ];
     writes.extend(store::append(

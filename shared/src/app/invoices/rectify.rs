@@ -13,7 +13,7 @@ use super::{record, store};
 use crate::app::keys::Caller;
 use crate::invoice::line::{Line, Treatment};
 use crate::invoice::model::{HistoryEvent, Invoice, LineView, RectifiedBy, Rectifies};
-use crate::invoice::number::Series;
+use crate::invoice::series::Numbered;
 use crate::invoice::status::Status;
 use crate::invoice::totals;
 use crate::ports::Ports;
@@ -183,7 +183,12 @@ pub async fn rectify(
     };
     let draft = Draft {
         kind: req.reason_code.clone(),
-        series: Series::Rectifying,
+        series: req.series.clone(),
+        numbered: if simplified {
+            Numbered::RectifyingSimplified
+        } else {
+            Numbered::Rectifying
+        },
         issue_date: today(ports),
         operation_date: None,
         due_date: None,

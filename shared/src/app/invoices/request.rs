@@ -93,6 +93,10 @@ pub struct IssueRequest {
     /// Up to 1,000 characters, printed on the invoice.
     pub notes: Option<String>,
     pub payment: Option<PaymentRequest>,
+    /// The code of the series to number it in (see `/api/v1/series`); default:
+    /// the default series of its purpose (`F` for full invoices, `S` for
+    /// simplified ones). A series of another purpose is 400 `series_purpose_mismatch`.
+    pub series: Option<String>,
     /// Test keys only (400 with a live key): ask the AEAT simulator for an
     /// answer, e.g. a rejection with a chosen error code.
     pub test_options: Option<TestOptions>,
@@ -115,6 +119,10 @@ pub struct RectifyRequest {
     /// Substitution: the correct lines (required). Differences: the signed
     /// difference lines; absent means the whole invoice is credited.
     pub lines: Option<Vec<LineRequest>>,
+    /// The series to number it in; default: `R` for R1–R4 (rectifying
+    /// invoices of full invoices), `RS` for R5 (of simplified ones), or the
+    /// defaults set in `/api/v1/series`. R5 may also go into a simplified series.
+    pub series: Option<String>,
 }
 
 fn invalid(param: String, message: impl Into<String>) -> InvoiceError {

@@ -106,6 +106,11 @@ pub async fn page(
     Ok((invoices, page.next.map(|c| c.as_str().to_string())))
 }
 
+/// The partition of the caller's counters.
+pub fn counters_pk(caller: &Caller) -> String {
+    format!("COUNTERS#{}", space(caller))
+}
+
 /// A named counter (`ID`, `F2026`, `R2026`) of the caller's space: its value
 /// and the last issue date it numbered.
 #[derive(Clone, Debug)]
@@ -118,7 +123,7 @@ pub struct Counter {
 /// Reads a counter as this process's ordered writes leave it (`get_ordered`):
 /// its advance is conditional on the value read.
 pub async fn counter(ports: &Ports, caller: &Caller, name: &str) -> Result<Counter, InvoiceError> {
-    let key = Key::new(format!("COUNTERS#{}", space(caller)), name);
+    let key = Key::new(counters_pk(caller), name);
     let item = ports.table.get_ordered(&key).await?;
     Ok(Counter {
         value: item.as_ref().and_then(|i| i.n("n")).unwrap_or(0).max(0) as u64,
