@@ -402,7 +402,7 @@ async fn documents_say_what_the_invoices_mean() {
         assert_eq!(rectifying.texts("InvoiceClass"), ["OR"], "{name}");
         assert_eq!(
             rectifying.texts("Corrective/InvoiceNumber"),
-            ["F2026-000009"]
+            ["F2026-000008"]
         );
         assert_eq!(rectifying.texts("Corrective/ReasonCode"), ["16"], "{name}");
         assert_eq!(rectifying.texts("Corrective/CorrectionMethod"), [method]);

@@ -292,13 +292,13 @@ async fn a_negative_rectification_is_a_credit_note_with_positive_amounts() {
     assert!(xml.contains("<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>"));
     assert!(xml.contains(r#"<cbc:CreditedQuantity unitCode="C62">2</cbc:CreditedQuantity>"#));
     assert!(xml.contains(
-        "<cac:InvoiceDocumentReference><cbc:ID>F2026-000009</cbc:ID><cbc:IssueDate>2026-11-21</cbc:IssueDate>"
+        "<cac:InvoiceDocumentReference><cbc:ID>F2026-000008</cbc:ID><cbc:IssueDate>2026-11-21</cbc:IssueDate>"
     ));
     assert!(xml.contains(r#"<cbc:PrepaidAmount currencyID="EUR">3.78</cbc:PrepaidAmount><cbc:PayableAmount currencyID="EUR">61.56</cbc:PayableAmount>"#));
     let cii = flat(&cii(&invoice));
     assert!(cii.contains("<ram:TypeCode>381</ram:TypeCode>"));
     assert!(cii.contains(
-        "<ram:InvoiceReferencedDocument><ram:IssuerAssignedID>F2026-000009</ram:IssuerAssignedID>"
+        "<ram:InvoiceReferencedDocument><ram:IssuerAssignedID>F2026-000008</ram:IssuerAssignedID>"
     ));
     assert!(cii.contains("<ram:DuePayableAmount>61.56</ram:DuePayableAmount>"));
     let substitution = ubl(&named(&fixtures, "rectifying_substitution"));

@@ -170,6 +170,7 @@ fn f1(
         correction: None,
         kind: "F1".to_owned(),
         rectification: None,
+        simplification: Default::default(),
         operation_date: None,
         description: "Venta de material de ferretería".to_owned(),
         recipients: vec![customer()],
@@ -486,6 +487,7 @@ fn josemmo_f1() -> Registration {
         correction: None,
         kind: "F1".to_owned(),
         rectification: None,
+        simplification: Default::default(),
         operation_date: Some(date(2025, 5, 15)),
         description: "Factura de prueba".to_owned(),
         recipients: vec![
@@ -599,6 +601,106 @@ async fn resubmitted_records_validate_against_suministro_lr() {
     ) {
         panic!(
             "the resubmitted records are not valid against SuministroLR.xsd:\n{report}\n{submission}"
+        );
+    }
+}
+
+/// The records of every simplified type (F2 ticket, F1 qualified simplified,
+/// F2 without the recipient's identification, F3 replacing tickets, R5 by
+/// differences and by substitution) are valid against `SuministroLR.xsd`,
+/// and the simulator, which applies the AEAT's checks of each type, accepts
+/// them all.
+#[tokio::test]
+async fn simplified_types_validate_and_the_simulator_accepts_them() {
+    use serde_json::{Value, json};
+    use shared::ports::table::{Query, SortKey};
+    use support::{get, post_json, send};
+
+    let Some((python, standards)) = validator() else {
+        return;
+    };
+    let h = support::start(
+        support::relaxed(),
+        shared::domain::account::Plan::Pro,
+        axum::Router::new(),
+    )
+    .await;
+    h.set_issuer().await;
+    let customer = json!({"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4",
+        "postal_code": "10003", "city": "Cáceres"});
+    let cafe = json!([{"description": "Café", "quantity": 2, "unit_price": 1.5, "vat_rate": 10}]);
+    let mut n = 0;
+    let mut post = async |path: String, body: Value| -> Value {
+        n += 1;
+        let r = send(
+            &h.app,
+            post_json(&path, &h.test, Some(&format!("s{n}")), &body.to_string()),
+        )
+        .await;
+        assert_eq!(r.status, 201, "{}", r.json);
+        r.json
+    };
+    let issue = "/api/v1/invoices".to_string();
+    let ticket = post(
+        issue.clone(),
+        json!({"prices_include_vat": true, "lines": cafe}),
+    )
+    .await;
+    let other = post(issue.clone(), json!({"lines": cafe})).await;
+    let third = post(issue.clone(), json!({"lines": cafe})).await;
+    let mut issued = vec![
+        ticket.clone(),
+        post(issue.clone(), json!({"simplified": true, "customer": customer, "lines": cafe})).await,
+        post(issue.clone(), json!({"simplified": false,
+            "customer": {"name": "Jane Roe", "address": "1 Main St", "country": "US"},
+            "lines": [{"description": "Consultoría", "quantity": 1, "unit_price": 900, "vat_rate": 0, "exemption": "N2"}]})).await,
+        post(issue.clone(), json!({"customer": customer, "replaces": [ticket["id"]]})).await,
+        post(format!("/api/v1/invoices/{}/rectify", other["id"]),
+            json!({"reason_code": "R5", "method": "differences", "description": "Devolución"})).await,
+        post(format!("/api/v1/invoices/{}/rectify", third["id"]),
+            json!({"reason_code": "R5", "method": "substitution", "description": "Precio",
+                "lines": [{"description": "Café", "quantity": 2, "unit_price": 1.2, "vat_rate": 10}]})).await,
+    ];
+    issued.extend([other, third]);
+    let kinds: Vec<&str> = issued.iter().map(|i| i["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["F2", "F1", "F2", "F3", "R5", "R5", "F2", "F2"]);
+
+    shared::app::verifactu::submit_pending(&h.ports)
+        .await
+        .unwrap();
+    for invoice in &issued {
+        let path = format!("/api/v1/invoices/{}", invoice["id"]);
+        let now = send(&h.app, get(&path, Some(&h.test))).await.json;
+        assert_eq!(
+            now["verifactu"]["status"], "accepted",
+            "{} {}: {}",
+            now["kind"], now["number"], now["verifactu"]
+        );
+    }
+    let chain = format!("CHAIN#test#{}#12345678Z#RECORDS", h.account);
+    let page = h
+        .ports
+        .table
+        .query(&Query::new(chain, SortKey::All))
+        .await
+        .unwrap();
+    let records: Vec<&str> = page.items.iter().filter_map(|i| i.s("xml")).collect();
+    assert_eq!(records.len(), 8);
+    for flag in [
+        "<sf:FacturaSimplificadaArt7273>S</sf:FacturaSimplificadaArt7273>",
+        "<sf:FacturaSinIdentifDestinatarioArt61d>S</sf:FacturaSinIdentifDestinatarioArt61d>",
+        "<sf:FacturasSustituidas><sf:IDFacturaSustituida>",
+    ] {
+        assert!(records.iter().any(|r| r.contains(flag)), "{flag}");
+    }
+    let submission = submission_xml("Ana García Pérez", "12345678Z", &records);
+    if let Err(report) = validate(
+        &python,
+        &standards.join("SuministroLR.xsd"),
+        &[("simplified", &submission)],
+    ) {
+        panic!(
+            "the simplified records are not valid against SuministroLR.xsd:\n{report}\n{submission}"
         );
     }
 }

@@ -321,9 +321,10 @@ fn notes(invoice: &Invoice, sign: Decimal) -> Vec<String> {
             None => "Factura anulada.".to_owned(),
         });
     }
-    if invoice.kind == "F2" {
+    if invoice.is_simplified() {
         notes.push("Factura simplificada.".to_owned());
     }
+    notes.extend(crate::documents::replacement_note(invoice));
     if let Some(r) = &invoice.rectifies {
         let method = if r.method == "substitution" {
             "sustitución"

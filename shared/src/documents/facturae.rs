@@ -369,7 +369,7 @@ fn invoice_element(x: &mut Xml, invoice: &Invoice) {
 fn header(x: &mut Xml, invoice: &Invoice) {
     x.group("InvoiceHeader", |x| {
         x.text("InvoiceNumber", &invoice.number);
-        let simplified = matches!(invoice.kind.as_str(), "F2" | "R5");
+        let simplified = invoice.is_simplified();
         x.text("InvoiceDocumentType", if simplified { "FA" } else { "FC" });
         match &invoice.rectifies {
             Some(rectified) => {

@@ -147,8 +147,8 @@ struct ListQuery {
     #[param(pattern = "^(issued|accepted|rejected|paid|unpaid|cancelled)$")]
     status: Option<String>,
     customer_id: Option<String>,
-    /// F1, F2, R1–R5.
-    #[param(pattern = "^(F1|F2|R[1-5])$")]
+    /// F1, F2, F3, R1–R5.
+    #[param(pattern = "^(F1|F2|F3|R[1-5])$")]
     kind: Option<String>,
     /// Issue date from (inclusive).
     from: Option<NaiveDate>,
@@ -178,7 +178,7 @@ async fn list_invoices(
             })
         })
         .transpose()?;
-    const KINDS: [&str; 7] = ["F1", "F2", "R1", "R2", "R3", "R4", "R5"];
+    const KINDS: [&str; 8] = ["F1", "F2", "F3", "R1", "R2", "R3", "R4", "R5"];
     if let Some(k) = &q.kind
         && !KINDS.contains(&k.as_str())
     {

@@ -8,7 +8,9 @@ use utoipa::ToSchema;
 
 use crate::invoice::party::Party;
 use crate::invoice::status::Status;
-use crate::tax::money::{as_number, decimal_from_json};
+use crate::tax::money::{
+    as_number, as_optional_number, decimal_from_json, optional_decimal_from_json,
+};
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct LineView {
@@ -19,6 +21,16 @@ pub struct LineView {
     #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
     #[schema(value_type = f64)]
     pub unit_price: Decimal,
+    /// The unit price as sent, VAT included, when the invoice's prices
+    /// include VAT; `unit_price` is then its price without VAT (to 6 decimals).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "as_optional_number",
+        deserialize_with = "optional_decimal_from_json"
+    )]
+    #[schema(value_type = Option<f64>)]
+    pub unit_price_with_vat: Option<Decimal>,
     #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
     #[schema(value_type = f64)]
     pub discount_percent: Decimal,
@@ -96,6 +108,14 @@ pub struct Rectifies {
     #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
     #[schema(value_type = f64)]
     pub rectified_surcharge: Decimal,
+}
+
+/// Another invoice, as one that replaces or is replaced names it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct InvoiceLink {
+    pub id: u64,
+    pub number: String,
+    pub issue_date: NaiveDate,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
@@ -180,8 +200,29 @@ pub struct Invoice {
     pub id: u64,
     pub object: String,
     pub number: String,
-    /// F1 (full), F2 (simplified), R1–R5 (rectifying).
+    /// F1 (full, or qualified simplified), F2 (simplified, or full without
+    /// the customer's identification), F3 (full, replacing simplified
+    /// ones), R1–R5 (rectifying; R5 of simplified invoices).
     pub kind: String,
+    /// The code of the series it is numbered in (see `/api/v1/series`);
+    /// absent on invoices issued before series existed (theirs is the
+    /// number's leading letters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<String>,
+    /// A qualified simplified invoice (RD 1619/2012 art. 7.2/7.3): an F1
+    /// with the customer's NIF and address at their request, numbered in a
+    /// simplified series; VERI*FACTU `FacturaSimplificadaArt7273=S`.
+    #[serde(default)]
+    pub qualified_simplified: bool,
+    /// A full invoice without the customer's identification (art. 6.1.d):
+    /// an F2 in an ordinary series; VERI*FACTU `FacturaSinIdentifDestinatarioArt61d=S`.
+    #[serde(default)]
+    pub without_recipient_id: bool,
+    /// The lines' unit prices include VAT, as shops print them: each VAT
+    /// group's base is its VAT-inclusive amount ÷ (1 + rate), rounded to
+    /// cents, and its VAT the rest, so the total is what the prices add up to.
+    #[serde(default)]
+    pub prices_include_vat: bool,
     pub status: Status,
     pub livemode: bool,
     pub issue_date: NaiveDate,
@@ -218,12 +259,28 @@ pub struct Invoice {
     pub payment: Option<Payment>,
     pub rectifies: Option<Rectifies>,
     pub rectified_by: Vec<RectifiedBy>,
+    /// An F3: the simplified invoices it replaces (VERI*FACTU `FacturasSustituidas`).
+    #[serde(default)]
+    pub replaces: Vec<InvoiceLink>,
+    /// A simplified invoice replaced by a full one (F3): that invoice.
+    #[serde(default)]
+    pub replaced_by: Option<InvoiceLink>,
     pub events: Vec<HistoryEvent>,
     pub verifactu: VerifactuView,
     pub created_at: DateTime<Utc>,
 }
 
 impl Invoice {
+    /// A simplified invoice in law: an F2 ticket, a qualified simplified
+    /// invoice or a rectification of a simplified invoice (R5).
+    pub fn is_simplified(&self) -> bool {
+        match self.kind.as_str() {
+            "F2" => !self.without_recipient_id,
+            "R5" => true,
+            _ => self.qualified_simplified,
+        }
+    }
+
     /// The reason given when the invoice was cancelled, if any.
     pub fn cancellation_reason(&self) -> Option<&str> {
         self.events

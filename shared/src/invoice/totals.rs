@@ -4,6 +4,11 @@
 //! base = Σ line bases, VAT = round(base × rate), surcharge = round(base × its
 //! rate); IRPF = round(Σ bases × IRPF rate); total = base + VAT + surcharge − IRPF.
 //! Rounding: half away from zero, to cents, per group.
+//!
+//! With prices that include VAT (as shops print them) the line amounts are
+//! VAT-inclusive and each group's total is fixed instead: base =
+//! round(Σ amounts ÷ (1 + rate)), VAT = Σ amounts − base, so the invoice adds
+//! up to what its prices say.
 
 use rust_decimal::Decimal;
 
@@ -46,30 +51,52 @@ pub fn line_base(line: &Line) -> Decimal {
     round2(gross - discount)
 }
 
+/// How a line's unit price is meant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prices {
+    WithoutVat,
+    /// Not with the equivalence surcharge (a simplified invoice shows none).
+    VatIncluded,
+}
+
 /// Groups lines in order of first appearance and computes every total.
 pub fn compute(lines: &[Line], irpf_rate: Decimal) -> Totals {
+    compute_with(lines, irpf_rate, Prices::WithoutVat)
+}
+
+/// `compute`, with prices meant as `prices` says.
+pub fn compute_with(lines: &[Line], irpf_rate: Decimal, prices: Prices) -> Totals {
     let mut groups: Vec<Group> = Vec::new();
     for line in lines {
-        let base = line_base(line);
+        let amount = line_base(line);
         match groups.iter_mut().find(|g| {
             g.vat_rate == line.vat_rate
                 && g.surcharge_rate == line.surcharge_rate
                 && g.treatment == line.treatment
         }) {
-            Some(group) => group.base += base,
+            Some(group) => group.base += amount,
             None => groups.push(Group {
                 vat_rate: line.vat_rate,
                 surcharge_rate: line.surcharge_rate,
                 treatment: line.treatment,
-                base,
+                base: amount,
                 vat_amount: Decimal::ZERO,
                 surcharge_amount: Decimal::ZERO,
             }),
         }
     }
     for g in &mut groups {
-        g.vat_amount = round2(percent_of(g.base, g.vat_rate));
-        g.surcharge_amount = round2(percent_of(g.base, g.surcharge_rate));
+        match prices {
+            Prices::WithoutVat => {
+                g.vat_amount = round2(percent_of(g.base, g.vat_rate));
+                g.surcharge_amount = round2(percent_of(g.base, g.surcharge_rate));
+            }
+            Prices::VatIncluded => {
+                let inclusive = g.base;
+                g.base = without_vat(inclusive, g.vat_rate);
+                g.vat_amount = inclusive - g.base;
+            }
+        }
     }
     let base: Decimal = groups.iter().map(|g| g.base).sum();
     let vat_amount: Decimal = groups.iter().map(|g| g.vat_amount).sum();
@@ -84,6 +111,53 @@ pub fn compute(lines: &[Line], irpf_rate: Decimal) -> Totals {
         irpf_amount,
         total: base + vat_amount + surcharge_amount - irpf_amount,
     }
+}
+
+/// A VAT-inclusive amount's base at `rate`, rounded to cents.
+fn without_vat(inclusive: Decimal, rate: Decimal) -> Decimal {
+    round2(inclusive * Decimal::ONE_HUNDRED / (Decimal::ONE_HUNDRED + rate))
+}
+
+/// The unit price without VAT of a line whose price included it: its base
+/// over its quantity and discount, to 6 decimals (its price when the
+/// discount is 100 %).
+pub fn unit_price_of(line: &Line, base: Decimal) -> Decimal {
+    let units =
+        line.quantity * (Decimal::ONE_HUNDRED - line.discount_percent) / Decimal::ONE_HUNDRED;
+    let net = if units.is_zero() {
+        line.unit_price * Decimal::ONE_HUNDRED / (Decimal::ONE_HUNDRED + line.vat_rate)
+    } else {
+        base / units
+    };
+    net.round_dp_with_strategy(6, rust_decimal::RoundingStrategy::MidpointAwayFromZero)
+        .normalize()
+}
+
+/// Each line's base. Without VAT in the prices, `line_base`; with it, each
+/// line's amount without VAT, the last line of each group taking the
+/// rounding so that a group's line bases add up to its base.
+pub fn line_bases(lines: &[Line], totals: &Totals, prices: Prices) -> Vec<Decimal> {
+    let mut bases: Vec<Decimal> = lines.iter().map(line_base).collect();
+    if prices == Prices::WithoutVat {
+        return bases;
+    }
+    for group in &totals.groups {
+        let members: Vec<usize> = (0..lines.len())
+            .filter(|&i| {
+                lines[i].vat_rate == group.vat_rate
+                    && lines[i].surcharge_rate == group.surcharge_rate
+                    && lines[i].treatment == group.treatment
+            })
+            .collect();
+        for &i in &members {
+            bases[i] = without_vat(bases[i], group.vat_rate);
+        }
+        if let Some(&last) = members.last() {
+            let others: Decimal = members[..members.len() - 1].iter().map(|&i| bases[i]).sum();
+            bases[last] = group.base - others;
+        }
+    }
+    bases
 }
 
 #[cfg(test)]
@@ -145,6 +219,31 @@ mod tests {
         );
         let t = compute(&[line(dec!(1), dec!(0.50), dec!(21), dec!(0))], dec!(0));
         assert_eq!(t.vat_amount, dec!(0.11));
+    }
+
+    #[test]
+    fn prices_with_vat_add_up_to_what_the_ticket_says() {
+        let lines = [
+            line(dec!(1), dec!(0.10), dec!(21), dec!(0)),
+            line(dec!(1), dec!(0.10), dec!(21), dec!(0)),
+            line(dec!(1), dec!(0.10), dec!(21), dec!(0)),
+            line(dec!(2), dec!(1.25), dec!(10), dec!(0)),
+        ];
+        let t = compute_with(&lines, dec!(0), Prices::VatIncluded);
+        assert_eq!(t.total, dec!(2.80), "0.30 + 2.50, as printed");
+        assert_eq!(
+            (t.groups[0].base, t.groups[0].vat_amount),
+            (dec!(0.25), dec!(0.05)),
+            "0.30 / 1.21 = 0.2479"
+        );
+        assert_eq!(
+            (t.groups[1].base, t.groups[1].vat_amount),
+            (dec!(2.27), dec!(0.23))
+        );
+        let bases = line_bases(&lines, &t, Prices::VatIncluded);
+        assert_eq!(bases, [dec!(0.08), dec!(0.08), dec!(0.09), dec!(2.27)]);
+        let without = compute(&lines, dec!(0));
+        assert_eq!(without.total, dec!(3.11), "the same prices without VAT");
     }
 
     #[test]

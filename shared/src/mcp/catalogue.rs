@@ -162,8 +162,8 @@ fn list_invoices_parameters() -> Value {
         "description": "Only invoices in this status."});
     properties["customer_id"] = json!({"type": "string", "pattern": "^cus_[A-Za-z0-9]+$",
         "description": "Only invoices of this address-book customer (cus_…)."});
-    properties["kind"] = json!({"type": "string", "enum": ["F1", "F2", "R1", "R2", "R3", "R4", "R5"],
-        "description": "F1 full invoice, F2 simplified, R1–R5 rectifying."});
+    properties["kind"] = json!({"type": "string", "enum": ["F1", "F2", "F3", "R1", "R2", "R3", "R4", "R5"],
+        "description": "F1 full invoice (or qualified simplified), F2 simplified (or full without the customer's tax id), F3 replacing simplified ones, R1–R5 rectifying."});
     properties["from"] = date("Issued on or after this day.");
     properties["to"] = date("Issued on or before this day.");
     object(properties, &[])

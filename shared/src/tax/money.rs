@@ -152,6 +152,17 @@ pub fn as_number<S: serde::Serializer>(x: &Decimal, s: S) -> Result<S::Ok, S::Er
     }
 }
 
+/// `as_number` for an optional field (with `skip_serializing_if = "Option::is_none"`).
+pub fn as_optional_number<S: serde::Serializer>(
+    x: &Option<Decimal>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(x) => as_number(x, s),
+        None => s.serialize_none(),
+    }
+}
+
 impl<'de> Deserialize<'de> for Amount {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let value = decimal_from_json(d)?;

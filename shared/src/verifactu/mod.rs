@@ -30,6 +30,6 @@ pub use qr::qr_url;
 pub use record::{
     BreakdownLine, BuiltRecord, Cancellation, Correction, Exemption, InvoiceRef, PreviousRecord,
     Qualification, Recipient, Rectification, RectificationMethod, RectifiedAmounts, Registration,
-    SystemInfo, Treatment,
+    Simplification, SystemInfo, Treatment,
 };
 pub use xml::{NS_SUMINISTRO_INFORMACION, NS_SUMINISTRO_LR, submission_xml};

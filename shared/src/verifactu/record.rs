@@ -150,6 +150,20 @@ pub enum Correction {
     OfRejected,
 }
 
+/// What a registration says of a simplified invoice or of one that
+/// replaces simplified ones (none of it is hashed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Simplification {
+    /// `FacturaSimplificadaArt7273=S`: a simplified invoice with the
+    /// recipient's identification and VAT shown (RD 1619/2012 art. 7.2/7.3), as F1.
+    pub qualified: bool,
+    /// `FacturaSinIdentifDestinatarioArt61d=S`: a full invoice without the
+    /// recipient's identification (art. 6.1.d), as F2.
+    pub without_recipient: bool,
+    /// `FacturasSustituidas`: the simplified invoices an F3 replaces.
+    pub replaced: Vec<InvoiceRef>,
+}
+
 /// A registro de alta.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registration {
@@ -160,6 +174,7 @@ pub struct Registration {
     /// TipoFactura: F1, F2, R1..R5.
     pub kind: String,
     pub rectification: Option<Rectification>,
+    pub simplification: Simplification,
     pub operation_date: Option<NaiveDate>,
     pub description: String,
     pub recipients: Vec<Recipient>,
@@ -226,11 +241,29 @@ impl Registration {
         if let Some(rectification) = &self.rectification {
             children.extend(rectification_nodes(rectification));
         }
+        let simplification = &self.simplification;
+        if !simplification.replaced.is_empty() {
+            let entries = simplification
+                .replaced
+                .iter()
+                .map(|invoice| IdText::of(invoice).nodes(INVOICE_ID))
+                .collect();
+            children.push(group(
+                "FacturasSustituidas",
+                vec![Node::Repeated("IDFacturaSustituida", entries)],
+            ));
+        }
         children.extend(
             self.operation_date
                 .map(|date| text("FechaOperacion", date_text(date))),
         );
         children.push(text("DescripcionOperacion", &self.description));
+        if simplification.qualified {
+            children.push(text("FacturaSimplificadaArt7273", "S"));
+        }
+        if simplification.without_recipient {
+            children.push(text("FacturaSinIdentifDestinatarioArt61d", "S"));
+        }
         children.extend(recipients_node(&self.recipients));
         children.extend([
             group(

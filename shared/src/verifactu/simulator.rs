@@ -41,7 +41,7 @@ use chrono::{DateTime, FixedOffset};
 
 use super::aeat::{
     Answer, AnswerLine, Duplicate, Fault, InvoiceKey, Operation, RecordError, RecordState,
-    SendState, Submission, SubmittedRecord, simulated_errors, soap, submission,
+    SendState, Submission, SubmittedRecord, simulated_errors, soap, submission, type_rules,
 };
 
 /// The wait the AEAT asks for at first (Orden HAC/1177/2024 art. 16.2).
@@ -294,6 +294,11 @@ fn rejection(
     known: bool,
     asked: Option<&RecordError>,
 ) -> Option<Verdict> {
+    if record.operation == Operation::Alta
+        && let Some(e) = type_rules::check(&record.shape)
+    {
+        return Some((RecordState::Incorrecto, Some(e), None));
+    }
     if record.operation == Operation::Alta && record.without_registration && !record.correction {
         return Some(incorrect(
             1153,

@@ -60,6 +60,7 @@ pub(crate) fn josemmo_f1() -> Registration {
         correction: None,
         kind: "F1".to_owned(),
         rectification: None,
+        simplification: Default::default(),
         operation_date: Some(date(2025, 5, 15)),
         description: "Factura de prueba".to_owned(),
         recipients: vec![

@@ -39,6 +39,7 @@ pub fn chain(n: u32) -> Vec<BuiltRecord> {
                 correction: None,
                 kind: "F2".into(),
                 rectification: None,
+                simplification: Default::default(),
                 operation_date: None,
                 description: "Venta".into(),
                 recipients: Vec::new(),

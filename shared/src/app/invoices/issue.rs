@@ -8,7 +8,9 @@ use rust_decimal::Decimal;
 use serde_json::json;
 
 use super::error::InvoiceError;
+use super::form::{self, Asked};
 use super::record::{RecordInput, registration, total_text};
+use super::replace::{self, Replaced};
 use super::request::{self, IssueRequest, MAX_GROUPS};
 use super::store;
 use super::test_options;
@@ -20,22 +22,20 @@ use crate::domain::account::Account;
 use crate::domain::madrid;
 use crate::invoice::line::Line;
 use crate::invoice::model::{
-    GroupView, HistoryEvent, Invoice, IssuerView, LineView, Payment, Rectifies, VerifactuView,
+    GroupView, HistoryEvent, Invoice, InvoiceLink, IssuerView, LineView, Payment, Rectifies,
+    VerifactuView,
 };
 use crate::invoice::number;
 use crate::invoice::party::{Party, PartyInput};
 use crate::invoice::series::Numbered;
 use crate::invoice::status::Status;
-use crate::invoice::totals::{self, Totals, line_base};
+use crate::invoice::totals::{self, Prices, Totals};
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
 use crate::tax::money::{MAX_INTEGER_DIGITS, as_number};
 use crate::verifactu::aeat::{Operation, RecordError};
-use crate::verifactu::{Rectification, SystemInfo, qr_url};
-
-/// The simplified-invoice limit without an identified customer (RD 1619/2012 art. 4).
-pub const SIMPLIFIED_LIMIT: Decimal = Decimal::from_parts(400, 0, 0, false, 0);
+use crate::verifactu::{Rectification, Simplification, SystemInfo, qr_url};
 
 /// Everything an invoice is made of before it is numbered.
 pub struct Draft {
@@ -49,7 +49,12 @@ pub struct Draft {
     pub customer: Option<Party>,
     pub customer_id: Option<String>,
     pub lines: Vec<Line>,
+    pub prices: Prices,
     pub totals: Totals,
+    pub qualified_simplified: bool,
+    pub without_recipient_id: bool,
+    /// An F3: the tickets it replaces, as read.
+    pub replaced: Vec<(Invoice, i64)>,
     pub notes: Option<String>,
     pub payment: Option<Payment>,
     pub rectifies: Option<Rectifies>,
@@ -150,25 +155,41 @@ pub async fn draft(
     let simulated_error = test_options::simulated_error(req.test_options.take(), caller.mode)?;
     let (customer, customer_id) = customer(ports, caller, &mut req).await?;
     let tax_date = req.operation_date.unwrap_or(issue_date);
-    let lines = request::lines(&req.lines, tax_date, req.equivalence_surcharge, false)?;
-    let totals = totals::compute(&lines, irpf_rate);
+    let replaced = match req.replaces.take() {
+        Some(ids) => Some(replace::read(ports, caller, &ids).await?),
+        None => None,
+    };
+    let (lines, prices) = match &replaced {
+        Some(Replaced { lines, prices, .. }) => {
+            if !req.lines.is_empty() {
+                return Err(InvoiceError::invalid(
+                    "parameter_invalid",
+                    "lines".into(),
+                    "an invoice replacing tickets takes their lines; send none",
+                ));
+            }
+            (lines.clone(), *prices)
+        }
+        None => (
+            request::lines(&req.lines, tax_date, req.equivalence_surcharge, false)?,
+            request::prices(req.prices_include_vat, req.equivalence_surcharge)?,
+        ),
+    };
+    let totals = totals::compute_with(&lines, irpf_rate, prices);
     check_totals(&totals)?;
-    let identified = customer.as_ref().is_some_and(|c| c.tax_id.is_some());
-    if !identified && (totals.gross() > SIMPLIFIED_LIMIT || !irpf_rate.is_zero()) {
-        let why = if irpf_rate.is_zero() {
-            format!(
-                "the total {} is over 400 €: a full invoice needs the customer's tax id",
-                totals.gross()
-            )
-        } else {
-            "a withholding needs an identified business customer (tax id)".to_string()
-        };
-        return Err(InvoiceError::invalid(
-            "customer_required",
-            "customer.tax_id".into(),
-            why,
-        ));
-    }
+    let form = form::decide(&Asked {
+        customer: customer.as_ref(),
+        simplified: req.simplified,
+        replaces_tickets: replaced.is_some(),
+        lines: &lines,
+        gross: totals.gross(),
+        irpf_rate,
+        limit: form::SIMPLIFIED_LIMIT,
+    })?;
+    let ledger = match &replaced {
+        Some(r) => super::rectify::difference(&ledger_groups(&totals), &replace::ledger_of(r)),
+        None => ledger_groups(&totals),
+    };
     if let Some(due) = req.due_date
         && due < issue_date
     {
@@ -185,20 +206,20 @@ pub async fn draft(
         .transpose()?
         .flatten();
     Ok(Draft {
-        kind: if identified { "F1" } else { "F2" }.into(),
+        kind: form.kind.into(),
         series: req.series.take(),
-        numbered: if identified {
-            Numbered::Full
-        } else {
-            Numbered::Simplified
-        },
+        numbered: form.numbered,
+        qualified_simplified: form.qualified_simplified,
+        without_recipient_id: form.without_recipient_id,
+        replaced: replaced.map(|r| r.invoices).unwrap_or_default(),
+        prices,
         issue_date,
         operation_date: req.operation_date,
         due_date: req.due_date,
         payment: request::payment(req.payment)?,
         customer,
         customer_id,
-        ledger_groups: ledger_groups(&totals),
+        ledger_groups: ledger,
         ledger_irpf: totals.irpf_amount,
         lines,
         totals,
@@ -241,21 +262,30 @@ fn issuer_view(account: &Account) -> Result<IssuerView, InvoiceError> {
     })
 }
 
-fn line_views(lines: &[Line]) -> Vec<LineView> {
+fn line_views(lines: &[Line], totals: &Totals, prices: Prices) -> Vec<LineView> {
+    let bases = totals::line_bases(lines, totals, prices);
     lines
         .iter()
-        .map(|l| LineView {
-            description: l.description.clone(),
-            quantity: l.quantity,
-            unit_price: l.unit_price,
-            discount_percent: l.discount_percent,
-            vat_rate: l.vat_rate,
-            surcharge_rate: l.surcharge_rate,
-            exemption: l
-                .treatment
-                .wording()
-                .map(|_| l.treatment.code().to_string()),
-            base: line_base(l),
+        .zip(bases)
+        .map(|(l, base)| {
+            let (unit_price, unit_price_with_vat) = match prices {
+                Prices::WithoutVat => (l.unit_price, None),
+                Prices::VatIncluded => (totals::unit_price_of(l, base), Some(l.unit_price)),
+            };
+            LineView {
+                description: l.description.clone(),
+                quantity: l.quantity,
+                unit_price,
+                unit_price_with_vat,
+                discount_percent: l.discount_percent,
+                vat_rate: l.vat_rate,
+                surcharge_rate: l.surcharge_rate,
+                exemption: l
+                    .treatment
+                    .wording()
+                    .map(|_| l.treatment.code().to_string()),
+                base,
+            }
         })
         .collect()
 }
@@ -355,6 +385,17 @@ pub async fn finalize(
         descriptions,
         totals: &draft.totals,
         rectification: draft.rectification.clone(),
+        simplification: Simplification {
+            qualified: draft.qualified_simplified,
+            without_recipient: draft.without_recipient_id,
+            replaced: draft
+                .replaced
+                .iter()
+                .map(|(ticket, _)| {
+                    super::record::invoice_ref(&issuer.tax_id, &replace::link(ticket))
+                })
+                .collect(),
+        },
         previous: head.as_ref(),
         system,
         now,
@@ -372,13 +413,17 @@ pub async fn finalize(
         object: "invoice".into(),
         number,
         kind: draft.kind.clone(),
+        series: Some(numbering.code.to_string()),
+        qualified_simplified: draft.qualified_simplified,
+        without_recipient_id: draft.without_recipient_id,
+        prices_include_vat: draft.prices == Prices::VatIncluded,
         status: Status::Issued,
         livemode: caller.mode.is_live(),
         issue_date: draft.issue_date,
         operation_date: draft.operation_date,
         due_date: draft.due_date,
         issuer,
-        lines: line_views(&draft.lines),
+        lines: line_views(&draft.lines, &draft.totals, draft.prices),
         breakdown: group_views(&draft.totals),
         base: draft.totals.base,
         vat_amount: draft.totals.vat_amount,
@@ -393,6 +438,12 @@ pub async fn finalize(
         customer_id: draft.customer_id,
         rectifies: draft.rectifies,
         rectified_by: Vec::new(),
+        replaces: draft
+            .replaced
+            .iter()
+            .map(|(t, _)| replace::link(t))
+            .collect::<Vec<InvoiceLink>>(),
+        replaced_by: None,
         events: vec![HistoryEvent {
             kind: "issued".into(),
             at: now,
@@ -433,6 +484,7 @@ pub async fn finalize(
         },
     ));
     writes.extend(owner);
+    writes.extend(replace::mark(caller, draft.replaced, &invoice, now));
     if caller.mode.is_live() {
         let total = draft
             .ledger_groups

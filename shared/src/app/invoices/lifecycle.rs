@@ -179,6 +179,18 @@ pub async fn cancel(
             "the invoice has been rectified; rectify it again instead of cancelling".into(),
         ));
     }
+    if let Some(by) = &invoice.replaced_by {
+        return Err(InvoiceError::InvalidState(format!(
+            "the invoice was replaced by {}; rectify that one instead",
+            by.number
+        )));
+    }
+    if !invoice.replaces.is_empty() {
+        return Err(InvoiceError::InvalidState(
+            "an invoice replacing simplified ones stands for them; rectify it instead of cancelling"
+                .into(),
+        ));
+    }
     let now = ports.clock.now();
     let chain = store::chain_pk(caller, &invoice.issuer.tax_id);
     let (head, owner) = tokio::try_join!(

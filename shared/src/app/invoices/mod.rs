@@ -2,10 +2,12 @@
 //! case that returns the invoice and the writes of its one transaction.
 
 pub mod error;
+pub mod form;
 pub mod issue;
 pub mod lifecycle;
 pub mod record;
 pub mod rectify;
+pub mod replace;
 pub mod request;
 pub mod store;
 pub mod test_options;

@@ -7,13 +7,13 @@ use chrono_tz::Europe::Madrid;
 
 use super::store::ChainHead;
 use crate::invoice::line::Treatment;
-use crate::invoice::model::{Invoice, Rectifies};
+use crate::invoice::model::{Invoice, InvoiceLink, Rectifies};
 use crate::invoice::party::{Party, in_eu};
 use crate::invoice::totals::{Group, Totals};
 use crate::verifactu::{
     BreakdownLine, Cancellation, Correction, Exemption, InvoiceRef, PreviousRecord, Qualification,
-    Recipient, Rectification, RectificationMethod, RectifiedAmounts, Registration, SystemInfo,
-    Treatment as RecordTreatment,
+    Recipient, Rectification, RectificationMethod, RectifiedAmounts, Registration, Simplification,
+    SystemInfo, Treatment as RecordTreatment,
 };
 
 fn breakdown_line(g: &Group) -> BreakdownLine {
@@ -76,6 +76,7 @@ pub struct RecordInput<'a> {
     pub descriptions: Vec<&'a str>,
     pub totals: &'a Totals,
     pub rectification: Option<Rectification>,
+    pub simplification: Simplification,
     pub previous: Option<&'a ChainHead>,
     pub system: &'a SystemInfo,
     pub now: DateTime<Utc>,
@@ -105,6 +106,7 @@ pub fn registration(input: RecordInput) -> Registration {
         correction: None,
         kind: input.kind.into(),
         rectification: input.rectification,
+        simplification: input.simplification,
         operation_date: input.operation_date.filter(|d| *d != input.issue_date),
         description: description(&input.descriptions),
         recipients: input.customer.and_then(recipient).into_iter().collect(),
@@ -114,6 +116,15 @@ pub fn registration(input: RecordInput) -> Registration {
         previous,
         system: input.system.clone(),
         generated_at: madrid_time(input.now),
+    }
+}
+
+/// Another invoice of the issuer as a record names it.
+pub fn invoice_ref(issuer_nif: &str, invoice: &InvoiceLink) -> InvoiceRef {
+    InvoiceRef {
+        issuer_nif: issuer_nif.into(),
+        number: invoice.number.clone(),
+        issue_date: invoice.issue_date,
     }
 }
 
@@ -197,6 +208,15 @@ pub fn registration_of(
             .rectifies
             .as_ref()
             .map(|r| rectification(r, issuer_nif)),
+        simplification: Simplification {
+            qualified: invoice.qualified_simplified,
+            without_recipient: invoice.without_recipient_id,
+            replaced: invoice
+                .replaces
+                .iter()
+                .map(|r| invoice_ref(issuer_nif, r))
+                .collect(),
+        },
         previous,
         system,
         now,

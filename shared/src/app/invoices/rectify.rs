@@ -9,9 +9,9 @@ use super::error::InvoiceError;
 use super::issue::{Draft, check_totals, finalize, ledger_groups, today};
 use super::lifecycle::invoice_groups;
 use super::request::{self, LineRequest, RectifyRequest};
-use super::{record, store};
+use super::{record, replace, store};
 use crate::app::keys::Caller;
-use crate::invoice::line::{Line, Treatment};
+use crate::invoice::line::Line;
 use crate::invoice::model::{HistoryEvent, Invoice, LineView, RectifiedBy, Rectifies};
 use crate::invoice::series::Numbered;
 use crate::invoice::status::Status;
@@ -25,24 +25,17 @@ fn bad(param: &str, message: impl Into<String>) -> InvoiceError {
     InvoiceError::invalid("parameter_invalid", param.into(), message)
 }
 
-/// The original's lines, negated: a credit for the whole invoice.
+/// The original's lines, negated, prices meant as the original's: a credit
+/// for the whole invoice.
 fn credit_lines(original: &[LineView]) -> Vec<Line> {
     original
         .iter()
-        .map(|l| Line {
-            description: l.description.clone(),
-            quantity: -l.quantity,
-            unit_price: l.unit_price,
-            discount_percent: l.discount_percent,
-            vat_rate: l.vat_rate,
-            surcharge_rate: l.surcharge_rate,
-            treatment: Treatment::of_stored(l.exemption.as_deref()),
-        })
+        .map(|l| replace::issued_line(l, Decimal::NEGATIVE_ONE))
         .collect()
 }
 
 /// new − old per (rate, surcharge) group.
-fn difference(new: &[RateGroup], old: &[RateGroup]) -> Vec<RateGroup> {
+pub(super) fn difference(new: &[RateGroup], old: &[RateGroup]) -> Vec<RateGroup> {
     let mut out: Vec<RateGroup> = new.to_vec();
     for o in old {
         match out
@@ -89,6 +82,12 @@ pub async fn rectify(
     req: RectifyRequest,
 ) -> Result<(Invoice, Vec<Write>), InvoiceError> {
     let (mut original, version) = store::get(ports, caller, id).await?;
+    if let Some(by) = &original.replaced_by {
+        return Err(InvoiceError::InvalidState(format!(
+            "invoice {} was replaced by {}; rectify that one",
+            original.number, by.number
+        )));
+    }
     if original.status == Status::Cancelled || original.kind.starts_with('R') {
         return Err(InvoiceError::InvalidState(format!(
             "invoice {} is {}; only issued ordinary invoices can be rectified",
@@ -100,7 +99,9 @@ pub async fn rectify(
             }
         )));
     }
-    let simplified = original.kind == "F2";
+    // A qualified simplified invoice names its customer, so it is rectified
+    // as a full one: R5 records carry no recipient.
+    let simplified = original.is_simplified() && !original.qualified_simplified;
     let valid_codes: &[&str] = if simplified {
         &["R5"]
     } else {
@@ -156,7 +157,8 @@ pub async fn rectify(
             ));
         }
     };
-    let totals = totals::compute(&lines, original.irpf_rate);
+    let prices = replace::prices_of(&original);
+    let totals = totals::compute_with(&lines, original.irpf_rate, prices);
     check_totals(&totals)?;
     let original_groups = invoice_groups(&original);
     let (ledger, ledger_irpf) = match method {
@@ -195,7 +197,11 @@ pub async fn rectify(
         customer: original.customer.clone(),
         customer_id: original.customer_id.clone(),
         lines,
+        prices,
         totals,
+        qualified_simplified: false,
+        without_recipient_id: false,
+        replaced: Vec::new(),
         notes: Some(description),
         payment: original.payment.clone(),
         rectification: Some(record::rectification(&rectifies, &original.issuer.tax_id)),

@@ -12,6 +12,7 @@ use crate::app::customers::CustomerFields;
 use crate::invoice::iban;
 use crate::invoice::line::{Line, Treatment};
 use crate::invoice::model::Payment;
+use crate::invoice::totals::Prices;
 use crate::tax::money::{MAX_INTEGER_DIGITS, decimal_from_json, optional_decimal_from_json};
 use crate::tax::vat::rate_on;
 
@@ -78,7 +79,33 @@ pub struct IssueRequest {
     pub customer: Option<CustomerFields>,
     /// Or a customer of the address book (its details are copied into the invoice).
     pub customer_id: Option<String>,
+    /// At least one, unless `replaces` is given (then none).
+    #[serde(default)]
     pub lines: Vec<LineRequest>,
+    /// Unit prices include VAT, as shops print them (default false): the
+    /// VAT group's total is what the prices add up to; its base is that ÷
+    /// (1 + rate), rounded to cents, and its VAT the rest. Not with
+    /// `equivalence_surcharge`.
+    #[serde(default)]
+    pub prices_include_vat: bool,
+    /// Absent: a full invoice (F1) when the customer has a tax id, else a
+    /// simplified one (F2, a ticket). `true` with a customer's tax id and
+    /// address: a qualified simplified invoice (art. 7.2/7.3: F1 with
+    /// `FacturaSimplificadaArt7273`, in a simplified series). `false`
+    /// without a tax id: a full invoice without the customer's
+    /// identification (art. 6.1.d: F2 with
+    /// `FacturaSinIdentifDestinatarioArt61d`, in an ordinary series), only
+    /// for operations not located in Spain (every line N2), where the law
+    /// does not require the customer's tax id. Simplified invoices are
+    /// limited to 400 € (VAT included) each.
+    pub simplified: Option<bool>,
+    /// Ids of the account's simplified invoices (F2 tickets) this full
+    /// invoice replaces (F3, e.g. when the customer asks for a full invoice
+    /// of their tickets): it takes their lines, needs the customer's tax
+    /// id, and is numbered in an ordinary series; the tickets are marked
+    /// `replaced_by` and cannot be replaced, rectified or cancelled again.
+    /// At most 100.
+    pub replaces: Option<Vec<u64>>,
     /// IRPF withholding percent: 0, 1, 2, 7, 15, 19, 24 or 35; default 0.
     #[serde(default, deserialize_with = "optional_decimal_from_json")]
     #[schema(value_type = Option<f64>)]
@@ -286,6 +313,19 @@ fn line(
         surcharge_rate,
         treatment,
     })
+}
+
+/// How the lines' prices are meant; VAT-inclusive prices show no
+/// equivalence surcharge, so the two do not go together.
+pub fn prices(vat_included: bool, surcharge: bool) -> Result<Prices, InvoiceError> {
+    match (vat_included, surcharge) {
+        (false, _) => Ok(Prices::WithoutVat),
+        (true, false) => Ok(Prices::VatIncluded),
+        (true, true) => Err(invalid(
+            "prices_include_vat".into(),
+            "prices with VAT included do not go with the equivalence surcharge: send prices without VAT",
+        )),
+    }
 }
 
 pub fn irpf(rate: Option<Decimal>) -> Result<Decimal, InvoiceError> {

@@ -81,12 +81,13 @@ pub fn payment_method(code: &str) -> &str {
     }
 }
 
-/// The document title for the invoice type (F1, F2, R1–R5).
-pub fn title(kind: &str) -> &'static str {
+/// The document title for the invoice type (F1–F3, R1–R5) and whether it
+/// is a simplified invoice.
+pub fn title(kind: &str, simplified: bool) -> &'static str {
     match kind {
-        "F2" => "FACTURA SIMPLIFICADA",
         "R5" => "FACTURA RECTIFICATIVA SIMPLIFICADA",
         k if k.starts_with('R') => "FACTURA RECTIFICATIVA",
+        _ if simplified => "FACTURA SIMPLIFICADA",
         _ => "FACTURA",
     }
 }

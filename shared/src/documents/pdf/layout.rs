@@ -154,7 +154,7 @@ fn verifactu(page: &mut Page, url: &str) -> f32 {
 
 /// Title, number and dates at the top right, then the ANULADA / TEST stamps.
 fn document_data(page: &mut Page, invoice: &Invoice) -> f32 {
-    let title = format::title(&invoice.kind);
+    let title = format::title(&invoice.kind, invoice.is_simplified());
     let style = Style::new(Face::Bold, 16.0, ACCENT);
     let style = style.fit(title, DATA_WIDTH);
     page.text_right(RIGHT, TOP + 4.0, style, title);
@@ -703,6 +703,12 @@ fn mention_texts(invoice: &Invoice) -> Vec<String> {
     }
     if !payment.is_empty() {
         texts.push(payment.join(" · "));
+    }
+    texts.extend(crate::documents::replacement_note(invoice));
+    if invoice.prices_include_vat {
+        texts.push(
+            "Precios con IVA incluido; la base y la cuota de cada tipo, en el desglose.".into(),
+        );
     }
     let motive = invoice.rectifies.as_ref().map(|r| r.description.as_str());
     let notes = invoice.notes.as_deref().map(str::trim);

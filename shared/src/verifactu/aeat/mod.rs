@@ -7,6 +7,7 @@ pub mod answer;
 pub mod simulated_errors;
 pub mod soap;
 pub mod submission;
+pub mod type_rules;
 
 pub use answer::{Answer, AnswerLine, Duplicate, RecordError, RecordState, SendState};
 pub use soap::Fault;

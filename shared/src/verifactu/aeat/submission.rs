@@ -4,6 +4,7 @@
 //! `submission_xml`.)
 
 use super::simulated_errors::SimulatedError;
+use super::type_rules::Shape;
 use crate::verifactu::{
     CancellationHashInput, RegistrationHashInput, fingerprint_cancellation,
     fingerprint_registration,
@@ -54,6 +55,8 @@ pub struct SubmittedRecord {
     /// The record says the AEAT holds no registration of its invoice:
     /// RechazoPrevio X on an alta, SinRegistroPrevio S on an anulación.
     pub without_registration: bool,
+    /// Alta only: what the invoice-type checks look at.
+    pub shape: Shape,
 }
 
 impl SubmittedRecord {
@@ -179,6 +182,10 @@ fn record(entry: &Element) -> Result<SubmittedRecord, String> {
         without_registration: match operation {
             Operation::Alta => record.text_at(&["RechazoPrevio"]) == Some("X"),
             Operation::Anulacion => record.text_at(&["SinRegistroPrevio"]) == Some("S"),
+        },
+        shape: match operation {
+            Operation::Alta => Shape::of(record),
+            Operation::Anulacion => Shape::default(),
         },
     })
 }
