@@ -131,7 +131,7 @@ fn read_one(xml: &str, format: Format, name: &str) -> Fields {
 #[tokio::test]
 async fn every_document_we_write_reads_back_as_its_invoice() {
     let fixtures = support::invoice_fixtures::all().await;
-    assert_eq!(fixtures.len(), 14);
+    assert_eq!(fixtures.len(), 16);
     let mut all = fixtures.clone();
     all.extend(variants(&fixtures));
     for (name, invoice) in &all {

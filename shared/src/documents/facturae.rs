@@ -601,6 +601,7 @@ fn additional_information(invoice: &Invoice) -> Vec<String> {
         .map(|(_, wording)| wording.to_string())
         .collect();
     parts.extend(invoice.notes.clone());
+    parts.extend(crate::documents::replacement_note(invoice));
     if invoice.status == Status::Cancelled {
         let reason = invoice.cancellation_reason();
         parts.push(match reason {

@@ -103,13 +103,21 @@ fn created(invoice: Invoice) -> (StatusCode, [(header::HeaderName, String); 1], 
 
 /// Issue an invoice
 ///
-/// Numbers it gap-free (`F<year>-<000001>`; test keys: `TEST-F…` from their own
+/// Numbers it gap-free in its series (`series`, or the default of its
+/// purpose: `F<year>-000001` for full invoices, `S<year>-000001` for
+/// simplified ones; see `/api/v1/series`; test keys: `TEST-…` from their own
 /// counters), computes its totals (line base = quantity × unit price − discount,
 /// rounded to cents; VAT and surcharge per rate group, half away from zero;
-/// `total = base + vat_amount + surcharge_amount − irpf_amount`), builds its
-/// VERI*FACTU record and writes invoice, ledger entry, chain head, idempotency
-/// record and `invoice.issued` in one transaction. Kind F1 with a customer tax
-/// id; F2 (simplified) without one up to 400 €. Needs an `Idempotency-Key`.
+/// `total = base + vat_amount + surcharge_amount − irpf_amount`; with
+/// `prices_include_vat`, each group's base is its VAT-inclusive amount ÷
+/// (1 + rate)), builds its VERI*FACTU record and writes invoice, ledger
+/// entry, chain head, idempotency record and `invoice.issued` in one
+/// transaction. Kind F1 with a customer tax id; F2 (simplified) without one
+/// up to 400 € VAT included; `simplified` and `replaces` ask for a qualified
+/// simplified invoice (F1, art. 7.2/7.3), a full one without the customer's
+/// identification (F2, art. 6.1.d) or one replacing tickets (F3). Every
+/// type has a PDF, Facturae (simplified ones as `FA`), UBL and CII (a
+/// customer without name is "Destinatario no identificado"). Needs an `Idempotency-Key`.
 /// Send the customer inline (`customer`) or from the address book
 /// (`customer_id`), not both (400 `parameter_invalid`, param `customer_id`).
 /// With a test key, `test_options.verifactu_error` has the AEAT simulator

@@ -2,7 +2,8 @@
 //! real pipeline (so they are exactly what the API stores): one rate; several
 //! rates; equivalence surcharge; IRPF; discounts; an exempt line; reverse
 //! charge; a simplified F2; rectifying by substitution and by differences; a
-//! cancelled invoice; a test invoice; a 60-line invoice.
+//! cancelled invoice; a test invoice; a 60-line invoice; a ticket with
+//! VAT-inclusive prices and the full invoice (F3) that replaces it.
 
 use axum::Router;
 use axum::http::StatusCode;
@@ -170,8 +171,25 @@ pub async fn all() -> Vec<(&'static str, Invoice)> {
         "sixty_lines",
         call(
             live.clone(),
-            issue,
+            issue.clone(),
             json!({"customer": customer(), "lines": lines}),
+        )
+        .await,
+    ));
+    let ticket = call(
+        live.clone(),
+        issue.clone(),
+        json!({"prices_include_vat": true, "lines": [line("Café con leche", 3.0, 1.6, 10.0),
+            line("Tostada", 2.0, 2.35, 10.0), line("Agua con gas", 1.0, 1.95, 21.0)]}),
+    )
+    .await;
+    out.push(("vat_included", ticket.clone()));
+    out.push((
+        "replacing_tickets",
+        call(
+            live.clone(),
+            issue,
+            json!({"customer": customer(), "replaces": [ticket.id]}),
         )
         .await,
     ));

@@ -707,7 +707,7 @@ fn mention_texts(invoice: &Invoice) -> Vec<String> {
     texts.extend(crate::documents::replacement_note(invoice));
     if invoice.prices_include_vat {
         texts.push(
-            "Precios con IVA incluido; la base y la cuota de cada tipo, en el desglose.".into(),
+            "Precios de venta con IVA incluido; los precios unitarios e importes de arriba son sin IVA.".into(),
         );
     }
     let motive = invoice.rectifies.as_ref().map(|r| r.description.as_str());
