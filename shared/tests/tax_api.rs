@@ -341,6 +341,7 @@ async fn model_130_reproduces_worked_example_a_over_http() {
 async fn model_130_takes_missing_income_from_the_ledger() {
     let h = harness().await;
     let entry = |number: &str, date: &str, base| LedgerEntry {
+        tax: Default::default(),
         invoice_id: format!("inv_{number}"),
         number: number.into(),
         kind: "F1".into(),
@@ -465,6 +466,7 @@ async fn the_quarter_summary_reads_the_live_ledger() {
         surcharge_amount: re,
     };
     let entry = |number: &str, kind: &str, date: &str, groups: Vec<RateGroup>, irpf| LedgerEntry {
+        tax: Default::default(),
         invoice_id: format!("inv_{number}"),
         number: number.into(),
         kind: kind.into(),

@@ -141,6 +141,7 @@ fn customer() -> Recipient {
 fn line(regime: &str, treatment: Treatment, base: Decimal) -> BreakdownLine {
     BreakdownLine {
         regime: regime.to_owned(),
+        tax: Default::default(),
         treatment,
         rate: None,
         base,
@@ -701,6 +702,84 @@ async fn simplified_types_validate_and_the_simulator_accepts_them() {
     ) {
         panic!(
             "the simplified records are not valid against SuministroLR.xsd:\n{report}\n{submission}"
+        );
+    }
+}
+
+/// IGIC (`Impuesto` 03) and IPSI (02) records are valid against
+/// `SuministroLR.xsd` and accepted by the simulator.
+#[tokio::test]
+async fn igic_and_ipsi_records_validate_and_are_accepted() {
+    use serde_json::json;
+    use shared::ports::table::{Query, SortKey};
+    use support::{get, post_json, send};
+
+    let Some((python, standards)) = validator() else {
+        return;
+    };
+    let h = support::start(
+        support::relaxed(),
+        shared::domain::account::Plan::Pro,
+        axum::Router::new(),
+    )
+    .await;
+    let mut ids = Vec::new();
+    for (postal_code, rate) in [("38001", 7), ("51001", 4)] {
+        let issuer = shared::domain::account::Issuer {
+            postal_code: Some(postal_code.into()),
+            ..support::madrid_issuer()
+        };
+        shared::app::accounts::set_issuer(&h.ports, &h.account, &issuer)
+            .await
+            .unwrap();
+        let body = json!({"lines": [{"description": "Café", "quantity": 1, "unit_price": 10, "vat_rate": rate}]});
+        let r = send(
+            &h.app,
+            post_json(
+                "/api/v1/invoices",
+                &h.test,
+                Some(postal_code),
+                &body.to_string(),
+            ),
+        )
+        .await;
+        assert_eq!(r.status, 201, "{}", r.json);
+        ids.push(r.json["id"].clone());
+    }
+    shared::app::verifactu::submit_pending(&h.ports)
+        .await
+        .unwrap();
+    for id in &ids {
+        let now = send(
+            &h.app,
+            get(&format!("/api/v1/invoices/{id}"), Some(&h.test)),
+        )
+        .await
+        .json;
+        assert_eq!(
+            now["verifactu"]["status"], "accepted",
+            "{}",
+            now["verifactu"]
+        );
+    }
+    let chain = format!("CHAIN#test#{}#12345678Z#RECORDS", h.account);
+    let page = h
+        .ports
+        .table
+        .query(&Query::new(chain, SortKey::All))
+        .await
+        .unwrap();
+    let records: Vec<&str> = page.items.iter().filter_map(|i| i.s("xml")).collect();
+    assert!(records[0].contains("<sf:Impuesto>03</sf:Impuesto>"));
+    assert!(records[1].contains("<sf:Impuesto>02</sf:Impuesto>"));
+    let submission = submission_xml("Ana García Pérez", "12345678Z", &records);
+    if let Err(report) = validate(
+        &python,
+        &standards.join("SuministroLR.xsd"),
+        &[("igic_ipsi", &submission)],
+    ) {
+        panic!(
+            "the IGIC and IPSI records are not valid against SuministroLR.xsd:\n{report}\n{submission}"
         );
     }
 }

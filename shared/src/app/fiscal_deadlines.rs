@@ -7,7 +7,9 @@
 //!   a person (DNI, NIE, K/L/M) files 303 and 390 (VAT), 130 (income tax
 //!   instalments, direct estimation: the regime of a freelancer who invoices)
 //!   and 100 (Renta); an entity files 303, 390, 200 (corporate tax) and 202
-//!   (its instalments); without a NIF only the VAT forms 303 and 390. Forms
+//!   (its instalments); without a NIF only the VAT forms 303 and 390. An
+//!   issuer in the Canary Islands files IGIC's 420 instead of 303 and 390;
+//!   one in Ceuta or Melilla no VAT forms (see `forms_for`). Forms
 //!   that depend on facts the account does not hold (staff or rent
 //!   withholdings 111/115/180/190, intra-EU 349, third parties over
 //!   3.005,06 € 347, módulos 131) are not announced.
@@ -31,6 +33,7 @@ use crate::domain::madrid;
 use crate::ports::Ports;
 use crate::ports::table::{Condition, Item, Key, TTL, TableError, Write};
 use crate::tax::calendar::{Deadline, Form, Lang, deadlines};
+use crate::tax::indirect::IndirectTax;
 use crate::tax::nif::NifKind;
 
 pub const EVENT: &str = "fiscal.deadline";
@@ -53,13 +56,27 @@ pub struct DeadlineData {
     pub description: String,
 }
 
-/// The forms whose deadlines are announced to the account.
-pub fn forms_for(account: &Account) -> &'static [Form] {
-    match account.issuer.nif.as_ref().map(|nif| nif.kind()) {
+/// The forms whose deadlines are announced to the account. An issuer in the
+/// Canary Islands files IGIC's 420 instead of VAT's 303 and 390 (its yearly
+/// 425 is not announced: its closing day is not confirmed); one in Ceuta or
+/// Melilla files its city's IPSI returns, which are not announced, and no VAT forms.
+pub fn forms_for(account: &Account) -> Vec<Form> {
+    let forms: &[Form] = match account.issuer.nif.as_ref().map(|nif| nif.kind()) {
         Some(NifKind::Entity(_)) => &ENTITY_FORMS,
         Some(NifKind::Dni | NifKind::Nie | NifKind::Special(_)) => &PERSON_FORMS,
         None => &VAT_FORMS,
-    }
+    };
+    let tax =
+        IndirectTax::of_postal_code(account.issuer.postal_code.as_deref().unwrap_or_default());
+    forms
+        .iter()
+        .filter_map(|&form| match (tax, form) {
+            (IndirectTax::Iva, form) => Some(form),
+            (IndirectTax::Igic, Form::M303) => Some(Form::M420),
+            (_, Form::M303 | Form::M390) => None,
+            (_, form) => Some(form),
+        })
+        .collect()
 }
 
 /// The reminder due with `days_left` days to go: the nearest offset that has
@@ -118,7 +135,7 @@ async fn remind(
     }
     let horizon = today + Days::new(OFFSETS[OFFSETS.len() - 1]);
     let mut sent = 0;
-    for deadline in deadlines(today, horizon, forms_for(account)) {
+    for deadline in deadlines(today, horizon, &forms_for(account)) {
         let Ok(days_left) = u64::try_from((deadline.end - today).num_days()) else {
             continue;
         };

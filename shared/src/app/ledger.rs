@@ -58,6 +58,7 @@ mod tests {
 
     fn entry(number: &str, date: &str) -> LedgerEntry {
         LedgerEntry {
+            tax: Default::default(),
             invoice_id: format!("inv_{number}"),
             number: number.into(),
             kind: "F1".into(),

@@ -17,6 +17,7 @@ use rust_decimal::Decimal;
 use crate::invoice::model::{GroupView, Invoice, IssuerView, LineView, Payment};
 use crate::invoice::party::Party;
 use crate::invoice::status::Status;
+use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{cents, round2};
 
 pub const CUSTOMIZATION_ID: &str = "urn:cen.eu:en16931:2017";
@@ -140,7 +141,7 @@ pub fn document(invoice: &Invoice) -> Document {
         .lines
         .iter()
         .all(|l| matches!(l.exemption.as_deref(), Some("N1" | "N2")));
-    let groups = groups(&invoice.breakdown, sign, only_not_subject);
+    let groups = groups(&invoice.breakdown, sign, only_not_subject, invoice.tax);
     let intra_community = groups.iter().any(|g| g.category.code == "K");
     let buyer = buyer(invoice, only_not_subject);
     let tax_exclusive = sign * invoice.base;
@@ -166,7 +167,7 @@ pub fn document(invoice: &Invoice) -> Document {
             .lines
             .iter()
             .enumerate()
-            .map(|(i, l)| line(i + 1, l, sign, only_not_subject))
+            .map(|(i, l)| line(i + 1, l, sign, only_not_subject, invoice.tax))
             .collect(),
         line_total: sign * invoice.lines.iter().map(|l| l.base).sum::<Decimal>(),
         tax_exclusive,
@@ -209,12 +210,13 @@ fn classify(
     surcharge_rate: Decimal,
     exemption: Option<&str>,
     only_not_subject: bool,
+    tax: IndirectTax,
 ) -> (Category, Option<&'static str>) {
     let Some(exemption) = exemption else {
         let percent = (vat_rate + surcharge_rate).normalize();
         return (
             Category {
-                code: "S",
+                code: tax.taxed_category(),
                 percent: Some(percent),
             },
             None,
@@ -249,7 +251,12 @@ fn classify(
 
 /// One group per category and rate, as EN 16931 requires; the stored
 /// groups (per VAT rate, surcharge and exemption) give the amounts.
-fn groups(breakdown: &[GroupView], sign: Decimal, only_not_subject: bool) -> Vec<VatGroup> {
+fn groups(
+    breakdown: &[GroupView],
+    sign: Decimal,
+    only_not_subject: bool,
+    tax: IndirectTax,
+) -> Vec<VatGroup> {
     let mut groups: Vec<VatGroup> = Vec::new();
     for stored in breakdown {
         let (category, reason) = classify(
@@ -257,6 +264,7 @@ fn groups(breakdown: &[GroupView], sign: Decimal, only_not_subject: bool) -> Vec
             stored.surcharge_rate,
             stored.exemption.as_deref(),
             only_not_subject,
+            tax,
         );
         let index = match groups.iter().position(|g| g.category == category) {
             Some(index) => index,
@@ -280,7 +288,13 @@ fn groups(breakdown: &[GroupView], sign: Decimal, only_not_subject: bool) -> Vec
     groups
 }
 
-fn line(id: usize, stored: &LineView, sign: Decimal, only_not_subject: bool) -> Line {
+fn line(
+    id: usize,
+    stored: &LineView,
+    sign: Decimal,
+    only_not_subject: bool,
+    tax: IndirectTax,
+) -> Line {
     let quantity = sign * stored.quantity;
     let net = sign * stored.base;
     let discount = (!stored.discount_percent.is_zero()).then(|| {
@@ -303,6 +317,7 @@ fn line(id: usize, stored: &LineView, sign: Decimal, only_not_subject: bool) -> 
             stored.surcharge_rate,
             stored.exemption.as_deref(),
             only_not_subject,
+            tax,
         )
         .0,
     }

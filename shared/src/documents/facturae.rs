@@ -6,7 +6,8 @@
 //! and TotalOutstandingAmount and TotalExecutableAmount equal InvoiceTotal (no
 //! subsidies, advances or guarantees).
 //!
-//! - VAT groups are the Tax elements of TaxesOutputs (code 01); the
+//! - VAT groups are the Tax elements of TaxesOutputs (code 01; IGIC 03 and
+//!   IPSI 02 for issuers in the Canary Islands, Ceuta or Melilla); the
 //!   equivalence surcharge sits inside its VAT Tax. IRPF is TaxesWithheld, code 04.
 //! - Lines carry rate and base but no tax amounts (optional in the schema):
 //!   VAT is rounded per group, so per-line amounts would not add up to it.
@@ -34,6 +35,7 @@ use crate::invoice::line::Treatment;
 use crate::invoice::model::{GroupView, Invoice, IssuerView, LineView, Payment, Rectifies};
 use crate::invoice::party::{Party, in_eu};
 use crate::invoice::status::Status;
+use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{cents, round2};
 use crate::tax::nif::{Nif, NifKind};
 use crate::tax::quarter::quarter_dates;
@@ -41,7 +43,6 @@ use crate::tax::quarter::quarter_dates;
 pub const NAMESPACE: &str = "http://www.facturae.gob.es/formato/Versiones/Facturaev3_2_2.xml";
 
 const DECLARATION: &str = r#"<?xml version="1.0" encoding="UTF-8"?>"#;
-const VAT: &str = "01";
 const IRPF: &str = "04";
 /// DNI number 0 with its check letter: the customary tax id of an
 /// unidentified recipient.
@@ -347,7 +348,7 @@ fn invoice_element(x: &mut Xml, invoice: &Invoice) {
     issue_data(x, invoice);
     x.group("TaxesOutputs", |x| {
         for group in &invoice.breakdown {
-            group_tax(x, group);
+            group_tax(x, group, invoice.tax);
         }
     });
     if !invoice.irpf_rate.is_zero() {
@@ -356,7 +357,7 @@ fn invoice_element(x: &mut Xml, invoice: &Invoice) {
     totals(x, invoice);
     x.group("Items", |x| {
         for line in &invoice.lines {
-            item(x, line);
+            item(x, line, invoice.tax);
         }
     });
     if let Some(payment) = &invoice.payment {
@@ -440,9 +441,9 @@ fn issue_data(x: &mut Xml, invoice: &Invoice) {
     });
 }
 
-fn group_tax(x: &mut Xml, group: &GroupView) {
+fn group_tax(x: &mut Xml, group: &GroupView, tax: IndirectTax) {
     x.group("Tax", |x| {
-        x.text("TaxTypeCode", VAT);
+        x.text("TaxTypeCode", tax.aeat_code());
         x.text("TaxRate", &cents(group.vat_rate));
         x.amount("TaxableBase", group.base);
         x.amount("TaxAmount", group.vat_amount);
@@ -481,7 +482,7 @@ fn totals(x: &mut Xml, invoice: &Invoice) {
 
 /// TotalCost is quantity × price to the cent and the discount whatever
 /// brings it to the stored line base, so GrossAmount is exactly that base.
-fn item(x: &mut Xml, line: &LineView) {
+fn item(x: &mut Xml, line: &LineView, tax: IndirectTax) {
     let total_cost = round2(line.quantity * line.unit_price);
     x.group("InvoiceLine", |x| {
         x.text("ItemDescription", &clip(&line.description, 2500));
@@ -500,7 +501,7 @@ fn item(x: &mut Xml, line: &LineView) {
         x.text("GrossAmount", &cents(line.base));
         x.group("TaxesOutputs", |x| {
             x.group("Tax", |x| {
-                x.text("TaxTypeCode", VAT);
+                x.text("TaxTypeCode", tax.aeat_code());
                 x.text("TaxRate", &cents(line.vat_rate));
                 x.amount("TaxableBase", line.base);
                 if !line.surcharge_rate.is_zero() {
@@ -517,7 +518,10 @@ fn item(x: &mut Xml, line: &LineView) {
             x.group("SpecialTaxableEvent", |x| {
                 x.text("SpecialTaxableEventCode", code);
                 // The reason starts with the code of the tax it is about.
-                x.text("SpecialTaxableEventReason", &format!("{VAT} {wording}"));
+                x.text(
+                    "SpecialTaxableEventReason",
+                    &format!("{} {wording}", tax.aeat_code()),
+                );
             });
         }
     });

@@ -170,9 +170,9 @@ struct CalendarQuery {
     from: Option<NaiveDate>,
     /// Last day; default 90 days after `from`. At most 3 years after `from`.
     to: Option<NaiveDate>,
-    /// Comma-separated forms: 303, 130, 131, 111, 115, 349, 390, 190, 180, 184, 347, 100, 200, 202; default all.
+    /// Comma-separated forms: 303, 130, 131, 111, 115, 349, 390, 190, 180, 184, 347, 100, 200, 202, 420 (IGIC, Canary Islands); default all.
     #[param(
-        pattern = "^(303|130|131|111|115|349|390|190|180|184|347|100|200|202)(,(303|130|131|111|115|349|390|190|180|184|347|100|200|202))*$"
+        pattern = "^(303|130|131|111|115|349|390|190|180|184|347|100|200|202|420)(,(303|130|131|111|115|349|390|190|180|184|347|100|200|202|420))*$"
     )]
     forms: Option<String>,
     /// `es` (default) or `en`.

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 
 use crate::invoice::party::Party;
 use crate::invoice::status::Status;
+use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{
     as_number, as_optional_number, decimal_from_json, optional_decimal_from_json,
 };
@@ -223,6 +224,11 @@ pub struct Invoice {
     /// cents, and its VAT the rest, so the total is what the prices add up to.
     #[serde(default)]
     pub prices_include_vat: bool,
+    /// The indirect tax the issuer charges, by where it is established
+    /// (its postal code): `iva`; `igic` in the Canary Islands; `ipsi` in
+    /// Ceuta and Melilla. The rates and amounts named `vat_…` are of this tax.
+    #[serde(default)]
+    pub tax: IndirectTax,
     pub status: Status,
     pub livemode: bool,
     pub issue_date: NaiveDate,

@@ -19,7 +19,7 @@ use super::schemas;
 use crate::app::invoices::request::IRPF_RATES;
 use crate::http::openapi;
 use crate::tax::calendar::Form;
-use crate::tax::vat::all_rates;
+use crate::tax::indirect::every_rate;
 
 /// Arguments of a tool that its REST operation does not take as body or query.
 pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
@@ -315,7 +315,7 @@ fn specs() -> Vec<ToolSpec> {
             output: Output::Body,
             operation: "issue_invoice",
             title: "Issue an invoice",
-            description: "Issue an invoice in the account's name: numbered without gaps in its series (full invoices F<year>-000001…, simplified ones S<year>-000001…, or the series named in `series`, see list_series; test keys TEST-…), with VAT per rate, IRPF withholding and equivalence surcharge computed by the service, a ledger entry and a VERI*FACTU record. An issued invoice can never be edited or deleted, only cancelled (cancel_invoice) or rectified, so confirm the details with the user first. Give the customer inline (`customer`) or by address-book id (`customer_id`); F1 needs the customer's tax id, without one it is a simplified invoice (F2, up to 400 €). Amounts are euros without VAT. `idempotency_key` is required: make up a new unique value (e.g. a UUID) for each new invoice and reuse the same value when retrying this same call after an error or timeout, so the invoice is issued once.",
+            description: "Issue an invoice in the account's name: numbered without gaps in its series (full invoices F<year>-000001…, simplified ones S<year>-000001…, or the series named in `series`, see list_series; test keys TEST-…), with VAT per rate, IRPF withholding and equivalence surcharge computed by the service, a ledger entry and a VERI*FACTU record. An issued invoice can never be edited or deleted, only cancelled (cancel_invoice) or rectified, so confirm the details with the user first. Give the customer inline (`customer`) or by address-book id (`customer_id`); F1 needs the customer's tax id, without one it is a simplified invoice (F2, up to 400 €). Amounts are euros without VAT (or with it, `prices_include_vat`). An issuer in the Canary Islands charges IGIC, one in Ceuta or Melilla IPSI, instead of VAT (by the issuer's postal code); `vat_rate` is then that tax's rate. `idempotency_key` is required: make up a new unique value (e.g. a UUID) for each new invoice and reuse the same value when retrying this same call after an error or timeout, so the invoice is issued once.",
             hints: [false, false, false, true],
             parameters: no_parameters,
         },
@@ -551,7 +551,7 @@ fn explicit_enums(schema: &mut Map<String, Value>) {
             Value::Object(map) => {
                 match key {
                     "vat_rate" => {
-                        map.insert("enum".into(), numbers(&all_rates()));
+                        map.insert("enum".into(), numbers(&every_rate()));
                     }
                     "irpf_rate" => {
                         map.insert("enum".into(), numbers(&IRPF_RATES));

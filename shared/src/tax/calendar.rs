@@ -43,10 +43,12 @@ pub enum Form {
     M100,
     M200,
     M202,
+    /// IGIC, Canary Islands (Agencia Tributaria Canaria).
+    M420,
 }
 
 impl Form {
-    pub const ALL: [Form; 14] = [
+    pub const ALL: [Form; 15] = [
         Form::M303,
         Form::M130,
         Form::M131,
@@ -61,6 +63,7 @@ impl Form {
         Form::M100,
         Form::M200,
         Form::M202,
+        Form::M420,
     ];
 
     pub fn code(self) -> &'static str {
@@ -79,6 +82,7 @@ impl Form {
             Form::M100 => "100",
             Form::M200 => "200",
             Form::M202 => "202",
+            Form::M420 => "420",
         }
     }
 
@@ -143,6 +147,10 @@ impl Form {
             Form::M202 => (
                 "Impuesto sobre Sociedades, pago fraccionado",
                 "corporate income tax instalment",
+            ),
+            Form::M420 => (
+                "IGIC, autoliquidación trimestral (Agencia Tributaria Canaria)",
+                "IGIC quarterly return (Canary Islands Tax Agency)",
             ),
         }
     }
@@ -388,7 +396,10 @@ fn deadline(form: Form, window: Window, end: NaiveDate) -> Deadline {
         period: window.period.code(),
         start: window.start,
         end,
-        domiciliation_end: form.has_payment().then(|| domiciliation_end_for(end)),
+        domiciliation_end: match form {
+            Form::M420 => igic_domiciliation_end(window.start),
+            _ => form.has_payment().then(|| domiciliation_end_for(end)),
+        },
         description_es,
         description_en,
     }
@@ -401,6 +412,7 @@ fn windows(form: Form, year: i32) -> Vec<Window> {
     let found = match form {
         Form::M303 | Form::M130 | Form::M131 | Form::M349 => quarterly(year, 30),
         Form::M111 | Form::M115 => quarterly(year, 20),
+        Form::M420 => quarterly(year, 31),
         Form::M390 => vec![window(previous, year, (1, 1), (1, 30))],
         Form::M190 | Form::M180 | Form::M184 => vec![window(previous, year, (1, 1), (1, 31))],
         Form::M347 => vec![february(previous, year)],
@@ -419,6 +431,13 @@ fn windows(form: Form, year: i32) -> Vec<Window> {
             .collect(),
     };
     found.into_iter().flatten().collect()
+}
+
+/// Modelo 420 is paid by direct debit until the 15th of its filing month,
+/// the 20th in January (tax-depth.md §3).
+fn igic_domiciliation_end(start: NaiveDate) -> Option<NaiveDate> {
+    let day = if start.month() == 1 { 20 } else { 15 };
+    NaiveDate::from_ymd_opt(start.year(), start.month(), day)
 }
 
 /// Q4 of the previous year filed in January (1 to `q4_last_day`), then Q1-Q3
@@ -789,8 +808,23 @@ mod tests {
     #[test]
     fn full_year_is_sorted_and_complete() {
         let all = deadlines(ymd(2026, 1, 1), ymd(2026, 12, 31), &Form::ALL);
-        // 6 quarterly forms × 4, 202 × 3, and 390, 190, 180, 184, 347, 100, 200.
-        assert_eq!(all.len(), 6 * 4 + 3 + 7);
+        // 7 quarterly forms (420 among them) × 4, 202 × 3, and 390, 190,
+        // 180, 184, 347, 100, 200.
+        assert_eq!(all.len(), 7 * 4 + 3 + 7);
+        let igic: Vec<_> = all
+            .iter()
+            .filter(|d| d.form == Form::M420)
+            .map(|d| (d.period.as_str(), d.end, d.domiciliation_end))
+            .collect();
+        assert_eq!(
+            igic[0],
+            ("2025-4T", ymd(2026, 2, 2), Some(ymd(2026, 1, 20))),
+            "Q4 until 31 January (a Saturday in 2026), direct debit until the 20th"
+        );
+        assert_eq!(
+            igic[1],
+            ("2026-1T", ymd(2026, 4, 20), Some(ymd(2026, 4, 15)))
+        );
         let keys: Vec<_> = all.iter().map(|d| (d.end, d.form.code())).collect();
         let mut sorted = keys.clone();
         sorted.sort();

@@ -5,6 +5,8 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
+use super::indirect::IndirectTax;
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RateGroup {
     pub vat_rate: Decimal,
@@ -20,6 +22,9 @@ pub struct LedgerEntry {
     pub number: String,
     /// `F1`, `F2`, or `R1`–`R5` for rectifying invoices.
     pub kind: String,
+    /// The tax of its amounts (entries from before IGIC and IPSI: VAT).
+    #[serde(default)]
+    pub tax: IndirectTax,
     pub issue_date: NaiveDate,
     pub groups: Vec<RateGroup>,
     pub irpf_rate: Decimal,

@@ -1,6 +1,7 @@
 //! Spanish tax rules: pure, one file per concern.
 
 pub mod calendar;
+pub mod indirect;
 pub mod ledger_entry;
 pub mod model130;
 pub mod money;

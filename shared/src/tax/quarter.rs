@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 use rust_decimal::dec;
 
+use super::indirect::IndirectTax;
 use super::ledger_entry::LedgerEntry;
 
 /// The first and last day of a quarter.
@@ -42,6 +43,11 @@ pub struct QuarterSummary {
     /// Rectifying invoices (R1–R5): the modifications of boxes 14/15 and 25/26.
     pub rectified_vat: RateTotals,
     pub rectified_surcharge: RateTotals,
+    /// IGIC of every invoice (rectifying ones signed) per rate: Modelo 420 of
+    /// the Canary Islands, not 303.
+    pub igic: BTreeMap<Decimal, RateTotals>,
+    /// IPSI per rate, declared to Ceuta or Melilla, not in Modelo 303.
+    pub ipsi: BTreeMap<Decimal, RateTotals>,
     pub irpf_withheld: Decimal,
     pub base: Decimal,
     pub vat_amount: Decimal,
@@ -65,7 +71,18 @@ pub fn summarize(entries: &[LedgerEntry]) -> QuarterSummary {
             s.invoice_count += 1;
         }
         for g in &entry.groups {
-            if entry.is_rectification() {
+            let other = match entry.tax {
+                IndirectTax::Iva => None,
+                IndirectTax::Igic => Some(&mut s.igic),
+                IndirectTax::Ipsi => Some(&mut s.ipsi),
+            };
+            if let Some(per_rate) = other {
+                add(
+                    per_rate.entry(g.vat_rate.normalize()).or_default(),
+                    g.base,
+                    g.vat_amount,
+                );
+            } else if entry.is_rectification() {
                 add(&mut s.rectified_vat, g.base, g.vat_amount);
                 if !g.surcharge_rate.is_zero() {
                     add(&mut s.rectified_surcharge, g.base, g.surcharge_amount);
@@ -229,6 +246,7 @@ mod tests {
             .sum::<Decimal>()
             - irpf;
         LedgerEntry {
+            tax: Default::default(),
             invoice_id: "inv_1".into(),
             number: "F2026-1".into(),
             kind: kind.into(),

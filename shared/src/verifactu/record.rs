@@ -10,13 +10,12 @@ use super::fingerprint::{
 };
 use super::tree::{Node, group, text, to_json};
 use super::xml::record_xml;
+use crate::tax::indirect::IndirectTax;
 use crate::tax::money::cents;
 
 const ID_VERSION: &str = "1.0";
 /// SHA-256, the only TipoHuella.
 const HASH_TYPE: &str = "01";
-/// Impuesto: IVA.
-const TAX_VAT: &str = "01";
 /// Element names of an invoice identity, and of a cancelled one.
 const INVOICE_ID: [&str; 3] = [
     "IDEmisorFactura",
@@ -105,6 +104,8 @@ pub enum Treatment {
 /// One DetalleDesglose. Absent optional amounts omit their elements.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BreakdownLine {
+    /// Impuesto: `01` IVA, `03` IGIC, `02` IPSI.
+    pub tax: IndirectTax,
     /// ClaveRegimen: `01` general, `18` equivalence surcharge…
     pub regime: String,
     pub treatment: Treatment,
@@ -439,7 +440,7 @@ fn recipient_nodes(recipient: &Recipient) -> Vec<Node> {
 }
 
 fn breakdown_line_nodes(line: &BreakdownLine) -> Vec<Node> {
-    let mut nodes = vec![text("Impuesto", TAX_VAT)];
+    let mut nodes = vec![text("Impuesto", line.tax.aeat_code())];
     if !line.regime.trim().is_empty() {
         nodes.push(text("ClaveRegimen", &line.regime));
     }
@@ -746,6 +747,7 @@ mod tests {
             recipients: Vec::new(),
             breakdown: vec![BreakdownLine {
                 regime: String::new(),
+                tax: Default::default(),
                 treatment: Treatment::Exempt(Exemption::E1),
                 rate: None,
                 base: dec!(100),

@@ -43,6 +43,7 @@ pub(crate) fn invoice(issuer_nif: &str, number: &str, issue_date: NaiveDate) -> 
 pub(crate) fn s1_line(rate: rust_decimal::Decimal, base: rust_decimal::Decimal) -> BreakdownLine {
     BreakdownLine {
         regime: "01".to_owned(),
+        tax: Default::default(),
         treatment: Treatment::Qualified(Qualification::S1),
         rate: Some(rate),
         base,

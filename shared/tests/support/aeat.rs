@@ -45,6 +45,7 @@ pub fn chain(n: u32) -> Vec<BuiltRecord> {
                 recipients: Vec::new(),
                 breakdown: vec![BreakdownLine {
                     regime: "01".into(),
+                    tax: Default::default(),
                     treatment: Treatment::Qualified(Qualification::S1),
                     rate: Some(dec!(21)),
                     base: dec!(10),

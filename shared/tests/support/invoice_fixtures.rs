@@ -3,7 +3,8 @@
 //! rates; equivalence surcharge; IRPF; discounts; an exempt line; reverse
 //! charge; a simplified F2; rectifying by substitution and by differences; a
 //! cancelled invoice; a test invoice; a 60-line invoice; a ticket with
-//! VAT-inclusive prices and the full invoice (F3) that replaces it.
+//! VAT-inclusive prices and the full invoice (F3) that replaces it; an
+//! invoice with IGIC (an issuer in Las Palmas) and one with IPSI (Melilla).
 
 use axum::Router;
 use axum::http::StatusCode;
@@ -188,11 +189,51 @@ pub async fn all() -> Vec<(&'static str, Invoice)> {
         "replacing_tickets",
         call(
             live.clone(),
-            issue,
+            issue.clone(),
             json!({"customer": customer(), "replaces": [ticket.id]}),
         )
         .await,
     ));
+    for (name, postal_code, city, rates) in [
+        ("igic", "35001", "Las Palmas de Gran Canaria", [7.0, 3.0]),
+        ("ipsi", "52001", "Melilla", [4.0, 0.5]),
+    ] {
+        let account = accounts::create(&h.ports, name, Plan::Pro, None)
+            .await
+            .unwrap();
+        let issuer = Issuer {
+            postal_code: Some(postal_code.into()),
+            city: Some(city.into()),
+            province: Some(city.into()),
+            name: Some(format!("Comercial {city} SL")),
+            nif: Some(
+                Nif::parse(if name == "igic" {
+                    "B35000009"
+                } else {
+                    "B52000007"
+                })
+                .unwrap(),
+            ),
+            ..issuer.clone()
+        };
+        accounts::set_issuer(&h.ports, &account.id, &issuer)
+            .await
+            .unwrap();
+        let (_, key) =
+            shared::app::keys::create(&h.ports, &account.id, shared::domain::account::Mode::Live)
+                .await
+                .unwrap();
+        out.push((
+            name,
+            call(
+                key.reveal(),
+                issue.clone(),
+                json!({"customer": customer(), "lines": [line("Material de oficina", 2.0, 40.0, rates[0]),
+                    line("Libros", 1.0, 25.0, rates[1])]}),
+            )
+            .await,
+        ));
+    }
     let read = send(&h.app, get("/api/v1/invoices/1", Some(&h.live))).await;
     assert_eq!(read.status, StatusCode::OK);
     out

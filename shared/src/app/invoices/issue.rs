@@ -32,6 +32,7 @@ use crate::invoice::status::Status;
 use crate::invoice::totals::{self, Prices, Totals};
 use crate::ports::Ports;
 use crate::ports::table::Write;
+use crate::tax::indirect::IndirectTax;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
 use crate::tax::money::{MAX_INTEGER_DIGITS, as_number};
 use crate::verifactu::aeat::{Operation, RecordError};
@@ -50,6 +51,8 @@ pub struct Draft {
     pub customer_id: Option<String>,
     pub lines: Vec<Line>,
     pub prices: Prices,
+    /// The issuer's tax when the lines were checked.
+    pub tax: IndirectTax,
     pub totals: Totals,
     pub qualified_simplified: bool,
     pub without_recipient_id: bool,
@@ -155,6 +158,7 @@ pub async fn draft(
     let simulated_error = test_options::simulated_error(req.test_options.take(), caller.mode)?;
     let (customer, customer_id) = customer(ports, caller, &mut req).await?;
     let tax_date = req.operation_date.unwrap_or(issue_date);
+    let tax = issuer_tax(ports, caller).await?;
     let replaced = match req.replaces.take() {
         Some(ids) => Some(replace::read(ports, caller, &ids).await?),
         None => None,
@@ -171,7 +175,7 @@ pub async fn draft(
             (lines.clone(), *prices)
         }
         None => (
-            request::lines(&req.lines, tax_date, req.equivalence_surcharge, false)?,
+            request::lines(&req.lines, tax_date, req.equivalence_surcharge, false, tax)?,
             request::prices(req.prices_include_vat, req.equivalence_surcharge)?,
         ),
     };
@@ -213,6 +217,7 @@ pub async fn draft(
         without_recipient_id: form.without_recipient_id,
         replaced: replaced.map(|r| r.invoices).unwrap_or_default(),
         prices,
+        tax,
         issue_date,
         operation_date: req.operation_date,
         due_date: req.due_date,
@@ -228,6 +233,20 @@ pub async fn draft(
         rectification: None,
         simulated_error,
     })
+}
+
+/// The tax the account's issuer charges, from its details as recently read
+/// (`finalize` checks it against the details it reads).
+async fn issuer_tax(ports: &Ports, caller: &Caller) -> Result<IndirectTax, InvoiceError> {
+    let account = accounts::get_recent(ports, &caller.account_id)
+        .await
+        .map_err(|e| match e {
+            accounts::AccountError::Table(t) => InvoiceError::Storage(t),
+            other => InvoiceError::NotFound(other.to_string()),
+        })?;
+    Ok(IndirectTax::of_postal_code(
+        account.issuer.postal_code.as_deref().unwrap_or_default(),
+    ))
 }
 
 /// The account's issuer details as an invoice shows them (409 when incomplete).
@@ -349,6 +368,11 @@ pub async fn finalize(
                 .map_err(InvoiceError::from)
         },
     )?;
+    if IndirectTax::of_postal_code(&issuer.postal_code) != draft.tax {
+        return Err(InvoiceError::InvalidState(
+            "the issuer's address changed while the invoice was being issued; send it again".into(),
+        ));
+    }
     let numbering = &chosen.series;
     let series_name = number::counter_name(&numbering.code, numbering.yearly_restart, year);
     let chain = store::chain_pk(caller, &issuer.tax_id);
@@ -384,6 +408,7 @@ pub async fn finalize(
         customer: draft.customer.as_ref(),
         descriptions,
         totals: &draft.totals,
+        tax: draft.tax,
         rectification: draft.rectification.clone(),
         simplification: Simplification {
             qualified: draft.qualified_simplified,
@@ -417,6 +442,7 @@ pub async fn finalize(
         qualified_simplified: draft.qualified_simplified,
         without_recipient_id: draft.without_recipient_id,
         prices_include_vat: draft.prices == Prices::VatIncluded,
+        tax: draft.tax,
         status: Status::Issued,
         livemode: caller.mode.is_live(),
         issue_date: draft.issue_date,
@@ -496,6 +522,7 @@ pub async fn finalize(
             invoice_id: invoice.id.to_string(),
             number: invoice.number.clone(),
             kind: invoice.kind.clone(),
+            tax: invoice.tax,
             issue_date: invoice.issue_date,
             groups: draft.ledger_groups,
             irpf_rate: invoice.irpf_rate,

@@ -224,6 +224,7 @@ pub async fn cancel(
             invoice_id: invoice.id.to_string(),
             number: format!("{}-ANULADA", invoice.number),
             kind: invoice.kind.clone(),
+            tax: invoice.tax,
             issue_date: invoice.issue_date,
             total: -invoice.total,
             groups,

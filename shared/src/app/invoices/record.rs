@@ -10,13 +10,14 @@ use crate::invoice::line::Treatment;
 use crate::invoice::model::{Invoice, InvoiceLink, Rectifies};
 use crate::invoice::party::{Party, in_eu};
 use crate::invoice::totals::{Group, Totals};
+use crate::tax::indirect::IndirectTax;
 use crate::verifactu::{
     BreakdownLine, Cancellation, Correction, Exemption, InvoiceRef, PreviousRecord, Qualification,
     Recipient, Rectification, RectificationMethod, RectifiedAmounts, Registration, Simplification,
     SystemInfo, Treatment as RecordTreatment,
 };
 
-fn breakdown_line(g: &Group) -> BreakdownLine {
+fn breakdown_line(g: &Group, tax: IndirectTax) -> BreakdownLine {
     let (treatment, taxed) = match g.treatment {
         Treatment::Taxed => (RecordTreatment::Qualified(Qualification::S1), true),
         Treatment::S2 => (RecordTreatment::Qualified(Qualification::S2), false),
@@ -32,6 +33,7 @@ fn breakdown_line(g: &Group) -> BreakdownLine {
     let surcharged = !g.surcharge_rate.is_zero();
     BreakdownLine {
         regime: if surcharged { "18" } else { "01" }.into(),
+        tax,
         treatment,
         rate: taxed.then_some(g.vat_rate),
         base: g.base,
@@ -75,6 +77,7 @@ pub struct RecordInput<'a> {
     pub customer: Option<&'a Party>,
     pub descriptions: Vec<&'a str>,
     pub totals: &'a Totals,
+    pub tax: IndirectTax,
     pub rectification: Option<Rectification>,
     pub simplification: Simplification,
     pub previous: Option<&'a ChainHead>,
@@ -110,7 +113,12 @@ pub fn registration(input: RecordInput) -> Registration {
         operation_date: input.operation_date.filter(|d| *d != input.issue_date),
         description: description(&input.descriptions),
         recipients: input.customer.and_then(recipient).into_iter().collect(),
-        breakdown: input.totals.groups.iter().map(breakdown_line).collect(),
+        breakdown: input
+            .totals
+            .groups
+            .iter()
+            .map(|g| breakdown_line(g, input.tax))
+            .collect(),
         total_vat: input.totals.vat_amount + input.totals.surcharge_amount,
         total: input.totals.gross(),
         previous,
@@ -204,6 +212,7 @@ pub fn registration_of(
             .map(|l| l.description.as_str())
             .collect(),
         totals: &stored_totals(invoice),
+        tax: invoice.tax,
         rectification: invoice
             .rectifies
             .as_ref()

@@ -70,6 +70,7 @@ fn lines_for(
         original.operation_date.unwrap_or(original.issue_date),
         surcharge,
         signed,
+        original.tax,
     )
 }
 
@@ -198,6 +199,7 @@ pub async fn rectify(
         customer_id: original.customer_id.clone(),
         lines,
         prices,
+        tax: original.tax,
         totals,
         qualified_simplified: false,
         without_recipient_id: false,

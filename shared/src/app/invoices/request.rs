@@ -13,8 +13,8 @@ use crate::invoice::iban;
 use crate::invoice::line::{Line, Treatment};
 use crate::invoice::model::Payment;
 use crate::invoice::totals::Prices;
+use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{MAX_INTEGER_DIGITS, decimal_from_json, optional_decimal_from_json};
-use crate::tax::vat::rate_on;
 
 /// IRPF rates an invoice may carry (the withholding types' rates).
 pub const IRPF_RATES: [Decimal; 8] = [
@@ -47,7 +47,9 @@ pub struct LineRequest {
     #[serde(deserialize_with = "decimal_from_json")]
     #[schema(value_type = f64, minimum = 0)]
     pub unit_price: Decimal,
-    /// Percent: 21, 10, 4 or 0 (0 needs an `exemption`).
+    /// Percent of the issuer's tax: VAT 21, 10, 4 or 0; IGIC (issuers in the
+    /// Canary Islands) 0, 3, 7, 9.5, 15 or 20; IPSI (Ceuta and Melilla) 0.5,
+    /// 1, 2, 3, 4, 6, 8 or 10. 0 needs an `exemption`.
     #[serde(deserialize_with = "decimal_from_json")]
     #[schema(value_type = f64)]
     pub vat_rate: Decimal,
@@ -200,14 +202,25 @@ pub fn text(
     Ok(Some(trimmed.to_string()))
 }
 
-/// Validates lines against the rates in force on `date`; `signed` allows
-/// negative quantities (rectification by differences).
+/// Validates lines against the rates of `tax` in force on `date`; `signed`
+/// allows negative quantities (rectification by differences).
 pub fn lines(
     requests: &[LineRequest],
     date: NaiveDate,
     surcharge: bool,
     signed: bool,
+    tax: IndirectTax,
 ) -> Result<Vec<Line>, InvoiceError> {
+    if surcharge && !tax.has_surcharge() {
+        return Err(InvoiceError::invalid(
+            "surcharge_not_applicable",
+            "equivalence_surcharge".into(),
+            format!(
+                "the equivalence surcharge is a VAT regime; the issuer charges {}",
+                tax.label()
+            ),
+        ));
+    }
     if requests.is_empty() {
         return Err(InvoiceError::invalid(
             "parameter_missing",
@@ -224,7 +237,7 @@ pub fn lines(
     requests
         .iter()
         .enumerate()
-        .map(|(i, r)| line(r, i, date, surcharge, signed))
+        .map(|(i, r)| line(r, i, date, surcharge, signed, tax))
         .collect()
 }
 
@@ -234,6 +247,7 @@ fn line(
     date: NaiveDate,
     surcharge: bool,
     signed: bool,
+    tax: IndirectTax,
 ) -> Result<Line, InvoiceError> {
     let p = |field: &str| format!("lines[{i}].{field}");
     let description = text(&r.description, 500, &p("description"), true)?.unwrap_or_default();
@@ -265,13 +279,14 @@ fn line(
             "discount_percent must be between 0 and 100",
         ));
     }
-    let rate = rate_on(r.vat_rate, date).map_err(|valid| {
+    let rate = tax.rate_on(r.vat_rate, date).map_err(|valid| {
         let list: Vec<String> = valid.iter().map(|v| v.to_string()).collect();
         invalid(
             p("vat_rate"),
             format!(
-                "{} % is not a VAT rate on {date}; valid rates: {}",
+                "{} % is not a {} rate on {date}; valid rates: {}",
                 r.vat_rate,
+                tax.label(),
                 list.join(", ")
             ),
         )

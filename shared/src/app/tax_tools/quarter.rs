@@ -73,7 +73,7 @@ pub struct Model130Inputs {
 #[schema(example = json!({"year": 2026, "quarter": 2, "from": "2026-04-01", "to": "2026-06-30", "livemode": true,
     "invoice_count": 2, "rectification_count": 0,
     "vat": [{"rate": 21.0, "base": 1000.0, "amount": 210.0}, {"rate": 10.0, "base": 200.0, "amount": 20.0}],
-    "surcharge": [], "totals": {"base": 1200.0, "vat": 230.0, "surcharge": 0.0, "irpf_withheld": 180.0, "total": 1250.0},
+    "surcharge": [], "igic": [], "ipsi": [], "totals": {"base": 1200.0, "vat": 230.0, "surcharge": 0.0, "irpf_withheld": 180.0, "total": 1250.0},
     "model_303": [{"box": "04", "label": "Output VAT 10 %: base", "value": 200.0},
         {"box": "06", "label": "Output VAT 10 %: quota", "value": 20.0},
         {"box": "07", "label": "Output VAT 21 %: base", "value": 1000.0},
@@ -95,6 +95,14 @@ pub struct QuarterResponse {
     pub vat: Vec<RateLine>,
     /// Equivalence surcharge per rate.
     pub surcharge: Vec<RateLine>,
+    /// IGIC per rate (issuers in the Canary Islands; rectifying invoices
+    /// signed in): declared to the Canary Islands' tax agency in Modelo 420
+    /// (quarterly) and 425 (yearly), never in Modelo 303.
+    pub igic: Vec<RateLine>,
+    /// IPSI per rate (issuers in Ceuta or Melilla): declared to the city,
+    /// never in Modelo 303.
+    pub ipsi: Vec<RateLine>,
+    /// Every invoice's base, its VAT, IGIC or IPSI (`vat`), surcharge and IRPF.
     pub totals: Totals,
     /// Modelo 303 output boxes (01–09 per rate, 14/15, surcharge rows, 25/26, 27 total).
     pub model_303: Vec<Box303>,
@@ -145,6 +153,14 @@ pub async fn quarter_summary(
     if entries.is_empty() && caller.mode.is_live() {
         notes.push("The ledger has no invoices in this quarter.".into());
     }
+    if !s.igic.is_empty() {
+        notes.push("IGIC goes to the Canary Islands' tax agency (ATC) in Modelo 420, not in Modelo 303: see `igic`.".into());
+    }
+    if !s.ipsi.is_empty() {
+        notes.push(
+            "IPSI goes to the city of Ceuta or Melilla, not in Modelo 303: see `ipsi`.".into(),
+        );
+    }
     Ok(QuarterResponse {
         year,
         quarter,
@@ -155,6 +171,8 @@ pub async fn quarter_summary(
         rectification_count: s.rectification_count,
         vat: lines(&s.vat),
         surcharge: lines(&s.surcharge),
+        igic: lines(&s.igic),
+        ipsi: lines(&s.ipsi),
         totals: Totals {
             base: s.base,
             vat: s.vat_amount,

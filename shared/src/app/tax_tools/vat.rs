@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{ESTIMATE_NOTICE, ToolError};
+use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{Amount, as_number, decimal_from_json};
-use crate::tax::vat::{VatBreakdown, VatRate, from_total, on_base, rate_on};
+use crate::tax::vat::{VatBreakdown, VatRate, from_total, on_base};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -29,12 +30,16 @@ pub struct VatRequest {
     pub equivalence_surcharge: bool,
     /// Date of the operation (YYYY-MM-DD), to use the rates of that day; default today (Europe/Madrid).
     pub date: Option<NaiveDate>,
+    /// `iva` (default); `igic` (Canary Islands: 0, 3, 7, 9.5, 15, 20 %) or
+    /// `ipsi` (Ceuta and Melilla: 0.5 to 10 %), which have no equivalence surcharge.
+    #[serde(default)]
+    pub tax: IndirectTax,
 }
 
 /// Base, VAT, surcharge and total; base + VAT + surcharge equals the total to the cent.
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
 #[schema(example = json!({"base": 100.0, "vat_rate": 21.0, "vat_amount": 21.0, "surcharge_rate": 0.0,
-    "surcharge_amount": 0.0, "total": 121.0, "includes_vat": true, "date": "2026-11-21", "quota_difference": 0.0,
+    "surcharge_amount": 0.0, "total": 121.0, "includes_vat": true, "date": "2026-11-21", "tax": "iva", "quota_difference": 0.0,
     "estimate": "Estimate for the general regime, computed from the rules in force; not tax advice."}))]
 pub struct VatResponse {
     #[serde(serialize_with = "as_number")]
@@ -57,6 +62,7 @@ pub struct VatResponse {
     pub total: Decimal,
     pub includes_vat: bool,
     pub date: NaiveDate,
+    pub tax: IndirectTax,
     /// VAT amount minus round(base × rate). Back-calculation keeps base + VAT equal
     /// to the amount, so when no exact pair exists the quota absorbs a cent (e.g. 218.00 at 21 %).
     #[serde(serialize_with = "as_number")]
@@ -68,13 +74,19 @@ pub struct VatResponse {
 }
 
 /// The rate as it applied on the date, or a 400 listing the rates that did.
-pub fn vat_rate(rate: Decimal, date: NaiveDate, param: &'static str) -> Result<VatRate, ToolError> {
-    rate_on(rate, date).map_err(|valid| {
+pub fn vat_rate(
+    tax: IndirectTax,
+    rate: Decimal,
+    date: NaiveDate,
+    param: &'static str,
+) -> Result<VatRate, ToolError> {
+    tax.rate_on(rate, date).map_err(|valid| {
         let list: Vec<String> = valid.iter().map(|r| r.normalize().to_string()).collect();
         ToolError::invalid(
             param,
             format!(
-                "{rate} % is not a VAT rate on {date}; valid rates: {}",
+                "{rate} % is not a {} rate on {date}; valid rates: {}",
+                tax.label(),
                 list.join(", ")
             ),
         )
@@ -83,7 +95,16 @@ pub fn vat_rate(rate: Decimal, date: NaiveDate, param: &'static str) -> Result<V
 
 pub fn calculate_vat(req: &VatRequest, today: NaiveDate) -> Result<VatResponse, ToolError> {
     let date = req.date.unwrap_or(today);
-    let rate = vat_rate(req.vat_rate, date, "vat_rate")?;
+    let rate = vat_rate(req.tax, req.vat_rate, date, "vat_rate")?;
+    if req.equivalence_surcharge && !req.tax.has_surcharge() {
+        return Err(ToolError::invalid(
+            "equivalence_surcharge",
+            format!(
+                "the equivalence surcharge is a VAT regime, not of {}",
+                req.tax.label()
+            ),
+        ));
+    }
     let b: VatBreakdown = if req.includes_vat {
         from_total(req.amount.value(), rate, req.equivalence_surcharge)
     } else {
@@ -104,6 +125,7 @@ pub fn calculate_vat(req: &VatRequest, today: NaiveDate) -> Result<VatResponse, 
         total: b.total,
         includes_vat: req.includes_vat,
         date,
+        tax: req.tax,
         quota_difference: b.quota_difference,
         note,
         estimate: ESTIMATE_NOTICE,

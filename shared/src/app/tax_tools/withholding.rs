@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 
 use super::vat::vat_rate;
 use super::{ESTIMATE_NOTICE, ToolError};
+use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{Amount, as_number, optional_decimal_from_json};
 use crate::tax::withholding::{WithholdingType, compute};
 
@@ -84,6 +85,7 @@ pub fn calculate_withholding(
         .parse()
         .map_err(|e: String| ToolError::invalid("type", e))?;
     let vat = vat_rate(
+        IndirectTax::Iva,
         req.vat_rate.unwrap_or(dec!(21)),
         req.date.unwrap_or(today),
         "vat_rate",

@@ -390,8 +390,9 @@ fn rectification(flow: &mut Flow) {
     ];
     if r.method == "substitution" {
         let mut amounts = format!(
-            "Importes de la factura rectificada: base imponible {}, cuota de IVA {}",
+            "Importes de la factura rectificada: base imponible {}, cuota de {} {}",
             format::amount(r.rectified_base),
+            flow.invoice.tax.label(),
             format::amount(r.rectified_vat)
         );
         if !r.rectified_surcharge.is_zero() {
@@ -486,11 +487,13 @@ fn lines(flow: &mut Flow) {
 
 fn table_head(flow: &mut Flow) {
     let y = flow.y;
+    let tax = flow.invoice.tax.label();
     let page = flow.page();
     page.fill(LEFT, y, RIGHT - LEFT, HEAD_HEIGHT, ACCENT);
     let baseline = y + 4.6;
     page.text(DESCRIPTION_X, baseline, CELL_HEAD, "Descripción");
     for (title, right) in COLUMNS {
+        let title = if title == "IVA" { tax } else { title };
         page.text_right(right, baseline, CELL_HEAD, title);
     }
     flow.y += HEAD_HEIGHT;
@@ -545,14 +548,19 @@ fn summary(flow: &mut Flow) {
     flow.y += breakdown_height.max(totals_height);
 }
 
-fn breakdown(invoice: &Invoice) -> (Vec<&'static str>, Vec<Vec<String>>) {
+fn breakdown(invoice: &Invoice) -> (Vec<String>, Vec<Vec<String>>) {
     let surcharge = invoice
         .breakdown
         .iter()
         .any(|g| !g.surcharge_rate.is_zero());
-    let mut titles = vec!["Base imponible", "Tipo IVA", "Cuota IVA"];
+    let tax = invoice.tax.label();
+    let mut titles = vec![
+        "Base imponible".to_string(),
+        format!("Tipo {tax}"),
+        format!("Cuota {tax}"),
+    ];
     if surcharge {
-        titles.extend(["Tipo RE", "Cuota RE"]);
+        titles.extend(["Tipo RE".to_string(), "Cuota RE".to_string()]);
     }
     let rows = invoice
         .breakdown
@@ -577,7 +585,7 @@ fn breakdown_row(group: &GroupView, surcharge: bool) -> Vec<String> {
     row
 }
 
-fn breakdown_table(page: &mut Page, y: f32, titles: &[&str], rows: &[Vec<String>]) {
+fn breakdown_table(page: &mut Page, y: f32, titles: &[String], rows: &[Vec<String>]) {
     page.text(LEFT, y + 3.5, HEADING, "DESGLOSE POR TIPO IMPOSITIVO");
     let column = (BREAKDOWN_WIDTH - BASE_COLUMN) / (titles.len() - 1) as f32;
     let right = |i: usize| LEFT + BASE_COLUMN + i as f32 * column - 2.0;
@@ -601,7 +609,7 @@ fn totals(invoice: &Invoice) -> Vec<(String, String)> {
     let mut rows = vec![
         ("Base imponible".to_string(), format::amount(invoice.base)),
         (
-            "Cuota de IVA".to_string(),
+            format!("Cuota de {}", invoice.tax.label()),
             format::amount(invoice.vat_amount),
         ),
     ];
@@ -707,7 +715,10 @@ fn mention_texts(invoice: &Invoice) -> Vec<String> {
     texts.extend(crate::documents::replacement_note(invoice));
     if invoice.prices_include_vat {
         texts.push(
-            "Precios de venta con IVA incluido; los precios unitarios e importes de arriba son sin IVA.".into(),
+            format!(
+                "Precios de venta con {tax} incluido; los precios unitarios e importes de arriba son sin {tax}.",
+                tax = invoice.tax.label()
+            ),
         );
     }
     let motive = invoice.rectifies.as_ref().map(|r| r.description.as_str());
