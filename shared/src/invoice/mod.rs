@@ -6,5 +6,6 @@ pub mod line;
 pub mod model;
 pub mod number;
 pub mod party;
+pub mod payments;
 pub mod status;
 pub mod totals;

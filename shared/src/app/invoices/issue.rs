@@ -10,10 +10,12 @@ use serde_json::json;
 use super::error::InvoiceError;
 use super::record::{RecordInput, registration, total_text};
 use super::request::{self, IssueRequest, MAX_GROUPS};
+use super::schedule;
 use super::store;
 use super::test_options;
 use crate::app::keys::Caller;
 use crate::app::verifactu::reason;
+use crate::app::invoices::due_index;
 use crate::app::{accounts, customers, ledger, outbox};
 use crate::domain::account::Account;
 use crate::domain::madrid;
@@ -23,6 +25,7 @@ use crate::invoice::model::{
 };
 use crate::invoice::number::{self, Series};
 use crate::invoice::party::{Party, PartyInput};
+use crate::invoice::payments::{self, Instalment};
 use crate::invoice::status::Status;
 use crate::invoice::totals::{self, Totals, line_base};
 use crate::ports::Ports;
@@ -42,6 +45,8 @@ pub struct Draft {
     pub issue_date: NaiveDate,
     pub operation_date: Option<NaiveDate>,
     pub due_date: Option<NaiveDate>,
+    /// The due dates (see `schedule`); empty for rectifying invoices.
+    pub instalments: Vec<Instalment>,
     pub customer: Option<Party>,
     pub customer_id: Option<String>,
     pub lines: Vec<Line>,
@@ -174,6 +179,15 @@ pub async fn draft(
             "due_date is before issue_date",
         ));
     }
+    let instalments = schedule::instalments(
+        ports,
+        caller,
+        req.due_date,
+        req.due_dates.take(),
+        issue_date,
+        totals.total,
+    )
+    .await?;
     let notes = req
         .notes
         .as_deref()
@@ -185,7 +199,8 @@ pub async fn draft(
         series: Series::Ordinary,
         issue_date,
         operation_date: req.operation_date,
-        due_date: req.due_date,
+        due_date: instalments.last().map(|i| i.date).or(req.due_date),
+        instalments,
         payment: request::payment(req.payment)?,
         customer,
         customer_id,
@@ -354,7 +369,7 @@ pub async fn finalize(
         &total_text(&built.json),
         caller.mode.is_live(),
     );
-    let invoice = Invoice {
+    let mut invoice = Invoice {
         id: ids.next(),
         object: "invoice".into(),
         number,
@@ -376,6 +391,12 @@ pub async fn finalize(
         currency: "EUR".into(),
         notes: draft.notes,
         payment: draft.payment,
+        instalments: draft.instalments,
+        payments: Vec::new(),
+        payment_status: Default::default(),
+        amount_paid: Decimal::ZERO,
+        amount_due: Decimal::ZERO,
+        paid_at: None,
         customer: draft.customer,
         customer_id: draft.customer_id,
         rectifies: draft.rectifies,
@@ -399,6 +420,7 @@ pub async fn finalize(
         },
         created_at: now,
     };
+    payments::refresh(&mut invoice, madrid::date(now));
     let mut writes = vec![
         ids.advance(None),
         series.advance(Some(draft.issue_date)),
@@ -419,6 +441,7 @@ pub async fn finalize(
         },
     ));
     writes.extend(owner);
+    writes.extend(due_index::changes(&[], &invoice, caller.mode, &caller.account_id));
     if caller.mode.is_live() {
         let total = draft
             .ledger_groups

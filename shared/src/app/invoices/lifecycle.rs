@@ -6,6 +6,7 @@ use chrono::NaiveDate;
 
 use super::error::InvoiceError;
 use super::issue::event_data;
+use super::payments;
 use super::record;
 use super::store;
 use crate::app::keys::Caller;
@@ -114,6 +115,9 @@ pub async fn set_status(
         )));
     }
     let now = ports.clock.now();
+    if let Some(writes) = payments::by_status(caller, &mut invoice, version, to, now)? {
+        return Ok((invoice, writes));
+    }
     invoice.status = to;
     history(&mut invoice, to.code(), now, None);
     let event = format!("invoice.{}", to.code());
@@ -190,6 +194,7 @@ pub async fn cancel(
     invoice.verifactu.cancellation = Some(built.json.clone());
     invoice.verifactu.cancellation_status = Some("pending".into());
     history(&mut invoice, "cancelled", now, reason);
+    crate::invoice::payments::refresh(&mut invoice, crate::domain::madrid::date(now));
     let mut writes = vec![store::replace(caller, &invoice, version)];
     writes.extend(store::append(
         &chain,
