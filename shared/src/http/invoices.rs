@@ -31,6 +31,7 @@ use crate::verifactu::{ChainCheck, verify_chain};
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(super::documents::routes())
+        .merge(super::payments::routes())
         .routes(requiring_key(routes!(issue_invoice)))
         .routes(routes!(list_invoices))
         .routes(routes!(get_invoice))
@@ -42,7 +43,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 }
 
 /// Marks a route whose requests must carry an `Idempotency-Key`.
-fn requiring_key(route: UtoipaMethodRouter<AppState>) -> UtoipaMethodRouter<AppState> {
+pub(super) fn requiring_key(route: UtoipaMethodRouter<AppState>) -> UtoipaMethodRouter<AppState> {
     let (schemas, paths, method_router) = route;
     (
         schemas,
@@ -80,7 +81,7 @@ impl From<InvoiceError> for ApiError {
 }
 
 /// Queues this process's invoice writers of one account and mode (see `KeyedLocks`).
-async fn serialize(state: &AppState, caller: &Caller, uow: &UnitOfWork) {
+pub(super) async fn serialize(state: &AppState, caller: &Caller, uow: &UnitOfWork) {
     let name = format!("invoices:{}:{}", caller.account_id, caller.mode.as_str());
     uow.hold(state.locks.lock(&name).await);
 }
