@@ -159,6 +159,18 @@ pub fn legacy_paid_date(invoice: &Invoice) -> Option<NaiveDate> {
     Some(marked.map_or(invoice.issue_date, |e| crate::domain::madrid::date(e.at)))
 }
 
+/// The one due date of formats that have one (EN 16931 BT-9): the first
+/// instalment not covered yet, else the first; the `due_date` without instalments.
+pub fn next_due_date(invoice: &Invoice) -> Option<NaiveDate> {
+    let instalments = instalments(invoice);
+    let paid = amount_paid(invoice);
+    (0..instalments.len())
+        .find(|&i| !covered(&instalments, i, paid))
+        .or((!instalments.is_empty()).then_some(0))
+        .map(|i| instalments[i].date)
+        .or(invoice.due_date)
+}
+
 /// The amount paid: the sum of the payments (the total for a legacy `paid` invoice).
 pub fn amount_paid(invoice: &Invoice) -> Decimal {
     if legacy_paid_date(invoice).is_some() {
@@ -449,6 +461,20 @@ mod tests {
         );
         pay(&mut i, dec!(-21), "2026-11-16");
         assert_eq!(state(&i, today).status, PaymentStatus::PartiallyPaid);
+    }
+
+    #[test]
+    fn the_next_due_date_is_the_first_instalment_not_covered() {
+        let mut i = invoice(dec!(121), &TWO);
+        assert_eq!(next_due_date(&i), Some(day("2026-11-30")));
+        pay(&mut i, dec!(60), "2026-11-10");
+        assert_eq!(next_due_date(&i), Some(day("2026-12-31")));
+        pay(&mut i, dec!(61), "2026-11-10");
+        assert_eq!(next_due_date(&i), Some(day("2026-11-30")), "all covered: the first");
+        let mut legacy = invoice(dec!(121), &[]);
+        assert_eq!(next_due_date(&legacy), None);
+        legacy.due_date = Some(day("2027-01-01"));
+        assert_eq!(next_due_date(&legacy), Some(day("2027-01-01")));
     }
 
     #[test]
