@@ -702,9 +702,9 @@ fn mention_texts(invoice: &Invoice) -> Vec<String> {
         let each: Vec<String> = invoice
             .instalments
             .iter()
-            .map(|i| format!("{} {}", format::date(i.date), format::amount(i.amount)))
+            .map(|i| format!("{}: {}", format::date(i.date), format::amount(i.amount)))
             .collect();
-        payment.push(format!("Vencimientos: {}", each.join(", ")));
+        payment.push(format!("Vencimientos: {}", each.join("; ")));
     } else if let Some(due) = invoice.due_date {
         payment.push(format!("Vencimiento: {}", format::date(due)));
     }
