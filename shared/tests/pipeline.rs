@@ -713,6 +713,7 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
             "/api/v1/invoices/extract",
             "/api/v1/invoices/{id}",
             "/api/v1/invoices/{id}/cancel",
+            "/api/v1/invoices/{id}/payments",
             "/api/v1/invoices/{id}/pdf",
             "/api/v1/invoices/{id}/rectify",
             "/api/v1/invoices/{id}/status",
