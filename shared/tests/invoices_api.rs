@@ -501,7 +501,9 @@ async fn statuses_follow_the_transition_table_and_leave_history_and_events() {
         .collect();
     assert_eq!(
         kinds,
-        ["issued", "payment", "paid", "refund", "unpaid", "payment", "paid"],
+        [
+            "issued", "payment", "paid", "refund", "unpaid", "payment", "paid"
+        ],
         "paid and unpaid record a payment and a refund"
     );
     assert_eq!(

@@ -375,24 +375,38 @@ async fn record_payment_records_once_per_key_through_the_payments_operation() {
     assert_eq!(first["structuredContent"], again["structuredContent"]);
     let invoice = &first["structuredContent"];
     assert_eq!(
-        (invoice["payment_status"].clone(), invoice["amount_paid"].clone(), invoice["amount_due"].clone()),
+        (
+            invoice["payment_status"].clone(),
+            invoice["amount_paid"].clone(),
+            invoice["amount_due"].clone()
+        ),
         (json!("partially_paid"), json!(60.0), json!(1000.0))
     );
     assert_eq!(invoice["payments"].as_array().unwrap().len(), 1);
     let text = first["content"][0]["text"].as_str().unwrap();
-    assert!(text.starts_with("Recorded the payment on invoice F2026-000001"), "{text}");
+    assert!(
+        text.starts_with("Recorded the payment on invoice F2026-000001"),
+        "{text}"
+    );
 
-    let rest = json!({"invoice_id": id, "idempotency_key": "pay-2", "amount": 1000, "method": "cash"});
+    let rest =
+        json!({"invoice_id": id, "idempotency_key": "pay-2", "amount": 1000, "method": "cash"});
     let paid = call(&h, &h.live, "record_payment", rest).await;
     assert_eq!(paid["structuredContent"]["status"], "paid");
     assert_eq!(paid["structuredContent"]["payment_status"], "paid");
 
     let over = json!({"invoice_id": id, "idempotency_key": "pay-3", "amount": 1, "method": "cash"});
     let over = error_text(&call(&h, &h.live, "record_payment", over).await);
-    assert!(over.contains("overpayment") && over.contains("`amount`"), "{over}");
+    assert!(
+        over.contains("overpayment") && over.contains("`amount`"),
+        "{over}"
+    );
     let keyless = json!({"invoice_id": id, "amount": -1, "method": "cash"});
     let keyless = error_text(&call(&h, &h.live, "record_payment", keyless).await);
-    assert!(keyless.contains("[argument `idempotency_key`]"), "{keyless}");
+    assert!(
+        keyless.contains("[argument `idempotency_key`]"),
+        "{keyless}"
+    );
 }
 
 #[tokio::test]

@@ -41,7 +41,11 @@ fn request(extra: Value) -> Value {
 async fn issue(h: &Harness, key: &str, extra: Value) -> Reply {
     let idem = shared::ids::random_token(8);
     let body = request(extra).to_string();
-    send(&h.app, post_json("/api/v1/invoices", key, Some(&idem), &body)).await
+    send(
+        &h.app,
+        post_json("/api/v1/invoices", key, Some(&idem), &body),
+    )
+    .await
 }
 
 async fn issued(h: &Harness, extra: Value) -> Value {
@@ -74,7 +78,11 @@ async fn set_status(h: &Harness, id: &Value, status: &str) -> Value {
 }
 
 async fn read(h: &Harness, id: &Value) -> Value {
-    let r = send(&h.app, get(&format!("/api/v1/invoices/{id}"), Some(&h.live))).await;
+    let r = send(
+        &h.app,
+        get(&format!("/api/v1/invoices/{id}"), Some(&h.live)),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);
     r.json
 }
@@ -115,7 +123,10 @@ async fn instalments_default_to_the_payment_terms_and_requests_are_checked() {
         json!([{"date": "2026-12-21", "amount": 121.0}])
     );
     assert_eq!(state(&inv), s("issued", "unpaid", 0.0, 121.0));
-    assert_eq!((inv["payments"].clone(), inv["paid_at"].clone()), (json!([]), Value::Null));
+    assert_eq!(
+        (inv["payments"].clone(), inv["paid_at"].clone()),
+        (json!([]), Value::Null)
+    );
 
     accounts::set_payment_terms(&h.ports, &h.account, 45)
         .await
@@ -131,11 +142,20 @@ async fn instalments_default_to_the_payment_terms_and_requests_are_checked() {
     let split = json!({"due_dates": [{"date": "2026-12-01", "amount": 60.5}, {"date": "2027-01-01", "amount": 60.50}]});
     let inv = issued(&h, split).await;
     assert_eq!(inv["due_date"], "2027-01-01", "the last instalment's date");
-    assert_eq!(inv["instalments"][0], json!({"date": "2026-12-01", "amount": 60.5}));
+    assert_eq!(
+        inv["instalments"][0],
+        json!({"date": "2026-12-01", "amount": 60.5})
+    );
 
     let cases = [
-        (json!({"due_dates": [{"date": "2026-12-01", "amount": 121.01}]}), "due_dates"),
-        (json!({"due_dates": [{"date": "2026-11-20", "amount": 121}]}), "due_dates[0].date"),
+        (
+            json!({"due_dates": [{"date": "2026-12-01", "amount": 121.01}]}),
+            "due_dates",
+        ),
+        (
+            json!({"due_dates": [{"date": "2026-11-20", "amount": 121}]}),
+            "due_dates[0].date",
+        ),
         (
             json!({"due_dates": [{"date": "2026-12-01", "amount": 21}, {"date": "2026-12-01", "amount": 100}]}),
             "due_dates[1].date",
@@ -153,7 +173,12 @@ async fn instalments_default_to_the_payment_terms_and_requests_are_checked() {
     for (extra, param) in cases {
         bad(&issue(&h, &h.live, extra).await, "parameter_invalid", param);
     }
-    let r = issue(&h, &h.live, json!({"due_dates": [{"date": "2026-12-01", "amount": 121, "note": "x"}]})).await;
+    let r = issue(
+        &h,
+        &h.live,
+        json!({"due_dates": [{"date": "2026-12-01", "amount": 121, "note": "x"}]}),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.json);
 }
 
@@ -163,13 +188,28 @@ async fn partial_full_and_refunded_payments_derive_the_state_and_send_events() {
     let inv = issued(&h, json!({})).await;
     let id = inv["id"].clone();
 
-    let inv = paid(&h, &id, json!({"amount": 50, "date": "2026-11-21", "method": "transfer", "reference": "TRF 1"})).await;
+    let inv = paid(
+        &h,
+        &id,
+        json!({"amount": 50, "date": "2026-11-21", "method": "transfer", "reference": "TRF 1"}),
+    )
+    .await;
     assert_eq!(state(&inv), s("issued", "partially_paid", 50.0, 71.0));
     let payment = &inv["payments"][0];
     assert!(payment["id"].as_str().unwrap().starts_with("pay_"));
     assert_eq!(
-        (payment["amount"].clone(), payment["date"].clone(), payment["method"].clone(), payment["reference"].clone()),
-        (json!(50.0), json!("2026-11-21"), json!("transfer"), json!("TRF 1"))
+        (
+            payment["amount"].clone(),
+            payment["date"].clone(),
+            payment["method"].clone(),
+            payment["reference"].clone()
+        ),
+        (
+            json!(50.0),
+            json!("2026-11-21"),
+            json!("transfer"),
+            json!("TRF 1")
+        )
     );
     assert!(payment["created_at"].is_string());
 
@@ -177,24 +217,37 @@ async fn partial_full_and_refunded_payments_derive_the_state_and_send_events() {
     assert_eq!(state(&inv), s("paid", "paid", 121.0, 0.0));
     assert_eq!(inv["paid_at"], "2026-11-21");
 
-    let inv = paid(&h, &id, json!({"amount": -21, "method": "card", "reference": "devolución"})).await;
+    let inv = paid(
+        &h,
+        &id,
+        json!({"amount": -21, "method": "card", "reference": "devolución"}),
+    )
+    .await;
     assert_eq!(state(&inv), s("unpaid", "partially_paid", 100.0, 21.0));
     assert_eq!(inv["paid_at"], Value::Null);
     assert_eq!(read(&h, &id).await["payments"].as_array().unwrap().len(), 3);
 
     let kinds = event_types(&h).await;
-    let received = kinds.iter().filter(|k| *k == "invoice.payment_received").count();
+    let received = kinds
+        .iter()
+        .filter(|k| *k == "invoice.payment_received")
+        .count();
     assert_eq!(received, 3);
     assert_eq!(kinds.iter().filter(|k| *k == "invoice.paid").count(), 1);
     assert_eq!(kinds.iter().filter(|k| *k == "invoice.unpaid").count(), 1);
     let events = support::events(&h).await;
     let refund = events
         .iter()
-        .find(|e| e.kind == "invoice.payment_received" && e.data["payment"]["amount"] == json!(-21.0))
+        .find(|e| {
+            e.kind == "invoice.payment_received" && e.data["payment"]["amount"] == json!(-21.0)
+        })
         .expect("the refund's event");
     assert_eq!(refund.data["object"]["id"], id);
     assert_eq!(
-        (refund.data["payment_status"].clone(), refund.data["amount_due"].clone()),
+        (
+            refund.data["payment_status"].clone(),
+            refund.data["amount_due"].clone()
+        ),
         (json!("partially_paid"), json!(21.0))
     );
     let history: Vec<_> = read(&h, &id).await["events"]
@@ -203,24 +256,53 @@ async fn partial_full_and_refunded_payments_derive_the_state_and_send_events() {
         .iter()
         .map(|e| e["type"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(history, ["issued", "payment", "payment", "paid", "refund", "unpaid"]);
+    assert_eq!(
+        history,
+        ["issued", "payment", "payment", "paid", "refund", "unpaid"]
+    );
 }
 
 #[tokio::test]
 async fn bad_payments_are_refused_with_the_field_at_fault() {
     let h = harness().await;
     let id = issued(&h, json!({})).await["id"].clone();
-    bad(&pay(&h, &id, json!({"amount": 121.01, "method": "cash"})).await, "overpayment", "amount");
-    bad(&pay(&h, &id, json!({"amount": -1, "method": "cash"})).await, "refund_exceeds_paid", "amount");
-    bad(&pay(&h, &id, json!({"amount": 0, "method": "cash"})).await, "parameter_invalid", "amount");
-    bad(&pay(&h, &id, json!({"amount": 1.001, "method": "cash"})).await, "parameter_invalid", "amount");
     bad(
-        &pay(&h, &id, json!({"amount": 1, "method": "cash", "date": "2026-11-22"})).await,
+        &pay(&h, &id, json!({"amount": 121.01, "method": "cash"})).await,
+        "overpayment",
+        "amount",
+    );
+    bad(
+        &pay(&h, &id, json!({"amount": -1, "method": "cash"})).await,
+        "refund_exceeds_paid",
+        "amount",
+    );
+    bad(
+        &pay(&h, &id, json!({"amount": 0, "method": "cash"})).await,
+        "parameter_invalid",
+        "amount",
+    );
+    bad(
+        &pay(&h, &id, json!({"amount": 1.001, "method": "cash"})).await,
+        "parameter_invalid",
+        "amount",
+    );
+    bad(
+        &pay(
+            &h,
+            &id,
+            json!({"amount": 1, "method": "cash", "date": "2026-11-22"}),
+        )
+        .await,
         "parameter_invalid",
         "date",
     );
     bad(
-        &pay(&h, &id, json!({"amount": 1, "method": "cash", "date": "2026-11-20"})).await,
+        &pay(
+            &h,
+            &id,
+            json!({"amount": 1, "method": "cash", "date": "2026-11-20"}),
+        )
+        .await,
         "parameter_invalid",
         "date",
     );
@@ -228,28 +310,54 @@ async fn bad_payments_are_refused_with_the_field_at_fault() {
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.json);
     let long = "x".repeat(141);
     bad(
-        &pay(&h, &id, json!({"amount": 1, "method": "cash", "reference": long})).await,
+        &pay(
+            &h,
+            &id,
+            json!({"amount": 1, "method": "cash", "reference": long}),
+        )
+        .await,
         "parameter_invalid",
         "reference",
     );
     let keyless = send(
         &h.app,
-        post_json(&format!("/api/v1/invoices/{id}/payments"), &h.live, None, r#"{"amount": 1, "method": "cash"}"#),
+        post_json(
+            &format!("/api/v1/invoices/{id}/payments"),
+            &h.live,
+            None,
+            r#"{"amount": 1, "method": "cash"}"#,
+        ),
     )
     .await;
     assert_eq!(keyless.status, StatusCode::BAD_REQUEST, "{}", keyless.json);
     assert_eq!(keyless.code(), "idempotency_key_required");
     let unknown = pay(&h, &json!(99), json!({"amount": 1, "method": "cash"})).await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
-    let other_mode = pay_with(&h, &h.test, &id, "k", json!({"amount": 1, "method": "cash"})).await;
-    assert_eq!(other_mode.status, StatusCode::NOT_FOUND, "test keys see test invoices only");
+    let other_mode = pay_with(
+        &h,
+        &h.test,
+        &id,
+        "k",
+        json!({"amount": 1, "method": "cash"}),
+    )
+    .await;
+    assert_eq!(
+        other_mode.status,
+        StatusCode::NOT_FOUND,
+        "test keys see test invoices only"
+    );
 
     let path = format!("/api/v1/invoices/{id}/cancel");
     let r = send(&h.app, post_json(&path, &h.live, None, "{}")).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);
     assert_eq!(r.json["amount_due"], 0.0);
     let r = pay(&h, &id, json!({"amount": 1, "method": "cash"})).await;
-    assert_error_shape(&r, StatusCode::CONFLICT, "invalid_request_error", "invalid_state");
+    assert_error_shape(
+        &r,
+        StatusCode::CONFLICT,
+        "invalid_request_error",
+        "invalid_state",
+    );
     assert_eq!(read(&h, &id).await["payments"], json!([]));
 }
 
@@ -263,7 +371,14 @@ async fn a_payment_retried_with_its_key_is_recorded_once() {
     assert_eq!(again.status, StatusCode::OK, "{}", again.json);
     assert_eq!(again.header("idempotent-replayed"), "true");
     assert_eq!(first.json, again.json);
-    let other = pay_with(&h, &h.live, &id, "pay-1", json!({"amount": 22, "method": "transfer"})).await;
+    let other = pay_with(
+        &h,
+        &h.live,
+        &id,
+        "pay-1",
+        json!({"amount": 22, "method": "transfer"}),
+    )
+    .await;
     assert_eq!(other.status, StatusCode::UNPROCESSABLE_ENTITY);
     let inv = read(&h, &id).await;
     assert_eq!(inv["payments"].as_array().unwrap().len(), 1);
@@ -279,7 +394,11 @@ async fn the_status_endpoint_records_and_refunds_what_is_outstanding() {
     assert_eq!(state(&inv), s("paid", "paid", 121.0, 0.0));
     let last = &inv["payments"][1];
     assert_eq!(
-        (last["amount"].clone(), last["method"].clone(), last["date"].clone()),
+        (
+            last["amount"].clone(),
+            last["method"].clone(),
+            last["date"].clone()
+        ),
         (json!(100.0), json!("other"), json!("2026-11-21"))
     );
     let inv = set_status(&h, &id, "unpaid").await;
@@ -302,14 +421,27 @@ async fn invoices_stored_before_payments_show_a_sensible_state() {
     let h = harness().await;
     let id = issued(&h, json!({"due_date": "2026-11-25"})).await["id"].clone();
     // Rewrite the stored document as it was before payments existed, marked paid.
-    let key = Key::new(format!("INVOICES#{}#live", h.account), format!("{:012}", id.as_u64().unwrap()));
+    let key = Key::new(
+        format!("INVOICES#{}#live", h.account),
+        format!("{:012}", id.as_u64().unwrap()),
+    );
     let item = h.ports.table.get(&key).await.unwrap().unwrap();
     let mut doc: Value = serde_json::from_str(item.s("doc").unwrap()).unwrap();
-    for field in ["instalments", "payments", "payment_status", "amount_paid", "amount_due", "paid_at"] {
+    for field in [
+        "instalments",
+        "payments",
+        "payment_status",
+        "amount_paid",
+        "amount_due",
+        "paid_at",
+    ] {
         doc.as_object_mut().unwrap().remove(field);
     }
     doc["status"] = json!("paid");
-    doc["events"].as_array_mut().unwrap().push(json!({"type": "paid", "at": "2026-11-21T10:00:00Z"}));
+    doc["events"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "paid", "at": "2026-11-21T10:00:00Z"}));
     h.ports
         .table
         .put(item.clone().with("doc", doc.to_string()), None)
@@ -318,15 +450,31 @@ async fn invoices_stored_before_payments_show_a_sensible_state() {
 
     let inv = read(&h, &id).await;
     assert_eq!(state(&inv), s("paid", "paid", 121.0, 0.0));
-    assert_eq!((inv["paid_at"].clone(), inv["instalments"].clone()), (json!("2026-11-21"), json!([])));
+    assert_eq!(
+        (inv["paid_at"].clone(), inv["instalments"].clone()),
+        (json!("2026-11-21"), json!([]))
+    );
 
     let inv = paid(&h, &id, json!({"amount": -21, "method": "transfer"})).await;
     assert_eq!(state(&inv), s("unpaid", "partially_paid", 100.0, 21.0));
-    let amounts: Vec<_> = inv["payments"].as_array().unwrap().iter().map(|p| p["amount"].clone()).collect();
-    assert_eq!(amounts, [json!(121.0), json!(-21.0)], "the old payment is written out first");
+    let amounts: Vec<_> = inv["payments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["amount"].clone())
+        .collect();
+    assert_eq!(
+        amounts,
+        [json!(121.0), json!(-21.0)],
+        "the old payment is written out first"
+    );
 
     h.clock.set("2026-11-26T10:00:00Z".parse().unwrap());
-    assert_eq!(read(&h, &id).await["payment_status"], "overdue", "its due_date counts");
+    assert_eq!(
+        read(&h, &id).await["payment_status"],
+        "overdue",
+        "its due_date counts"
+    );
 }
 
 /// Runs the overdue sweep `runs` times per hour until `until`; returns how many events it sent.
@@ -376,14 +524,25 @@ async fn a_month_of_scheduled_runs_sends_each_overdue_instalment_once() {
     paid(&h, &settled, json!({"amount": 121, "method": "transfer"})).await;
 
     let sent = every_hour(&h, "2026-12-01T00:00:00Z", 2).await;
-    assert_eq!(sent, 3, "the first instalments of two invoices, the test invoice's");
+    assert_eq!(
+        sent, 3,
+        "the first instalments of two invoices, the test invoice's"
+    );
     let inv = read(&h, &late_payer).await;
     assert_eq!(inv["payment_status"], "overdue");
     assert!(inv["instalments"][0]["overdue_notified_at"].is_string());
-    assert_eq!(inv["events"].as_array().unwrap().last().unwrap()["type"], "overdue");
+    assert_eq!(
+        inv["events"].as_array().unwrap().last().unwrap()["type"],
+        "overdue"
+    );
     // Paid late: the first instalment is covered, the second before its date.
     h.clock.set("2026-12-05T10:00:00Z".parse().unwrap());
-    paid(&h, &late_payer, json!({"amount": 121, "method": "transfer"})).await;
+    paid(
+        &h,
+        &late_payer,
+        json!({"amount": 121, "method": "transfer"}),
+    )
+    .await;
     let sent = every_hour(&h, "2026-12-20T00:00:00Z", 2).await;
     assert_eq!(sent, 2, "the second instalments of two invoices");
 

@@ -21,7 +21,9 @@ async fn main() -> Result<(), lambda_runtime::Error> {
             if let Err(e) = certificates::report_expiry(&ports).await {
                 tracing::warn!(error = %e, "the certificates' expiry was not measured");
             }
-            Ok::<_, lambda_runtime::Error>(json!({ "fiscal_deadline_reminders": sent, "overdue_instalments": overdue }))
+            Ok::<_, lambda_runtime::Error>(
+                json!({ "fiscal_deadline_reminders": sent, "overdue_instalments": overdue }),
+            )
         }
     }))
     .await

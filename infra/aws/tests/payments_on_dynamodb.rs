@@ -51,7 +51,8 @@ async fn the_due_date_index_and_overdue_runs_on_dynamodb() {
     let app = service_router(AppState::new(ports.clone(), config));
 
     let customer = json!({"name": "Taller Ana SL", "tax_id": "B64717838"});
-    let lines = json!([{"description": "Servicio", "quantity": 1, "unit_price": 100, "vat_rate": 21}]);
+    let lines =
+        json!([{"description": "Servicio", "quantity": 1, "unit_price": 100, "vat_rate": 21}]);
     let mut ids = Vec::new();
     for (n, due_dates) in [
         json!([{"date": "2026-11-22", "amount": 60}, {"date": "2026-11-28", "amount": 61}]),
@@ -61,20 +62,34 @@ async fn the_due_date_index_and_overdue_runs_on_dynamodb() {
     .enumerate()
     {
         let body = json!({"customer": customer, "lines": lines, "due_dates": due_dates});
-        let (status, invoice) = call(&app, post("/api/v1/invoices", &key, &format!("i-{n}"), body)).await;
+        let (status, invoice) = call(
+            &app,
+            post("/api/v1/invoices", &key, &format!("i-{n}"), body),
+        )
+        .await;
         assert_eq!(status, StatusCode::CREATED, "{invoice}");
         ids.push(invoice["id"].as_u64().unwrap());
     }
     let day = |d: &str| d.parse().unwrap();
-    let due = due_index::due_before(&ports, day("2026-11-23")).await.unwrap();
+    let due = due_index::due_before(&ports, day("2026-11-23"))
+        .await
+        .unwrap();
     let mut found: Vec<_> = due.iter().map(|e| (e.invoice_id, e.index)).collect();
     found.sort();
     assert_eq!(found, [(ids[0], 0), (ids[1], 0)], "due before the 23rd");
     assert_eq!(
-        due_index::due_before(&ports, day("2026-12-01")).await.unwrap().len(),
+        due_index::due_before(&ports, day("2026-12-01"))
+            .await
+            .unwrap()
+            .len(),
         3
     );
-    assert!(due_index::due_before(&ports, day("2026-11-22")).await.unwrap().is_empty());
+    assert!(
+        due_index::due_before(&ports, day("2026-11-22"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
 
     let pay = json!({"amount": 121, "method": "transfer"});
     let path = format!("/api/v1/invoices/{}/payments", ids[1]);
@@ -82,7 +97,10 @@ async fn the_due_date_index_and_overdue_runs_on_dynamodb() {
     assert_eq!(status, StatusCode::OK, "{invoice}");
     assert_eq!(invoice["payment_status"], "paid");
     assert_eq!(
-        due_index::due_before(&ports, day("2026-12-01")).await.unwrap().len(),
+        due_index::due_before(&ports, day("2026-12-01"))
+            .await
+            .unwrap()
+            .len(),
         2,
         "a covered instalment leaves the index"
     );
@@ -118,10 +136,17 @@ async fn the_due_date_index_and_overdue_runs_on_dynamodb() {
         kind: Some("invoice.overdue".into()),
         ..Filter::default()
     };
-    let (events, _) = list(&ports, &account, Mode::Live, 10, None, &filter).await.unwrap();
+    let (events, _) = list(&ports, &account, Mode::Live, 10, None, &filter)
+        .await
+        .unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].data["object"]["id"], ids[0]);
-    assert_eq!(events[0].data["instalment"], json!({"number": 1, "date": "2026-11-22", "amount": 60.0}));
-    let remaining = due_index::due_before(&ports, day("2026-12-01")).await.unwrap();
+    assert_eq!(
+        events[0].data["instalment"],
+        json!({"number": 1, "date": "2026-11-22", "amount": 60.0})
+    );
+    let remaining = due_index::due_before(&ports, day("2026-12-01"))
+        .await
+        .unwrap();
     assert_eq!(remaining.len(), 1, "only the second instalment is left");
 }

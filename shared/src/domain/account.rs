@@ -175,7 +175,9 @@ pub fn payment_terms(days: i64) -> Result<u32, String> {
     u32::try_from(days)
         .ok()
         .filter(|d| *d <= max)
-        .ok_or_else(|| format!("payment terms are 0 to {max} days (Ley 3/2004 art. 4.3), not {days}"))
+        .ok_or_else(|| {
+            format!("payment terms are 0 to {max} days (Ley 3/2004 art. 4.3), not {days}")
+        })
 }
 
 #[cfg(test)]

@@ -397,7 +397,9 @@ pub fn check_schedule(
     if sum != total {
         return Err((
             String::new(),
-            format!("the instalments add up to {sum}; they must add up to the invoice total {total} exactly"),
+            format!(
+                "the instalments add up to {sum}; they must add up to the invoice total {total} exactly"
+            ),
         ));
     }
     Ok(requested
@@ -418,8 +420,8 @@ mod tests {
     }
 
     fn invoice(total: Decimal, instalments: &[(&str, Decimal)]) -> Invoice {
-        let mut invoice: Invoice = serde_json::from_value(crate::invoice::model::tests::stored_before_payments())
-            .unwrap();
+        let mut invoice: Invoice =
+            serde_json::from_value(crate::invoice::model::tests::stored_before_payments()).unwrap();
         invoice.total = total;
         invoice.instalments = instalments
             .iter()
@@ -470,7 +472,11 @@ mod tests {
         pay(&mut i, dec!(60), "2026-11-10");
         assert_eq!(next_due_date(&i), Some(day("2026-12-31")));
         pay(&mut i, dec!(61), "2026-11-10");
-        assert_eq!(next_due_date(&i), Some(day("2026-11-30")), "all covered: the first");
+        assert_eq!(
+            next_due_date(&i),
+            Some(day("2026-11-30")),
+            "all covered: the first"
+        );
         let mut legacy = invoice(dec!(121), &[]);
         assert_eq!(next_due_date(&legacy), None);
         legacy.due_date = Some(day("2027-01-01"));
@@ -500,7 +506,10 @@ mod tests {
         assert!(open_instalments(&i).is_empty(), "notified once");
         i.status = Status::Cancelled;
         let s = state(&i, day("2027-01-01"));
-        assert_eq!((s.status, s.amount_due), (PaymentStatus::PartiallyPaid, dec!(0)));
+        assert_eq!(
+            (s.status, s.amount_due),
+            (PaymentStatus::PartiallyPaid, dec!(0))
+        );
     }
 
     #[test]
@@ -519,7 +528,12 @@ mod tests {
         let s = state(&i, day("2027-01-10"));
         assert_eq!(
             (s.status, s.amount_paid, s.amount_due, s.paid_at),
-            (PaymentStatus::Paid, dec!(121), dec!(0), Some(day("2026-12-02")))
+            (
+                PaymentStatus::Paid,
+                dec!(121),
+                dec!(0),
+                Some(day("2026-12-02"))
+            )
         );
         i.due_date = None;
         i.status = Status::Issued;
@@ -576,7 +590,10 @@ mod tests {
     fn schedules_add_up_exactly_in_ascending_order() {
         let issue = day("2026-11-21");
         let ok = check_schedule(
-            &[(day("2026-12-21"), dec!(60.50)), (day("2027-01-21"), dec!(60.5))],
+            &[
+                (day("2026-12-21"), dec!(60.50)),
+                (day("2027-01-21"), dec!(60.5)),
+            ],
             issue,
             dec!(121),
         )
@@ -584,11 +601,19 @@ mod tests {
         assert_eq!(ok[0].amount.to_string(), "60.5");
         let err = |r: Result<Vec<Instalment>, (String, String)>| r.unwrap_err().0;
         assert_eq!(
-            err(check_schedule(&[(day("2026-12-21"), dec!(120.99))], issue, dec!(121))),
+            err(check_schedule(
+                &[(day("2026-12-21"), dec!(120.99))],
+                issue,
+                dec!(121)
+            )),
             ""
         );
         assert_eq!(
-            err(check_schedule(&[(day("2026-11-20"), dec!(121))], issue, dec!(121))),
+            err(check_schedule(
+                &[(day("2026-11-20"), dec!(121))],
+                issue,
+                dec!(121)
+            )),
             "[0].date"
         );
         assert_eq!(
@@ -600,12 +625,19 @@ mod tests {
             "[1].date"
         );
         assert_eq!(
-            err(check_schedule(&[(day("2026-12-21"), dec!(-1))], issue, dec!(-1))),
+            err(check_schedule(
+                &[(day("2026-12-21"), dec!(-1))],
+                issue,
+                dec!(-1)
+            )),
             ""
         );
         assert_eq!(
             err(check_schedule(
-                &[(day("2026-12-21"), dec!(0.005)), (day("2026-12-22"), dec!(120.995))],
+                &[
+                    (day("2026-12-21"), dec!(0.005)),
+                    (day("2026-12-22"), dec!(120.995))
+                ],
                 issue,
                 dec!(121)
             )),

@@ -7,6 +7,7 @@ use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
 
+use super::due_index;
 use super::error::InvoiceError;
 use super::record::{RecordInput, registration, total_text};
 use super::request::{self, IssueRequest, MAX_GROUPS};
@@ -15,7 +16,6 @@ use super::store;
 use super::test_options;
 use crate::app::keys::Caller;
 use crate::app::verifactu::reason;
-use crate::app::invoices::due_index;
 use crate::app::{accounts, customers, ledger, outbox};
 use crate::domain::account::Account;
 use crate::domain::madrid;
@@ -441,7 +441,12 @@ pub async fn finalize(
         },
     ));
     writes.extend(owner);
-    writes.extend(due_index::changes(&[], &invoice, caller.mode, &caller.account_id));
+    writes.extend(due_index::changes(
+        &[],
+        &invoice,
+        caller.mode,
+        &caller.account_id,
+    ));
     if caller.mode.is_live() {
         let total = draft
             .ledger_groups

@@ -34,9 +34,10 @@ pub async fn run(ports: &Ports, now: DateTime<Utc>) -> Result<usize, TableError>
     let today = madrid::date(now);
     let mut sent = 0;
     for entry in due_index::due_before(ports, today).await? {
+        // An invoice that cannot be read is skipped, not a stop for the
+        // others: its index item stays, so a later run tries it again.
         let writes = match notice(ports, &entry, now).await {
             Ok(writes) => writes,
-            Err(InvoiceError::Storage(e)) => return Err(e),
             Err(e) => {
                 tracing::warn!(error = ?e, key = %entry.key, "an overdue instalment was skipped");
                 continue;

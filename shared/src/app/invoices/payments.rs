@@ -71,7 +71,8 @@ pub async fn record(
     let before = open_instalments(&invoice);
     let mut events = Vec::new();
     apply(&mut invoice, payment, now, &mut events)?;
-    Ok(commit(caller, invoice, version, &before, events, now))
+    let writes = commit(caller, &mut invoice, version, &before, events, now);
+    Ok((invoice, writes))
 }
 
 /// The payment side of a status change to `paid` or `unpaid` (see the
@@ -104,9 +105,7 @@ pub fn by_status(
         history(invoice, to.code(), now, None);
         events.push((format!("invoice.{}", to.code()), event_data(invoice)));
     }
-    let (invoice_now, writes) = commit(caller, invoice.clone(), version, &before, events, now);
-    *invoice = invoice_now;
-    Ok(Some(writes))
+    Ok(Some(commit(caller, invoice, version, &before, events, now)))
 }
 
 fn history(invoice: &mut Invoice, kind: &str, at: DateTime<Utc>, detail: Option<String>) {
@@ -212,17 +211,17 @@ fn amount(x: &Decimal) -> serde_json::Value {
 /// The invoice's next version, its due-date index changes and its events.
 fn commit(
     caller: &Caller,
-    mut invoice: Invoice,
+    invoice: &mut Invoice,
     version: i64,
     before: &[usize],
     events: Vec<(String, serde_json::Value)>,
     now: DateTime<Utc>,
-) -> (Invoice, Vec<Write>) {
-    rules::refresh(&mut invoice, madrid::date(now));
-    let mut writes = vec![store::replace(caller, &invoice, version)];
+) -> Vec<Write> {
+    rules::refresh(invoice, madrid::date(now));
+    let mut writes = vec![store::replace(caller, invoice, version)];
     writes.extend(due_index::changes(
         before,
-        &invoice,
+        invoice,
         caller.mode,
         &caller.account_id,
     ));
@@ -235,5 +234,5 @@ fn commit(
             now,
         ));
     }
-    (invoice, writes)
+    writes
 }
