@@ -589,3 +589,69 @@ async fn concurrent_runs_send_an_overdue_instalment_once() {
     assert_eq!(overdue_events(&h).await.len(), 1);
     assert_eq!(overdue::run(&h.ports, now).await.unwrap(), 0);
 }
+
+#[tokio::test]
+async fn rectifying_invoices_collect_only_a_positive_total() {
+    let h = harness().await;
+    let id = issued(&h, json!({})).await["id"].clone();
+    paid(&h, &id, json!({"amount": 21, "method": "transfer"})).await;
+    let rectify = |body: Value| {
+        let path = format!("/api/v1/invoices/{id}/rectify");
+        let idem = shared::ids::random_token(8);
+        let app = h.app.clone();
+        let key = h.live.clone();
+        async move { send(&app, post_json(&path, &key, Some(&idem), &body.to_string())).await }
+    };
+    let credit = rectify(
+        json!({"reason_code": "R1", "method": "differences", "description": "Anulación parcial"}),
+    )
+    .await;
+    assert_eq!(credit.status, StatusCode::CREATED, "{}", credit.json);
+    let credit = credit.json;
+    assert_eq!(
+        state(&credit),
+        s("issued", "paid", 0.0, 0.0),
+        "a credit: nothing to collect"
+    );
+    assert_eq!(
+        (credit["instalments"].clone(), credit["due_date"].clone()),
+        (json!([]), Value::Null)
+    );
+    let r = pay(
+        &h,
+        &credit["id"],
+        json!({"amount": 1, "method": "transfer"}),
+    )
+    .await;
+    assert_error_shape(
+        &r,
+        StatusCode::CONFLICT,
+        "invalid_request_error",
+        "invalid_state",
+    );
+
+    let line =
+        json!([{"description": "Servicio", "quantity": 1, "unit_price": 90, "vat_rate": 21}]);
+    let substitution = rectify(json!({"reason_code": "R1", "method": "substitution", "description": "Precio corregido", "lines": line})).await;
+    assert_eq!(
+        substitution.status,
+        StatusCode::CREATED,
+        "{}",
+        substitution.json
+    );
+    let substitution = substitution.json;
+    assert_eq!(state(&substitution), s("issued", "unpaid", 0.0, 108.9));
+    let inv = paid(
+        &h,
+        &substitution["id"],
+        json!({"amount": 108.9, "method": "transfer"}),
+    )
+    .await;
+    assert_eq!(state(&inv), s("paid", "paid", 108.9, 0.0));
+    let original = read(&h, &id).await;
+    assert_eq!(
+        state(&original),
+        s("issued", "partially_paid", 21.0, 100.0),
+        "the rectified invoice keeps its payments"
+    );
+}
