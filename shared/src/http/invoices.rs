@@ -357,6 +357,13 @@ struct StatusRequest {
 }
 
 /// Set an invoice's status
+///
+/// `paid` and `unpaid` go through the invoice's payments, so status and
+/// `payment_status` agree: `paid` records a payment of what is outstanding
+/// (`amount_due`), dated today, method `other` (`invoice.payment_received`,
+/// then `invoice.paid`); `unpaid` records a refund of everything paid, dated
+/// today, method `other` (then `invoice.unpaid`). Record real payments with
+/// `POST /invoices/{id}/payments`.
 #[utoipa::path(post, path = "/api/v1/invoices/{id}/status", tag = "invoices", operation_id = "set_invoice_status",
     params(("id" = u64, Path, description = "The invoice id")), request_body = StatusRequest,
     responses((status = 200, description = "The invoice", body = Invoice)))]
