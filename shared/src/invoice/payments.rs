@@ -150,9 +150,10 @@ pub fn instalments(invoice: &Invoice) -> Vec<Instalment> {
 }
 
 /// The date an invoice stored before payments existed was marked paid:
-/// `Some` only for such an invoice in state `paid` without payments.
+/// `Some` only for such an invoice in state `paid` without payments that
+/// had something to collect.
 pub fn legacy_paid_date(invoice: &Invoice) -> Option<NaiveDate> {
-    if invoice.status != Status::Paid || !invoice.payments.is_empty() {
+    if invoice.status != Status::Paid || !invoice.payments.is_empty() || !collectible(invoice) {
         return None;
     }
     let marked = invoice.events.iter().rev().find(|e| e.kind == "paid");
@@ -542,9 +543,11 @@ mod tests {
 
     #[test]
     fn nothing_to_collect_reads_paid() {
-        let i = invoice(dec!(-50), &[]);
+        let mut i = invoice(dec!(-50), &[]);
         let s = state(&i, day("2026-12-01"));
         assert_eq!((s.status, s.amount_due), (PaymentStatus::Paid, dec!(0)));
+        i.status = Status::Paid;
+        assert_eq!(state(&i, day("2026-12-01")).amount_paid, dec!(0));
         let e = check(&i, dec!(10), day("2026-11-21"), day("2026-12-01")).unwrap_err();
         assert!(matches!(e, PaymentRefusal::State(_)));
     }
