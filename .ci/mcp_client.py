@@ -24,7 +24,7 @@ TOOLS = {
     "extract_invoices", "analyze", "validate_tax_id", "calculate_vat", "calculate_withholding",
     "estimate_model_130", "fiscal_calendar", "get_usage", "list_analyses", "get_analysis",
     "issue_invoice", "list_invoices", "get_invoice", "cancel_invoice", "set_invoice_status",
-    "resubmit_verifactu_record", "get_job",
+    "record_payment", "resubmit_verifactu_record", "get_job",
 }
 
 INVOICE_TEXT = """FACTURA
@@ -72,7 +72,7 @@ async def list_tools(client, label):
     listed = await client.list_tools()
     names = {t.name for t in listed.tools}
     check(names == TOOLS, f"{label}: tools {sorted(names)}")
-    check(len(listed.tools) == 17, f"{label}: {len(listed.tools)} tools")
+    check(len(listed.tools) == 18, f"{label}: {len(listed.tools)} tools")
     schemas = {}
     for tool in listed.tools:
         Draft202012Validator.check_schema(tool.input_schema)
@@ -154,6 +154,12 @@ async def every_tool(run, live):
     check(got["number"] == first["number"], "get_invoice")
     await run.error("get_invoice", {"invoice_id": 987654321}, "invoice_id")
     await run.error("resubmit_verifactu_record", {"invoice_id": first["id"]}, "invalid_state")
+    payment = {"invoice_id": first["id"], "idempotency_key": str(uuid.uuid4()), "amount": 10, "method": "transfer"}
+    part = await run.ok("record_payment", payment)
+    check(part["payment_status"] == "partially_paid" and part["amount_paid"] == 10, "record_payment")
+    retried = await run.ok("record_payment", payment)
+    check(len(retried["payments"]) == 1, "one key, one payment")
+    await run.error("record_payment", {**payment, "idempotency_key": str(uuid.uuid4()), "amount": 100000}, "amount")
     paid = await run.ok("set_invoice_status", {"invoice_id": first["id"], "status": "paid"})
     check(paid["status"] == "paid", "set_invoice_status")
     mistake = await run.ok("issue_invoice", invoice_args(str(uuid.uuid4())))

@@ -28,7 +28,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"amount": 500, "date": "2026-11-25", "method": "transfer", "reference": "TRF 2026-11-25 Taller Ana"}))]
-pub struct PaymentRequest {
+pub struct RecordPaymentRequest {
     /// Positive for a payment, negative for a refund; not 0, up to 2
     /// decimals. The amount paid stays between 0 and the total: more than
     /// what is outstanding is 400 `overpayment`, a refund of more than was
@@ -45,8 +45,8 @@ pub struct PaymentRequest {
     pub reference: Option<String>,
 }
 
-impl From<PaymentRequest> for NewPayment {
-    fn from(r: PaymentRequest) -> Self {
+impl From<RecordPaymentRequest> for NewPayment {
+    fn from(r: RecordPaymentRequest) -> Self {
         NewPayment {
             amount: r.amount,
             date: r.date,
@@ -75,14 +75,14 @@ impl From<PaymentRequest> for NewPayment {
     params(("id" = u64, Path, description = "The invoice id"),
         ("Idempotency-Key" = String, Header, description = "Required: 1–255 printable ASCII characters",
         min_length = 1, max_length = 255, pattern = "^[ -~]+$")),
-    request_body = PaymentRequest,
+    request_body = RecordPaymentRequest,
     responses((status = 200, description = "The invoice with the payment", body = Invoice)))]
 async fn record_payment(
     State(state): State<AppState>,
     caller: Caller,
     uow: UnitOfWork,
     Path(id): Path<String>,
-    ApiJson(req): ApiJson<PaymentRequest>,
+    ApiJson(req): ApiJson<RecordPaymentRequest>,
 ) -> Result<Json<Invoice>, ApiError> {
     serialize(&state, &caller, &uow).await;
     let (invoice, writes) =
