@@ -567,6 +567,32 @@ async fn a_month_of_scheduled_runs_sends_each_overdue_instalment_once() {
     );
     assert_eq!(read(&h, &unpaid).await["payment_status"], "overdue");
     assert_eq!(read(&h, &settled).await["payment_status"], "paid");
+    let list = |query: &'static str| {
+        let app = h.app.clone();
+        let key = h.live.clone();
+        async move {
+            let r = send(&app, get(&format!("/api/v1/invoices?{query}"), Some(&key))).await;
+            assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+            let ids: Vec<Value> = r.json["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["id"].clone())
+                .collect();
+            ids
+        }
+    };
+    assert_eq!(
+        list("payment_status=overdue").await,
+        [covered.clone(), unpaid.clone()]
+    );
+    assert_eq!(list("payment_status=paid").await, [settled, late_payer]);
+    let r = send(
+        &h.app,
+        get("/api/v1/invoices?payment_status=late", Some(&h.live)),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.json);
 }
 
 #[tokio::test]

@@ -24,6 +24,7 @@ use crate::app::invoices::{issue, rectify, store};
 use crate::app::keys::Caller;
 use crate::app::verifactu;
 use crate::invoice::model::Invoice;
+use crate::invoice::payments::PaymentStatus;
 use crate::invoice::status::Status;
 use crate::verifactu::{ChainCheck, verify_chain};
 
@@ -154,6 +155,9 @@ struct ListQuery {
     from: Option<NaiveDate>,
     /// Issue date to (inclusive).
     to: Option<NaiveDate>,
+    /// unpaid, partially_paid, paid or overdue (derived today, Madrid):
+    /// e.g. `overdue` for the invoices to chase.
+    payment_status: Option<PaymentStatus>,
 }
 
 /// List invoices
@@ -208,6 +212,7 @@ async fn list_invoices(
         kind: q.kind,
         from: q.from,
         to: q.to,
+        payment_status: q.payment_status,
     };
     let (data, has_more) =
         lifecycle::list(&state.ports, &caller, &filters, limit, q.starting_after).await?;

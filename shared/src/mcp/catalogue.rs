@@ -157,6 +157,8 @@ fn list_invoices_parameters() -> Value {
         "description": "F1 full invoice, F2 simplified, R1–R5 rectifying."});
     properties["from"] = date("Issued on or after this day.");
     properties["to"] = date("Issued on or before this day.");
+    properties["payment_status"] = json!({"type": "string", "enum": ["unpaid", "partially_paid", "paid", "overdue"],
+        "description": "Only invoices in this payment status (as of today): `overdue` lists the ones to chase."});
     object(properties, &[])
 }
 

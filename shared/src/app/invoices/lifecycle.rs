@@ -12,6 +12,7 @@ use super::store;
 use crate::app::keys::Caller;
 use crate::app::{ledger, outbox};
 use crate::invoice::model::{HistoryEvent, Invoice};
+use crate::invoice::payments::PaymentStatus;
 use crate::invoice::status::Status;
 use crate::ports::Ports;
 use crate::ports::table::Write;
@@ -27,6 +28,8 @@ pub struct Filters {
     pub kind: Option<String>,
     pub from: Option<NaiveDate>,
     pub to: Option<NaiveDate>,
+    /// The derived payment status (as of today, Madrid).
+    pub payment_status: Option<PaymentStatus>,
 }
 
 impl Filters {
@@ -39,6 +42,7 @@ impl Filters {
             && self.kind.as_ref().is_none_or(|k| &i.kind == k)
             && self.from.is_none_or(|d| i.issue_date >= d)
             && self.to.is_none_or(|d| i.issue_date <= d)
+            && self.payment_status.is_none_or(|p| i.payment_status == p)
     }
 }
 
