@@ -3,7 +3,7 @@
 Usage: mcp_client.py BASE_URL LIVE_KEY TEST_KEY
 
 With a modern client (2026-07-28, `server/discover`) and a legacy one
-(`initialize`): lists the tools (17, exact names, valid JSON Schemas, all four
+(`initialize`): lists the tools (22, exact names, valid JSON Schemas, all four
 annotations), calls every tool with the live and the test key (the SDK checks
 each `structuredContent` against the tool's `outputSchema`), checks `isError`
 for bad input, that `issue_invoice` twice with one `idempotency_key` issues
@@ -12,6 +12,8 @@ Exits non-zero with the reason on the first failure.
 """
 
 import asyncio
+import random
+import string
 import sys
 import uuid
 
@@ -24,7 +26,8 @@ TOOLS = {
     "extract_invoices", "analyze", "validate_tax_id", "calculate_vat", "calculate_withholding",
     "estimate_model_130", "fiscal_calendar", "get_usage", "list_analyses", "get_analysis",
     "issue_invoice", "list_invoices", "get_invoice", "cancel_invoice", "set_invoice_status",
-    "resubmit_verifactu_record", "get_job",
+    "record_payment", "resubmit_verifactu_record", "get_job",
+    "list_series", "create_series", "update_series", "delete_series",
 }
 
 INVOICE_TEXT = """FACTURA
@@ -72,7 +75,7 @@ async def list_tools(client, label):
     listed = await client.list_tools()
     names = {t.name for t in listed.tools}
     check(names == TOOLS, f"{label}: tools {sorted(names)}")
-    check(len(listed.tools) == 17, f"{label}: {len(listed.tools)} tools")
+    check(len(listed.tools) == 22, f"{label}: {len(listed.tools)} tools")
     schemas = {}
     for tool in listed.tools:
         Draft202012Validator.check_schema(tool.input_schema)
@@ -154,12 +157,30 @@ async def every_tool(run, live):
     check(got["number"] == first["number"], "get_invoice")
     await run.error("get_invoice", {"invoice_id": 987654321}, "invoice_id")
     await run.error("resubmit_verifactu_record", {"invoice_id": first["id"]}, "invalid_state")
+    payment = {"invoice_id": first["id"], "idempotency_key": str(uuid.uuid4()), "amount": 10, "method": "transfer"}
+    part = await run.ok("record_payment", payment)
+    check(part["payment_status"] == "partially_paid" and part["amount_paid"] == 10, "record_payment")
+    retried = await run.ok("record_payment", payment)
+    check(len(retried["payments"]) == 1, "one key, one payment")
+    await run.error("record_payment", {**payment, "idempotency_key": str(uuid.uuid4()), "amount": 100000}, "amount")
     paid = await run.ok("set_invoice_status", {"invoice_id": first["id"], "status": "paid"})
     check(paid["status"] == "paid", "set_invoice_status")
     mistake = await run.ok("issue_invoice", invoice_args(str(uuid.uuid4())))
     cancelled = await run.ok("cancel_invoice", {"invoice_id": mistake["id"], "reason": "emitida por error"})
     check(cancelled["status"] == "cancelled", "cancel_invoice")
     await run.error("cancel_invoice", {"invoice_id": mistake["id"]}, "invalid_state")
+    series = await run.ok("list_series", {})
+    check({s["code"] for s in series["data"]} >= {"F", "S", "R", "RS"}, f"list_series: {series}")
+    code = "".join(random.choice(string.ascii_uppercase) for _ in range(8))
+    made = await run.ok("create_series", {"code": code, "purpose": "simplified", "pattern": "{code}-{n:04}",
+                                          "yearly_restart": False})
+    check(made["next_number"].endswith(f"{code}-0001"), f"create_series: {made}")
+    await run.error("create_series", {"code": code, "purpose": "simplified"}, "series_exists")
+    described = await run.ok("update_series", {"series_code": code, "description": "Tienda"})
+    check(described["description"] == "Tienda", f"update_series: {described}")
+    gone = await run.ok("delete_series", {"series_code": code})
+    check(gone["deleted"] is True, f"delete_series: {gone}")
+    await run.error("delete_series", {"series_code": "F"}, "series_builtin")
     page = await run.ok("list_invoices", {"limit": 1})
     if page["next_cursor"] is not None:
         await run.ok("list_invoices", {"limit": 1, "cursor": page["next_cursor"]})

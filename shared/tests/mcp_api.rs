@@ -132,7 +132,7 @@ async fn stateless_legacy_handshake_json_answers_and_405_for_get_and_delete() {
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     let r = send(&h.app, rpc(Some(&h.live), &list)).await;
     let tools = r.json["result"]["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 21);
+    assert_eq!(tools.len(), 22);
     assert!(tools.iter().any(|t| t["name"] == "get_job"));
 
     for method in ["GET", "DELETE"] {
@@ -360,6 +360,52 @@ async fn issue_invoice_twice_with_one_key_issues_once_and_test_keys_issue_test_i
     assert!(
         again.contains("invalid_state") && again.contains("get_invoice"),
         "{again}"
+    );
+}
+
+#[tokio::test]
+async fn record_payment_records_once_per_key_through_the_payments_operation() {
+    let h = harness(support::relaxed()).await;
+    let issued = call(&h, &h.live, "issue_invoice", invoice_args("inv-pay")).await;
+    let id = issued["structuredContent"]["id"].clone();
+    let args = json!({"invoice_id": id, "idempotency_key": "pay-1", "amount": 60,
+        "date": "2026-11-21", "method": "transfer", "reference": "TRF 1"});
+    let first = call(&h, &h.live, "record_payment", args.clone()).await;
+    let again = call(&h, &h.live, "record_payment", args).await;
+    assert_eq!(first["structuredContent"], again["structuredContent"]);
+    let invoice = &first["structuredContent"];
+    assert_eq!(
+        (
+            invoice["payment_status"].clone(),
+            invoice["amount_paid"].clone(),
+            invoice["amount_due"].clone()
+        ),
+        (json!("partially_paid"), json!(60.0), json!(1000.0))
+    );
+    assert_eq!(invoice["payments"].as_array().unwrap().len(), 1);
+    let text = first["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("Recorded the payment on invoice F2026-000001"),
+        "{text}"
+    );
+
+    let rest =
+        json!({"invoice_id": id, "idempotency_key": "pay-2", "amount": 1000, "method": "cash"});
+    let paid = call(&h, &h.live, "record_payment", rest).await;
+    assert_eq!(paid["structuredContent"]["status"], "paid");
+    assert_eq!(paid["structuredContent"]["payment_status"], "paid");
+
+    let over = json!({"invoice_id": id, "idempotency_key": "pay-3", "amount": 1, "method": "cash"});
+    let over = error_text(&call(&h, &h.live, "record_payment", over).await);
+    assert!(
+        over.contains("overpayment") && over.contains("`amount`"),
+        "{over}"
+    );
+    let keyless = json!({"invoice_id": id, "amount": -1, "method": "cash"});
+    let keyless = error_text(&call(&h, &h.live, "record_payment", keyless).await);
+    assert!(
+        keyless.contains("[argument `idempotency_key`]"),
+        "{keyless}"
     );
 }
 

@@ -271,7 +271,7 @@ async fn documents_pass_the_schemas_and_the_en16931_rules() {
         output.status.success(),
         "UBL/CII validation failed:\n{report}"
     );
-    assert_eq!(arguments.len(), 2 * (18 + 10));
+    assert_eq!(arguments.len(), 2 * (19 + 10));
 }
 
 #[tokio::test]

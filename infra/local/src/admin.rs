@@ -87,6 +87,14 @@ pub async fn issuer(ports: &Ports, command: IssuerCommand) -> Result<String, Str
             Ok(String::new())
         }
         IssuerCommand::Certificate(args) => certificate(ports, args).await,
+        IssuerCommand::PaymentTerms { account, days } => {
+            let id = account_id(&account)?;
+            let days = shared::domain::account::payment_terms(days)?;
+            accounts::set_payment_terms(ports, &id, days)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(String::new())
+        }
     }
 }
 

@@ -103,6 +103,14 @@ pub enum IssuerCommand {
     /// --password-env names, or else from standard input (never an argument).
     /// Stored sealed with SVC_SECRETS_KEY (or SVC_KMS_KEY_ID with --table).
     Certificate(CertificateArgs),
+    /// Set the days from issue to the default due date of an account's
+    /// invoices: 0 to 60 (Ley 3/2004 art. 4.3); 30 until set (art. 4.1).
+    PaymentTerms {
+        #[arg(long)]
+        account: String,
+        #[arg(long)]
+        days: i64,
+    },
 }
 
 #[derive(Args)]

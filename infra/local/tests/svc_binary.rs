@@ -53,6 +53,10 @@ fn admin_commands_print_plain_output_and_clear_errors() {
         "Cáceres",
     ];
     assert_eq!(svc.ok(&issuer), "");
+    let terms = ["issuer", "payment-terms", "--account", &account, "--days"];
+    assert_eq!(svc.ok(&[&terms[..], &["45"]].concat()), "");
+    let (success, _, stderr) = svc.run(&[&terms[..], &["61"]].concat());
+    assert!(!success && stderr.contains("0 to 60 days"), "{stderr}");
 
     let (success, _, stderr) = svc.run(&[
         "accounts",

@@ -2,6 +2,7 @@
 
 use crate::app::nif_claims::{self, ClaimError};
 use crate::domain::account::{Account, AccountId, Issuer, Plan};
+use crate::invoice::payments::DEFAULT_TERMS_DAYS;
 use crate::ports::Ports;
 use crate::ports::table::{
     Condition, Cursor, Item, Key, Query, SortKey, TableError, UpdateOp, Value, Write,
@@ -9,6 +10,8 @@ use crate::ports::table::{
 use crate::tax::nif::Nif;
 
 const INDEX_PK: &str = "ACCOUNTS";
+/// The account's payment terms in days (absent: `DEFAULT_TERMS_DAYS`).
+const PAYMENT_TERMS: &str = "payment_terms_days";
 
 #[derive(Debug, thiserror::Error)]
 pub enum AccountError {
@@ -65,11 +68,16 @@ fn decode(id: AccountId, item: &Item) -> Result<Account, AccountError> {
         Some(json) => serde_json::from_str(json).map_err(|e| corrupt(&e.to_string()))?,
         None => Issuer::default(),
     };
+    let payment_terms_days = item
+        .n(PAYMENT_TERMS)
+        .and_then(|d| u32::try_from(d).ok())
+        .unwrap_or(DEFAULT_TERMS_DAYS);
     Ok(Account {
         name: item.s("name").unwrap_or_default().to_string(),
         plan,
         issuer,
         id,
+        payment_terms_days,
     })
 }
 
@@ -115,6 +123,7 @@ pub async fn create(
         name: name.to_string(),
         plan,
         issuer,
+        payment_terms_days: DEFAULT_TERMS_DAYS,
     })
 }
 
@@ -139,6 +148,26 @@ pub async fn set_plan(ports: &Ports, id: &AccountId, plan: Plan) -> Result<(), A
         .update(
             &key(id),
             vec![UpdateOp::set("plan", plan.as_str())],
+            Some(Condition::Present),
+        )
+        .await
+        .map_err(condition_failed(id, None))?;
+    ports.cache.forget(&key(id));
+    Ok(())
+}
+
+/// Sets the days from issue to the default due date of the account's
+/// invoices (checked with `domain::account::payment_terms`).
+pub async fn set_payment_terms(
+    ports: &Ports,
+    id: &AccountId,
+    days: u32,
+) -> Result<(), AccountError> {
+    ports
+        .table
+        .update(
+            &key(id),
+            vec![UpdateOp::set(PAYMENT_TERMS, i64::from(days))],
             Some(Condition::Present),
         )
         .await

@@ -150,7 +150,7 @@ pub fn document(invoice: &Invoice) -> Document {
         number: invoice.number.clone(),
         type_code: type_code(invoice, sign),
         issue_date: invoice.issue_date,
-        due_date: invoice.due_date,
+        due_date: crate::invoice::payments::next_due_date(invoice),
         delivery_date: invoice.operation_date.unwrap_or(invoice.issue_date),
         deliver_to_country: intra_community.then(|| buyer.country.clone()),
         currency: invoice.currency.clone(),

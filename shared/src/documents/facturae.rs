@@ -34,6 +34,7 @@ use rust_decimal::Decimal;
 use crate::invoice::line::Treatment;
 use crate::invoice::model::{GroupView, Invoice, IssuerView, LineView, Payment, Rectifies};
 use crate::invoice::party::{Party, in_eu};
+use crate::invoice::payments;
 use crate::invoice::status::Status;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{cents, round2};
@@ -538,22 +539,34 @@ fn special_event(treatment: Treatment) -> Option<(&'static str, &'static str)> {
     Some((code, treatment.wording()?))
 }
 
+/// One Installment per instalment (an invoice with none, nothing to
+/// collect, states its total due on its due or issue date), each with the
+/// invoice's payment means and account.
 fn payment_details(x: &mut Xml, invoice: &Invoice, payment: &Payment) {
+    let mut instalments: Vec<(NaiveDate, Decimal)> = payments::instalments(invoice)
+        .iter()
+        .map(|i| (i.date, i.amount))
+        .collect();
+    if instalments.is_empty() {
+        let due = invoice.due_date.unwrap_or(invoice.issue_date);
+        instalments.push((due, invoice.total));
+    }
     x.group("PaymentDetails", |x| {
-        x.group("Installment", |x| {
-            let due = invoice.due_date.unwrap_or(invoice.issue_date);
-            x.text("InstallmentDueDate", &due.to_string());
-            x.text("InstallmentAmount", &cents(invoice.total));
-            x.text("PaymentMeans", payment_means(&payment.method));
-            if let Some(iban) = &payment.iban {
-                // A direct debit charges the customer's account; otherwise the IBAN is the issuer's.
-                let account = match payment.method.as_str() {
-                    "direct_debit" => "AccountToBeDebited",
-                    _ => "AccountToBeCredited",
-                };
-                x.group(account, |x| x.text("IBAN", iban));
-            }
-        });
+        for (due, amount) in instalments {
+            x.group("Installment", |x| {
+                x.text("InstallmentDueDate", &due.to_string());
+                x.text("InstallmentAmount", &cents(amount));
+                x.text("PaymentMeans", payment_means(&payment.method));
+                if let Some(iban) = &payment.iban {
+                    // A direct debit charges the customer's account; otherwise the IBAN is the issuer's.
+                    let account = match payment.method.as_str() {
+                        "direct_debit" => "AccountToBeDebited",
+                        _ => "AccountToBeCredited",
+                    };
+                    x.group(account, |x| x.text("IBAN", iban));
+                }
+            });
+        }
     });
 }
 

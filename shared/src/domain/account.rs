@@ -163,6 +163,21 @@ pub struct Account {
     pub name: String,
     pub plan: Plan,
     pub issuer: Issuer,
+    /// Days from the issue date to the default due date of the account's
+    /// invoices (`payment_terms`).
+    pub payment_terms_days: u32,
+}
+
+/// Checks a payment term in days: 0 (due on issue) to 60, the longest a
+/// B2B term may be agreed (Ley 3/2004 art. 4.3); 30 when none is set (art. 4.1).
+pub fn payment_terms(days: i64) -> Result<u32, String> {
+    let max = crate::invoice::payments::MAX_TERMS_DAYS;
+    u32::try_from(days)
+        .ok()
+        .filter(|d| *d <= max)
+        .ok_or_else(|| {
+            format!("payment terms are 0 to {max} days (Ley 3/2004 art. 4.3), not {days}")
+        })
 }
 
 #[cfg(test)]
@@ -183,6 +198,14 @@ mod tests {
         assert!("acct_".parse::<AccountId>().is_err());
         assert!("cus_0a1b".parse::<AccountId>().is_err());
         assert!("acct_zz".parse::<AccountId>().is_err());
+    }
+
+    #[test]
+    fn payment_terms_are_capped_at_sixty_days() {
+        assert_eq!(payment_terms(0), Ok(0));
+        assert_eq!(payment_terms(60), Ok(60));
+        assert!(payment_terms(61).is_err());
+        assert!(payment_terms(-1).is_err());
     }
 
     #[test]

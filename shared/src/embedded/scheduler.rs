@@ -1,4 +1,5 @@
-//! The timer of `svc serve`: the scheduled work (fiscal deadline reminders) at
+//! The timer of `svc serve`: the scheduled work (fiscal deadline reminders,
+//! overdue instalments) at
 //! start and every `EVERY`, as the EventBridge schedule triggers
 //! `functions/scheduler` on AWS. A failed round is logged; the next one
 //! catches up, because the reminders are sent late rather than lost.
@@ -9,6 +10,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{MissedTickBehavior, interval};
 
 use crate::app::fiscal_deadlines;
+use crate::app::invoices::overdue;
 use crate::ports::Ports;
 
 pub const EVERY: Duration = Duration::from_secs(15 * 60);
@@ -28,6 +30,10 @@ pub async fn run(ports: Ports) {
             Err(e) => {
                 tracing::warn!(error = %e, "fiscal deadline reminders failed; next round retries")
             }
+        }
+        match overdue::run(&ports, ports.clock.now()).await {
+            Ok(sent) => tracing::info!(sent, "overdue instalments"),
+            Err(e) => tracing::warn!(error = %e, "overdue instalments failed; next round retries"),
         }
     }
 }

@@ -76,6 +76,8 @@ struct ListQuery {
 /// | type | data |
 /// |---|---|
 /// | `invoice.issued`, `invoice.cancelled`, `invoice.rejected`, `invoice.accepted`, `invoice.paid`, `invoice.unpaid` | `object`: the invoice summary after the change, `{id, object, number, kind, status, livemode, issue_date, customer_id, base, vat_amount, irpf_amount, total}` as in the invoice |
+/// | `invoice.payment_received` | `object` as above, `payment`: the payment recorded `{id, amount, date, method, reference, created_at}` (a refund has a negative `amount`), and the invoice's `payment_status`, `amount_paid`, `amount_due` after it |
+/// | `invoice.overdue` | `object` as above, `instalment`: `{number, date, amount}` (`number` from 1 in the invoice's `instalments`), and `payment_status`, `amount_paid`, `amount_due`; once per instalment, the first scheduled run of the Madrid day after its date, while payments do not cover it |
 /// | `analysis.completed` | the analysis as listed by `GET /api/v1/analyses`: `{id, type, module?, title, created_at, headline}` |
 /// | `job.completed`, `job.failed` | `{job_id, kind, status, result}`: `kind` `invoices.extract` or `analyze`; `status` `succeeded` or `failed`; `result` the job's result (null when failed; `GET /api/v1/jobs/{id}` has its `error`) |
 /// | `quota.threshold` | `{percent, used, limit, day, resets_at}`: `percent` 80 or 100 of the daily quota `limit`, reached on the Madrid `day`; live only |

@@ -24,6 +24,7 @@ use crate::app::invoices::{issue, rectify, store};
 use crate::app::keys::Caller;
 use crate::app::verifactu;
 use crate::invoice::model::Invoice;
+use crate::invoice::payments::PaymentStatus;
 use crate::invoice::status::Status;
 use crate::verifactu::{ChainCheck, verify_chain};
 
@@ -32,6 +33,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(super::documents::routes())
         .merge(super::series::routes())
+        .merge(super::payments::routes())
         .routes(requiring_key(routes!(issue_invoice)))
         .routes(routes!(list_invoices))
         .routes(routes!(get_invoice))
@@ -43,7 +45,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 }
 
 /// Marks a route whose requests must carry an `Idempotency-Key`.
-fn requiring_key(route: UtoipaMethodRouter<AppState>) -> UtoipaMethodRouter<AppState> {
+pub(super) fn requiring_key(route: UtoipaMethodRouter<AppState>) -> UtoipaMethodRouter<AppState> {
     let (schemas, paths, method_router) = route;
     (
         schemas,
@@ -81,7 +83,7 @@ impl From<InvoiceError> for ApiError {
 }
 
 /// Queues this process's invoice writers of one account and mode (see `KeyedLocks`).
-async fn serialize(state: &AppState, caller: &Caller, uow: &UnitOfWork) {
+pub(super) async fn serialize(state: &AppState, caller: &Caller, uow: &UnitOfWork) {
     let name = format!("invoices:{}:{}", caller.account_id, caller.mode.as_str());
     uow.hold(state.locks.lock(&name).await);
 }
@@ -162,6 +164,9 @@ struct ListQuery {
     from: Option<NaiveDate>,
     /// Issue date to (inclusive).
     to: Option<NaiveDate>,
+    /// unpaid, partially_paid, paid or overdue (derived today, Madrid):
+    /// e.g. `overdue` for the invoices to chase.
+    payment_status: Option<PaymentStatus>,
 }
 
 /// List invoices
@@ -216,6 +221,7 @@ async fn list_invoices(
         kind: q.kind,
         from: q.from,
         to: q.to,
+        payment_status: q.payment_status,
     };
     let (data, has_more) =
         lifecycle::list(&state.ports, &caller, &filters, limit, q.starting_after).await?;
@@ -365,6 +371,13 @@ struct StatusRequest {
 }
 
 /// Set an invoice's status
+///
+/// `paid` and `unpaid` go through the invoice's payments, so status and
+/// `payment_status` agree: `paid` records a payment of what is outstanding
+/// (`amount_due`), dated today, method `other` (`invoice.payment_received`,
+/// then `invoice.paid`); `unpaid` records a refund of everything paid, dated
+/// today, method `other` (then `invoice.unpaid`). Record real payments with
+/// `POST /invoices/{id}/payments`.
 #[utoipa::path(post, path = "/api/v1/invoices/{id}/status", tag = "invoices", operation_id = "set_invoice_status",
     params(("id" = u64, Path, description = "The invoice id")), request_body = StatusRequest,
     responses((status = 200, description = "The invoice", body = Invoice)))]

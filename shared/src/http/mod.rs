@@ -18,6 +18,7 @@ pub mod json;
 pub mod observe;
 pub mod openapi;
 pub mod pagination;
+pub mod payments;
 pub mod query;
 pub mod quota;
 pub mod rate_limit;

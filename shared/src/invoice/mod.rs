@@ -6,6 +6,7 @@ pub mod line;
 pub mod model;
 pub mod number;
 pub mod party;
+pub mod payments;
 pub mod series;
 pub mod status;
 pub mod totals;

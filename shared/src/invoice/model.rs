@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::invoice::party::Party;
+use crate::invoice::payments::{Instalment, PaymentEntry, PaymentStatus};
 use crate::invoice::status::Status;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{
@@ -130,7 +131,9 @@ pub struct RectifiedBy {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct HistoryEvent {
     /// `issued`, `accepted`, `rejected`, `paid`, `unpaid`, `cancelled`,
-    /// `rectified` or `verifactu_resubmitted` (a corrected VERI*FACTU record).
+    /// `rectified`, `verifactu_resubmitted` (a corrected VERI*FACTU record),
+    /// `payment` or `refund` (detail: payment id, amount, date, method) or
+    /// `overdue` (detail: which instalment).
     #[serde(rename = "type")]
     pub kind: String,
     pub at: DateTime<Utc>,
@@ -233,6 +236,7 @@ pub struct Invoice {
     pub livemode: bool,
     pub issue_date: NaiveDate,
     pub operation_date: Option<NaiveDate>,
+    /// The date by which the whole total is due: the last instalment's date.
     pub due_date: Option<NaiveDate>,
     pub issuer: IssuerView,
     #[schema(value_type = Option<Object>)]
@@ -263,6 +267,42 @@ pub struct Invoice {
     pub currency: String,
     pub notes: Option<String>,
     pub payment: Option<Payment>,
+    /// The due dates and the amount due on each, in date order; they add up
+    /// to the total. Empty for invoices with nothing to collect, rectifying
+    /// invoices and invoices issued before instalments existed (their
+    /// `due_date`, if any, counts as one instalment of the total).
+    #[serde(default)]
+    pub instalments: Vec<Instalment>,
+    /// Payments and refunds (negative) recorded against the invoice, oldest first.
+    #[serde(default)]
+    pub payments: Vec<PaymentEntry>,
+    /// Derived from instalments, payments and today (Madrid): `paid` once the
+    /// amount paid reaches the total (also when there is nothing to collect);
+    /// `overdue` while an instalment whose date has passed is not covered
+    /// (payments cover instalments in date order; never for a cancelled
+    /// invoice); `partially_paid` when something is paid; else `unpaid`.
+    #[serde(default)]
+    pub payment_status: PaymentStatus,
+    /// The sum of the payments.
+    #[serde(
+        default,
+        serialize_with = "as_number",
+        deserialize_with = "decimal_from_json"
+    )]
+    #[schema(value_type = f64)]
+    pub amount_paid: Decimal,
+    /// total − amount_paid; 0 once cancelled.
+    #[serde(
+        default,
+        serialize_with = "as_number",
+        deserialize_with = "decimal_from_json"
+    )]
+    #[schema(value_type = f64)]
+    pub amount_due: Decimal,
+    /// The date of the last payment once fully paid (the effective payment
+    /// date of RD 238/2026 art. 10.1.b); null otherwise.
+    #[serde(default)]
+    pub paid_at: Option<NaiveDate>,
     pub rectifies: Option<Rectifies>,
     pub rectified_by: Vec<RectifiedBy>,
     /// An F3: the simplified invoices it replaces (VERI*FACTU `FacturasSustituidas`).
@@ -294,5 +334,37 @@ impl Invoice {
             .rev()
             .find(|e| e.kind == "cancelled")
             .and_then(|e| e.detail.as_deref())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// An invoice as stored before instalments and payments existed.
+    pub(crate) fn stored_before_payments() -> serde_json::Value {
+        serde_json::json!({
+            "id": 7, "object": "invoice", "number": "F2026-000007", "kind": "F1",
+            "status": "issued", "livemode": true, "issue_date": "2026-11-21",
+            "operation_date": null, "due_date": null,
+            "issuer": {"name": "Demo", "tax_id": "12345678Z", "address": "Calle Mayor 1",
+                "postal_code": "28013", "city": "Madrid", "province": null, "country": "ES"},
+            "customer": null, "customer_id": null, "lines": [], "breakdown": [],
+            "base": 100, "vat_amount": 21, "surcharge_amount": 0, "irpf_rate": 0,
+            "irpf_amount": 0, "total": 121, "currency": "EUR", "notes": null,
+            "payment": null, "rectifies": null, "rectified_by": [],
+            "events": [{"type": "issued", "at": "2026-11-21T10:00:00Z"}],
+            "verifactu": {"status": "accepted", "hash": "AB", "previous_hash": null,
+                "qr_url": "https://example.com", "record": {}, "cancellation": null},
+            "created_at": "2026-11-21T10:00:00Z"
+        })
+    }
+
+    #[test]
+    fn invoices_stored_before_payments_still_read() {
+        let invoice: Invoice = serde_json::from_value(stored_before_payments()).unwrap();
+        assert!(invoice.instalments.is_empty() && invoice.payments.is_empty());
+        assert_eq!(invoice.payment_status, PaymentStatus::Unpaid);
+        assert_eq!(invoice.paid_at, None);
     }
 }

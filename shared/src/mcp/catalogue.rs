@@ -166,6 +166,8 @@ fn list_invoices_parameters() -> Value {
         "description": "F1 full invoice (or qualified simplified), F2 simplified (or full without the customer's tax id), F3 replacing simplified ones, R1–R5 rectifying."});
     properties["from"] = date("Issued on or after this day.");
     properties["to"] = date("Issued on or before this day.");
+    properties["payment_status"] = json!({"type": "string", "enum": ["unpaid", "partially_paid", "paid", "overdue"],
+        "description": "Only invoices in this payment status (as of today): `overdue` lists the ones to chase."});
     object(properties, &[])
 }
 
@@ -363,8 +365,20 @@ fn specs() -> Vec<ToolSpec> {
             output: Output::Body,
             operation: "set_invoice_status",
             title: "Set an invoice's status",
-            description: "Record what happened to an invoice: `accepted` or `rejected` by the customer, `paid` or `unpaid`. Allowed: issued → any of them; accepted → paid, unpaid, rejected; rejected → accepted; paid ↔ unpaid; nothing from cancelled. Setting the current status changes nothing.",
+            description: "Record what happened to an invoice: `accepted` or `rejected` by the customer, `paid` or `unpaid`. Allowed: issued → any of them; accepted → paid, unpaid, rejected; rejected → accepted; paid ↔ unpaid; nothing from cancelled. Setting the current status changes nothing. `paid` records a payment of what is outstanding dated today and `unpaid` a refund of everything paid; to record a real payment with its amount, date and method use record_payment.",
             hints: [false, false, true, false],
+            parameters: no_parameters,
+        },
+        ToolSpec {
+            name: "record_payment",
+            method: Method::POST,
+            path: "/api/v1/invoices/{invoice_id}/payments",
+            renames: &[],
+            output: Output::Body,
+            operation: "record_payment",
+            title: "Record a payment",
+            description: "Record a payment the customer made against an invoice (or a refund, as a negative amount): `amount` in euros, `date` when the money arrived (default today; not in the future, not before the issue date), `method` and an optional `reference`. Partial payments are fine; more than what is outstanding (`amount_due` of get_invoice) or a refund of more than was paid is refused. The answer is the invoice with `payment_status` (unpaid, partially_paid, paid, overdue), `amount_paid`, `amount_due` and `payments`; a payment completing the total marks it paid. Cancelled invoices and credits take no payments. `idempotency_key` is required: a new unique value for each new payment, the same one when retrying this same call, so a payment is never recorded twice.",
+            hints: [false, false, false, false],
             parameters: no_parameters,
         },
         ToolSpec {
@@ -424,7 +438,7 @@ fn specs() -> Vec<ToolSpec> {
             operation: "delete_series",
             title: "Delete a numbering series",
             description: "Delete a series the account defined that has numbered no invoice and is not a default. Built-in series (F, S, R, RS) stay.",
-            hints: [false, true, true, false],
+            hints: [false, false, true, false],
             parameters: no_parameters,
         },
         ToolSpec {
@@ -654,7 +668,7 @@ mod tests {
     #[test]
     fn every_tool_has_a_unique_name_and_all_four_hints() {
         let tools = tools();
-        assert_eq!(tools.len(), 21);
+        assert_eq!(tools.len(), 22);
         let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         names.sort();
         names.dedup();

@@ -160,6 +160,13 @@ pub fn of(tool: &str, accepted: bool, v: &Value) -> String {
         "list_invoices" => page(v, "invoice(s)", invoice),
         "issue_invoice" => format!("Issued {}.", invoice(v)),
         "get_invoice" | "set_invoice_status" => capitalise(&invoice(v)),
+        "record_payment" => format!(
+            "Recorded the payment on {}: {} paid, {} due ({}).",
+            invoice(v),
+            euros(&v["amount_paid"]),
+            euros(&v["amount_due"]),
+            text(&v["payment_status"])
+        ),
         "cancel_invoice" => format!("Cancelled {}.", invoice(v)),
         "resubmit_verifactu_record" => format!(
             "Resubmitted the VERI*FACTU record of {}; it is pending until the AEAT answers.",

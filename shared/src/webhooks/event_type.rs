@@ -4,8 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// The thirteen event types of the API.
-pub const EVENT_TYPES: [&str; 13] = [
+/// The event types of the API.
+pub const EVENT_TYPES: [&str; 15] = [
     "analysis.completed",
     "job.completed",
     "job.failed",
@@ -17,6 +17,8 @@ pub const EVENT_TYPES: [&str; 13] = [
     "invoice.accepted",
     "invoice.paid",
     "invoice.unpaid",
+    "invoice.payment_received",
+    "invoice.overdue",
     "verifactu.accepted",
     "verifactu.rejected",
 ];

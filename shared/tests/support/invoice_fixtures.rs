@@ -177,6 +177,24 @@ pub async fn all() -> Vec<(&'static str, Invoice)> {
         )
         .await,
     ));
+    let instalments = call(
+        live.clone(),
+        issue.clone(),
+        json!({"customer": customer(), "lines": [line("Desarrollo web", 1.0, 3000.0, 21.0)],
+        "due_dates": [{"date": "2026-12-21", "amount": 1210}, {"date": "2027-01-21", "amount": 1210},
+            {"date": "2027-02-22", "amount": 1210}],
+        "payment": {"method": "direct_debit", "iban": "ES9121000418450200051332"}}),
+    )
+    .await;
+    out.push((
+        "instalments",
+        call(
+            live.clone(),
+            format!("/api/v1/invoices/{}/payments", instalments.id),
+            json!({"amount": 1210, "method": "direct_debit", "reference": "Recibo 1/3"}),
+        )
+        .await,
+    ));
     let ticket = call(
         live.clone(),
         issue.clone(),

@@ -7,11 +7,13 @@ use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use rust_decimal::Decimal;
 use serde_json::json;
 
+use super::due_index;
 use super::error::InvoiceError;
 use super::form::{self, Asked};
 use super::record::{RecordInput, registration, total_text};
 use super::replace::{self, Replaced};
 use super::request::{self, IssueRequest, MAX_GROUPS};
+use super::schedule;
 use super::store;
 use super::test_options;
 use crate::app::keys::Caller;
@@ -27,6 +29,7 @@ use crate::invoice::model::{
 };
 use crate::invoice::number;
 use crate::invoice::party::{Party, PartyInput};
+use crate::invoice::payments::{self, Instalment};
 use crate::invoice::series::Numbered;
 use crate::invoice::status::Status;
 use crate::invoice::totals::{self, Prices, Totals};
@@ -47,6 +50,8 @@ pub struct Draft {
     pub issue_date: NaiveDate,
     pub operation_date: Option<NaiveDate>,
     pub due_date: Option<NaiveDate>,
+    /// The due dates (see `schedule`); empty for rectifying invoices.
+    pub instalments: Vec<Instalment>,
     pub customer: Option<Party>,
     pub customer_id: Option<String>,
     pub lines: Vec<Line>,
@@ -203,6 +208,16 @@ pub async fn draft(
             "due_date is before issue_date",
         ));
     }
+    let instalments = schedule::instalments(
+        ports,
+        caller,
+        req.due_date,
+        req.due_dates.take(),
+        issue_date,
+        totals.total,
+        form.numbered == Numbered::Full && replaced.is_none(),
+    )
+    .await?;
     let notes = req
         .notes
         .as_deref()
@@ -220,7 +235,8 @@ pub async fn draft(
         tax,
         issue_date,
         operation_date: req.operation_date,
-        due_date: req.due_date,
+        due_date: instalments.last().map(|i| i.date).or(req.due_date),
+        instalments,
         payment: request::payment(req.payment)?,
         customer,
         customer_id,
@@ -433,7 +449,7 @@ pub async fn finalize(
         &total_text(&built.json),
         caller.mode.is_live(),
     );
-    let invoice = Invoice {
+    let mut invoice = Invoice {
         id: ids.next(),
         object: "invoice".into(),
         number,
@@ -460,6 +476,12 @@ pub async fn finalize(
         currency: "EUR".into(),
         notes: draft.notes,
         payment: draft.payment,
+        instalments: draft.instalments,
+        payments: Vec::new(),
+        payment_status: Default::default(),
+        amount_paid: Decimal::ZERO,
+        amount_due: Decimal::ZERO,
+        paid_at: None,
         customer: draft.customer,
         customer_id: draft.customer_id,
         rectifies: draft.rectifies,
@@ -489,6 +511,7 @@ pub async fn finalize(
         },
         created_at: now,
     };
+    payments::refresh(&mut invoice, madrid::date(now));
     let mut writes = vec![
         ids.advance(None),
         series.advance(Some(draft.issue_date)),
@@ -511,6 +534,12 @@ pub async fn finalize(
     ));
     writes.extend(owner);
     writes.extend(replace::mark(caller, draft.replaced, &invoice, now));
+    writes.extend(due_index::changes(
+        &[],
+        &invoice,
+        caller.mode,
+        &caller.account_id,
+    ));
     if caller.mode.is_live() {
         let total = draft
             .ledger_groups

@@ -6,11 +6,13 @@ use chrono::NaiveDate;
 
 use super::error::InvoiceError;
 use super::issue::event_data;
+use super::payments;
 use super::record;
 use super::store;
 use crate::app::keys::Caller;
 use crate::app::{ledger, outbox};
 use crate::invoice::model::{HistoryEvent, Invoice};
+use crate::invoice::payments::PaymentStatus;
 use crate::invoice::status::Status;
 use crate::ports::Ports;
 use crate::ports::table::Write;
@@ -26,6 +28,8 @@ pub struct Filters {
     pub kind: Option<String>,
     pub from: Option<NaiveDate>,
     pub to: Option<NaiveDate>,
+    /// The derived payment status (as of today, Madrid).
+    pub payment_status: Option<PaymentStatus>,
 }
 
 impl Filters {
@@ -38,6 +42,7 @@ impl Filters {
             && self.kind.as_ref().is_none_or(|k| &i.kind == k)
             && self.from.is_none_or(|d| i.issue_date >= d)
             && self.to.is_none_or(|d| i.issue_date <= d)
+            && self.payment_status.is_none_or(|p| i.payment_status == p)
     }
 }
 
@@ -114,6 +119,9 @@ pub async fn set_status(
         )));
     }
     let now = ports.clock.now();
+    if let Some(writes) = payments::by_status(caller, &mut invoice, version, to, now)? {
+        return Ok((invoice, writes));
+    }
     invoice.status = to;
     history(&mut invoice, to.code(), now, None);
     let event = format!("invoice.{}", to.code());
@@ -202,6 +210,7 @@ pub async fn cancel(
     invoice.verifactu.cancellation = Some(built.json.clone());
     invoice.verifactu.cancellation_status = Some("pending".into());
     history(&mut invoice, "cancelled", now, reason);
+    crate::invoice::payments::refresh(&mut invoice, crate::domain::madrid::date(now));
     let mut writes = vec![store::replace(caller, &invoice, version)];
     writes.extend(store::append(
         &chain,

@@ -1,13 +1,17 @@
 //! Invoices: issue, read, list, cancel, rectify and status changes, each a use
 //! case that returns the invoice and the writes of its one transaction.
 
+pub mod due_index;
 pub mod error;
 pub mod form;
 pub mod issue;
 pub mod lifecycle;
+pub mod overdue;
+pub mod payments;
 pub mod record;
 pub mod rectify;
 pub mod replace;
 pub mod request;
+pub mod schedule;
 pub mod store;
 pub mod test_options;

@@ -195,6 +195,7 @@ pub async fn rectify(
         issue_date: today(ports),
         operation_date: None,
         due_date: None,
+        instalments: Vec::new(),
         customer: original.customer.clone(),
         customer_id: original.customer_id.clone(),
         lines,

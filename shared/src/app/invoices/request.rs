@@ -7,6 +7,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::error::InvoiceError;
+use super::schedule::DueDateRequest;
 use super::test_options::TestOptions;
 use crate::app::customers::CustomerFields;
 use crate::invoice::iban;
@@ -118,7 +119,20 @@ pub struct IssueRequest {
     /// Default today (Europe/Madrid); never in the future, never before the series' last invoice.
     pub issue_date: Option<NaiveDate>,
     pub operation_date: Option<NaiveDate>,
+    /// One instalment of the whole total due on this date (not before the
+    /// issue date). Without `due_date` and `due_dates`: one instalment of the
+    /// total, due the account's payment terms after the issue date (30 days
+    /// unless the account sets 0–60; Ley 3/2004 art. 4) — except for
+    /// simplified invoices (tickets, paid at the counter) and invoices
+    /// replacing tickets, which fall due only when asked.
     pub due_date: Option<NaiveDate>,
+    /// Instalments instead of `due_date` (not both): 1–12, dates in ascending
+    /// order and not before the issue date, amounts more than 0 with up to 2
+    /// decimals adding up to the invoice total exactly (no rounding is done:
+    /// split the cents yourself). 400 `parameter_invalid` naming the entry
+    /// (`due_dates[1].date`) or `due_dates` for the sum. The invoice shows
+    /// them as `instalments` and the last date as `due_date`.
+    pub due_dates: Option<Vec<DueDateRequest>>,
     /// Up to 1,000 characters, printed on the invoice.
     pub notes: Option<String>,
     pub payment: Option<PaymentRequest>,

@@ -8,7 +8,9 @@ use super::error::InvoiceError;
 use crate::app::keys::Caller;
 use crate::app::nif_claims::{self, ClaimError};
 use crate::domain::account::{AccountId, Mode};
+use crate::domain::madrid;
 use crate::invoice::model::Invoice;
+use crate::invoice::payments;
 use crate::ports::Ports;
 use crate::ports::table::{Condition, Cursor, Item, Key, Query, SortKey, TableError, Value, Write};
 use crate::verifactu::BuiltRecord;
@@ -65,9 +67,11 @@ pub fn replace_at(key: Key, invoice: &Invoice, version: i64) -> Write {
     }
 }
 
-fn decode(item: &Item) -> Result<(Invoice, i64), InvoiceError> {
-    let invoice = serde_json::from_str(item.s("doc").unwrap_or_default())
+/// The stored invoice with its payment state derived for `today`.
+fn decode(item: &Item, today: NaiveDate) -> Result<(Invoice, i64), InvoiceError> {
+    let mut invoice = serde_json::from_str(item.s("doc").unwrap_or_default())
         .map_err(|e| TableError::Unavailable(format!("unreadable invoice {}: {e}", item.key)))?;
+    payments::refresh(&mut invoice, today);
     Ok((invoice, item.n("version").unwrap_or(1)))
 }
 
@@ -81,7 +85,7 @@ pub async fn get(ports: &Ports, caller: &Caller, id: u64) -> Result<(Invoice, i6
 /// The invoice at `key` and its version, if there is one.
 pub async fn get_at(ports: &Ports, key: &Key) -> Result<Option<(Invoice, i64)>, InvoiceError> {
     match ports.table.get(key).await? {
-        Some(item) => decode(&item).map(Some),
+        Some(item) => decode(&item, madrid::date(ports.clock.now())).map(Some),
         None => Ok(None),
     }
 }
@@ -98,10 +102,11 @@ pub async fn page(
         .limit(limit)
         .after(after.as_deref().map(Cursor::from_token));
     let page = ports.table.query(&query).await?;
+    let today = madrid::date(ports.clock.now());
     let invoices = page
         .items
         .iter()
-        .map(|i| decode(i).map(|(inv, _)| inv))
+        .map(|i| decode(i, today).map(|(inv, _)| inv))
         .collect::<Result<Vec<_>, _>>()?;
     Ok((invoices, page.next.map(|c| c.as_str().to_string())))
 }

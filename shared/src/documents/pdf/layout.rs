@@ -706,7 +706,14 @@ fn mention_texts(invoice: &Invoice) -> Vec<String> {
                 .map(|iban| format!("IBAN: {}", format::iban(iban))),
         );
     }
-    if let Some(due) = invoice.due_date {
+    if invoice.instalments.len() > 1 {
+        let each: Vec<String> = invoice
+            .instalments
+            .iter()
+            .map(|i| format!("{}: {}", format::date(i.date), format::amount(i.amount)))
+            .collect();
+        payment.push(format!("Vencimientos: {}", each.join("; ")));
+    } else if let Some(due) = invoice.due_date {
         payment.push(format!("Vencimiento: {}", format::date(due)));
     }
     if !payment.is_empty() {
