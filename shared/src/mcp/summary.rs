@@ -167,6 +167,10 @@ pub fn of(tool: &str, accepted: bool, v: &Value) -> String {
             euros(&v["amount_due"]),
             text(&v["payment_status"])
         ),
+        "list_series" => page(v, "series", series),
+        "create_series" => format!("Defined the {}.", series(v)),
+        "update_series" => format!("Changed the {}.", series(v)),
+        "delete_series" => format!("Deleted the series {}.", text(&v["code"])),
         "cancel_invoice" => format!("Cancelled {}.", invoice(v)),
         "resubmit_verifactu_record" => format!(
             "Resubmitted the VERI*FACTU record of {}; it is pending until the AEAT answers.",
@@ -186,6 +190,20 @@ pub fn of(tool: &str, accepted: bool, v: &Value) -> String {
         },
         _ => String::new(),
     }
+}
+
+fn series(v: &Value) -> String {
+    format!(
+        "series {} ({}{}; next number {})",
+        text(&v["code"]),
+        text(&v["purpose"]),
+        if v["default"] == true {
+            ", the default"
+        } else {
+            ""
+        },
+        text(&v["next_number"])
+    )
 }
 
 fn capitalise(s: &str) -> String {
