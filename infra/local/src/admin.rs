@@ -95,6 +95,14 @@ pub async fn issuer(ports: &Ports, command: IssuerCommand) -> Result<String, Str
                 .map_err(|e| e.to_string())?;
             Ok(String::new())
         }
+        IssuerCommand::SimplifiedLimit { account, euros } => {
+            let id = account_id(&account)?;
+            let limit = shared::domain::account::simplified_limit(euros)?;
+            accounts::set_simplified_limit(ports, &id, limit)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(String::new())
+        }
     }
 }
 

@@ -111,6 +111,16 @@ pub enum IssuerCommand {
         #[arg(long)]
         days: i64,
     },
+    /// Set the most a simplified invoice (ticket) of an account may amount
+    /// to, VAT included: 400 € (RD 1619/2012 art. 4.1; the default) or 3000 €
+    /// when the account carries on an activity art. 4.2 lists (retail,
+    /// restaurants and cafés, hospitality, …).
+    SimplifiedLimit {
+        #[arg(long)]
+        account: String,
+        #[arg(long)]
+        euros: i64,
+    },
 }
 
 #[derive(Args)]

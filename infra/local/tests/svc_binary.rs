@@ -57,6 +57,16 @@ fn admin_commands_print_plain_output_and_clear_errors() {
     assert_eq!(svc.ok(&[&terms[..], &["45"]].concat()), "");
     let (success, _, stderr) = svc.run(&[&terms[..], &["61"]].concat());
     assert!(!success && stderr.contains("0 to 60 days"), "{stderr}");
+    let limit = [
+        "issuer",
+        "simplified-limit",
+        "--account",
+        &account,
+        "--euros",
+    ];
+    assert_eq!(svc.ok(&[&limit[..], &["3000"]].concat()), "");
+    let (success, _, stderr) = svc.run(&[&limit[..], &["1000"]].concat());
+    assert!(!success && stderr.contains("art. 4.2"), "{stderr}");
 
     let (success, _, stderr) = svc.run(&[
         "accounts",

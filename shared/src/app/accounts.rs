@@ -1,7 +1,7 @@
 //! Accounts repository and use cases (the application's admin side).
 
 use crate::app::nif_claims::{self, ClaimError};
-use crate::domain::account::{Account, AccountId, Issuer, Plan};
+use crate::domain::account::{self, Account, AccountId, Issuer, Plan};
 use crate::invoice::payments::DEFAULT_TERMS_DAYS;
 use crate::ports::Ports;
 use crate::ports::table::{
@@ -12,6 +12,8 @@ use crate::tax::nif::Nif;
 const INDEX_PK: &str = "ACCOUNTS";
 /// The account's payment terms in days (absent: `DEFAULT_TERMS_DAYS`).
 const PAYMENT_TERMS: &str = "payment_terms_days";
+/// The account's simplified-invoice limit in euros (absent: 400).
+const SIMPLIFIED_LIMIT: &str = "simplified_limit";
 
 #[derive(Debug, thiserror::Error)]
 pub enum AccountError {
@@ -72,12 +74,17 @@ fn decode(id: AccountId, item: &Item) -> Result<Account, AccountError> {
         .n(PAYMENT_TERMS)
         .and_then(|d| u32::try_from(d).ok())
         .unwrap_or(DEFAULT_TERMS_DAYS);
+    let simplified_limit = item
+        .n(SIMPLIFIED_LIMIT)
+        .and_then(|euros| account::simplified_limit(euros).ok())
+        .unwrap_or(account::SIMPLIFIED_LIMIT);
     Ok(Account {
         name: item.s("name").unwrap_or_default().to_string(),
         plan,
         issuer,
         id,
         payment_terms_days,
+        simplified_limit,
     })
 }
 
@@ -124,6 +131,7 @@ pub async fn create(
         plan,
         issuer,
         payment_terms_days: DEFAULT_TERMS_DAYS,
+        simplified_limit: account::SIMPLIFIED_LIMIT,
     })
 }
 
@@ -168,6 +176,28 @@ pub async fn set_payment_terms(
         .update(
             &key(id),
             vec![UpdateOp::set(PAYMENT_TERMS, i64::from(days))],
+            Some(Condition::Present),
+        )
+        .await
+        .map_err(condition_failed(id, None))?;
+    ports.cache.forget(&key(id));
+    Ok(())
+}
+
+/// Sets the most a simplified invoice of the account may amount to
+/// (checked with `domain::account::simplified_limit`).
+pub async fn set_simplified_limit(
+    ports: &Ports,
+    id: &AccountId,
+    limit: rust_decimal::Decimal,
+) -> Result<(), AccountError> {
+    use rust_decimal::prelude::ToPrimitive;
+    let euros = limit.to_i64().unwrap_or(i64::MAX);
+    ports
+        .table
+        .update(
+            &key(id),
+            vec![UpdateOp::set(SIMPLIFIED_LIMIT, euros)],
             Some(Condition::Present),
         )
         .await

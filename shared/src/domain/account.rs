@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -166,6 +167,26 @@ pub struct Account {
     /// Days from the issue date to the default due date of the account's
     /// invoices (`payment_terms`).
     pub payment_terms_days: u32,
+    /// The most a simplified invoice may amount to, VAT included: 400 €, or
+    /// 3,000 € when the account carries on an activity RD 1619/2012 art.
+    /// 4.2 lists (retail, restaurants, hospitality, …) (`simplified_limit`).
+    pub simplified_limit: Decimal,
+}
+
+/// The simplified-invoice limit by default (RD 1619/2012 art. 4.1).
+pub const SIMPLIFIED_LIMIT: Decimal = Decimal::from_parts(400, 0, 0, false, 0);
+/// The limit for the activities of art. 4.2.
+pub const SIMPLIFIED_LIMIT_ART_4_2: Decimal = Decimal::from_parts(3000, 0, 0, false, 0);
+
+/// Checks a simplified-invoice limit: 400 € (art. 4.1) or 3,000 € (the
+/// activities art. 4.2 lists); no other is in the regulation.
+pub fn simplified_limit(euros: i64) -> Result<Decimal, String> {
+    match Decimal::from(euros) {
+        limit if limit == SIMPLIFIED_LIMIT || limit == SIMPLIFIED_LIMIT_ART_4_2 => Ok(limit),
+        _ => Err(format!(
+            "a simplified invoice is limited to 400 € (RD 1619/2012 art. 4.1) or 3000 € for the activities of art. 4.2, not {euros}"
+        )),
+    }
 }
 
 /// Checks a payment term in days: 0 (due on issue) to 60, the longest a
@@ -198,6 +219,13 @@ mod tests {
         assert!("acct_".parse::<AccountId>().is_err());
         assert!("cus_0a1b".parse::<AccountId>().is_err());
         assert!("acct_zz".parse::<AccountId>().is_err());
+    }
+
+    #[test]
+    fn the_simplified_limit_is_400_or_3000() {
+        assert_eq!(simplified_limit(3000), Ok(SIMPLIFIED_LIMIT_ART_4_2));
+        assert_eq!(simplified_limit(400), Ok(SIMPLIFIED_LIMIT));
+        assert!(simplified_limit(1000).is_err());
     }
 
     #[test]

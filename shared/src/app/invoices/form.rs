@@ -7,12 +7,11 @@
 use rust_decimal::Decimal;
 
 use super::error::InvoiceError;
+#[cfg(test)]
+use crate::domain::account::SIMPLIFIED_LIMIT;
 use crate::invoice::line::{Line, Treatment};
 use crate::invoice::party::Party;
 use crate::invoice::series::Numbered;
-
-/// The simplified-invoice limit (RD 1619/2012 art. 4.1), VAT included.
-pub const SIMPLIFIED_LIMIT: Decimal = Decimal::from_parts(400, 0, 0, false, 0);
 
 /// What the request asks for, besides its lines.
 pub struct Asked<'a> {
@@ -114,6 +113,7 @@ fn within_limit(asked: &Asked, error: impl Fn(String) -> InvoiceError) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::account::SIMPLIFIED_LIMIT;
     use crate::invoice::party::PartyInput;
     use rust_decimal::dec;
 

@@ -163,7 +163,7 @@ pub async fn draft(
     let simulated_error = test_options::simulated_error(req.test_options.take(), caller.mode)?;
     let (customer, customer_id) = customer(ports, caller, &mut req).await?;
     let tax_date = req.operation_date.unwrap_or(issue_date);
-    let tax = issuer_tax(ports, caller).await?;
+    let (tax, limit) = issuer_terms(ports, caller).await?;
     let replaced = match req.replaces.take() {
         Some(ids) => Some(replace::read(ports, caller, &ids).await?),
         None => None,
@@ -193,7 +193,7 @@ pub async fn draft(
         lines: &lines,
         gross: totals.gross(),
         irpf_rate,
-        limit: form::SIMPLIFIED_LIMIT,
+        limit,
     })?;
     let ledger = match &replaced {
         Some(r) => super::rectify::difference(&ledger_groups(&totals), &replace::ledger_of(r)),
@@ -252,17 +252,21 @@ pub async fn draft(
 }
 
 /// The tax the account's issuer charges, from its details as recently read
-/// (`finalize` checks it against the details it reads).
-async fn issuer_tax(ports: &Ports, caller: &Caller) -> Result<IndirectTax, InvoiceError> {
+/// (`finalize` checks it against the details it reads), and its
+/// simplified-invoice limit.
+async fn issuer_terms(
+    ports: &Ports,
+    caller: &Caller,
+) -> Result<(IndirectTax, Decimal), InvoiceError> {
     let account = accounts::get_recent(ports, &caller.account_id)
         .await
         .map_err(|e| match e {
             accounts::AccountError::Table(t) => InvoiceError::Storage(t),
             other => InvoiceError::NotFound(other.to_string()),
         })?;
-    Ok(IndirectTax::of_postal_code(
-        account.issuer.postal_code.as_deref().unwrap_or_default(),
-    ))
+    let tax =
+        IndirectTax::of_postal_code(account.issuer.postal_code.as_deref().unwrap_or_default());
+    Ok((tax, account.simplified_limit))
 }
 
 /// The account's issuer details as an invoice shows them (409 when incomplete).

@@ -100,7 +100,9 @@ pub struct IssueRequest {
     /// `FacturaSinIdentifDestinatarioArt61d`, in an ordinary series), only
     /// for operations not located in Spain (every line N2), where the law
     /// does not require the customer's tax id. Simplified invoices are
-    /// limited to 400 € (VAT included) each.
+    /// limited to 400 € (VAT included) each, or 3,000 € for an account whose
+    /// activity RD 1619/2012 art. 4.2 lists (retail, restaurants, …), as its
+    /// operator sets (`svc issuer simplified-limit`).
     pub simplified: Option<bool>,
     /// Ids of the account's simplified invoices (F2 tickets) this full
     /// invoice replaces (F3, e.g. when the customer asks for a full invoice
