@@ -7,8 +7,6 @@
 use rust_decimal::Decimal;
 
 use super::error::InvoiceError;
-#[cfg(test)]
-use crate::domain::account::SIMPLIFIED_LIMIT;
 use crate::invoice::line::{Line, Treatment};
 use crate::invoice::party::Party;
 use crate::invoice::series::Numbered;
