@@ -533,6 +533,37 @@ fn josemmo_f1() -> Registration {
     }
 }
 
+/// The XML of the harness account's test chain records, in chain order.
+async fn chain_records(h: &support::Harness) -> Vec<String> {
+    use shared::ports::table::{Query, SortKey};
+    let chain = format!("CHAIN#test#{}#12345678Z#RECORDS", h.account);
+    let page = h
+        .ports
+        .table
+        .query(&Query::new(chain, SortKey::All))
+        .await
+        .unwrap();
+    page.items
+        .iter()
+        .filter_map(|i| i.s("xml").map(str::to_string))
+        .collect()
+}
+
+/// Panics with the validator's report unless the records, as one
+/// submission, are valid against `SuministroLR.xsd`.
+fn assert_valid_submission(python: &Path, standards: &Path, label: &str, records: &[&str]) {
+    let submission = submission_xml("Ana García Pérez", "12345678Z", records);
+    if let Err(report) = validate(
+        python,
+        &standards.join("SuministroLR.xsd"),
+        &[(label, &submission)],
+    ) {
+        panic!(
+            "the {label} records are not valid against SuministroLR.xsd:\n{report}\n{submission}"
+        );
+    }
+}
+
 /// A test account's chain after corrections made through the API: an
 /// invoice rejected and resubmitted (Subsanacion, RechazoPrevio X), one
 /// accepted with errors and corrected (Subsanacion), one rejected and then
@@ -540,7 +571,6 @@ fn josemmo_f1() -> Registration {
 #[tokio::test]
 async fn resubmitted_records_validate_against_suministro_lr() {
     use serde_json::json;
-    use shared::ports::table::{Query, SortKey};
     use support::{post_json, send};
 
     let Some((python, standards)) = validator() else {
@@ -578,14 +608,8 @@ async fn resubmitted_records_validate_against_suministro_lr() {
         let r = send(&h.app, post_json(&path, &h.test, None, "{}")).await;
         assert_eq!(r.status, 200, "{action}: {}", r.json);
     }
-    let chain = format!("CHAIN#test#{}#12345678Z#RECORDS", h.account);
-    let page = h
-        .ports
-        .table
-        .query(&Query::new(chain, SortKey::All))
-        .await
-        .unwrap();
-    let records: Vec<&str> = page.items.iter().filter_map(|i| i.s("xml")).collect();
+    let xml = chain_records(&h).await;
+    let records: Vec<&str> = xml.iter().map(String::as_str).collect();
     assert_eq!(records.len(), 6);
     for flag in [
         "<sf:RechazoPrevio>X</sf:RechazoPrevio>",
@@ -594,16 +618,7 @@ async fn resubmitted_records_validate_against_suministro_lr() {
     ] {
         assert!(records.iter().any(|r| r.contains(flag)), "{flag}");
     }
-    let submission = submission_xml("Ana García Pérez", "12345678Z", &records);
-    if let Err(report) = validate(
-        &python,
-        &standards.join("SuministroLR.xsd"),
-        &[("resubmitted", &submission)],
-    ) {
-        panic!(
-            "the resubmitted records are not valid against SuministroLR.xsd:\n{report}\n{submission}"
-        );
-    }
+    assert_valid_submission(&python, &standards, "resubmitted", &records);
 }
 
 /// The records of every simplified type (F2 ticket, F1 qualified simplified,
@@ -614,7 +629,6 @@ async fn resubmitted_records_validate_against_suministro_lr() {
 #[tokio::test]
 async fn simplified_types_validate_and_the_simulator_accepts_them() {
     use serde_json::{Value, json};
-    use shared::ports::table::{Query, SortKey};
     use support::{get, post_json, send};
 
     let Some((python, standards)) = validator() else {
@@ -678,14 +692,8 @@ async fn simplified_types_validate_and_the_simulator_accepts_them() {
             now["kind"], now["number"], now["verifactu"]
         );
     }
-    let chain = format!("CHAIN#test#{}#12345678Z#RECORDS", h.account);
-    let page = h
-        .ports
-        .table
-        .query(&Query::new(chain, SortKey::All))
-        .await
-        .unwrap();
-    let records: Vec<&str> = page.items.iter().filter_map(|i| i.s("xml")).collect();
+    let xml = chain_records(&h).await;
+    let records: Vec<&str> = xml.iter().map(String::as_str).collect();
     assert_eq!(records.len(), 8);
     for flag in [
         "<sf:FacturaSimplificadaArt7273>S</sf:FacturaSimplificadaArt7273>",
@@ -694,16 +702,7 @@ async fn simplified_types_validate_and_the_simulator_accepts_them() {
     ] {
         assert!(records.iter().any(|r| r.contains(flag)), "{flag}");
     }
-    let submission = submission_xml("Ana García Pérez", "12345678Z", &records);
-    if let Err(report) = validate(
-        &python,
-        &standards.join("SuministroLR.xsd"),
-        &[("simplified", &submission)],
-    ) {
-        panic!(
-            "the simplified records are not valid against SuministroLR.xsd:\n{report}\n{submission}"
-        );
-    }
+    assert_valid_submission(&python, &standards, "simplified", &records);
 }
 
 /// IGIC (`Impuesto` 03) and IPSI (02) records are valid against
@@ -711,7 +710,6 @@ async fn simplified_types_validate_and_the_simulator_accepts_them() {
 #[tokio::test]
 async fn igic_and_ipsi_records_validate_and_are_accepted() {
     use serde_json::json;
-    use shared::ports::table::{Query, SortKey};
     use support::{get, post_json, send};
 
     let Some((python, standards)) = validator() else {
@@ -762,24 +760,9 @@ async fn igic_and_ipsi_records_validate_and_are_accepted() {
             now["verifactu"]
         );
     }
-    let chain = format!("CHAIN#test#{}#12345678Z#RECORDS", h.account);
-    let page = h
-        .ports
-        .table
-        .query(&Query::new(chain, SortKey::All))
-        .await
-        .unwrap();
-    let records: Vec<&str> = page.items.iter().filter_map(|i| i.s("xml")).collect();
+    let xml = chain_records(&h).await;
+    let records: Vec<&str> = xml.iter().map(String::as_str).collect();
     assert!(records[0].contains("<sf:Impuesto>03</sf:Impuesto>"));
     assert!(records[1].contains("<sf:Impuesto>02</sf:Impuesto>"));
-    let submission = submission_xml("Ana García Pérez", "12345678Z", &records);
-    if let Err(report) = validate(
-        &python,
-        &standards.join("SuministroLR.xsd"),
-        &[("igic_ipsi", &submission)],
-    ) {
-        panic!(
-            "the IGIC and IPSI records are not valid against SuministroLR.xsd:\n{report}\n{submission}"
-        );
-    }
+    assert_valid_submission(&python, &standards, "igic_ipsi", &records);
 }

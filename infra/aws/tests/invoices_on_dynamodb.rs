@@ -30,19 +30,7 @@ async fn fifty_concurrent_issues_on_dynamodb_are_gap_free_in_each_series() {
         return;
     }
     let clock = Arc::new(SystemClock);
-    let table = DynamoTable::from_env(
-        &format!("svc-invoices-{}", shared::ids::random_token(6)),
-        clock.clone(),
-    )
-    .await;
-    table.create_table().await.unwrap();
-    let ports = Ports::new(Arc::new(table), clock.clone());
-    let key = support::issuing_account(&ports).await;
-    let config = Config {
-        rate_limit_per_minute: 100_000,
-        ..Config::default()
-    };
-    let app = service_router(AppState::new(ports, config));
+    let (_, app, key) = support::issuing_service("invoices", clock.clone()).await;
     let series = json!({"code": "TK", "pattern": "{code}-{n:05}", "yearly_restart": false,
         "purpose": "simplified", "default": true});
     let req = authorized(Request::post("/api/v1/series"), &key)

@@ -11,13 +11,9 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::{Value, json};
 
-use infra_aws::DynamoTable;
 use shared::app::events::{Filter, list};
 use shared::app::invoices::{due_index, overdue};
-use shared::config::Config;
 use shared::domain::account::Mode;
-use shared::http::{AppState, service_router};
-use shared::ports::Ports;
 use shared::ports::clock::{Clock, ManualClock};
 use support::call;
 
@@ -36,19 +32,7 @@ async fn the_due_date_index_and_overdue_runs_on_dynamodb() {
         return;
     }
     let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
-    let table = DynamoTable::from_env(
-        &format!("svc-payments-{}", shared::ids::random_token(6)),
-        clock.clone(),
-    )
-    .await;
-    table.create_table().await.unwrap();
-    let ports = Ports::new(Arc::new(table), clock.clone());
-    let key = support::issuing_account(&ports).await;
-    let config = Config {
-        rate_limit_per_minute: 100_000,
-        ..Config::default()
-    };
-    let app = service_router(AppState::new(ports.clone(), config));
+    let (ports, app, key) = support::issuing_service("payments", clock.clone()).await;
 
     let customer = json!({"name": "Taller Ana SL", "tax_id": "B64717838"});
     let lines =

@@ -319,6 +319,23 @@ fn others_not_default(
         .collect()
 }
 
+/// The writes that store `series` over what was read at `version` and,
+/// when it takes the default of its purpose, take it from the others.
+fn storing(
+    caller: &Caller,
+    all: &[Stored],
+    series: &Series,
+    version: Option<i64>,
+    takes_default: bool,
+    now: DateTime<Utc>,
+) -> Vec<Write> {
+    let mut writes = vec![put(caller, series, version, now)];
+    if takes_default {
+        writes.extend(others_not_default(caller, all, &series.code, series.purpose, now));
+    }
+    writes
+}
+
 pub async fn create(
     ports: &Ports,
     caller: &Caller,
@@ -361,17 +378,7 @@ pub async fn create(
         default: req.default,
         description: description(req.description)?,
     };
-    let now = ports.clock.now();
-    let mut writes = vec![put(caller, &series, None, now)];
-    if series.default {
-        writes.extend(others_not_default(
-            caller,
-            &all,
-            &series.code,
-            series.purpose,
-            now,
-        ));
-    }
+    let writes = storing(caller, &all, &series, None, series.default, ports.clock.now());
     Ok((view(ports, caller, &series).await?, writes))
 }
 
@@ -457,17 +464,9 @@ pub async fn changes(
             None => old.description.clone(),
         },
     };
+    let takes_default = series.default && !old.default;
     let now = ports.clock.now();
-    let mut writes = vec![put(caller, &series, stored.version, now)];
-    if series.default && !old.default {
-        writes.extend(others_not_default(
-            caller,
-            &all,
-            &series.code,
-            series.purpose,
-            now,
-        ));
-    }
+    let writes = storing(caller, &all, &series, stored.version, takes_default, now);
     Ok((view(ports, caller, &series).await?, writes))
 }
 

@@ -116,6 +116,25 @@ pub async fn issuing_account(ports: &Ports) -> String {
     key.reveal()
 }
 
+/// The service on a new table of the emulator named for one run
+/// (`svc-<name>-…`), at `clock`, without rate limits: its ports, its router
+/// and the live key of an `issuing_account`.
+pub async fn issuing_service(
+    name: &str,
+    clock: Arc<dyn shared::ports::clock::Clock>,
+) -> (Ports, axum::Router, String) {
+    let table = DynamoTable::from_env(&format!("svc-{name}-{}", random_token(6)), clock.clone()).await;
+    table.create_table().await.unwrap();
+    let ports = Ports::new(Arc::new(table), clock);
+    let key = issuing_account(&ports).await;
+    let config = shared::config::Config {
+        rate_limit_per_minute: 100_000,
+        ..shared::config::Config::default()
+    };
+    let app = shared::http::service_router(shared::http::AppState::new(ports.clone(), config));
+    (ports, app, key)
+}
+
 /// The ports of async jobs on the emulators, named for one run: a table,
 /// the jobs queue (with the embedded host's settings) and a staging bucket;
 /// with the queue's client and address. None (having said why) when an

@@ -1,5 +1,6 @@
 //! What can go wrong with an invoice operation.
 
+use crate::app::accounts::AccountError;
 use crate::ports::table::TableError;
 
 #[derive(Debug)]
@@ -27,6 +28,15 @@ impl InvoiceError {
             code,
             param,
             message: message.into(),
+        }
+    }
+}
+
+impl From<AccountError> for InvoiceError {
+    fn from(e: AccountError) -> Self {
+        match e {
+            AccountError::Table(t) => InvoiceError::Storage(t),
+            other => InvoiceError::NotFound(other.to_string()),
         }
     }
 }

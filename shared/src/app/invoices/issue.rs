@@ -259,11 +259,7 @@ async fn issuer_terms(
     caller: &Caller,
 ) -> Result<(IndirectTax, Decimal), InvoiceError> {
     let account = accounts::get_recent(ports, &caller.account_id)
-        .await
-        .map_err(|e| match e {
-            accounts::AccountError::Table(t) => InvoiceError::Storage(t),
-            other => InvoiceError::NotFound(other.to_string()),
-        })?;
+        .await?;
     let tax =
         IndirectTax::of_postal_code(account.issuer.postal_code.as_deref().unwrap_or_default());
     Ok((tax, account.simplified_limit))
@@ -272,11 +268,7 @@ async fn issuer_terms(
 /// The account's issuer details as an invoice shows them (409 when incomplete).
 pub async fn account_issuer(ports: &Ports, caller: &Caller) -> Result<IssuerView, InvoiceError> {
     let account = accounts::get(ports, &caller.account_id)
-        .await
-        .map_err(|e| match e {
-            accounts::AccountError::Table(t) => InvoiceError::Storage(t),
-            other => InvoiceError::NotFound(other.to_string()),
-        })?;
+        .await?;
     issuer_view(&account)
 }
 

@@ -57,11 +57,7 @@ pub async fn instalments(
         (None, None) if !by_terms => Ok(Vec::new()),
         (None, None) => {
             let account = accounts::get_recent(ports, &caller.account_id)
-                .await
-                .map_err(|e| match e {
-                    accounts::AccountError::Table(t) => InvoiceError::Storage(t),
-                    other => InvoiceError::NotFound(other.to_string()),
-                })?;
+                .await?;
             let date = issue_date + Days::new(u64::from(account.payment_terms_days));
             Ok(vec![Instalment::new(date, total)])
         }
