@@ -21,6 +21,7 @@ pub struct SmtpEmail {
 
 impl SmtpEmail {
     /// The transport `url` names; an error says what is wrong with it.
+    /// Its connection pool runs on the tokio runtime this is called on.
     pub fn from_url(url: &str) -> Result<Self, String> {
         super::tls::install();
         let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
@@ -48,8 +49,8 @@ impl Email for SmtpEmail {
 mod tests {
     use super::*;
 
-    #[test]
-    fn only_smtp_urls_make_a_transport() {
+    #[tokio::test]
+    async fn only_smtp_urls_make_a_transport() {
         assert!(SmtpEmail::from_url("smtp://127.0.0.1:2525").is_ok());
         assert!(SmtpEmail::from_url("smtps://user:pass@smtp.example.com").is_ok());
         let refused = SmtpEmail::from_url("http://smtp.example.com").err().unwrap();
