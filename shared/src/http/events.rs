@@ -76,6 +76,7 @@ struct ListQuery {
 /// | type | data |
 /// |---|---|
 /// | `invoice.issued`, `invoice.cancelled`, `invoice.rejected`, `invoice.accepted`, `invoice.paid`, `invoice.unpaid` | `object`: the invoice summary after the change, `{id, object, number, kind, status, livemode, issue_date, customer_id, base, vat_amount, irpf_amount, total}` as in the invoice |
+/// | `invoice.sent` | `object`: the invoice summary, and `send`: `{id, message_id, to, cc, attachments}` (file names) of the email the provider accepted; live only (test keys send nothing) |
 /// | `analysis.completed` | the analysis as listed by `GET /api/v1/analyses`: `{id, type, module?, title, created_at, headline}` |
 /// | `job.completed`, `job.failed` | `{job_id, kind, status, result}`: `kind` `invoices.extract` or `analyze`; `status` `succeeded` or `failed`; `result` the job's result (null when failed; `GET /api/v1/jobs/{id}` has its `error`) |
 /// | `quota.threshold` | `{percent, used, limit, day, resets_at}`: `percent` 80 or 100 of the daily quota `limit`, reached on the Madrid `day`; live only |

@@ -31,6 +31,7 @@ use crate::verifactu::{ChainCheck, verify_chain};
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(super::documents::routes())
+        .merge(super::invoice_send::routes())
         .routes(requiring_key(routes!(issue_invoice)))
         .routes(routes!(list_invoices))
         .routes(routes!(get_invoice))
@@ -42,7 +43,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 }
 
 /// Marks a route whose requests must carry an `Idempotency-Key`.
-fn requiring_key(route: UtoipaMethodRouter<AppState>) -> UtoipaMethodRouter<AppState> {
+pub(super) fn requiring_key(route: UtoipaMethodRouter<AppState>) -> UtoipaMethodRouter<AppState> {
     let (schemas, paths, method_router) = route;
     (
         schemas,

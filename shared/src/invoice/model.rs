@@ -109,7 +109,9 @@ pub struct RectifiedBy {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct HistoryEvent {
     /// `issued`, `accepted`, `rejected`, `paid`, `unpaid`, `cancelled`,
-    /// `rectified` or `verifactu_resubmitted` (a corrected VERI*FACTU record).
+    /// `rectified`, `verifactu_resubmitted` (a corrected VERI*FACTU record),
+    /// `sent` (emailed; `detail` names the recipients) or `send_failed`
+    /// (the email provider refused it; `detail` says why).
     #[serde(rename = "type")]
     pub kind: String,
     pub at: DateTime<Utc>,

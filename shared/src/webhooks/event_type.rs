@@ -4,8 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// The thirteen event types of the API.
-pub const EVENT_TYPES: [&str; 13] = [
+/// The fourteen event types of the API.
+pub const EVENT_TYPES: [&str; 14] = [
     "analysis.completed",
     "job.completed",
     "job.failed",
@@ -17,6 +17,7 @@ pub const EVENT_TYPES: [&str; 13] = [
     "invoice.accepted",
     "invoice.paid",
     "invoice.unpaid",
+    "invoice.sent",
     "verifactu.accepted",
     "verifactu.rejected",
 ];
