@@ -24,7 +24,7 @@ TOOLS = {
     "extract_invoices", "analyze", "validate_tax_id", "calculate_vat", "calculate_withholding",
     "estimate_model_130", "fiscal_calendar", "get_usage", "list_analyses", "get_analysis",
     "issue_invoice", "list_invoices", "get_invoice", "cancel_invoice", "set_invoice_status",
-    "resubmit_verifactu_record", "get_job",
+    "send_invoice", "resubmit_verifactu_record", "get_job",
 }
 
 INVOICE_TEXT = """FACTURA
@@ -72,7 +72,7 @@ async def list_tools(client, label):
     listed = await client.list_tools()
     names = {t.name for t in listed.tools}
     check(names == TOOLS, f"{label}: tools {sorted(names)}")
-    check(len(listed.tools) == 17, f"{label}: {len(listed.tools)} tools")
+    check(len(listed.tools) == 18, f"{label}: {len(listed.tools)} tools")
     schemas = {}
     for tool in listed.tools:
         Draft202012Validator.check_schema(tool.input_schema)

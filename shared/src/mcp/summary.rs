@@ -161,6 +161,24 @@ pub fn of(tool: &str, accepted: bool, v: &Value) -> String {
         "issue_invoice" => format!("Issued {}.", invoice(v)),
         "get_invoice" | "set_invoice_status" => capitalise(&invoice(v)),
         "cancel_invoice" => format!("Cancelled {}.", invoice(v)),
+        "send_invoice" => format!(
+            "{} invoice {} to {} ({}): {}.",
+            if v["simulated"] == true {
+                "Simulated sending (test key, nothing sent) of"
+            } else {
+                "Sent"
+            },
+            text(&v["number"]),
+            text(&v["to"]),
+            text(&v["subject"]),
+            v["attachments"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|a| text(&a["filename"]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         "resubmit_verifactu_record" => format!(
             "Resubmitted the VERI*FACTU record of {}; it is pending until the AEAT answers.",
             invoice(v)
