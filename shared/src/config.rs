@@ -107,7 +107,9 @@ impl EmailTransport {
         if url.is_none() && !ses {
             return Ok(EmailTransport::Off);
         }
-        let from = from.ok_or("email is configured: set the sender in SVC_EMAIL_FROM (e.g. facturas@example.com)")?;
+        let from = from.ok_or(
+            "email is configured: set the sender in SVC_EMAIL_FROM (e.g. facturas@example.com)",
+        )?;
         from.parse::<lettre::message::Mailbox>()
             .map_err(|e| format!("SVC_EMAIL_FROM={from:?} is not an email address: {e}"))?;
         match url {
@@ -115,7 +117,10 @@ impl EmailTransport {
             Some(url) => {
                 let scheme = url::Url::parse(&url).map(|u| u.scheme().to_string());
                 if !matches!(scheme.as_deref(), Ok("smtp" | "smtps")) {
-                    return Err("SVC_SMTP_URL must be smtp://host:port or smtps://user:password@host".into());
+                    return Err(
+                        "SVC_SMTP_URL must be smtp://host:port or smtps://user:password@host"
+                            .into(),
+                    );
                 }
                 Ok(EmailTransport::Smtp { url, from })
             }
@@ -501,13 +506,18 @@ mod tests {
             Config::from_lookup(&move |n| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()))
                 .map(|c| c.email)
         };
-        assert_eq!(email(&[("SVC_EMAIL_FROM", "a@example.com")]), Ok(EmailTransport::Off));
+        assert_eq!(
+            email(&[("SVC_EMAIL_FROM", "a@example.com")]),
+            Ok(EmailTransport::Off)
+        );
         let smtp = email(&[
             ("SVC_SMTP_URL", "smtps://user:secret@smtp.example.com"),
             ("SVC_EMAIL_FROM", "Facturas <facturas@example.com>"),
         ])
         .unwrap();
-        assert!(matches!(&smtp, EmailTransport::Smtp { from, .. } if from == "Facturas <facturas@example.com>"));
+        assert!(
+            matches!(&smtp, EmailTransport::Smtp { from, .. } if from == "Facturas <facturas@example.com>")
+        );
         assert!(!format!("{smtp:?}").contains("secret"));
         assert_eq!(
             email(&[
@@ -522,8 +532,14 @@ mod tests {
         );
         let refused = [
             vec![("SVC_SMTP_URL", "smtp://127.0.0.1:2525")],
-            vec![("SVC_SMTP_URL", "http://x"), ("SVC_EMAIL_FROM", "a@example.com")],
-            vec![("SVC_SMTP_URL", "smtp://x"), ("SVC_EMAIL_FROM", "not an address")],
+            vec![
+                ("SVC_SMTP_URL", "http://x"),
+                ("SVC_EMAIL_FROM", "a@example.com"),
+            ],
+            vec![
+                ("SVC_SMTP_URL", "smtp://x"),
+                ("SVC_EMAIL_FROM", "not an address"),
+            ],
             vec![
                 ("SVC_SMTP_URL", "smtp://x"),
                 ("SVC_EMAIL_SES", "true"),

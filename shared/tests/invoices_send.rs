@@ -24,15 +24,18 @@ const FROM: &str = "Facturas <facturas@svc.example.com>";
 
 async fn harness(sink: Option<&Sink>) -> Harness {
     let url = sink.map(|s| s.url.clone());
-    let h = support::start_wired(support::relaxed(), Plan::Pro, Router::new(), move |ports, _| {
-        match url {
+    let h = support::start_wired(
+        support::relaxed(),
+        Plan::Pro,
+        Router::new(),
+        move |ports, _| match url {
             Some(url) => ports.with_mailer(Mailer {
                 email: Arc::new(SmtpEmail::from_url(&url).unwrap()),
                 from: FROM.into(),
             }),
             None => ports,
-        }
-    })
+        },
+    )
     .await;
     h.set_issuer().await;
     h
@@ -40,7 +43,10 @@ async fn harness(sink: Option<&Sink>) -> Harness {
 
 /// A fresh address at `domain`, so tests sharing the receiver do not mix.
 fn address(name: &str) -> String {
-    format!("{name}-{}@example.com", random_token(8).to_ascii_lowercase())
+    format!(
+        "{name}-{}@example.com",
+        random_token(8).to_ascii_lowercase()
+    )
 }
 
 /// Issues an invoice of 100 € + 21 % VAT to a customer with `email`; its id.
@@ -54,7 +60,12 @@ async fn issue(h: &Harness, key: &str, email: Option<&str>) -> u64 {
         "lines": [{"description": "Reparación", "quantity": 1, "unit_price": 100, "vat_rate": 21}]});
     let r = send(
         &h.app,
-        post_json("/api/v1/invoices", key, Some(&random_token(8)), &body.to_string()),
+        post_json(
+            "/api/v1/invoices",
+            key,
+            Some(&random_token(8)),
+            &body.to_string(),
+        ),
     )
     .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
@@ -64,7 +75,12 @@ async fn issue(h: &Harness, key: &str, email: Option<&str>) -> u64 {
 async fn send_invoice(h: &Harness, key: &str, id: u64, idem: Option<&str>, body: Value) -> Reply {
     send(
         &h.app,
-        post_json(&format!("/api/v1/invoices/{id}/send"), key, idem, &body.to_string()),
+        post_json(
+            &format!("/api/v1/invoices/{id}/send"),
+            key,
+            idem,
+            &body.to_string(),
+        ),
     )
     .await
 }
@@ -115,8 +131,14 @@ async fn an_invoice_is_emailed_with_its_pdf_and_einvoice_and_recorded() {
     let customer = address("cliente");
     let cc = address("copia");
     let id = issue(&h, &h.live, Some(&customer)).await;
-    let r = send_invoice(&h, &h.live, id, Some("send-1"),
-        json!({"cc": [cc], "message": "Gracias por su confianza.", "attach": ["pdf", "facturae"]})).await;
+    let r = send_invoice(
+        &h,
+        &h.live,
+        id,
+        Some("send-1"),
+        json!({"cc": [cc], "message": "Gracias por su confianza.", "attach": ["pdf", "facturae"]}),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);
     assert_eq!(r.json["object"], "invoice_send");
     assert_eq!(r.json["state"], "sent");
@@ -133,7 +155,13 @@ async fn an_invoice_is_emailed_with_its_pdf_and_einvoice_and_recorded() {
     assert_eq!(m.cc, vec![cc.clone()]);
     assert_eq!(m.from, "facturas@svc.example.com");
     assert_eq!(m.subject, "Factura F2026-000001 de Ana García Pérez");
-    for part in ["Gracias por su confianza.", "F2026-000001", "121,00 €", "21/12/2026", "Ana García Pérez"] {
+    for part in [
+        "Gracias por su confianza.",
+        "F2026-000001",
+        "121,00 €",
+        "21/12/2026",
+        "Ana García Pérez",
+    ] {
         assert!(m.text.contains(part), "{part:?} in {}", m.text);
     }
     let names: Vec<&str> = m.attachments.iter().map(|a| a.filename.as_str()).collect();
@@ -141,13 +169,23 @@ async fn an_invoice_is_emailed_with_its_pdf_and_einvoice_and_recorded() {
     assert!(m.attachments[0].bytes.starts_with(b"%PDF"));
     assert_eq!(m.attachments[0].content_type, "application/pdf");
     assert_eq!(xml_root(&m.attachments[1].bytes), "Facturae");
-    assert_eq!(r.json["attachments"][0]["size"], m.attachments[0].bytes.len());
-    assert_eq!(received(&sink, &cc, 1).await.len(), 1, "the copy arrives too");
+    assert_eq!(
+        r.json["attachments"][0]["size"],
+        m.attachments[0].bytes.len()
+    );
+    assert_eq!(
+        received(&sink, &cc, 1).await.len(),
+        1,
+        "the copy arrives too"
+    );
 
     let sent = history(&h, &h.live, id, "sent").await;
     assert_eq!(sent.len(), 1);
     let detail = sent[0]["detail"].as_str().unwrap();
-    assert!(detail.contains(&customer) && detail.contains(&cc), "{detail}");
+    assert!(
+        detail.contains(&customer) && detail.contains(&cc),
+        "{detail}"
+    );
     let events = sent_events(&h).await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["object"]["id"], id);
@@ -176,7 +214,11 @@ async fn one_idempotency_key_sends_one_email() {
     let other = send_invoice(&h, &h.live, id, Some("k2"), body).await;
     assert_eq!(other.status, StatusCode::OK);
     assert_ne!(other.json["id"], first.json["id"]);
-    assert_eq!(received(&sink, &to, 2).await.len(), 2, "a new key sends again");
+    assert_eq!(
+        received(&sink, &to, 2).await.len(),
+        2,
+        "a new key sends again"
+    );
     assert_eq!(history(&h, &h.live, id, "sent").await.len(), 2);
     assert_eq!(sent_events(&h).await.len(), 2);
 }
@@ -189,17 +231,31 @@ async fn test_keys_send_nothing_and_show_what_would_be_sent() {
     let h = harness(Some(&sink)).await;
     let to = address("cliente");
     let id = issue(&h, &h.test, Some(&to)).await;
-    let r = send_invoice(&h, &h.test, id, Some("t1"), json!({"attach": ["pdf", "cii"]})).await;
+    let r = send_invoice(
+        &h,
+        &h.test,
+        id,
+        Some("t1"),
+        json!({"attach": ["pdf", "cii"]}),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);
     assert_eq!(r.json["simulated"], true);
     assert_eq!(r.json["state"], "simulated");
     assert_eq!(r.json["livemode"], false);
     assert_eq!(r.json["to"], json!([to]));
-    assert_eq!(r.json["subject"], "Factura TEST-F2026-000001 de Ana García Pérez");
+    assert_eq!(
+        r.json["subject"],
+        "Factura TEST-F2026-000001 de Ana García Pérez"
+    );
     let attachments = r.json["attachments"].as_array().unwrap();
     assert_eq!(attachments[0]["filename"], "TEST-F2026-000001.pdf");
     assert_eq!(attachments[1]["filename"], "TEST-F2026-000001-cii.xml");
-    assert!(attachments.iter().all(|a| a["size"].as_u64().unwrap() > 500));
+    assert!(
+        attachments
+            .iter()
+            .all(|a| a["size"].as_u64().unwrap() > 500)
+    );
     assert!(r.json.get("message_id").is_none());
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(received(&sink, &to, 0).await.is_empty(), "nothing is sent");
@@ -217,15 +273,31 @@ async fn a_refused_recipient_is_422_and_recorded_once() {
     let refused = address("refused");
     let body = json!({"to": [refused]});
     let r = send_invoice(&h, &h.live, id, Some("r1"), body.clone()).await;
-    assert_error_shape(&r, StatusCode::UNPROCESSABLE_ENTITY, "invalid_request_error", "email_rejected");
+    assert_error_shape(
+        &r,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "invalid_request_error",
+        "email_rejected",
+    );
     assert_eq!(r.param(), "to");
-    assert!(r.json["error"]["message"].as_str().unwrap().contains("550"), "{}", r.json);
+    assert!(
+        r.json["error"]["message"].as_str().unwrap().contains("550"),
+        "{}",
+        r.json
+    );
     let failed = history(&h, &h.live, id, "send_failed").await;
     assert_eq!(failed.len(), 1);
     let detail = failed[0]["detail"].as_str().unwrap();
-    assert!(detail.contains(&refused) && detail.contains("550"), "{detail}");
+    assert!(
+        detail.contains(&refused) && detail.contains("550"),
+        "{detail}"
+    );
     let again = send_invoice(&h, &h.live, id, Some("r1"), body).await;
-    assert_eq!(again.code(), "email_rejected", "the same key answers the same");
+    assert_eq!(
+        again.code(),
+        "email_rejected",
+        "the same key answers the same"
+    );
     assert_eq!(history(&h, &h.live, id, "send_failed").await.len(), 1);
     assert!(history(&h, &h.live, id, "sent").await.is_empty());
     assert!(sent_events(&h).await.is_empty());
@@ -239,21 +311,52 @@ async fn bad_requests_are_400_with_the_field() {
         (json!({}), "to"),
         (json!({"to": []}), "to"),
         (json!({"to": ["ana@example.com", "ana"]}), "to[1]"),
-        (json!({"to": ["ana@example.com"], "cc": ["Ana <x@example.com>"]}), "cc[0]"),
-        (json!({"to": ["ana@example.com"], "attach": ["ubl", "cii"]}), "attach[1]"),
-        (json!({"to": ["ana@example.com"], "attach": ["pdf", "pdf"]}), "attach[1]"),
-        (json!({"to": ["ana@example.com"], "message": "x".repeat(2001)}), "message"),
+        (
+            json!({"to": ["ana@example.com"], "cc": ["Ana <x@example.com>"]}),
+            "cc[0]",
+        ),
+        (
+            json!({"to": ["ana@example.com"], "attach": ["ubl", "cii"]}),
+            "attach[1]",
+        ),
+        (
+            json!({"to": ["ana@example.com"], "attach": ["pdf", "pdf"]}),
+            "attach[1]",
+        ),
+        (
+            json!({"to": ["ana@example.com"], "message": "x".repeat(2001)}),
+            "message",
+        ),
     ];
     for (body, param) in cases {
         let r = send_invoice(&h, &h.live, id, Some(&random_token(8)), body.clone()).await;
-        assert_error_shape(&r, StatusCode::BAD_REQUEST, "invalid_request_error", "parameter_invalid");
+        assert_error_shape(
+            &r,
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            "parameter_invalid",
+        );
         assert_eq!(r.param(), param, "{body}: {}", r.json);
     }
-    let r = send_invoice(&h, &h.live, id, Some("k"), json!({"to": ["a@example.com"], "attach": ["docx"]})).await;
+    let r = send_invoice(
+        &h,
+        &h.live,
+        id,
+        Some("k"),
+        json!({"to": ["a@example.com"], "attach": ["docx"]}),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.json);
     let r = send_invoice(&h, &h.live, id, None, json!({"to": ["a@example.com"]})).await;
     assert_eq!(r.code(), "idempotency_key_required");
-    let r = send_invoice(&h, &h.live, 999, Some("k"), json!({"to": ["a@example.com"]})).await;
+    let r = send_invoice(
+        &h,
+        &h.live,
+        999,
+        Some("k"),
+        json!({"to": ["a@example.com"]}),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
 }
 
@@ -262,7 +365,12 @@ async fn without_email_configured_live_sends_are_503_and_test_ones_simulated() {
     let h = harness(None).await;
     let id = issue(&h, &h.live, Some("ana@example.com")).await;
     let r = send_invoice(&h, &h.live, id, Some("k"), json!({})).await;
-    assert_error_shape(&r, StatusCode::SERVICE_UNAVAILABLE, "api_error", "email_not_configured");
+    assert_error_shape(
+        &r,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "api_error",
+        "email_not_configured",
+    );
     assert!(history(&h, &h.live, id, "sent").await.is_empty());
     let test = issue(&h, &h.test, Some("ana@example.com")).await;
     let r = send_invoice(&h, &h.test, test, Some("k"), json!({})).await;

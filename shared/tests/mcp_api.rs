@@ -367,21 +367,34 @@ async fn issue_invoice_twice_with_one_key_issues_once_and_test_keys_issue_test_i
 async fn send_invoice_runs_the_send_operation_simulated_for_test_keys() {
     let h = harness(support::relaxed()).await;
     let test = call(&h, &h.test, "issue_invoice", invoice_args("inv-t")).await;
-    let args = |id: &Value, key: &str| {
-        json!({"invoice_id": id, "idempotency_key": key, "to": ["ana@example.com"], "attach": ["pdf", "ubl"]})
-    };
-    let simulated = call(&h, &h.test, "send_invoice", args(&test["structuredContent"]["id"], "s1")).await;
+    let args = |id: &Value, key: &str| json!({"invoice_id": id, "idempotency_key": key, "to": ["ana@example.com"], "attach": ["pdf", "ubl"]});
+    let simulated = call(
+        &h,
+        &h.test,
+        "send_invoice",
+        args(&test["structuredContent"]["id"], "s1"),
+    )
+    .await;
     let sent = &simulated["structuredContent"];
     assert_eq!(sent["simulated"], true, "{simulated}");
     assert_eq!(sent["to"], json!(["ana@example.com"]));
-    assert_eq!(sent["attachments"][1]["filename"], "TEST-F2026-000001-ubl.xml");
+    assert_eq!(
+        sent["attachments"][1]["filename"],
+        "TEST-F2026-000001-ubl.xml"
+    );
     let summary = simulated["content"][0]["text"].as_str().unwrap();
-    assert!(summary.contains("nothing sent") && summary.contains("TEST-F2026-000001.pdf"), "{summary}");
+    assert!(
+        summary.contains("nothing sent") && summary.contains("TEST-F2026-000001.pdf"),
+        "{summary}"
+    );
 
     let live = call(&h, &h.live, "issue_invoice", invoice_args("inv-l")).await;
     let id = &live["structuredContent"]["id"];
     let unconfigured = error_text(&call(&h, &h.live, "send_invoice", args(id, "s2")).await);
-    assert!(unconfigured.contains("email_not_configured"), "{unconfigured}");
+    assert!(
+        unconfigured.contains("email_not_configured"),
+        "{unconfigured}"
+    );
     let mut keyless = args(id, "x");
     keyless.as_object_mut().unwrap().remove("idempotency_key");
     let keyless = error_text(&call(&h, &h.live, "send_invoice", keyless).await);

@@ -23,10 +23,10 @@ use shared::ports::ai::{AiExtractor, AiSource};
 use shared::ports::blobs::NoBlobs;
 use shared::ports::clock::SystemClock;
 use shared::ports::email::{Email, Mailer};
-use shared::ports::smtp_email::SmtpEmail;
 use shared::ports::ocr::NoOcr;
 use shared::ports::openai_ai::OpenAiCompatible;
 use shared::ports::queue::NoQueue;
+use shared::ports::smtp_email::SmtpEmail;
 use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::{Blobs, Clock, Ocr, Ports, Queue, Secrets, Table};
 

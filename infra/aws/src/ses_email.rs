@@ -41,7 +41,9 @@ const REJECTIONS: [&str; 3] = [
     "BadRequestException",
 ];
 
-fn ses_error<E: ProvideErrorMetadata + std::error::Error + 'static>(err: SdkError<E>) -> EmailError {
+fn ses_error<E: ProvideErrorMetadata + std::error::Error + 'static>(
+    err: SdkError<E>,
+) -> EmailError {
     let rejected = err.code().is_some_and(|code| REJECTIONS.contains(&code));
     let text = DisplayErrorContext(&err).to_string();
     if rejected {

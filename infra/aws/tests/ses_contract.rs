@@ -23,7 +23,10 @@ impl Inbox for Moto {
     async fn raw_for(&self, address: &str) -> Vec<Vec<u8>> {
         let url = format!("{}/moto-api/data.json", self.0.trim_end_matches('/'));
         let data: Value = reqwest::get(url).await.unwrap().json().await.unwrap();
-        let messages = data["ses"]["RawMessage"].as_array().cloned().unwrap_or_default();
+        let messages = data["ses"]["RawMessage"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         messages
             .iter()
             .filter(|m| {

@@ -81,19 +81,28 @@ pub fn attachments(requested: Option<&[String]>) -> Result<Vec<Attach>, FieldErr
         return Ok(vec![Attach::Pdf]);
     };
     if codes.is_empty() {
-        return Err(("attach".into(), "attach at least one document: pdf, facturae, ubl or cii".into()));
+        return Err((
+            "attach".into(),
+            "attach at least one document: pdf, facturae, ubl or cii".into(),
+        ));
     }
     let mut chosen: Vec<Attach> = Vec::new();
     for (i, code) in codes.iter().enumerate() {
         let field = format!("attach[{i}]");
         let attach = Attach::parse(code).ok_or_else(|| {
-            (field.clone(), format!("{code:?} is not one of pdf, facturae, ubl, cii"))
+            (
+                field.clone(),
+                format!("{code:?} is not one of pdf, facturae, ubl, cii"),
+            )
         })?;
         if chosen.contains(&attach) {
             return Err((field, format!("{code:?} is listed twice")));
         }
         if attach.is_einvoice() && chosen.iter().any(|a| a.is_einvoice()) {
-            return Err((field, "attach at most one e-invoice format (facturae, ubl or cii)".into()));
+            return Err((
+                field,
+                "attach at most one e-invoice format (facturae, ubl or cii)".into(),
+            ));
         }
         chosen.push(attach);
     }
@@ -124,7 +133,10 @@ fn addresses(field: &str, list: &[String]) -> Result<Vec<String>, FieldError> {
             if is_address(address) {
                 Ok(address.to_string())
             } else {
-                Err((format!("{field}[{i}]"), format!("{raw:?} is not an email address")))
+                Err((
+                    format!("{field}[{i}]"),
+                    format!("{raw:?} is not an email address"),
+                ))
             }
         })
         .collect()
@@ -140,8 +152,12 @@ pub fn recipients(
         Some(list) if !list.is_empty() => addresses("to", list)?,
         Some(_) => return Err(("to".into(), "give at least one address in to".into())),
         None => match customer_email {
-            Some(email) => addresses("to", &[email.to_string()])
-                .map_err(|_| ("to".into(), format!("the customer's email {email:?} is not an address; give to")))?,
+            Some(email) => addresses("to", &[email.to_string()]).map_err(|_| {
+                (
+                    "to".into(),
+                    format!("the customer's email {email:?} is not an address; give to"),
+                )
+            })?,
             None => {
                 return Err((
                     "to".into(),
@@ -159,7 +175,10 @@ pub fn message(raw: Option<&str>) -> Result<Option<String>, FieldError> {
         return Ok(None);
     };
     if text.chars().count() > MAX_MESSAGE_CHARS {
-        return Err(("message".into(), format!("at most {MAX_MESSAGE_CHARS} characters")));
+        return Err((
+            "message".into(),
+            format!("at most {MAX_MESSAGE_CHARS} characters"),
+        ));
     }
     Ok(Some(text.to_string()))
 }
@@ -174,7 +193,12 @@ fn what(invoice: &Invoice) -> &'static str {
 
 /// `Factura F2026-000001 de Ana García Pérez`.
 pub fn subject(invoice: &Invoice) -> String {
-    format!("{} {} de {}", what(invoice), invoice.number, invoice.issuer.name)
+    format!(
+        "{} {} de {}",
+        what(invoice),
+        invoice.number,
+        invoice.issuer.name
+    )
 }
 
 /// The text: the personal message, then the invoice's number, amount, due
@@ -196,7 +220,11 @@ pub fn text(invoice: &Invoice, message: Option<&str>, files: &[String]) -> Strin
         Some(due) => text.push_str(&format!(", con vencimiento el {}.\n", format::date(due))),
         None => text.push_str(".\n"),
     }
-    text.push_str(&format!("Adjuntamos: {}.\n\nUn saludo,\n{}\n", files.join(", "), invoice.issuer.name));
+    text.push_str(&format!(
+        "Adjuntamos: {}.\n\nUn saludo,\n{}\n",
+        files.join(", "),
+        invoice.issuer.name
+    ));
     text
 }
 
@@ -215,10 +243,19 @@ mod tests {
             attachments(Some(&list(&["pdf", "ubl"]))),
             Ok(vec![Attach::Pdf, Attach::Ubl])
         );
-        assert_eq!(attachments(Some(&list(&["facturae"]))), Ok(vec![Attach::Facturae]));
+        assert_eq!(
+            attachments(Some(&list(&["facturae"]))),
+            Ok(vec![Attach::Facturae])
+        );
         assert_eq!(attachments(Some(&[])).unwrap_err().0, "attach");
-        assert_eq!(attachments(Some(&list(&["pdf", "docx"]))).unwrap_err().0, "attach[1]");
-        assert_eq!(attachments(Some(&list(&["pdf", "pdf"]))).unwrap_err().0, "attach[1]");
+        assert_eq!(
+            attachments(Some(&list(&["pdf", "docx"]))).unwrap_err().0,
+            "attach[1]"
+        );
+        assert_eq!(
+            attachments(Some(&list(&["pdf", "pdf"]))).unwrap_err().0,
+            "attach[1]"
+        );
         let two = attachments(Some(&list(&["ubl", "cii"]))).unwrap_err();
         assert_eq!(two.0, "attach[1]");
         assert!(two.1.contains("at most one e-invoice"));
@@ -231,20 +268,39 @@ mod tests {
             Ok((list(&["ana@example.com"]), vec![]))
         );
         assert_eq!(
-            recipients(Some(&list(&[" a@example.com "])), Some(&list(&["b@example.org"])), None),
+            recipients(
+                Some(&list(&[" a@example.com "])),
+                Some(&list(&["b@example.org"])),
+                None
+            ),
             Ok((list(&["a@example.com"]), list(&["b@example.org"])))
         );
         assert_eq!(recipients(None, None, None).unwrap_err().0, "to");
-        assert_eq!(recipients(Some(&[]), None, Some("a@example.com")).unwrap_err().0, "to");
-        for bad in ["ana", "ana@localhost", "a b@example.com", "Ana <a@example.com>", "@example.com"] {
+        assert_eq!(
+            recipients(Some(&[]), None, Some("a@example.com"))
+                .unwrap_err()
+                .0,
+            "to"
+        );
+        for bad in [
+            "ana",
+            "ana@localhost",
+            "a b@example.com",
+            "Ana <a@example.com>",
+            "@example.com",
+        ] {
             assert_eq!(
-                recipients(Some(&list(&["ok@example.com", bad])), None, None).unwrap_err().0,
+                recipients(Some(&list(&["ok@example.com", bad])), None, None)
+                    .unwrap_err()
+                    .0,
                 "to[1]",
                 "{bad}"
             );
         }
         assert_eq!(
-            recipients(Some(&list(&["a@example.com"])), Some(&list(&["x"])), None).unwrap_err().0,
+            recipients(Some(&list(&["a@example.com"])), Some(&list(&["x"])), None)
+                .unwrap_err()
+                .0,
             "cc[0]"
         );
         let many = vec!["a@example.com".to_string(); MAX_RECIPIENTS + 1];
@@ -257,7 +313,9 @@ mod tests {
         assert_eq!(message(Some("  ")), Ok(None));
         assert_eq!(message(Some(" Gracias ")), Ok(Some("Gracias".into())));
         assert_eq!(
-            message(Some(&"a".repeat(MAX_MESSAGE_CHARS + 1))).unwrap_err().0,
+            message(Some(&"a".repeat(MAX_MESSAGE_CHARS + 1)))
+                .unwrap_err()
+                .0,
             "message"
         );
     }

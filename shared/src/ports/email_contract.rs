@@ -27,9 +27,7 @@ pub struct Received {
 impl Received {
     /// A raw MIME message read.
     pub fn parse(raw: &[u8]) -> Received {
-        let message = MessageParser::default()
-            .parse(raw)
-            .expect("a MIME message");
+        let message = MessageParser::default().parse(raw).expect("a MIME message");
         let addresses = |list: Option<&mail_parser::Address>| -> Vec<String> {
             list.map(|a| {
                 a.iter()
@@ -150,8 +148,15 @@ pub async fn run(
         assert_eq!(m.cc, vec![cc.clone()]);
         assert!(from.contains(&m.from), "{} from {from}", m.from);
         assert_eq!(m.subject, message.subject);
-        assert_eq!(m.text.replace("\r\n", "\n").trim_end(), message.text.trim_end());
-        assert!(m.html.as_deref().is_some_and(|h| h.contains("<b>F2026-000001</b>")));
+        assert_eq!(
+            m.text.replace("\r\n", "\n").trim_end(),
+            message.text.trim_end()
+        );
+        assert!(
+            m.html
+                .as_deref()
+                .is_some_and(|h| h.contains("<b>F2026-000001</b>"))
+        );
         let names: Vec<&str> = m.attachments.iter().map(|a| a.filename.as_str()).collect();
         assert_eq!(names, ["F2026-000001.pdf", "F2026-000001-facturae.xml"]);
         assert_eq!(m.attachments[0].content_type, "application/pdf");

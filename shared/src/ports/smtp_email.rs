@@ -53,7 +53,9 @@ mod tests {
     async fn only_smtp_urls_make_a_transport() {
         assert!(SmtpEmail::from_url("smtp://127.0.0.1:2525").is_ok());
         assert!(SmtpEmail::from_url("smtps://user:pass@smtp.example.com").is_ok());
-        let refused = SmtpEmail::from_url("http://smtp.example.com").err().unwrap();
+        let refused = SmtpEmail::from_url("http://smtp.example.com")
+            .err()
+            .unwrap();
         assert!(refused.contains("SVC_SMTP_URL"), "{refused}");
     }
 

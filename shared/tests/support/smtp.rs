@@ -48,10 +48,7 @@ impl Inbox for Sink {
             .filter(|p| p.extension().is_some_and(|x| x == "eml"))
             .collect();
         files.sort();
-        files
-            .iter()
-            .filter_map(|p| std::fs::read(p).ok())
-            .collect()
+        files.iter().filter_map(|p| std::fs::read(p).ok()).collect()
     }
 }
 

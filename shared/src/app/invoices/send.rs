@@ -285,5 +285,7 @@ async fn settle(
             Err(e) => return Err(e.into()),
         }
     }
-    Err(SendError::Invoice(InvoiceError::Storage(TableError::Conflict)))
+    Err(SendError::Invoice(InvoiceError::Storage(
+        TableError::Conflict,
+    )))
 }

@@ -130,8 +130,10 @@ pub async fn claim(
                 .get(&key(caller, send.invoice_id, &send.id))
                 .await?
                 .ok_or_else(|| TableError::Unavailable("a claimed send vanished".into()))?;
-            let existing = serde_json::from_str(found.s("doc").unwrap_or_default())
-                .map_err(|e| TableError::Unavailable(format!("unreadable send {}: {e}", found.key)))?;
+            let existing =
+                serde_json::from_str(found.s("doc").unwrap_or_default()).map_err(|e| {
+                    TableError::Unavailable(format!("unreadable send {}: {e}", found.key))
+                })?;
             Ok(Claim::Existing(existing))
         }
         Err(e) => Err(e),
