@@ -86,11 +86,11 @@ pub enum SendError {
     /// This host has no email configured.
     NotConfigured,
     /// The provider refused the message; recorded on the invoice.
-    Rejected(InvoiceSend),
+    Rejected(Box<InvoiceSend>),
     /// The provider could not be reached; nothing was sent or recorded.
     Unavailable(String),
     /// An earlier request with this key was cut while sending.
-    OutcomeUnknown(InvoiceSend),
+    OutcomeUnknown(Box<InvoiceSend>),
 }
 
 impl From<InvoiceError> for SendError {
@@ -202,7 +202,7 @@ pub async fn send(
             return match existing.state {
                 SendState::Rejected => Err(SendError::Rejected(existing)),
                 SendState::Pending => Err(SendError::OutcomeUnknown(existing)),
-                SendState::Sent | SendState::Simulated => Ok(existing),
+                SendState::Sent | SendState::Simulated => Ok(*existing),
             };
         }
     }
@@ -220,7 +220,7 @@ pub async fn send(
             record.reason = Some(reason.clone());
             let detail = format!("{}: {reason}", recipients(&record));
             settle(ports, caller, &record, "send_failed", detail).await?;
-            Err(SendError::Rejected(record))
+            Err(SendError::Rejected(Box::new(record)))
         }
         Err(EmailError::Unavailable(reason)) => {
             send_record::release(ports, caller, &record).await?;

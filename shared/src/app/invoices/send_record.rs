@@ -110,7 +110,7 @@ pub enum Claim {
     /// The claim is ours: call the provider.
     Claimed,
     /// A send with this id exists already (a retry): its record.
-    Existing(InvoiceSend),
+    Existing(Box<InvoiceSend>),
 }
 
 /// Claims `send` (state `pending`) unless a send with its id exists. A
@@ -134,7 +134,7 @@ pub async fn claim(
                 serde_json::from_str(found.s("doc").unwrap_or_default()).map_err(|e| {
                     TableError::Unavailable(format!("unreadable send {}: {e}", found.key))
                 })?;
-            Ok(Claim::Existing(existing))
+            Ok(Claim::Existing(Box::new(existing)))
         }
         Err(e) => Err(e),
     }
