@@ -12,8 +12,11 @@ use axum::http::StatusCode;
 use quick_xml::events::Event;
 use serde_json::{Value, json};
 
-use shared::domain::account::Plan;
+use shared::app::invoices::send_record::{self, InvoiceSend, SendState};
+use shared::app::keys::Caller;
+use shared::domain::account::{Mode, Plan};
 use shared::ids::random_token;
+use shared::ports::Clock;
 use shared::ports::email::Mailer;
 use shared::ports::email_contract::{Received, received};
 use shared::ports::smtp_email::SmtpEmail;
@@ -23,7 +26,11 @@ use support::{Harness, Reply, assert_error_shape, get, post_json, send};
 const FROM: &str = "Facturas <facturas@svc.example.com>";
 
 async fn harness(sink: Option<&Sink>) -> Harness {
-    let url = sink.map(|s| s.url.clone());
+    harness_at(sink.map(|s| s.url.clone())).await
+}
+
+/// A harness emailing through the SMTP server at `url`, or without email.
+async fn harness_at(url: Option<String>) -> Harness {
     let h = support::start_wired(
         support::relaxed(),
         Plan::Pro,
@@ -358,6 +365,88 @@ async fn bad_requests_are_400_with_the_field() {
     )
     .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let cancel = format!("/api/v1/invoices/{id}/cancel");
+    let r = send(&h.app, post_json(&cancel, &h.live, None, "{}")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let r = send_invoice(&h, &h.live, id, Some("k"), json!({"to": ["a@example.com"]})).await;
+    assert_error_shape(
+        &r,
+        StatusCode::CONFLICT,
+        "invalid_request_error",
+        "invalid_state",
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_503_and_the_same_key_may_retry() {
+    let closed = format!("smtp://127.0.0.1:{}", support::smtp::closed_port());
+    let h = harness_at(Some(closed)).await;
+    let id = issue(&h, &h.live, Some("ana@example.com")).await;
+    for _ in 0..2 {
+        let r = send_invoice(&h, &h.live, id, Some("u1"), json!({})).await;
+        assert_error_shape(
+            &r,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "api_error",
+            "email_unavailable",
+        );
+        assert_eq!(r.header("retry-after"), "30");
+    }
+    assert!(history(&h, &h.live, id, "sent").await.is_empty());
+    assert!(history(&h, &h.live, id, "send_failed").await.is_empty());
+}
+
+#[tokio::test]
+async fn a_send_cut_while_sending_is_409_for_its_key_and_never_sent_twice() {
+    let closed = format!("smtp://127.0.0.1:{}", support::smtp::closed_port());
+    let h = harness_at(Some(closed)).await;
+    let id = issue(&h, &h.live, Some("ana@example.com")).await;
+    let caller = Caller {
+        account_id: h.account.clone(),
+        plan: Plan::Pro,
+        mode: Mode::Live,
+        key_id: h.live_key_id.clone(),
+    };
+    // What a request cut by a crash after its claim leaves.
+    let pending = InvoiceSend {
+        id: send_record::send_id(id, "cut"),
+        object: "invoice_send".into(),
+        invoice_id: id,
+        number: "F2026-000001".into(),
+        state: SendState::Pending,
+        simulated: false,
+        livemode: true,
+        message_id: None,
+        from: Some(FROM.into()),
+        to: vec!["ana@example.com".into()],
+        cc: vec![],
+        subject: "Factura F2026-000001 de Ana García Pérez".into(),
+        attachments: vec![],
+        reason: None,
+        created_at: h.clock.now(),
+        sent_at: None,
+    };
+    assert!(matches!(
+        send_record::claim(&h.ports, &caller, &pending)
+            .await
+            .unwrap(),
+        send_record::Claim::Claimed
+    ));
+    let r = send_invoice(&h, &h.live, id, Some("cut"), json!({})).await;
+    assert_error_shape(
+        &r,
+        StatusCode::CONFLICT,
+        "invalid_request_error",
+        "send_outcome_unknown",
+    );
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&pending.id)
+    );
+    let other = send_invoice(&h, &h.live, id, Some("new"), json!({})).await;
+    assert_eq!(other.code(), "email_unavailable", "a new key tries to send");
 }
 
 #[tokio::test]

@@ -2,6 +2,9 @@
 //! Spanish subject and text. Pure: the use case (`app::invoices::send`)
 //! renders, sends and records.
 
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+
 use crate::documents::pdf::format;
 use crate::documents::{cii, facturae, pdf, ubl};
 use crate::invoice::model::Invoice;
@@ -183,7 +186,31 @@ pub fn message(raw: Option<&str>) -> Result<Option<String>, FieldError> {
     Ok(Some(text.to_string()))
 }
 
-fn what(invoice: &Invoice) -> &'static str {
+/// What the message says about an invoice.
+pub struct Summary<'a> {
+    /// F1, F2, R1–R5.
+    pub kind: &'a str,
+    pub number: &'a str,
+    pub issuer: &'a str,
+    pub issue_date: NaiveDate,
+    pub total: Decimal,
+    pub due_date: Option<NaiveDate>,
+}
+
+impl<'a> From<&'a Invoice> for Summary<'a> {
+    fn from(invoice: &'a Invoice) -> Self {
+        Summary {
+            kind: &invoice.kind,
+            number: &invoice.number,
+            issuer: &invoice.issuer.name,
+            issue_date: invoice.issue_date,
+            total: invoice.total,
+            due_date: invoice.due_date,
+        }
+    }
+}
+
+fn what(invoice: &Summary) -> &'static str {
     if invoice.kind.starts_with('R') {
         "Factura rectificativa"
     } else {
@@ -192,18 +219,13 @@ fn what(invoice: &Invoice) -> &'static str {
 }
 
 /// `Factura F2026-000001 de Ana García Pérez`.
-pub fn subject(invoice: &Invoice) -> String {
-    format!(
-        "{} {} de {}",
-        what(invoice),
-        invoice.number,
-        invoice.issuer.name
-    )
+pub fn subject(invoice: &Summary) -> String {
+    format!("{} {} de {}", what(invoice), invoice.number, invoice.issuer)
 }
 
 /// The text: the personal message, then the invoice's number, amount, due
 /// date and the attached files, signed by the issuer.
-pub fn text(invoice: &Invoice, message: Option<&str>, files: &[String]) -> String {
+pub fn text(invoice: &Summary, message: Option<&str>, files: &[String]) -> String {
     let mut text = String::from("Hola:\n\n");
     if let Some(message) = message {
         text.push_str(message);
@@ -223,7 +245,7 @@ pub fn text(invoice: &Invoice, message: Option<&str>, files: &[String]) -> Strin
     text.push_str(&format!(
         "Adjuntamos: {}.\n\nUn saludo,\n{}\n",
         files.join(", "),
-        invoice.issuer.name
+        invoice.issuer
     ));
     text
 }
@@ -305,6 +327,42 @@ mod tests {
         );
         let many = vec!["a@example.com".to_string(); MAX_RECIPIENTS + 1];
         assert_eq!(recipients(Some(&many), None, None).unwrap_err().0, "to");
+    }
+
+    #[test]
+    fn the_message_is_spanish_with_the_amount_due_date_and_files() {
+        let invoice = Summary {
+            kind: "F1",
+            number: "F2026-000001",
+            issuer: "Ana García Pérez",
+            issue_date: NaiveDate::from_ymd_opt(2026, 11, 21).unwrap(),
+            total: rust_decimal::dec!(1210),
+            due_date: NaiveDate::from_ymd_opt(2026, 12, 21),
+        };
+        assert_eq!(
+            subject(&invoice),
+            "Factura F2026-000001 de Ana García Pérez"
+        );
+        let files = list(&["F2026-000001.pdf"]);
+        assert_eq!(
+            text(&invoice, Some("Gracias."), &files),
+            "Hola:\n\nGracias.\n\nLe enviamos la factura F2026-000001 del 21/11/2026, por un importe \
+             de 1.210,00 €, con vencimiento el 21/12/2026.\nAdjuntamos: F2026-000001.pdf.\n\n\
+             Un saludo,\nAna García Pérez\n"
+        );
+        let rectifying = Summary {
+            kind: "R1",
+            number: "R2026-000001",
+            due_date: None,
+            ..invoice
+        };
+        assert_eq!(
+            subject(&rectifying),
+            "Factura rectificativa R2026-000001 de Ana García Pérez"
+        );
+        let plain = text(&rectifying, None, &files);
+        assert!(plain.starts_with("Hola:\n\nLe enviamos la factura rectificativa R2026-000001"));
+        assert!(plain.contains("1.210,00 €.\n"), "{plain}");
     }
 
     #[test]

@@ -130,7 +130,8 @@ fn plan(
     let note = email::message(request.message.as_deref()).map_err(invalid)?;
     let files: Vec<_> = attach.iter().map(|a| a.render(invoice)).collect();
     let names: Vec<String> = files.iter().map(|f| f.filename.clone()).collect();
-    let subject = email::subject(invoice);
+    let summary = email::Summary::from(invoice);
+    let subject = email::subject(&summary);
     let record = InvoiceSend {
         id,
         object: "invoice_send".into(),
@@ -165,7 +166,7 @@ fn plan(
         to,
         cc,
         subject,
-        text: email::text(invoice, note.as_deref(), &names),
+        text: email::text(&summary, note.as_deref(), &names),
         html: None,
         attachments: files,
     };
