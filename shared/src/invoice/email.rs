@@ -8,12 +8,19 @@ use rust_decimal::Decimal;
 use crate::documents::pdf::format;
 use crate::documents::{cii, facturae, pdf, ubl};
 use crate::invoice::model::Invoice;
-use crate::ports::email::Attachment;
 
 /// The most addresses in `to` and in `cc`.
 pub const MAX_RECIPIENTS: usize = 10;
 /// The longest personal message.
 pub const MAX_MESSAGE_CHARS: usize = 2000;
+
+/// A rendered document: its file name, content type and bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Document {
+    pub filename: String,
+    pub content_type: &'static str,
+    pub bytes: Vec<u8>,
+}
 
 /// A document attached to the email.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +53,7 @@ impl Attach {
 
     /// The document of `invoice`, named as `GET /invoices/{id}/pdf` and
     /// `/xml` name it.
-    pub fn render(self, invoice: &Invoice) -> Attachment {
+    pub fn render(self, invoice: &Invoice) -> Document {
         let (filename, content_type, bytes) = match self {
             Attach::Pdf => (
                 format!("{}.pdf", invoice.number),
@@ -66,9 +73,9 @@ impl Attach {
                 )
             }
         };
-        Attachment {
+        Document {
             filename,
-            content_type: content_type.into(),
+            content_type,
             bytes,
         }
     }

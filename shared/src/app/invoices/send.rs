@@ -33,7 +33,7 @@ use crate::invoice::email::{self, Attach};
 use crate::invoice::model::{HistoryEvent, Invoice};
 use crate::invoice::status::Status;
 use crate::ports::Ports;
-use crate::ports::email::{EmailError, OutgoingEmail};
+use crate::ports::email::{Attachment, EmailError, OutgoingEmail};
 use crate::ports::table::TableError;
 
 /// Tries of the settling transaction against concurrent changes of the invoice.
@@ -128,7 +128,17 @@ fn plan(
     });
     let attach = email::attachments(codes.as_deref()).map_err(invalid)?;
     let note = email::message(request.message.as_deref()).map_err(invalid)?;
-    let files: Vec<_> = attach.iter().map(|a| a.render(invoice)).collect();
+    let files: Vec<Attachment> = attach
+        .iter()
+        .map(|a| {
+            let document = a.render(invoice);
+            Attachment {
+                filename: document.filename,
+                content_type: document.content_type.into(),
+                bytes: document.bytes,
+            }
+        })
+        .collect();
     let names: Vec<String> = files.iter().map(|f| f.filename.clone()).collect();
     let summary = email::Summary::from(invoice);
     let subject = email::subject(&summary);
