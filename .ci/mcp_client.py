@@ -156,6 +156,12 @@ async def every_tool(run, live):
     await run.error("resubmit_verifactu_record", {"invoice_id": first["id"]}, "invalid_state")
     paid = await run.ok("set_invoice_status", {"invoice_id": first["id"], "status": "paid"})
     check(paid["status"] == "paid", "set_invoice_status")
+    emailed = {"invoice_id": first["id"], "idempotency_key": str(uuid.uuid4()), "to": ["ana@example.com"]}
+    if live:
+        await run.error("send_invoice", emailed, "email_not_configured")
+    else:
+        sent = await run.ok("send_invoice", emailed)
+        check(sent["simulated"] is True and sent["to"] == ["ana@example.com"], f"send_invoice: {sent}")
     mistake = await run.ok("issue_invoice", invoice_args(str(uuid.uuid4())))
     cancelled = await run.ok("cancel_invoice", {"invoice_id": mistake["id"], "reason": "emitida por error"})
     check(cancelled["status"] == "cancelled", "cancel_invoice")
