@@ -26,7 +26,7 @@ TOOLS = {
     "extract_invoices", "analyze", "validate_tax_id", "calculate_vat", "calculate_withholding",
     "estimate_model_130", "fiscal_calendar", "get_usage", "list_analyses", "get_analysis",
     "issue_invoice", "list_invoices", "get_invoice", "cancel_invoice", "set_invoice_status",
-    "record_payment", "resubmit_verifactu_record", "get_job",
+    "record_payment", "send_invoice", "resubmit_verifactu_record", "get_job",
     "list_series", "create_series", "update_series", "delete_series",
 }
 
@@ -75,7 +75,7 @@ async def list_tools(client, label):
     listed = await client.list_tools()
     names = {t.name for t in listed.tools}
     check(names == TOOLS, f"{label}: tools {sorted(names)}")
-    check(len(listed.tools) == 22, f"{label}: {len(listed.tools)} tools")
+    check(len(listed.tools) == 23, f"{label}: {len(listed.tools)} tools")
     schemas = {}
     for tool in listed.tools:
         Draft202012Validator.check_schema(tool.input_schema)
@@ -165,6 +165,12 @@ async def every_tool(run, live):
     await run.error("record_payment", {**payment, "idempotency_key": str(uuid.uuid4()), "amount": 100000}, "amount")
     paid = await run.ok("set_invoice_status", {"invoice_id": first["id"], "status": "paid"})
     check(paid["status"] == "paid", "set_invoice_status")
+    emailed = {"invoice_id": first["id"], "idempotency_key": str(uuid.uuid4()), "to": ["ana@example.com"]}
+    if live:
+        await run.error("send_invoice", emailed, "email_not_configured")
+    else:
+        sent = await run.ok("send_invoice", emailed)
+        check(sent["simulated"] is True and sent["to"] == ["ana@example.com"], f"send_invoice: {sent}")
     mistake = await run.ok("issue_invoice", invoice_args(str(uuid.uuid4())))
     cancelled = await run.ok("cancel_invoice", {"invoice_id": mistake["id"], "reason": "emitida por error"})
     check(cancelled["status"] == "cancelled", "cancel_invoice")

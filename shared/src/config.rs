@@ -54,6 +54,82 @@ pub struct Config {
     /// How long an extraction waits for the AI model
     /// (`SVC_AI_TIMEOUT_SECONDS`, default 20).
     pub ai_timeout: Duration,
+    /// How invoices are emailed; off by default.
+    pub email: EmailTransport,
+}
+
+/// How invoices are emailed: over SMTP (`SVC_SMTP_URL`) or Amazon SES
+/// (`SVC_EMAIL_SES=true`, in the AWS environment's region, optionally with
+/// the configuration set `SVC_SES_CONFIGURATION_SET`), from the sender
+/// `SVC_EMAIL_FROM` (`facturas@example.com` or `Facturas <facturas@example.com>`;
+/// on SES a verified identity); at most one.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub enum EmailTransport {
+    #[default]
+    Off,
+    Smtp {
+        url: String,
+        from: String,
+    },
+    Ses {
+        from: String,
+        configuration_set: Option<String>,
+    },
+}
+
+/// Never prints the SMTP URL, which may hold a password.
+impl std::fmt::Debug for EmailTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EmailTransport::Off => f.write_str("Off"),
+            EmailTransport::Smtp { from, .. } => f
+                .debug_struct("Smtp")
+                .field("url", &"…")
+                .field("from", from)
+                .finish(),
+            EmailTransport::Ses {
+                from,
+                configuration_set,
+            } => f
+                .debug_struct("Ses")
+                .field("from", from)
+                .field("configuration_set", configuration_set)
+                .finish(),
+        }
+    }
+}
+
+impl EmailTransport {
+    fn from_lookup(get: &dyn Fn(&str) -> Option<String>) -> Result<Self, String> {
+        let url = optional(get, "SVC_SMTP_URL");
+        let ses = flag(get, "SVC_EMAIL_SES")?;
+        let from = optional(get, "SVC_EMAIL_FROM");
+        if url.is_none() && !ses {
+            return Ok(EmailTransport::Off);
+        }
+        let from = from.ok_or(
+            "email is configured: set the sender in SVC_EMAIL_FROM (e.g. facturas@example.com)",
+        )?;
+        from.parse::<lettre::message::Mailbox>()
+            .map_err(|e| format!("SVC_EMAIL_FROM={from:?} is not an email address: {e}"))?;
+        match url {
+            Some(_) if ses => Err("set SVC_SMTP_URL or SVC_EMAIL_SES, not both".into()),
+            Some(url) => {
+                let scheme = url::Url::parse(&url).map(|u| u.scheme().to_string());
+                if !matches!(scheme.as_deref(), Ok("smtp" | "smtps")) {
+                    return Err(
+                        "SVC_SMTP_URL must be smtp://host:port or smtps://user:password@host"
+                            .into(),
+                    );
+                }
+                Ok(EmailTransport::Smtp { url, from })
+            }
+            None => Ok(EmailTransport::Ses {
+                from,
+                configuration_set: optional(get, "SVC_SES_CONFIGURATION_SET"),
+            }),
+        }
+    }
 }
 
 /// The AI source: an OpenAI-compatible server (`SVC_AI_URL`, `SVC_AI_MODEL`,
@@ -169,6 +245,7 @@ impl Default for Config {
             kms_key_id: None,
             ai: AiModel::Off,
             ai_timeout: Duration::from_secs(20),
+            email: EmailTransport::Off,
         }
     }
 }
@@ -320,6 +397,7 @@ impl Config {
                 0 => return Err("SVC_AI_TIMEOUT_SECONDS must be at least 1".into()),
                 seconds => Duration::from_secs(seconds),
             },
+            email: EmailTransport::from_lookup(get)?,
         })
     }
 }
@@ -416,6 +494,61 @@ mod tests {
         );
         assert!(config(&[("SVC_PUBLIC_URL", "svc.example.com")]).is_err());
         assert!(config(&[("SVC_PUBLIC_URL", "ftp://svc.example.com")]).is_err());
+    }
+
+    #[test]
+    fn email_is_off_unless_a_transport_and_a_sender_are_named() {
+        let email = |vars: &[(&str, &str)]| {
+            let vars: Vec<(String, String)> = vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Config::from_lookup(&move |n| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()))
+                .map(|c| c.email)
+        };
+        assert_eq!(
+            email(&[("SVC_EMAIL_FROM", "a@example.com")]),
+            Ok(EmailTransport::Off)
+        );
+        let smtp = email(&[
+            ("SVC_SMTP_URL", "smtps://user:secret@smtp.example.com"),
+            ("SVC_EMAIL_FROM", "Facturas <facturas@example.com>"),
+        ])
+        .unwrap();
+        assert!(
+            matches!(&smtp, EmailTransport::Smtp { from, .. } if from == "Facturas <facturas@example.com>")
+        );
+        assert!(!format!("{smtp:?}").contains("secret"));
+        assert_eq!(
+            email(&[
+                ("SVC_EMAIL_SES", "true"),
+                ("SVC_EMAIL_FROM", "facturas@example.com"),
+                ("SVC_SES_CONFIGURATION_SET", "svc"),
+            ]),
+            Ok(EmailTransport::Ses {
+                from: "facturas@example.com".into(),
+                configuration_set: Some("svc".into())
+            })
+        );
+        let refused = [
+            vec![("SVC_SMTP_URL", "smtp://127.0.0.1:2525")],
+            vec![
+                ("SVC_SMTP_URL", "http://x"),
+                ("SVC_EMAIL_FROM", "a@example.com"),
+            ],
+            vec![
+                ("SVC_SMTP_URL", "smtp://x"),
+                ("SVC_EMAIL_FROM", "not an address"),
+            ],
+            vec![
+                ("SVC_SMTP_URL", "smtp://x"),
+                ("SVC_EMAIL_SES", "true"),
+                ("SVC_EMAIL_FROM", "a@example.com"),
+            ],
+        ];
+        for vars in refused {
+            assert!(email(&vars).is_err(), "{vars:?}");
+        }
     }
 
     #[test]

@@ -132,7 +132,7 @@ async fn stateless_legacy_handshake_json_answers_and_405_for_get_and_delete() {
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     let r = send(&h.app, rpc(Some(&h.live), &list)).await;
     let tools = r.json["result"]["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 22);
+    assert_eq!(tools.len(), 23);
     assert!(tools.iter().any(|t| t["name"] == "get_job"));
 
     for method in ["GET", "DELETE"] {
@@ -407,6 +407,48 @@ async fn record_payment_records_once_per_key_through_the_payments_operation() {
         keyless.contains("[argument `idempotency_key`]"),
         "{keyless}"
     );
+}
+
+#[tokio::test]
+async fn send_invoice_runs_the_send_operation_simulated_for_test_keys() {
+    let h = harness(support::relaxed()).await;
+    let test = call(&h, &h.test, "issue_invoice", invoice_args("inv-t")).await;
+    let args = |id: &Value, key: &str| json!({"invoice_id": id, "idempotency_key": key, "to": ["ana@example.com"], "attach": ["pdf", "ubl"]});
+    let simulated = call(
+        &h,
+        &h.test,
+        "send_invoice",
+        args(&test["structuredContent"]["id"], "s1"),
+    )
+    .await;
+    let sent = &simulated["structuredContent"];
+    assert_eq!(sent["simulated"], true, "{simulated}");
+    assert_eq!(sent["to"], json!(["ana@example.com"]));
+    assert_eq!(
+        sent["attachments"][1]["filename"],
+        "TEST-F2026-000001-ubl.xml"
+    );
+    let summary = simulated["content"][0]["text"].as_str().unwrap();
+    assert!(
+        summary.contains("nothing sent") && summary.contains("TEST-F2026-000001.pdf"),
+        "{summary}"
+    );
+
+    let live = call(&h, &h.live, "issue_invoice", invoice_args("inv-l")).await;
+    let id = &live["structuredContent"]["id"];
+    let unconfigured = error_text(&call(&h, &h.live, "send_invoice", args(id, "s2")).await);
+    assert!(
+        unconfigured.contains("email_not_configured"),
+        "{unconfigured}"
+    );
+    let mut keyless = args(id, "x");
+    keyless.as_object_mut().unwrap().remove("idempotency_key");
+    let keyless = error_text(&call(&h, &h.live, "send_invoice", keyless).await);
+    assert!(keyless.contains("`idempotency_key`"), "{keyless}");
+    let mut bad = args(id, "s3");
+    bad["to"] = json!(["ana"]);
+    let bad = error_text(&call(&h, &h.live, "send_invoice", bad).await);
+    assert!(bad.contains("to[0]"), "{bad}");
 }
 
 #[tokio::test]

@@ -716,6 +716,7 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
             "/api/v1/invoices/{id}/payments",
             "/api/v1/invoices/{id}/pdf",
             "/api/v1/invoices/{id}/rectify",
+            "/api/v1/invoices/{id}/send",
             "/api/v1/invoices/{id}/status",
             "/api/v1/invoices/{id}/verifactu/resubmit",
             "/api/v1/invoices/{id}/xml",

@@ -8,11 +8,13 @@
 //! (`with_ocr`), the webhook sender (`with_sender`) and the VERI*FACTU
 //! endpoint with the key that seals certificates (`with_verifactu`:
 //! `SVC_KMS_KEY_ID` or `SVC_SECRETS_KEY`) and the AI model that proposes
-//! extracted fields (`with_ai`: `SVC_AI_BEDROCK_MODEL` or `SVC_AI_URL`).
+//! extracted fields (`with_ai`: `SVC_AI_BEDROCK_MODEL` or `SVC_AI_URL`),
+//! and the mailer of invoices (`with_mailer`: `SVC_SMTP_URL` or
+//! `SVC_EMAIL_SES`, with `SVC_EMAIL_FROM`).
 
 use std::sync::Arc;
 
-use shared::config::{AiModel, Config};
+use shared::config::{AiModel, Config, EmailTransport};
 use shared::embedded::LocalSecrets;
 use shared::embedded::tesseract::Tesseract;
 use shared::http::AppState;
@@ -20,15 +22,17 @@ use shared::ports::aeat;
 use shared::ports::ai::{AiExtractor, AiSource};
 use shared::ports::blobs::NoBlobs;
 use shared::ports::clock::SystemClock;
+use shared::ports::email::{Email, Mailer};
 use shared::ports::ocr::NoOcr;
 use shared::ports::openai_ai::OpenAiCompatible;
 use shared::ports::queue::NoQueue;
+use shared::ports::smtp_email::SmtpEmail;
 use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::{Blobs, Clock, Ocr, Ports, Queue, Secrets, Table};
 
 use crate::bedrock::BedrockAi;
 use crate::textract::TextractOcr;
-use crate::{DynamoTable, KmsSecrets, S3Blobs, SqsQueue};
+use crate::{DynamoTable, KmsSecrets, S3Blobs, SesEmail, SqsQueue};
 
 #[cfg(feature = "embedded")]
 mod embedded;
@@ -178,6 +182,37 @@ pub async fn with_ai(ports: Ports, config: &Config) -> Result<Ports, String> {
         }
     };
     Ok(ports.with_ai(AiSource { extractor, timeout }))
+}
+
+/// `ports` with the mailer the configuration names (SMTP or SES), logged
+/// once; unchanged when it names none (sending answers that email is not
+/// configured).
+pub async fn with_mailer(ports: Ports, config: &Config) -> Result<Ports, String> {
+    let (email, from): (Arc<dyn Email>, &String) = match &config.email {
+        EmailTransport::Off => {
+            tracing::info!("email off");
+            return Ok(ports);
+        }
+        EmailTransport::Smtp { url, from } => {
+            tracing::info!(from, "email: SMTP");
+            (Arc::new(SmtpEmail::from_url(url)?), from)
+        }
+        EmailTransport::Ses {
+            from,
+            configuration_set,
+        } => {
+            tracing::info!(from, configuration_set, "email: SES");
+            crate::sdk::require_region().await?;
+            (
+                Arc::new(SesEmail::from_env(configuration_set.clone()).await),
+                from,
+            )
+        }
+    };
+    Ok(ports.with_mailer(Mailer {
+        email,
+        from: from.clone(),
+    }))
 }
 
 /// The value of `var`, unless it is unset or empty (that adapter stays

@@ -12,11 +12,7 @@ use axum::http::{Request, StatusCode};
 use chrono::Datelike;
 use serde_json::json;
 
-use infra_aws::DynamoTable;
-use shared::config::Config;
 use shared::domain::madrid;
-use shared::http::{AppState, service_router};
-use shared::ports::Ports;
 use shared::ports::clock::{Clock, SystemClock};
 use support::call;
 

@@ -85,6 +85,7 @@ pub async fn serve(
         config.webhook_allow_private,
     )));
     let ports = infra_aws::environment::with_verifactu(ports, &config).await;
+    let ports = infra_aws::environment::with_mailer(ports, &config).await?;
     certificates::check_key(&ports).await?;
     seed_demo(&ports).await?;
     // Every writer of the embedded file runs on this machine: the keys held

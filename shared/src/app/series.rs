@@ -331,7 +331,13 @@ fn storing(
 ) -> Vec<Write> {
     let mut writes = vec![put(caller, series, version, now)];
     if takes_default {
-        writes.extend(others_not_default(caller, all, &series.code, series.purpose, now));
+        writes.extend(others_not_default(
+            caller,
+            all,
+            &series.code,
+            series.purpose,
+            now,
+        ));
     }
     writes
 }
@@ -378,7 +384,14 @@ pub async fn create(
         default: req.default,
         description: description(req.description)?,
     };
-    let writes = storing(caller, &all, &series, None, series.default, ports.clock.now());
+    let writes = storing(
+        caller,
+        &all,
+        &series,
+        None,
+        series.default,
+        ports.clock.now(),
+    );
     Ok((view(ports, caller, &series).await?, writes))
 }
 

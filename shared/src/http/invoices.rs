@@ -34,6 +34,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(super::documents::routes())
         .merge(super::series::routes())
         .merge(super::payments::routes())
+        .merge(super::invoice_send::routes())
         .routes(requiring_key(routes!(issue_invoice)))
         .routes(routes!(list_invoices))
         .routes(routes!(get_invoice))

@@ -1,6 +1,7 @@
 //! Invoices: lines, totals, numbering, states and the issued invoice as it
 //! is stored and shown (`model`), which the document writers read. Pure.
 
+pub mod email;
 pub mod iban;
 pub mod line;
 pub mod model;

@@ -133,7 +133,10 @@ pub struct HistoryEvent {
     /// `issued`, `accepted`, `rejected`, `paid`, `unpaid`, `cancelled`,
     /// `rectified`, `verifactu_resubmitted` (a corrected VERI*FACTU record),
     /// `payment` or `refund` (detail: payment id, amount, date, method) or
-    /// `overdue` (detail: which instalment).
+    /// `overdue` (detail: which instalment), `replaced` (a ticket replaced
+    /// by a full invoice, F3),
+    /// `sent` (emailed; `detail` names the recipients) or `send_failed`
+    /// (the email provider refused it; `detail` says why).
     #[serde(rename = "type")]
     pub kind: String,
     pub at: DateTime<Utc>,

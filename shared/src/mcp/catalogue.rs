@@ -382,6 +382,18 @@ fn specs() -> Vec<ToolSpec> {
             parameters: no_parameters,
         },
         ToolSpec {
+            name: "send_invoice",
+            method: Method::POST,
+            path: "/api/v1/invoices/{invoice_id}/send",
+            renames: &[],
+            output: Output::Body,
+            operation: "send_invoice",
+            title: "Email an invoice",
+            description: "Email an issued invoice with its PDF (and, if asked, one e-invoice: facturae, ubl or cii) to `to` (default: the customer's email) and `cc`, with an optional personal `message`, in Spanish. It really sends an email, so confirm the recipients with the user first. `idempotency_key` is required: a new value for each email, the same value to retry this call after an error or timeout, so the email goes out once. A refused address is an error recorded on the invoice; with a test key nothing is sent and the result (`simulated: true`) shows what would have been.",
+            hints: [false, false, false, true],
+            parameters: no_parameters,
+        },
+        ToolSpec {
             name: "resubmit_verifactu_record",
             method: Method::POST,
             path: "/api/v1/invoices/{invoice_id}/verifactu/resubmit",
@@ -549,7 +561,7 @@ fn body_schema(doc: &Value, spec: &ToolSpec) -> Value {
         _ if schemas::requires_header(doc, spec.operation, "Idempotency-Key") => add(
             IDEMPOTENCY_KEY,
             json!({"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$",
-                "description": "A unique value per invoice (e.g. a UUID) that you make up. Reuse the same value to retry this call after an error or timeout: the invoice is then issued only once. A new invoice needs a new value."}),
+                "description": "A unique value per call (e.g. a UUID) that you make up. Reuse the same value to retry this call after an error or timeout: it then takes effect only once (one invoice issued, one email sent). A new invoice or email needs a new value."}),
             true,
         ),
         _ => {}
@@ -668,7 +680,7 @@ mod tests {
     #[test]
     fn every_tool_has_a_unique_name_and_all_four_hints() {
         let tools = tools();
-        assert_eq!(tools.len(), 22);
+        assert_eq!(tools.len(), 23);
         let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         names.sort();
         names.dedup();

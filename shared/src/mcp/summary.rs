@@ -172,6 +172,24 @@ pub fn of(tool: &str, accepted: bool, v: &Value) -> String {
         "update_series" => format!("Changed the {}.", series(v)),
         "delete_series" => format!("Deleted the series {}.", text(&v["code"])),
         "cancel_invoice" => format!("Cancelled {}.", invoice(v)),
+        "send_invoice" => format!(
+            "{} invoice {} to {} ({}): {}.",
+            if v["simulated"] == true {
+                "Simulated sending (test key, nothing sent) of"
+            } else {
+                "Sent"
+            },
+            text(&v["number"]),
+            text(&v["to"]),
+            text(&v["subject"]),
+            v["attachments"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|a| text(&a["filename"]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         "resubmit_verifactu_record" => format!(
             "Resubmitted the VERI*FACTU record of {}; it is pending until the AEAT answers.",
             invoice(v)

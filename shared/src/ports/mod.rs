@@ -9,6 +9,9 @@ pub mod blobs;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod blobs_contract;
 pub mod clock;
+pub mod email;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod email_contract;
 pub mod item_cache;
 pub mod ocr;
 #[cfg(any(test, feature = "contract-tests"))]
@@ -23,6 +26,7 @@ pub mod secrets;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod secrets_contract;
 pub mod serving;
+pub mod smtp_email;
 pub mod table;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod table_contract;
@@ -84,6 +88,9 @@ pub struct Ports {
     /// The AI model that proposes fields besides the parser (`SVC_AI_*`);
     /// none unless configured.
     pub ai: Option<ai::AiSource>,
+    /// How invoices are emailed (SMTP or SES, `SVC_EMAIL_FROM`); none
+    /// unless configured.
+    pub mailer: Option<email::Mailer>,
 }
 
 impl Ports {
@@ -107,6 +114,7 @@ impl Ports {
             aeat_test: Arc::new(aeat::SimulatedAeat::fresh_each_message(clock.clone())),
             secrets: None,
             ai: None,
+            mailer: None,
             clock,
         }
     }
@@ -157,6 +165,13 @@ impl Ports {
 
     pub fn with_sender(self, sender: Arc<dyn WebhookSender>) -> Self {
         Ports { sender, ..self }
+    }
+
+    pub fn with_mailer(self, mailer: email::Mailer) -> Self {
+        Ports {
+            mailer: Some(mailer),
+            ..self
+        }
     }
 
     pub fn with_ai(self, ai: ai::AiSource) -> Self {

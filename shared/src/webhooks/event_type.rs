@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The event types of the API.
-pub const EVENT_TYPES: [&str; 15] = [
+pub const EVENT_TYPES: [&str; 16] = [
     "analysis.completed",
     "job.completed",
     "job.failed",
@@ -19,6 +19,7 @@ pub const EVENT_TYPES: [&str; 15] = [
     "invoice.unpaid",
     "invoice.payment_received",
     "invoice.overdue",
+    "invoice.sent",
     "verifactu.accepted",
     "verifactu.rejected",
 ];

@@ -8,6 +8,7 @@ pub mod aeat;
 pub mod invoice_fixtures;
 pub mod jobs;
 pub mod nif_corpus;
+pub mod smtp;
 pub mod webhooks;
 
 use std::sync::Arc;

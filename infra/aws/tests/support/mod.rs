@@ -123,7 +123,8 @@ pub async fn issuing_service(
     name: &str,
     clock: Arc<dyn shared::ports::clock::Clock>,
 ) -> (Ports, axum::Router, String) {
-    let table = DynamoTable::from_env(&format!("svc-{name}-{}", random_token(6)), clock.clone()).await;
+    let table =
+        DynamoTable::from_env(&format!("svc-{name}-{}", random_token(6)), clock.clone()).await;
     table.create_table().await.unwrap();
     let ports = Ports::new(Arc::new(table), clock);
     let key = issuing_account(&ports).await;

@@ -258,8 +258,7 @@ async fn issuer_terms(
     ports: &Ports,
     caller: &Caller,
 ) -> Result<(IndirectTax, Decimal), InvoiceError> {
-    let account = accounts::get_recent(ports, &caller.account_id)
-        .await?;
+    let account = accounts::get_recent(ports, &caller.account_id).await?;
     let tax =
         IndirectTax::of_postal_code(account.issuer.postal_code.as_deref().unwrap_or_default());
     Ok((tax, account.simplified_limit))
@@ -267,8 +266,7 @@ async fn issuer_terms(
 
 /// The account's issuer details as an invoice shows them (409 when incomplete).
 pub async fn account_issuer(ports: &Ports, caller: &Caller) -> Result<IssuerView, InvoiceError> {
-    let account = accounts::get(ports, &caller.account_id)
-        .await?;
+    let account = accounts::get(ports, &caller.account_id).await?;
     issuer_view(&account)
 }
 

@@ -1,5 +1,6 @@
 //! Invoices: issue, read, list, cancel, rectify and status changes, each a use
-//! case that returns the invoice and the writes of its one transaction.
+//! case that returns the invoice and the writes of its one transaction; and
+//! sending by email (`send`), whose provider call sits between its writes.
 
 pub mod due_index;
 pub mod error;
@@ -13,5 +14,7 @@ pub mod rectify;
 pub mod replace;
 pub mod request;
 pub mod schedule;
+pub mod send;
+pub mod send_record;
 pub mod store;
 pub mod test_options;

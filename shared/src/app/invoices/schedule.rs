@@ -56,8 +56,7 @@ pub async fn instalments(
         (Some(date), None) => Ok(vec![Instalment::new(date, total)]),
         (None, None) if !by_terms => Ok(Vec::new()),
         (None, None) => {
-            let account = accounts::get_recent(ports, &caller.account_id)
-                .await?;
+            let account = accounts::get_recent(ports, &caller.account_id).await?;
             let date = issue_date + Days::new(u64::from(account.payment_terms_days));
             Ok(vec![Instalment::new(date, total)])
         }
