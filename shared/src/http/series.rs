@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::json::ApiJson;
 use super::pagination::List;
 use super::state::AppState;
@@ -128,7 +128,8 @@ async fn update_series(
 /// 409 `series_in_use`, `series_default` or `series_builtin` otherwise.
 #[utoipa::path(delete, path = "/api/v1/series/{code}", tag = "series", operation_id = "delete_series",
     params(("code" = String, Path, description = "The series code")),
-    responses((status = 200, description = "The series is deleted", body = Deleted)))]
+    responses((status = 200, description = "The series is deleted", body = Deleted),
+        (status = 409, description = "`series_builtin`, `series_default` or `series_in_use`: the series stays", body = ErrorBody)))]
 async fn delete_series(
     State(state): State<AppState>,
     caller: Caller,
