@@ -533,6 +533,35 @@ fn josemmo_f1() -> Registration {
     }
 }
 
+/// The service in-process on the embedded engine, for the tests through the API.
+async fn api() -> support::Harness {
+    support::start(
+        support::relaxed(),
+        shared::domain::account::Plan::Pro,
+        axum::Router::new(),
+    )
+    .await
+}
+
+/// Checks that the harness account's test chain holds `count` records, that
+/// each flag is in one of them, and that together they are a submission
+/// valid against `SuministroLR.xsd`.
+async fn assert_chain(
+    h: &support::Harness,
+    (python, standards): (&Path, &Path),
+    label: &str,
+    count: usize,
+    flags: &[&str],
+) {
+    let xml = chain_records(h).await;
+    let records: Vec<&str> = xml.iter().map(String::as_str).collect();
+    assert_eq!(records.len(), count, "{label}");
+    for flag in flags {
+        assert!(records.iter().any(|r| r.contains(flag)), "{label}: {flag}");
+    }
+    assert_valid_submission(python, standards, label, &records);
+}
+
 /// The XML of the harness account's test chain records, in chain order.
 async fn chain_records(h: &support::Harness) -> Vec<String> {
     use shared::ports::table::{Query, SortKey};
@@ -576,12 +605,7 @@ async fn resubmitted_records_validate_against_suministro_lr() {
     let Some((python, standards)) = validator() else {
         return;
     };
-    let h = support::start(
-        support::relaxed(),
-        shared::domain::account::Plan::Pro,
-        axum::Router::new(),
-    )
-    .await;
+    let h = api().await;
     h.set_issuer().await;
     let mut ids = Vec::new();
     for code in [1104, 2001, 1104] {
@@ -608,17 +632,12 @@ async fn resubmitted_records_validate_against_suministro_lr() {
         let r = send(&h.app, post_json(&path, &h.test, None, "{}")).await;
         assert_eq!(r.status, 200, "{action}: {}", r.json);
     }
-    let xml = chain_records(&h).await;
-    let records: Vec<&str> = xml.iter().map(String::as_str).collect();
-    assert_eq!(records.len(), 6);
-    for flag in [
+    let flags = [
         "<sf:RechazoPrevio>X</sf:RechazoPrevio>",
         "<sf:Subsanacion>S</sf:Subsanacion><sf:TipoFactura>",
         "<sf:SinRegistroPrevio>S</sf:SinRegistroPrevio>",
-    ] {
-        assert!(records.iter().any(|r| r.contains(flag)), "{flag}");
-    }
-    assert_valid_submission(&python, &standards, "resubmitted", &records);
+    ];
+    assert_chain(&h, (&python, &standards), "resubmitted", 6, &flags).await;
 }
 
 /// The records of every simplified type (F2 ticket, F1 qualified simplified,
@@ -634,12 +653,7 @@ async fn simplified_types_validate_and_the_simulator_accepts_them() {
     let Some((python, standards)) = validator() else {
         return;
     };
-    let h = support::start(
-        support::relaxed(),
-        shared::domain::account::Plan::Pro,
-        axum::Router::new(),
-    )
-    .await;
+    let h = api().await;
     h.set_issuer().await;
     let customer = json!({"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4",
         "postal_code": "10003", "city": "Cáceres"});
@@ -692,17 +706,12 @@ async fn simplified_types_validate_and_the_simulator_accepts_them() {
             now["kind"], now["number"], now["verifactu"]
         );
     }
-    let xml = chain_records(&h).await;
-    let records: Vec<&str> = xml.iter().map(String::as_str).collect();
-    assert_eq!(records.len(), 8);
-    for flag in [
+    let flags = [
         "<sf:FacturaSimplificadaArt7273>S</sf:FacturaSimplificadaArt7273>",
         "<sf:FacturaSinIdentifDestinatarioArt61d>S</sf:FacturaSinIdentifDestinatarioArt61d>",
         "<sf:FacturasSustituidas><sf:IDFacturaSustituida>",
-    ] {
-        assert!(records.iter().any(|r| r.contains(flag)), "{flag}");
-    }
-    assert_valid_submission(&python, &standards, "simplified", &records);
+    ];
+    assert_chain(&h, (&python, &standards), "simplified", 8, &flags).await;
 }
 
 /// IGIC (`Impuesto` 03) and IPSI (02) records are valid against
@@ -715,12 +724,7 @@ async fn igic_and_ipsi_records_validate_and_are_accepted() {
     let Some((python, standards)) = validator() else {
         return;
     };
-    let h = support::start(
-        support::relaxed(),
-        shared::domain::account::Plan::Pro,
-        axum::Router::new(),
-    )
-    .await;
+    let h = api().await;
     let mut ids = Vec::new();
     for (postal_code, rate) in [("38001", 7), ("51001", 4)] {
         let issuer = shared::domain::account::Issuer {
@@ -760,9 +764,9 @@ async fn igic_and_ipsi_records_validate_and_are_accepted() {
             now["verifactu"]
         );
     }
-    let xml = chain_records(&h).await;
-    let records: Vec<&str> = xml.iter().map(String::as_str).collect();
-    assert!(records[0].contains("<sf:Impuesto>03</sf:Impuesto>"));
-    assert!(records[1].contains("<sf:Impuesto>02</sf:Impuesto>"));
-    assert_valid_submission(&python, &standards, "igic_ipsi", &records);
+    let flags = [
+        "<sf:Impuesto>03</sf:Impuesto>",
+        "<sf:Impuesto>02</sf:Impuesto>",
+    ];
+    assert_chain(&h, (&python, &standards), "igic_ipsi", 2, &flags).await;
 }
