@@ -163,7 +163,10 @@ pub async fn draft(
     let simulated_error = test_options::simulated_error(req.test_options.take(), caller.mode)?;
     let (customer, customer_id) = customer(ports, caller, &mut req).await?;
     let tax_date = req.operation_date.unwrap_or(issue_date);
-    let (tax, limit) = issuer_terms(ports, caller).await?;
+    // The account as authentication just read it: its tax, limits and terms.
+    let account = accounts::get_recent(ports, &caller.account_id).await?;
+    let tax =
+        IndirectTax::of_postal_code(account.issuer.postal_code.as_deref().unwrap_or_default());
     let replaced = match req.replaces.take() {
         Some(ids) => Some(replace::read(ports, caller, &ids).await?),
         None => None,
@@ -193,7 +196,7 @@ pub async fn draft(
         lines: &lines,
         gross: totals.gross(),
         irpf_rate,
-        limit,
+        limit: account.simplified_limit,
     })?;
     let ledger = match &replaced {
         Some(r) => super::rectify::difference(&ledger_groups(&totals), &replace::ledger_of(r)),
@@ -208,16 +211,14 @@ pub async fn draft(
             "due_date is before issue_date",
         ));
     }
+    let by_terms = form.numbered == Numbered::Full && replaced.is_none();
     let instalments = schedule::instalments(
-        ports,
-        caller,
         req.due_date,
         req.due_dates.take(),
         issue_date,
         totals.total,
-        form.numbered == Numbered::Full && replaced.is_none(),
-    )
-    .await?;
+        by_terms.then_some(account.payment_terms_days),
+    )?;
     let notes = req
         .notes
         .as_deref()
@@ -249,19 +250,6 @@ pub async fn draft(
         rectification: None,
         simulated_error,
     })
-}
-
-/// The tax the account's issuer charges, from its details as recently read
-/// (`finalize` checks it against the details it reads), and its
-/// simplified-invoice limit.
-async fn issuer_terms(
-    ports: &Ports,
-    caller: &Caller,
-) -> Result<(IndirectTax, Decimal), InvoiceError> {
-    let account = accounts::get_recent(ports, &caller.account_id).await?;
-    let tax =
-        IndirectTax::of_postal_code(account.issuer.postal_code.as_deref().unwrap_or_default());
-    Ok((tax, account.simplified_limit))
 }
 
 /// The account's issuer details as an invoice shows them (409 when incomplete).

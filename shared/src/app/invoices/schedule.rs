@@ -8,10 +8,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::error::InvoiceError;
-use crate::app::accounts;
-use crate::app::keys::Caller;
 use crate::invoice::payments::{self, Instalment};
-use crate::ports::Ports;
 use crate::tax::money::decimal_from_json;
 
 /// One instalment of an issue request.
@@ -28,17 +25,16 @@ pub struct DueDateRequest {
 
 /// The instalments of an invoice of `total` issued on `issue_date`. None
 /// when the total is not positive (nothing to collect); `due_dates` is then
-/// refused. `by_terms`: without due dates, the total falls due after the
-/// account's payment terms; otherwise (a ticket, paid at the counter, or an
-/// invoice replacing tickets) nothing falls due unless asked.
-pub async fn instalments(
-    ports: &Ports,
-    caller: &Caller,
+/// refused. `terms_days`: without due dates, the total falls due this many
+/// days after the issue date (the account's payment terms); none (a ticket,
+/// paid at the counter, or an invoice replacing tickets): nothing falls due
+/// unless asked.
+pub fn instalments(
     due_date: Option<NaiveDate>,
     due_dates: Option<Vec<DueDateRequest>>,
     issue_date: NaiveDate,
     total: Decimal,
-    by_terms: bool,
+    terms_days: Option<u32>,
 ) -> Result<Vec<Instalment>, InvoiceError> {
     match (due_date, due_dates) {
         (Some(_), Some(_)) => Err(InvoiceError::invalid(
@@ -54,11 +50,13 @@ pub async fn instalments(
         }
         _ if total <= Decimal::ZERO => Ok(Vec::new()),
         (Some(date), None) => Ok(vec![Instalment::new(date, total)]),
-        (None, None) if !by_terms => Ok(Vec::new()),
-        (None, None) => {
-            let account = accounts::get_recent(ports, &caller.account_id).await?;
-            let date = issue_date + Days::new(u64::from(account.payment_terms_days));
-            Ok(vec![Instalment::new(date, total)])
-        }
+        (None, None) => Ok(terms_days
+            .map(|days| {
+                vec![Instalment::new(
+                    issue_date + Days::new(u64::from(days)),
+                    total,
+                )]
+            })
+            .unwrap_or_default()),
     }
 }
