@@ -14,6 +14,7 @@ use super::invoices::error::InvoiceError;
 use super::invoices::store;
 use crate::app::keys::Caller;
 use crate::app::race;
+use crate::domain::account::Mode;
 use crate::domain::madrid;
 use crate::invoice::number::{self, Code, Pattern};
 use crate::invoice::series::{Numbered, Purpose, Series};
@@ -101,15 +102,6 @@ pub enum SeriesError {
 impl From<TableError> for SeriesError {
     fn from(e: TableError) -> Self {
         SeriesError::Storage(e)
-    }
-}
-
-impl From<InvoiceError> for SeriesError {
-    fn from(e: InvoiceError) -> Self {
-        match e {
-            InvoiceError::Storage(t) => SeriesError::Storage(t),
-            other => SeriesError::Storage(TableError::Unavailable(format!("{other:?}"))),
-        }
     }
 }
 
@@ -217,35 +209,50 @@ fn unchanged(version: Option<i64>) -> Condition {
     }
 }
 
-/// Whether any counter of the series has numbered an invoice.
-async fn used(ports: &Ports, caller: &Caller, code: &Code) -> Result<bool, TableError> {
-    let query = Query::new(
-        store::counters_pk(caller),
-        SortKey::Prefix(code.to_string()),
-    );
-    let page = ports.table.query(&query).await?;
-    Ok(page
-        .items
-        .iter()
-        .any(|item| number::counts_for(&item.key.sk, code) && item.n("n").unwrap_or(0) > 0))
+/// The caller's counters as they stand, read at once for every series: a
+/// series has numbered invoices when one of its counters has moved.
+struct Counters(Vec<(String, u64)>);
+
+impl Counters {
+    async fn read(ports: &Ports, caller: &Caller) -> Result<Counters, TableError> {
+        let mut counters = Vec::new();
+        let mut cursor = None;
+        loop {
+            let query = Query::new(store::counters_pk(caller), SortKey::All)
+                .limit(1000)
+                .after(cursor);
+            let page = ports.table.query(&query).await?;
+            counters.extend(page.items.iter().map(|item| {
+                let n = item.n("n").unwrap_or(0).max(0) as u64;
+                (item.key.sk.clone(), n)
+            }));
+            match page.next {
+                Some(next) => cursor = Some(next),
+                None => return Ok(Counters(counters)),
+            }
+        }
+    }
+
+    fn used(&self, code: &Code) -> bool {
+        self.0
+            .iter()
+            .any(|(name, n)| number::counts_for(name, code) && *n > 0)
+    }
+
+    /// The number the series' next invoice in `year` gets.
+    fn next(&self, series: &Series, year: i32) -> u64 {
+        let name = number::counter_name(&series.code, series.yearly_restart, year);
+        let value = self
+            .0
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |(_, n)| *n);
+        value + 1
+    }
 }
 
-async fn view(ports: &Ports, caller: &Caller, series: &Series) -> Result<SeriesView, SeriesError> {
-    let year = madrid::date(ports.clock.now()).year();
-    let name = number::counter_name(&series.code, series.yearly_restart, year);
-    let (counter, used) = tokio::try_join!(
-        async {
-            store::counter(ports, caller, &name)
-                .await
-                .map_err(SeriesError::from)
-        },
-        async {
-            used(ports, caller, &series.code)
-                .await
-                .map_err(SeriesError::from)
-        },
-    )?;
-    Ok(SeriesView {
+fn view(series: &Series, counters: &Counters, year: i32, mode: Mode) -> SeriesView {
+    SeriesView {
         object: "series".into(),
         code: series.code.to_string(),
         pattern: series.pattern.as_str().to_string(),
@@ -253,21 +260,30 @@ async fn view(ports: &Ports, caller: &Caller, series: &Series) -> Result<SeriesV
         purpose: series.purpose,
         default: series.default,
         builtin: series.is_builtin(),
-        used,
+        used: counters.used(&series.code),
         next_number: series
             .pattern
-            .format(&series.code, year, counter.next(), caller.mode),
+            .format(&series.code, year, counters.next(series, year), mode),
         description: series.description.clone(),
-    })
+    }
+}
+
+/// Every series and the counters, read at once.
+async fn read(ports: &Ports, caller: &Caller) -> Result<(Vec<Stored>, Counters), TableError> {
+    tokio::try_join!(all(ports, caller), Counters::read(ports, caller))
+}
+
+fn this_year(ports: &Ports) -> i32 {
+    madrid::date(ports.clock.now()).year()
 }
 
 pub async fn list(ports: &Ports, caller: &Caller) -> Result<Vec<SeriesView>, SeriesError> {
-    let all = all(ports, caller).await?;
-    let mut views = Vec::with_capacity(all.len());
-    for stored in &all {
-        views.push(view(ports, caller, &stored.series).await?);
-    }
-    Ok(views)
+    let (all, counters) = read(ports, caller).await?;
+    let year = this_year(ports);
+    Ok(all
+        .iter()
+        .map(|stored| view(&stored.series, &counters, year, caller.mode))
+        .collect())
 }
 
 fn find<'a>(all: &'a [Stored], raw: &str) -> Result<&'a Stored, SeriesError> {
@@ -277,9 +293,14 @@ fn find<'a>(all: &'a [Stored], raw: &str) -> Result<&'a Stored, SeriesError> {
 }
 
 pub async fn get(ports: &Ports, caller: &Caller, code: &str) -> Result<SeriesView, SeriesError> {
-    let all = all(ports, caller).await?;
+    let (all, counters) = read(ports, caller).await?;
     let stored = find(&all, code)?;
-    view(ports, caller, &stored.series).await
+    Ok(view(
+        &stored.series,
+        &counters,
+        this_year(ports),
+        caller.mode,
+    ))
 }
 
 fn description(raw: Option<String>) -> Result<Option<String>, SeriesError> {
@@ -353,7 +374,7 @@ pub async fn create(
         req.pattern.as_deref().unwrap_or(number::DEFAULT_PATTERN),
         yearly_restart,
     )?;
-    let all = all(ports, caller).await?;
+    let (all, counters) = read(ports, caller).await?;
     if all.iter().any(|s| s.series.code == code) {
         return Err(SeriesError::Conflict {
             code: "series_exists",
@@ -368,7 +389,7 @@ pub async fn create(
             message: format!("at most {MAX_SERIES} series per account"),
         });
     }
-    if used(ports, caller, &code).await? {
+    if counters.used(&code) {
         return Err(SeriesError::Conflict {
             code: "series_in_use",
             message: format!(
@@ -392,7 +413,10 @@ pub async fn create(
         series.default,
         ports.clock.now(),
     );
-    Ok((view(ports, caller, &series).await?, writes))
+    Ok((
+        view(&series, &counters, this_year(ports), caller.mode),
+        writes,
+    ))
 }
 
 /// How many times a change that lost a race with another write of the
@@ -433,11 +457,11 @@ pub async fn changes(
     code: &str,
     req: &SeriesUpdate,
 ) -> Result<(SeriesView, Vec<Write>), SeriesError> {
-    let all = all(ports, caller).await?;
+    let (all, counters) = read(ports, caller).await?;
     let stored = find(&all, code)?.clone();
     let old = &stored.series;
     let renumbers = req.pattern.is_some() || req.yearly_restart.is_some() || req.purpose.is_some();
-    if renumbers && used(ports, caller, &old.code).await? {
+    if renumbers && counters.used(&old.code) {
         return Err(SeriesError::Conflict {
             code: "series_in_use",
             message: format!(
@@ -480,7 +504,10 @@ pub async fn changes(
     let takes_default = series.default && !old.default;
     let now = ports.clock.now();
     let writes = storing(caller, &all, &series, stored.version, takes_default, now);
-    Ok((view(ports, caller, &series).await?, writes))
+    Ok((
+        view(&series, &counters, this_year(ports), caller.mode),
+        writes,
+    ))
 }
 
 /// Deletes a defined series that numbered no invoice and is not a default.
@@ -495,7 +522,7 @@ pub async fn delete(ports: &Ports, caller: &Caller, code: &str) -> Result<(), Se
 }
 
 async fn deletion(ports: &Ports, caller: &Caller, code: &str) -> Result<Vec<Write>, SeriesError> {
-    let all = all(ports, caller).await?;
+    let (all, counters) = read(ports, caller).await?;
     let stored = find(&all, code)?;
     let series = &stored.series;
     let refuse = |code: &'static str, message: String| Err(SeriesError::Conflict { code, message });
@@ -515,7 +542,7 @@ async fn deletion(ports: &Ports, caller: &Caller, code: &str) -> Result<Vec<Writ
             ),
         );
     }
-    if used(ports, caller, &series.code).await? {
+    if counters.used(&series.code) {
         return refuse(
             "series_in_use",
             format!(
