@@ -562,6 +562,25 @@ async fn assert_chain(
     assert_valid_submission(python, standards, label, &records);
 }
 
+/// Sends the pending test records to the simulator and checks that it
+/// accepted each of these invoices' records.
+async fn submit_and_expect_accepted(h: &support::Harness, ids: &[&serde_json::Value]) {
+    shared::app::verifactu::submit_pending(&h.ports)
+        .await
+        .unwrap();
+    for id in ids {
+        let path = format!("/api/v1/invoices/{id}");
+        let now = support::send(&h.app, support::get(&path, Some(&h.test)))
+            .await
+            .json;
+        assert_eq!(
+            now["verifactu"]["status"], "accepted",
+            "{} {}: {}",
+            now["kind"], now["number"], now["verifactu"]
+        );
+    }
+}
+
 /// The XML of the harness account's test chain records, in chain order.
 async fn chain_records(h: &support::Harness) -> Vec<String> {
     use shared::ports::table::{Query, SortKey};
@@ -648,7 +667,7 @@ async fn resubmitted_records_validate_against_suministro_lr() {
 #[tokio::test]
 async fn simplified_types_validate_and_the_simulator_accepts_them() {
     use serde_json::{Value, json};
-    use support::{get, post_json, send};
+    use support::{post_json, send};
 
     let Some((python, standards)) = validator() else {
         return;
@@ -694,18 +713,8 @@ async fn simplified_types_validate_and_the_simulator_accepts_them() {
     let kinds: Vec<&str> = issued.iter().map(|i| i["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["F2", "F1", "F2", "F3", "R5", "R5", "F2", "F2"]);
 
-    shared::app::verifactu::submit_pending(&h.ports)
-        .await
-        .unwrap();
-    for invoice in &issued {
-        let path = format!("/api/v1/invoices/{}", invoice["id"]);
-        let now = send(&h.app, get(&path, Some(&h.test))).await.json;
-        assert_eq!(
-            now["verifactu"]["status"], "accepted",
-            "{} {}: {}",
-            now["kind"], now["number"], now["verifactu"]
-        );
-    }
+    let ids: Vec<&Value> = issued.iter().map(|i| &i["id"]).collect();
+    submit_and_expect_accepted(&h, &ids).await;
     let flags = [
         "<sf:FacturaSimplificadaArt7273>S</sf:FacturaSimplificadaArt7273>",
         "<sf:FacturaSinIdentifDestinatarioArt61d>S</sf:FacturaSinIdentifDestinatarioArt61d>",
@@ -719,7 +728,7 @@ async fn simplified_types_validate_and_the_simulator_accepts_them() {
 #[tokio::test]
 async fn igic_and_ipsi_records_validate_and_are_accepted() {
     use serde_json::json;
-    use support::{get, post_json, send};
+    use support::{post_json, send};
 
     let Some((python, standards)) = validator() else {
         return;
@@ -748,22 +757,7 @@ async fn igic_and_ipsi_records_validate_and_are_accepted() {
         assert_eq!(r.status, 201, "{}", r.json);
         ids.push(r.json["id"].clone());
     }
-    shared::app::verifactu::submit_pending(&h.ports)
-        .await
-        .unwrap();
-    for id in &ids {
-        let now = send(
-            &h.app,
-            get(&format!("/api/v1/invoices/{id}"), Some(&h.test)),
-        )
-        .await
-        .json;
-        assert_eq!(
-            now["verifactu"]["status"], "accepted",
-            "{}",
-            now["verifactu"]
-        );
-    }
+    submit_and_expect_accepted(&h, &ids.iter().collect::<Vec<_>>()).await;
     let flags = [
         "<sf:Impuesto>03</sf:Impuesto>",
         "<sf:Impuesto>02</sf:Impuesto>",

@@ -602,10 +602,6 @@ pub async fn choose(
         None => all
             .iter()
             .find(|s| s.series.purpose == numbered.purpose() && s.series.default)
-            .or_else(|| {
-                all.iter()
-                    .find(|s| s.series.code.as_str() == numbered.purpose().builtin_code())
-            })
             .ok_or_else(|| {
                 TableError::Unavailable(format!("no {} series", numbered.purpose().code()))
             })?,
