@@ -219,6 +219,7 @@ fn word(block: &Block) -> Option<Word> {
         width: frac(bbox.width()),
         height: frac(bbox.height()),
         confidence: frac(block.confidence().unwrap_or(0.0) / 100.0),
+        line: None,
     })
 }
 
@@ -336,6 +337,7 @@ mod tests {
                 width: 0.12,
                 height: 0.01,
                 confidence: 0.975,
+                line: None,
             }
         );
         assert_eq!(

@@ -194,14 +194,32 @@ impl Ocr for Tesseract {
 }
 
 /// Tesseract's TSV (`level page block par line word left top width height
-/// conf text`, pixels from the top-left) as words in page fractions; the
-/// page row (level 1) gives the page size, else the image's.
+/// conf text`, pixels from the top-left) as words in page fractions, each
+/// with the line Tesseract found it on; the page row (level 1) gives the
+/// page size, else the image's.
 pub fn words_from_tsv(tsv: &str, width: u32, height: u32) -> Vec<Word> {
     let (mut page_w, mut page_h) = (width.max(1) as f32, height.max(1) as f32);
     let mut words = Vec::new();
+    // Lines numbered across the document, in the order Tesseract gives them.
+    let mut lines = 0u32;
+    let mut current: Option<[&str; 4]> = None;
     for line in tsv.lines().skip(1) {
         let cols: Vec<&str> = line.splitn(12, '\t').collect();
-        let [level, page, _, _, _, _, left, top, w, h, conf, text] = cols[..] else {
+        let [
+            level,
+            page,
+            block,
+            par,
+            line_num,
+            _,
+            left,
+            top,
+            w,
+            h,
+            conf,
+            text,
+        ] = cols[..]
+        else {
             continue;
         };
         let num = |s: &str| s.trim().parse::<f32>().ok().filter(|v| v.is_finite());
@@ -211,15 +229,23 @@ pub fn words_from_tsv(tsv: &str, width: u32, height: u32) -> Vec<Word> {
         };
         match level.trim() {
             "1" if w > 0.0 && h > 0.0 => (page_w, page_h) = (w, h),
-            "5" if !text.trim().is_empty() => words.push(Word {
-                text: text.trim().to_string(),
-                page: page.trim().parse().unwrap_or(1),
-                left: (left / page_w).clamp(0.0, 1.0),
-                top: (top / page_h).clamp(0.0, 1.0),
-                width: (w / page_w).clamp(0.0, 1.0),
-                height: (h / page_h).clamp(0.0, 1.0),
-                confidence: (num(conf).unwrap_or(0.0) / 100.0).clamp(0.0, 1.0),
-            }),
+            "5" if !text.trim().is_empty() => {
+                let this = [page, block, par, line_num];
+                if current != Some(this) {
+                    current = Some(this);
+                    lines += 1;
+                }
+                words.push(Word {
+                    text: text.trim().to_string(),
+                    page: page.trim().parse().unwrap_or(1),
+                    left: (left / page_w).clamp(0.0, 1.0),
+                    top: (top / page_h).clamp(0.0, 1.0),
+                    width: (w / page_w).clamp(0.0, 1.0),
+                    height: (h / page_h).clamp(0.0, 1.0),
+                    confidence: (num(conf).unwrap_or(0.0) / 100.0).clamp(0.0, 1.0),
+                    line: Some(lines),
+                })
+            }
             _ => {}
         }
     }
@@ -237,12 +263,13 @@ mod tests {
 5\t1\t1\t1\t1\t2\t250\t200\t150\t20\t91\t2026/0147
 5\t1\t1\t1\t1\t3\t400\t200\t10\t20\t95\t 
 5\t1\t1\t1\t2\t1\tx\t240\t10\t20\t95\tbroken
+5\t1\t1\t1\t3\t1\t100\t280\t100\t20\t93\tTotal
 ";
 
     #[test]
     fn tsv_words_become_page_fractions() {
         let words = words_from_tsv(TSV, 1, 1);
-        assert_eq!(words.len(), 2);
+        assert_eq!(words.len(), 3);
         assert_eq!(
             words[0],
             Word {
@@ -253,9 +280,12 @@ mod tests {
                 width: 0.12,
                 height: 0.01,
                 confidence: 0.965,
+                line: Some(1),
             }
         );
         assert_eq!(words[1].text, "2026/0147");
+        assert_eq!(words[1].line, Some(1), "the same line");
+        assert_eq!(words[2].line, Some(2), "the next line Tesseract found");
     }
 
     #[test]

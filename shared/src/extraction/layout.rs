@@ -17,6 +17,11 @@ pub struct Word {
     pub height: f32,
     /// 0–1; 1.0 for a PDF text layer and given text.
     pub confidence: f32,
+    /// The line the source found the word on, numbered across the document,
+    /// when it finds lines (Tesseract): a ticket's line bent by the paper
+    /// stays one line although its words drift up or down.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
 }
 
 /// A field an OCR service already typed (Textract's normalised expense
@@ -89,6 +94,7 @@ impl TextDocument {
                             width: (i - s) as f32 / cols,
                             height: 0.8 / rows,
                             confidence: 1.0,
+                            line: None,
                         });
                         start = None;
                     }

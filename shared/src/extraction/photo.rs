@@ -1,12 +1,14 @@
 //! Photos and scans made ready for OCR: decoded to grey, turned a quarter
 //! turn when the print runs sideways, levelled by the
 //! angle of the printed lines, cropped to the sheet when it lies on a darker
-//! surface, and its uneven light divided out (each pixel over an estimate of
-//! the paper's brightness around it). All analysis runs on a copy at most
+//! surface, its uneven light divided out (each pixel over an estimate of
+//! the paper's brightness around it), and cut down to its print when that
+//! fills only part of it (a receipt scanned on an A4 sheet). All analysis runs on a copy at most
 //! `ANALYSIS_SIDE` pixels long; the full image is resampled once. A clean,
 //! level page with even light is left as it is: OCR reads it unchanged.
 
 mod filters;
+mod print;
 mod sheet;
 mod skew;
 
@@ -111,6 +113,12 @@ pub fn prepare(bytes: &[u8], format: ImageFormat) -> Result<Option<Page>, ImageE
     let Some(image) = straightened(grey) else {
         return Ok(None);
     };
+    // The resolution is the sheet's, before it is cut down to its print.
+    let dpi = dpi(image.width(), image.height());
+    let image = match print::print_box(&image) {
+        Some(r) => image::imageops::crop_imm(&image, r.left, r.top, r.width, r.height).to_image(),
+        None => image,
+    };
     let (width, height) = image.dimensions();
     let mut png = Vec::new();
     PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Sub)
@@ -120,7 +128,7 @@ pub fn prepare(bytes: &[u8], format: ImageFormat) -> Result<Option<Page>, ImageE
         png,
         width,
         height,
-        dpi: dpi(width, height),
+        dpi,
     }))
 }
 

@@ -152,6 +152,7 @@ mod tests {
                     width: box_w,
                     height: box_h / ASPECT,
                     confidence: 0.9,
+                    line: None,
                 });
             }
         }

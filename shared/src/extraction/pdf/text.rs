@@ -578,6 +578,7 @@ pub fn words(glyphs: &[Glyph], page: u32, page_box: [f32; 4]) -> Vec<Word> {
                 width: frac((right - left) / w),
                 height: frac(size / h),
                 confidence: 1.0,
+                line: None,
             });
         }
     };

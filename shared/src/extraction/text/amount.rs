@@ -129,6 +129,24 @@ pub fn numbers(text: &str, mark: Mark) -> Vec<Number> {
             break;
         }
         i = j.max(i + 1);
+        // Tickets print cents without the zero: ",16" is 0,16.
+        let bare_cents = start >= 1
+            && j - start == 2
+            && matches!(at(start - 1), Some(',' | '.'))
+            && (start < 2 || at(start - 2).is_some_and(char::is_whitespace))
+            && !at(j).is_some_and(char::is_alphanumeric);
+        if bare_cents {
+            let cents: i64 = text[byte(start)..byte(j)].parse().unwrap_or(0);
+            found.push(Number {
+                value: Decimal::new(cents, 2),
+                percent: false,
+                plain: false,
+                repaired: false,
+                start: byte(start - 1),
+                end: byte(j),
+            });
+            continue;
+        }
         if let Some(n) = read_run(text, &chars, start, j, mark) {
             found.push(Number {
                 start: byte(n.0),
@@ -306,6 +324,14 @@ mod tests {
         ] {
             assert_eq!(one(text), Some(value), "{text}");
         }
+    }
+
+    #[test]
+    fn cents_without_their_zero() {
+        assert_eq!(one(",16"), Some(dec!(0.16)));
+        assert_eq!(one("Cuota ,16"), Some(dec!(0.16)));
+        assert_eq!(one(".07 C"), Some(dec!(0.07)));
+        assert_eq!(one("12,16"), Some(dec!(12.16)));
     }
 
     #[test]

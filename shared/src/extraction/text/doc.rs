@@ -186,6 +186,22 @@ impl Doc {
         hit.end >= row.toks.len() || cell_of(hit.end) != cell_of(hit.end - 1)
     }
 
+    /// Whether a label is a word of a sentence ("… con ticket de compra y
+    /// embalaje original"): three or more words follow it in its cell, none
+    /// with a digit, and it asks for no value. What lies below is not its value.
+    fn in_sentence(&self, hit: &Hit) -> bool {
+        let Some(first) = self.label_toks(hit).first().map(|t| t.cell) else {
+            return false;
+        };
+        let words = self
+            .segment(hit)
+            .iter()
+            .take_while(|t| t.cell == first)
+            .take_while(|t| t.text.chars().all(char::is_alphabetic))
+            .count();
+        words >= 3 && !self.asks_value(hit)
+    }
+
     /// Whether a label ends in a colon, asking for its value ("Fecha:").
     pub fn asks_value(&self, hit: &Hit) -> bool {
         self.label_toks(hit)
@@ -281,6 +297,9 @@ impl Doc {
         let beside = self.segment_value(hit);
         if let Some(v) = read(&beside.text) {
             return Some((v, beside));
+        }
+        if self.in_sentence(hit) {
+            return None;
         }
         self.below(hit)
             .into_iter()

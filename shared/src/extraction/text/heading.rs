@@ -116,6 +116,13 @@ pub fn invoice_number(doc: &Doc) -> Option<Field<String>> {
             .filter(|h| label_rank(doc, h) == Some(rank))
             .find_map(|hit| {
                 let (number, value) = doc.value(hit, number_in)?;
+                // A number is printed beside its label or on the next row
+                // (two when the label asks for it with a colon): further
+                // down are a ticket's items.
+                let reach = if doc.asks_value(hit) { 2 } else { 1 };
+                if value.row > hit.row + reach {
+                    return None;
+                }
                 let factor = if value.below { BELOW } else { BESIDE };
                 let factor = factor * [1.0, 0.9, 0.75][usize::from(rank)];
                 Some((number, value.conf * factor, hit.row))

@@ -4,7 +4,7 @@
 //! the shorter label they contain. `#` in a label stands for any reading of
 //! "Nº", OCR variants included ("N.º", "N°", "Núm.", "N?2", "N£2", "N®", "NO").
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use super::rows::Row;
@@ -943,6 +943,22 @@ const LABELS: &[(Kind, &[&str])] = &[
             "# pedido cliente",
             "# de cuenta",
             "# tarjeta",
+            // A card terminal's slip printed on a ticket.
+            "# operacion",
+            "# de operacion",
+            "# autorizacion",
+            "# de autorizacion",
+            "# transaccion",
+            "# terminal",
+            "# comercio",
+            "auth code",
+            "authorisation code",
+            "authorization code",
+            "transaction id",
+            "terminal id",
+            "merchant id",
+            "genehmigungsnummer",
+            "terminal nr",
             // Other languages.
             "kundennummer",
             "kunden nr",
@@ -1141,9 +1157,59 @@ fn label_at(keys: &[&str], cells: Option<&[usize]>, i: usize) -> Option<(Kind, u
     })
 }
 
+/// Label words this long or longer are recognised with one letter misread.
+const FUZZY_LEN: usize = 6;
+
+/// Every word of the lexicon's labels long enough to be recognised misread.
+fn long_words() -> &'static HashSet<&'static str> {
+    static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        LABELS
+            .iter()
+            .flat_map(|(_, labels)| labels.iter())
+            .flat_map(|label| label.split(' '))
+            .filter(|w| w.len() >= FUZZY_LEN && w.chars().all(|c| c.is_ascii_lowercase()))
+            .collect()
+    })
+}
+
+/// Whether `a` becomes `b` by changing, adding or removing one letter.
+fn one_edit(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    match long.len() - short.len() {
+        0 => short.iter().zip(&long).filter(|(x, y)| x != y).count() == 1,
+        1 => {
+            let same_start = short.iter().zip(&long).take_while(|(x, y)| x == y).count();
+            short[same_start..] == long[same_start + 1..]
+        }
+        _ => false,
+    }
+}
+
+/// An OCR word's key as the one label word it misreads by a letter
+/// ("enirega" for "entrega"); other keys as they are. Text from a PDF's
+/// layer (confidence 1) is never corrected.
+fn ocr_key(tok: &super::rows::Tok) -> &str {
+    let key = tok.key.as_str();
+    let words = long_words();
+    if tok.conf >= 1.0
+        || key.len() < FUZZY_LEN
+        || !key.chars().all(|c| c.is_ascii_lowercase())
+        || words.contains(key)
+    {
+        return key;
+    }
+    let mut near = words.iter().filter(|w| one_edit(key, w));
+    match (near.next(), near.next()) {
+        (Some(word), None) => word,
+        _ => key,
+    }
+}
+
 /// The labels of one row, left to right, without overlaps.
 pub fn row_hits(row: &Row, row_index: usize) -> Vec<Hit> {
-    let keys: Vec<&str> = row.toks.iter().map(|t| t.key.as_str()).collect();
+    let keys: Vec<&str> = row.toks.iter().map(ocr_key).collect();
     let cells: Vec<usize> = row.toks.iter().map(|t| t.cell).collect();
     let mut hits = Vec::new();
     let mut i = 0;

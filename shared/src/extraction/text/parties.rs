@@ -18,7 +18,7 @@ use super::doc::{BELOW, BESIDE, Doc, FALLBACK, cells_within, join, mean_conf};
 use super::labels::{Hit, Kind, fold, key};
 use super::names::company_names;
 use super::rows::{Party, Tok, unit};
-use super::tax_id::{TaxId, find};
+use super::tax_id::{TaxId, find, uk_vat_after_label};
 
 #[derive(Debug, Default, PartialEq)]
 pub struct Parties {
@@ -164,7 +164,11 @@ fn sightings(doc: &Doc, irpf: bool) -> Vec<Sighting> {
         let labelled = doc.row_hits(i).any(|h| h.kind == Kind::TaxId);
         let ignored = doc.row_hits(i).any(|h| h.kind == Kind::Ignore) && !labelled;
         let words: Vec<&str> = row.toks.iter().map(|t| t.text.as_str()).collect();
-        for (id, tok) in find(&words, labelled && !ignored) {
+        let mut ids = find(&words, labelled && !ignored);
+        if ids.is_empty() {
+            ids.extend(uk_vat_after_label(&words));
+        }
+        for (id, tok) in ids {
             let mut score = match context(doc, i, tok) {
                 Some(Context::Issuer) => 3.0,
                 Some(Context::Customer) => -3.0,

@@ -132,34 +132,95 @@ fn median(mut values: Vec<f32>) -> f32 {
 
 /// The rows of a document, in reading order (page, then top).
 pub fn rows(words: &[Word]) -> Vec<Row> {
-    let mut words: Vec<Word> = words
+    let words: Vec<Word> = words
         .iter()
         .filter(|w| finite(w))
         .flat_map(split_word)
         .filter(|w| w.text.len() <= 4 * MAX_WORD_CHARS && w.text.chars().count() <= MAX_WORD_CHARS)
         .collect();
-    let centre = |w: &Word| w.top + w.height / 2.0;
-    words.sort_by(|a, b| a.page.cmp(&b.page).then(centre(a).total_cmp(&centre(b))));
+    let mut units: Vec<Unit> = source_lines(words);
+    units.sort_by(|a, b| a.page.cmp(&b.page).then(a.centre.total_cmp(&b.centre)));
     let mut groups: Vec<Vec<Word>> = Vec::new();
     let mut row_centre = 0.0f32;
     let mut row_height = 0.0f32;
-    for w in words {
+    let mut row_units = 0.0f32;
+    for unit in units {
         let joins = groups.last().is_some_and(|g| {
-            g.first().is_some_and(|f| f.page == w.page)
-                && (centre(&w) - row_centre).abs() <= 0.5 * row_height.max(w.height)
+            g.first().is_some_and(|f| f.page == unit.page)
+                && (unit.centre - row_centre).abs() <= 0.5 * row_height.max(unit.height)
         });
         if joins && let Some(group) = groups.last_mut() {
-            let n = group.len() as f32;
-            row_centre = (row_centre * n + centre(&w)) / (n + 1.0);
-            row_height = row_height.max(w.height);
-            group.push(w);
+            row_centre = (row_centre * row_units + unit.centre) / (row_units + 1.0);
+            row_height = row_height.max(unit.height);
+            row_units += 1.0;
+            group.extend(unit.words);
         } else {
-            row_centre = centre(&w);
-            row_height = w.height;
-            groups.push(vec![w]);
+            row_centre = unit.centre;
+            row_height = unit.height;
+            row_units = 1.0;
+            groups.push(unit.words);
         }
     }
     groups.into_iter().map(into_row).collect()
+}
+
+/// Words that go into a row together: a line as the source found it, or
+/// one word.
+struct Unit {
+    page: u32,
+    centre: f32,
+    height: f32,
+    words: Vec<Word>,
+}
+
+/// A source line whose words lie further apart than this many word heights
+/// (their centres, top to bottom) joined two printed rows: its words go alone.
+const MAX_LINE_DRIFT: f32 = 1.5;
+
+/// Each source line as one unit (its median centre and height), so a line
+/// bent by the paper stays whole; words without a line, one unit each.
+fn source_lines(words: Vec<Word>) -> Vec<Unit> {
+    let centre = |w: &Word| w.top + w.height / 2.0;
+    let mut lines: Vec<Vec<Word>> = Vec::new();
+    let mut index: std::collections::HashMap<(u32, u32), usize> = Default::default();
+    let mut units = Vec::new();
+    for w in words {
+        match w.line {
+            Some(line) => {
+                let i = *index.entry((w.page, line)).or_insert_with(|| {
+                    lines.push(Vec::new());
+                    lines.len() - 1
+                });
+                lines[i].push(w);
+            }
+            None => lines.push(vec![w]),
+        }
+    }
+    for words in lines {
+        let height = median(words.iter().map(|w| w.height).collect());
+        let (low, high) = words
+            .iter()
+            .map(centre)
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), c| {
+                (lo.min(c), hi.max(c))
+            });
+        if words.len() > 1 && high - low > MAX_LINE_DRIFT * height {
+            units.extend(words.into_iter().map(|w| Unit {
+                page: w.page,
+                centre: centre(&w),
+                height: w.height,
+                words: vec![w],
+            }));
+            continue;
+        }
+        units.push(Unit {
+            page: words[0].page,
+            centre: median(words.iter().map(centre).collect()),
+            height,
+            words,
+        });
+    }
+    units
 }
 
 fn into_row(mut words: Vec<Word>) -> Row {
@@ -328,6 +389,7 @@ mod tests {
             width: 0.25,
             height: 0.01,
             confidence: 1.0,
+            line: None,
         };
         let texts: Vec<String> = split_word(&w).into_iter().map(|w| w.text).collect();
         assert_eq!(texts, ["data", "Fecha", "22/01/2022", "S/A"]);
@@ -350,6 +412,7 @@ mod tests {
                 width: 0.2,
                 height: 0.01,
                 confidence: 1.0,
+                line: None,
             };
             let texts: Vec<String> = split_word(&w).into_iter().map(|w| w.text).collect();
             assert_eq!(texts, parts, "{text}");
@@ -366,6 +429,7 @@ mod tests {
             width: 0.008,
             height: 0.01,
             confidence: 1.0,
+            line: None,
         };
         let mut words: Vec<Word> = "TOTAL"
             .chars()
@@ -385,6 +449,45 @@ mod tests {
         assert_eq!(row.toks[0].key, "total");
         let cells: Vec<usize> = row.toks.iter().map(|t| t.cell).collect();
         assert!(cells.windows(2).all(|w| w[1] <= w[0] + 1), "{cells:?}");
+    }
+
+    #[test]
+    fn a_line_bent_by_the_paper_stays_one_row() {
+        let word = |text: &str, left: f32, top: f32, line: Option<u32>| Word {
+            text: text.to_string(),
+            page: 1,
+            left,
+            top,
+            width: 0.1,
+            height: 0.03,
+            confidence: 0.9,
+            line,
+        };
+        let bent = [
+            word("Total", 0.05, 0.827, Some(7)),
+            word("EUR", 0.55, 0.808, Some(7)),
+            word("50.01", 0.8, 0.806, Some(7)),
+        ];
+        let one: Vec<Vec<String>> = rows(&bent)
+            .into_iter()
+            .map(|r| r.toks.into_iter().map(|t| t.text).collect())
+            .collect();
+        assert_eq!(one, [["Total", "EUR", "50.01"]]);
+        let unlined: Vec<Word> = bent
+            .iter()
+            .cloned()
+            .map(|w| Word { line: None, ..w })
+            .collect();
+        assert_eq!(rows(&unlined).len(), 2, "by position alone, two rows");
+        let joined_two_rows = [
+            word("Servido", 0.05, 0.90, Some(8)),
+            word("41.33", 0.3, 0.80, Some(8)),
+        ];
+        assert_eq!(
+            rows(&joined_two_rows).len(),
+            2,
+            "a source line spanning two printed rows is not trusted"
+        );
     }
 
     use super::*;
@@ -419,6 +522,7 @@ mod tests {
             width: 0.05,
             height: 0.01,
             confidence: 0.9,
+            line: None,
         };
         let rows = rows(&[
             word("100,00", 0.8, 0.302),

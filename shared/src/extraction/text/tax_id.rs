@@ -224,6 +224,54 @@ pub fn strict_foreign_vat(compact: &str) -> Option<String> {
     ok.then(|| compact.to_string())
 }
 
+/// Words between "VAT" and a British VAT number ("VAT Reg. No: 232 153 895").
+const UK_LABEL_WORDS: &[&str] = &["REG", "REGISTRATION", "NO", "NUMBER", "#", ""];
+
+/// A British VAT number printed after "VAT" without its `GB` prefix, as UK
+/// receipts print it: 9 digits (12 with a branch) over up to four groups,
+/// kept only when HMRC's mod-97 check passes; with the index of its first word.
+pub fn uk_vat_after_label(words: &[&str]) -> Option<(TaxId, usize)> {
+    let bare = |w: &str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric() && c != '#')
+            .to_ascii_uppercase()
+    };
+    let label = words.iter().position(|w| bare(w) == "VAT")?;
+    let first = label
+        + 1
+        + words[label + 1..]
+            .iter()
+            .take_while(|w| UK_LABEL_WORDS.contains(&bare(w).as_str()))
+            .count();
+    let mut digits = String::new();
+    for w in words.iter().skip(first).take(4) {
+        let w = bare(w);
+        if w.is_empty() || !w.chars().all(|c| c.is_ascii_digit()) {
+            break;
+        }
+        digits.push_str(&w);
+    }
+    let valid = matches!(digits.len(), 9 | 12) && uk_check(&digits[..9]);
+    valid.then(|| (foreign_id(format!("GB{digits}")), first))
+}
+
+/// HMRC's check of a 9-digit VAT number: the first seven digits weighted 8
+/// down to 2, plus the last two as a number, is a multiple of 97 (or is one
+/// once 55 is added, for numbers issued since 2010).
+fn uk_check(digits: &str) -> bool {
+    let d: Vec<u32> = digits.chars().filter_map(|c| c.to_digit(10)).collect();
+    if d.len() != 9 {
+        return false;
+    }
+    let sum: u32 = d[..7]
+        .iter()
+        .zip((2..=8).rev())
+        .map(|(d, w)| d * w)
+        .sum::<u32>()
+        + d[7] * 10
+        + d[8];
+    sum % 97 == 0 || (sum + 55) % 97 == 0
+}
+
 fn normalize_foreign(text: &str) -> String {
     text.chars()
         .filter(|c| c.is_ascii_alphanumeric())
@@ -386,5 +434,22 @@ mod tests {
         assert!(iban.is_empty());
         let noise = "7".repeat(100_000);
         assert!(find(&[noise.as_str(), "B12345674"], true).len() == 1);
+    }
+
+    #[test]
+    fn a_british_vat_number_after_vat_without_its_prefix() {
+        let (id, at) = uk_vat_after_label(&["VAT", "232", "153", "895"]).unwrap();
+        assert_eq!(
+            (id.value.as_str(), id.foreign, at),
+            ("GB232153895", true, 1)
+        );
+        let (id, at) = uk_vat_after_label(&["VAT", "Reg.", "No:", "232153895"]).unwrap();
+        assert_eq!((id.value.as_str(), at), ("GB232153895", 3));
+        assert!(
+            uk_vat_after_label(&["VAT", "232", "153", "896"]).is_none(),
+            "the check fails"
+        );
+        assert!(uk_vat_after_label(&["20%", "VAT", "1.70"]).is_none());
+        assert!(uk_vat_after_label(&["Tel", "232", "153", "895"]).is_none());
     }
 }

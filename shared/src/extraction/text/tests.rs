@@ -279,6 +279,7 @@ fn word(text: &str, left: f32, top: f32, width: f32, confidence: f32) -> Vec<Wor
                 width: w,
                 height: 0.01,
                 confidence,
+                line: None,
             };
             x += w + width / chars as f32;
             out
@@ -722,6 +723,7 @@ fn random_text_and_boxes_never_panic() {
                 width: rng.next(300) as f32 / 1000.0,
                 height: rng.next(30) as f32 / 1000.0,
                 confidence: rng.next(120) as f32 / 100.0,
+                line: None,
             })
             .collect();
         let hints = vec![hint("TAX", Some(&text), &text, &["VENDOR"], 50.0)];
@@ -882,4 +884,75 @@ fn a_saas_invoice_in_english_with_reverse_wording() {
         (d(&f.base), d(&f.vat_amount), d(&f.total)),
         (Some(dec!(50.00)), Some(dec!(10.50)), Some(dec!(60.50)))
     );
+}
+
+#[test]
+fn a_label_inside_a_sentence_takes_no_value_from_below() {
+    let f = read(
+        "LIDL SUPERMERCADOS S.A.U.\n\
+         NIF A60195278\n\
+         Total 13,41\n\
+         Devoluciones con ticket de compra y embalaje original\n\
+         plazo máximo de 30 días",
+    );
+    assert_eq!(s(&f.invoice_number), None);
+}
+
+#[test]
+fn a_number_is_beside_its_label_or_on_the_next_row_not_among_the_items() {
+    let f = read(
+        "ALCAMPO BURGOS\n\
+         FACTURA SIMPLIFICADA\n\
+         GAMBON KRUS 25,99\n\
+         GALLETA S/AZ 3,13\n\
+         H.MAIZ 1D0C PITA 2,25\n\
+         TOTAL 31,37\n\
+         NUMERO OPERACION: 00049",
+    );
+    assert_eq!(s(&f.invoice_number), None);
+    let next_row = read("FACTURA SIMPLIFICADA\n2308-011-043016\nTOTAL 46,93");
+    assert_eq!(s(&next_row.invoice_number), Some("2308-011-043016"));
+}
+
+#[test]
+fn ocr_misreading_one_letter_of_a_long_label_is_still_the_label() {
+    let words = |text: &str, top: f32| word(text, 0.1, top, 0.6, 0.8);
+    let mut all = words("MERCADONA S.A. NIF: A-46103834", 0.1);
+    all.extend(words("ENIREGA EFECILVO 37,00", 0.5));
+    all.extend(words("DEVOLUCIÓN 0,06", 0.52));
+    let f = parse(
+        &TextDocument {
+            words: all.clone(),
+            ..TextDocument::default()
+        },
+        None,
+    );
+    assert_eq!(d(&f.total), Some(dec!(36.94)), "{:?}", f.notes);
+    let typed: Vec<Word> = all
+        .into_iter()
+        .map(|w| Word {
+            confidence: 1.0,
+            ..w
+        })
+        .collect();
+    let f = parse(
+        &TextDocument {
+            words: typed,
+            ..TextDocument::default()
+        },
+        None,
+    );
+    assert_eq!(d(&f.total), None, "a text layer is read as printed");
+}
+
+#[test]
+fn a_british_receipt_gives_its_vat_number_without_the_gb() {
+    let f = read(
+        "Clachan\n\
+         20% VAT Net      8.50\n\
+         20% VAT          1.70\n\
+         Total          £10.20\n\
+         VAT 232 153 895",
+    );
+    assert_eq!(s(&f.issuer_nif), Some("GB232153895"));
 }
