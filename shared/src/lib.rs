@@ -1,21 +1,52 @@
-//! The core of the service: domain, use cases, HTTP routers and the embedded
-//! adapters, host-agnostic. See DESIGN.md beside the project for the map.
+//! The core of the service: domain rules, use cases, port traits, HTTP
+//! routers, the MCP endpoint and the embedded adapters, shared by both hosts
+//! (`svc` in `infra/local`, the Lambda functions in `functions/`). The map of
+//! the code (layers, request and write paths, table keys, where each rule
+//! lives) is ARCHITECTURE.md at the repository root.
 
+/// The spreadsheet analysis engine and the cuestionario: deterministic, pure.
 pub mod analyses;
+/// Use cases: one async function per operation, reading through the ports and
+/// returning the writes to commit.
 pub mod app;
+/// The service's configuration, read from the environment once per host.
 pub mod config;
+/// Invoice documents: the PDF with its QR code, Facturae, UBL, CII and Factur-X.
 pub mod documents;
+/// Accounts, plans, live/test modes, API keys, idempotency keys and Madrid dates.
 pub mod domain;
+/// Adapters of one process and local files (SQLite table, queues and feed,
+/// file blobs, Tesseract, local secrets) and the background work of `svc serve`.
 pub mod embedded;
+/// Reading invoices: e-invoices exactly, PDF text and OCR words through one
+/// field parser, QR codes, and the checks every result goes through.
 pub mod extraction;
+/// The axum routers of each endpoint group and the request pipeline they share
+/// (auth, rate limit, unit of work, errors, OpenAPI).
 pub mod http;
+/// Random identifiers and secrets.
 pub mod ids;
+/// Invoices: lines, totals, numbering, series, statuses, payments and the
+/// stored invoice.
 pub mod invoice;
+/// The MCP endpoint: each tool is one REST operation called in-process.
 pub mod mcp;
+/// The service's CloudWatch metrics, as embedded-metric-format log lines.
 pub mod metrics;
+/// Ports: the traits the core needs from the outside world, their contract
+/// suites, and the `Ports` bundle a use case receives.
 pub mod ports;
+/// Short hashes that logs show in place of NIFs and keys holding them.
 pub mod redact;
+/// Spanish tax rules: NIF, VAT, IRPF, IGIC/IPSI, Modelo 130, quarters,
+/// the filing calendar and money rounding.
 pub mod tax;
+/// VERI*FACTU billing records: their XML, fingerprint (huella), QR URL, chain
+/// check and the AEAT's SOAP messages.
 pub mod verifactu;
+/// Webhooks, the pure part: event types, signature, secrets, retry schedule,
+/// endpoint health and the SSRF address rules.
 pub mod webhooks;
+/// A small XML element tree, looked up by local names, hardened against
+/// hostile input.
 pub mod xml_tree;

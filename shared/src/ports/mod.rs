@@ -1,37 +1,64 @@
 //! Ports: the traits the core needs from the outside world. Adapters live in
 //! `crate::embedded` (one process, local files) and in the `infra-aws` crate.
 
+/// The AEAT's VERI*FACTU web service: the `Aeat` trait, and its adapters
+/// `HttpAeat` (HTTPS with the issuer's certificate) and `SimulatedAeat`.
 pub mod aeat;
+/// The `AiExtractor` trait: an AI model that proposes an invoice's fields.
 pub mod ai;
+/// The contract suite every `AiExtractor` adapter runs.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod ai_contract;
+/// The `Blobs` trait: short-lived large inputs (jobs, uploads) and presigned PUTs.
 pub mod blobs;
+/// The contract suite every `Blobs` adapter runs.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod blobs_contract;
+/// The `Clock` trait, with the system clock and a manual one for tests.
 pub mod clock;
+/// The `Email` trait and the MIME message both its adapters send.
 pub mod email;
+/// The contract suite every `Email` adapter runs.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod email_contract;
+/// A per-process memo of API keys and accounts, kept 2 s.
 pub mod item_cache;
+/// The `Ocr` trait: an invoice image's words with their positions.
 pub mod ocr;
+/// The contract suite every `Ocr` adapter runs.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod ocr_contract;
+/// The `AiExtractor` adapter for OpenAI-compatible servers (`SVC_AI_URL`).
 pub mod openai_ai;
+/// The `Queue` trait: at-least-once messages carrying ids only.
 pub mod queue;
+/// The contract suite every `Queue` adapter runs.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod queue_contract;
+/// A `Queue` test double that records what is sent.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod recording_queue;
+/// The `Secrets` trait: sealing the issuers' certificates at rest.
 pub mod secrets;
+/// The contract suite every `Secrets` adapter runs.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod secrets_contract;
+/// The count of units of work in flight, which lets the embedded table
+/// commit a lone request on its own thread.
 pub mod serving;
+/// The `Email` adapter over SMTP (`svc serve`).
 pub mod smtp_email;
+/// The `Table` trait: items keyed by `(pk, sk)`, conditional writes,
+/// transactions, ordering and bookkeeping, with the rules both engines share.
 pub mod table;
+/// The contract suite every `Table` engine runs.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod table_contract;
+/// The rustls crypto provider under the service's own TLS clients.
 pub mod tls;
+/// The `WebhookSender` adapter: reqwest, with the SSRF guard in its resolver.
 pub mod webhook_http;
+/// The `WebhookSender` trait: one signed POST of an event to an endpoint.
 pub mod webhook_sender;
 
 use std::sync::Arc;
