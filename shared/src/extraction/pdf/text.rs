@@ -43,6 +43,8 @@ pub struct Glyph {
     pub y: f32,
     pub width: f32,
     pub size: f32,
+    /// The baseline's direction, a unit vector: `[1, 0]` for level text.
+    pub dir: [f32; 2],
 }
 
 /// What one page's content stream drew. A code no map turns into text
@@ -535,12 +537,18 @@ impl<'d, 'c> Interpreter<'d, 'c> {
             );
             let em = font.width(value) / 1000.0;
             let x_scale = trm[0].hypot(trm[1]);
+            let dir = if x_scale > 0.0 {
+                [trm[0] / x_scale, trm[1] / x_scale]
+            } else {
+                [1.0, 0.0]
+            };
             self.out.glyphs.push(Glyph {
                 text: font.decode(value),
                 x: trm[4],
                 y: trm[5],
                 width: em * x_scale,
                 size: trm[2].hypot(trm[3]),
+                dir,
             });
             let spacing = if code_len == 1 && value == 32 {
                 self.state.word_spacing
@@ -556,62 +564,135 @@ impl<'d, 'c> Interpreter<'d, 'c> {
 /// baseline, or at a gap wider than 0.15 em (kerning stays below it; a TJ
 /// adjustment standing for a space, typically 0.25 em, goes beyond). `page_box` is
 /// the visible page `[x0, y0, x1, y1]` in points.
+///
+/// Text printed turned (the registry line many Spanish invoices print up
+/// the margin) is read along its own baseline, and each of its lines is
+/// placed below the page's last row, where a footer would be.
 pub fn words(glyphs: &[Glyph], page: u32, page_box: [f32; 4]) -> Vec<Word> {
     let [x0, y0, x1, y1] = page_box;
     let (w, h) = ((x1 - x0).max(1.0), (y1 - y0).max(1.0));
-    let mut words = Vec::new();
-    let mut current: Option<(String, f32, f32, f32, f32)> = None;
-    let mut flush = |current: &mut Option<(String, f32, f32, f32, f32)>| {
-        if let Some((text, left, right, baseline, size)) = current.take() {
-            let frac = |v: f32| {
-                if v.is_finite() {
-                    v.clamp(0.0, 1.0)
-                } else {
-                    0.0
-                }
-            };
-            words.push(Word {
-                text,
-                page,
-                left: frac((left - x0) / w),
-                top: frac((y1 - baseline - 0.8 * size) / h),
-                width: frac((right - left) / w),
-                height: frac(size / h),
-                confidence: 1.0,
-                line: None,
-            });
+    let frac = |v: f32| {
+        if v.is_finite() {
+            v.clamp(0.0, 1.0)
+        } else {
+            0.0
         }
     };
-    for g in glyphs {
-        if !(g.x.is_finite() && g.y.is_finite() && g.width.is_finite() && g.size.is_finite()) {
-            continue;
+    let finite = |g: &&Glyph| {
+        [g.x, g.y, g.width, g.size, g.dir[0], g.dir[1]]
+            .iter()
+            .all(|v| v.is_finite())
+    };
+    let (level, turned): (Vec<&Glyph>, Vec<&Glyph>) = glyphs
+        .iter()
+        .filter(finite)
+        .partition(|g| g.dir[0] > LEVEL_COSINE);
+    let mut words: Vec<Word> = runs(
+        level
+            .iter()
+            .map(|g| (g.text.as_str(), g.x, g.y, g.width, g.size)),
+    )
+    .into_iter()
+    .map(|r| Word {
+        text: r.text,
+        page,
+        left: frac((r.start - x0) / w),
+        top: frac((y1 - r.baseline - 0.8 * r.size) / h),
+        width: frac((r.end - r.start) / w),
+        height: frac(r.size / h),
+        confidence: 1.0,
+        line: None,
+    })
+    .collect();
+    // Along the baseline and across it, so that turned text reads as level.
+    let turned_runs = runs(turned.iter().map(|g| {
+        let [dx, dy] = g.dir;
+        let along = g.x * dx + g.y * dy;
+        let across = g.y * dx - g.x * dy;
+        (g.text.as_str(), along, across, g.width, g.size)
+    }));
+    let mut lines: Vec<Vec<Run>> = Vec::new();
+    for run in turned_runs {
+        match lines.last_mut() {
+            Some(line) if (line[0].baseline - run.baseline).abs() <= 0.3 * run.size => {
+                line.push(run)
+            }
+            _ => lines.push(vec![run]),
         }
-        let blank = g.text.chars().all(char::is_whitespace);
-        let joins = current
-            .as_ref()
-            .is_some_and(|(_, _, right, baseline, size)| {
-                let tolerance = size.max(g.size);
-                (g.y - baseline).abs() <= 0.3 * tolerance
-                    && g.x - right <= 0.15 * tolerance
-                    && g.x - right >= -0.5 * tolerance
-            });
+    }
+    let length = w.max(h);
+    let count = lines.len().min(MAX_TURNED_LINES);
+    for (k, line) in lines.into_iter().take(count).enumerate() {
+        let start = line.iter().map(|r| r.start).fold(f32::INFINITY, f32::min);
+        let top = 1.0 - TURNED_ROW * (count - k) as f32;
+        words.extend(line.into_iter().map(|r| Word {
+            text: r.text,
+            page,
+            left: frac((r.start - start) / length),
+            top: frac(top),
+            width: frac((r.end - r.start) / length),
+            height: TURNED_ROW / 2.0,
+            confidence: 1.0,
+            line: None,
+        }));
+    }
+    words
+}
+
+/// A baseline within about 25° of level is level text.
+const LEVEL_COSINE: f32 = 0.9;
+/// Lines of turned text read per page.
+const MAX_TURNED_LINES: usize = 20;
+/// The height, as a share of the page, of each row turned text is placed on.
+const TURNED_ROW: f32 = 0.004;
+
+/// A run of glyphs that reads as one word.
+struct Run {
+    text: String,
+    start: f32,
+    end: f32,
+    baseline: f32,
+    size: f32,
+}
+
+/// Glyphs `(text, x, y, advance, size)` along a baseline in drawing order,
+/// grouped into words.
+fn runs<'g>(glyphs: impl Iterator<Item = (&'g str, f32, f32, f32, f32)>) -> Vec<Run> {
+    let mut out = Vec::new();
+    let mut current: Option<Run> = None;
+    for (text, x, y, width, size) in glyphs {
+        let blank = text.chars().all(char::is_whitespace);
+        let joins = current.as_ref().is_some_and(|r| {
+            let tolerance = r.size.max(size);
+            (y - r.baseline).abs() <= 0.3 * tolerance
+                && x - r.end <= 0.15 * tolerance
+                && x - r.end >= -0.5 * tolerance
+        });
         if blank || !joins {
-            flush(&mut current);
+            out.extend(current.take());
         }
         if blank {
             continue;
         }
         match current.as_mut() {
-            Some((text, _, right, _, size)) => {
-                text.push_str(&g.text);
-                *right = right.max(g.x + g.width);
-                *size = size.max(g.size);
+            Some(r) => {
+                r.text.push_str(text);
+                r.end = r.end.max(x + width);
+                r.size = r.size.max(size);
             }
-            None => current = Some((g.text.clone(), g.x, g.x + g.width, g.y, g.size)),
+            None => {
+                current = Some(Run {
+                    text: text.to_string(),
+                    start: x,
+                    end: x + width,
+                    baseline: y,
+                    size,
+                })
+            }
         }
     }
-    flush(&mut current);
-    words
+    out.extend(current);
+    out
 }
 
 #[cfg(test)]
@@ -625,7 +706,31 @@ mod tests {
             y,
             width: 6.0,
             size: 12.0,
+            dir: [1.0, 0.0],
         }
+    }
+
+    #[test]
+    fn text_printed_up_the_margin_reads_as_a_line_below_the_page() {
+        // "CIF A1" drawn upwards at x = 20, beside a level word.
+        let up = |text: &str, y: f32| Glyph {
+            dir: [0.0, 1.0],
+            ..glyph(text, 20.0, y)
+        };
+        let glyphs = [
+            up("C", 100.0),
+            up("I", 106.0),
+            up("F", 112.0),
+            up(" ", 118.0),
+            up("A", 124.0),
+            up("1", 130.0),
+            glyph("Total", 100.0, 700.0),
+        ];
+        let words = words(&glyphs, 1, [0.0, 0.0, 600.0, 800.0]);
+        let texts: Vec<_> = words.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, ["Total", "CIF", "A1"]);
+        assert!(words[1].top > 0.99 && words[1].top == words[2].top);
+        assert!(words[1].left < words[2].left);
     }
 
     #[test]

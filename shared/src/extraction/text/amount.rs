@@ -272,6 +272,8 @@ fn interpret(run: &str, mark: Mark) -> Option<(Decimal, bool, bool)> {
             Some((as_decimal(int_groups, last_group)?, false, false))
         }
         3 if grouping_ok(&groups) => Some((groups.concat().parse().ok()?, false, false)),
+        // Four decimals (telecom and energy bills) never group thousands.
+        4 if seps.len() == 1 => Some((as_decimal(int_groups, last_group)?, false, false)),
         _ => None,
     }
 }
@@ -332,6 +334,8 @@ mod tests {
         assert_eq!(one("Cuota ,16"), Some(dec!(0.16)));
         assert_eq!(one(".07 C"), Some(dec!(0.07)));
         assert_eq!(one("12,16"), Some(dec!(12.16)));
+        assert_eq!(one("227,8232"), Some(dec!(227.8232)), "four decimals");
+        assert_eq!(one("1.084,8724"), Some(dec!(1084.8724)));
     }
 
     #[test]

@@ -86,9 +86,11 @@ fn split_word(w: &Word) -> Vec<Word> {
         }
         // Bilingual labels ("data/Fecha", "Guztira/Total"): a slash between
         // two words separates them; a slash in a date or number stays.
+        // An abbreviation before it counts ("Faktura zk./Factura Nº").
         let slash_between_words = c == '/'
             && i >= 2
-            && chars[i - 2..i].iter().all(|c| c.is_alphabetic())
+            && (chars[i - 2..i].iter().all(|c| c.is_alphabetic())
+                || chars[i - 1] == '.' && chars[i - 2].is_alphabetic())
             && chars
                 .get(i + 1..i + 3)
                 .is_some_and(|n| n.iter().all(|c| c.is_alphabetic()));
@@ -402,6 +404,7 @@ mod tests {
             ("NIF.B64717838", vec!["NIF.", "B64717838"]),
             ("CIF:B64717838", vec!["CIF:", "B64717838"]),
             ("Sr.García", vec!["Sr.García"]),
+            ("zk./Factura", vec!["zk.", "Factura"]),
             ("1.250,00", vec!["1.250,00"]),
         ] {
             let w = Word {
