@@ -27,8 +27,10 @@ CREATE TABLE IF NOT EXISTS feed_checkpoints (
 ) WITHOUT ROWID;
 ";
 
-/// The `entity` values whose creation is fed (as the stream filter on AWS).
-pub const FED_ENTITIES: [&str; 2] = ["event", "job"];
+/// The `entity` values whose creation is fed (as the stream filter on AWS):
+/// events, jobs, and a VERI*FACTU chain's first pending record, which goes
+/// to the submitter at once rather than at the next sweep.
+pub const FED_ENTITIES: [&str; 3] = ["event", "job", "verifactu_chain"];
 
 pub(super) fn is_fed(item: &Item) -> bool {
     item.s("entity").is_some_and(|e| FED_ENTITIES.contains(&e))
@@ -142,6 +144,28 @@ impl Feed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_feed_carries_what_the_stream_filter_on_aws_passes() {
+        let template = include_str!("../../../template.yaml");
+        let filter = template
+            .lines()
+            .find(|l| l.contains(r#""NewImage": {"entity""#))
+            .expect("the dispatcher's stream filter");
+        let list = filter
+            .split(r#""S": ["#)
+            .nth(1)
+            .and_then(|rest| rest.split(']').next())
+            .expect("the filter's entity list");
+        let mut listed: Vec<&str> = list
+            .split(',')
+            .map(|e| e.trim().trim_matches('"'))
+            .collect();
+        listed.sort_unstable();
+        let mut fed = FED_ENTITIES.to_vec();
+        fed.sort_unstable();
+        assert_eq!(listed, fed);
+    }
     use crate::embedded::SqliteTable;
     use crate::ports::Table;
     use crate::ports::clock::SystemClock;

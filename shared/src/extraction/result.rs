@@ -59,7 +59,9 @@ pub struct ExtractedInvoice {
     pub file_name: String,
     pub issuer_name: Option<String>,
     /// The issuer's tax id: a Spanish NIF/CIF/NIE, normalised (no `ES`, spaces or
-    /// dashes), or a foreign EU VAT number with its country prefix.
+    /// dashes), or a foreign EU or UK VAT number with its country prefix (a
+    /// British number printed after "VAT" without `GB` gets it when HMRC's
+    /// check digits pass).
     pub issuer_nif: Option<String>,
     pub recipient_name: Option<String>,
     pub recipient_nif: Option<String>,

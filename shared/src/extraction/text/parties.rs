@@ -400,18 +400,26 @@ fn name_near(doc: &Doc, row: usize, tok: usize) -> Option<Field<String>> {
     let height = (r.bottom - r.top).max(0.001);
     let mut best = None;
     let mut lower_top = r.top;
-    for above in (row.saturating_sub(NAME_ROWS)..row).rev() {
+    let mut in_column = 0;
+    // Rows of the other column (a customer box beside the issuer's) do not count.
+    for above in (row.saturating_sub(4 * NAME_ROWS)..row).rev() {
         let Some(a) = doc.rows.get(above) else { break };
-        if a.page != r.page || lower_top - a.bottom > 2.5 * height {
+        if in_column == NAME_ROWS || a.page != r.page || lower_top - a.bottom > 2.5 * height {
             break;
         }
         lower_top = a.top;
         let (text, conf) = column_text(&a.toks, left);
+        if text.is_empty() {
+            continue;
+        }
+        in_column += 1;
         let block_label = doc.row_hits(above).any(|h| {
+            let at = doc.label_toks(h).first().map_or(0.0, |t| t.left);
             matches!(
                 h.kind,
                 Kind::CustomerBlock | Kind::IssuerBlock | Kind::InvoiceNumber | Kind::InvoiceDate
-            )
+            ) && at >= left - 0.02
+                && at <= left + 0.3
         });
         if block_label {
             break;
@@ -665,6 +673,21 @@ mod tests {
                 Some("Juan Pérez García")
             )
         );
+    }
+
+    #[test]
+    fn the_customer_box_beside_the_issuer_does_not_cut_the_issuers_block() {
+        let p = parties(
+            "Marta Saavedra Ojeda                 FACTURAR A:\n\
+             Psicóloga colegiada                  Empresa Demo S.L.\n\
+             C/ Ejemplo Profesional, 4            Avda. de Ejemplo, 7\n\
+             13003 Ciudad Real                    CIF: B64717838\n\
+             CIF/NIF: 12345678Z",
+            None,
+            true,
+        );
+        assert_eq!(ids(&p), (Some("12345678Z"), Some("B64717838")));
+        assert_eq!(names(&p).0, Some("Marta Saavedra Ojeda"));
     }
 
     #[test]
