@@ -149,3 +149,28 @@ async fn photos_are_read_by_ocr() {
         misses.join("\n")
     );
 }
+
+/// The same photos taken the other way up: read as noise first, then again
+/// turned half a turn.
+#[tokio::test]
+async fn photos_taken_upside_down_are_read_by_ocr() {
+    let mut docs = corpus::documents(SEED + 1, Kind::Photo, 2);
+    for doc in &mut docs {
+        let photo = image::load_from_memory(&doc.data).unwrap();
+        let mut jpeg = std::io::Cursor::new(Vec::new());
+        photo
+            .rotate180()
+            .write_to(&mut jpeg, image::ImageFormat::Jpeg)
+            .unwrap();
+        doc.data = jpeg.into_inner();
+    }
+    let Some((share, misses)) = ocr_accuracy(&docs).await else {
+        return;
+    };
+    println!("photos upside down: {share:.1} % fields exact; misses: {misses:?}");
+    assert!(
+        share >= PHOTO_FLOOR,
+        "{share:.1} % fields exact; misses:\n{}",
+        misses.join("\n")
+    );
+}

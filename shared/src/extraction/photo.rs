@@ -15,7 +15,7 @@ mod skew;
 use std::io::Cursor;
 
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
-use image::imageops::rotate90;
+use image::imageops::{rotate90, rotate180};
 use image::{GrayImage, ImageEncoder, ImageReader, Limits, Luma};
 
 use crate::extraction::image::{ImageError, MAX_PIXELS, MAX_SIDE, inspect_image};
@@ -54,9 +54,14 @@ pub const SANDBOX: crate::extraction::sandbox::Limits = crate::extraction::sandb
 /// panic or a runaway there must not take the service down. A child that
 /// fails leaves the photo as it was sent (`None`): the OCR engine reads it
 /// in its own process.
-pub fn prepare_isolated(bytes: &[u8], format: ImageFormat) -> Result<Option<Page>, ImageError> {
-    let answer =
-        crate::extraction::sandbox::run_isolated(&SANDBOX, || to_answer(prepare(bytes, format)));
+pub fn prepare_isolated(
+    bytes: &[u8],
+    format: ImageFormat,
+    way: Way,
+) -> Result<Option<Page>, ImageError> {
+    let answer = crate::extraction::sandbox::run_isolated(&SANDBOX, || {
+        to_answer(prepare(bytes, format, way))
+    });
     match answer {
         Ok(answer) => from_answer(&answer),
         Err(_) => Ok(None),
@@ -105,13 +110,27 @@ fn from_answer(answer: &[u8]) -> Result<Option<Page>, ImageError> {
     }
 }
 
+/// Which way up a photo is taken to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Way {
+    AsSent,
+    /// Turned half a turn: OCR read the photo as sent as noise, and it may
+    /// have been taken the other way up.
+    UpsideDown,
+}
+
 /// The page in `bytes` prepared for OCR, or `None` when it is a clean,
-/// level page with even light that needs nothing done.
-pub fn prepare(bytes: &[u8], format: ImageFormat) -> Result<Option<Page>, ImageError> {
+/// level page with even light that needs nothing done (and is taken as sent).
+pub fn prepare(bytes: &[u8], format: ImageFormat, way: Way) -> Result<Option<Page>, ImageError> {
     inspect_image(bytes, format)?;
-    let grey = decode(bytes, format)?;
-    let Some(image) = straightened(grey) else {
-        return Ok(None);
+    let mut grey = decode(bytes, format)?;
+    if way == Way::UpsideDown {
+        grey = rotate180(&grey);
+    }
+    let image = match straightened(grey) {
+        Ok(image) => image,
+        Err(_) if way == Way::AsSent => return Ok(None),
+        Err(image) => image,
     };
     // The resolution is the sheet's, before it is cut down to its print.
     let dpi = dpi(image.width(), image.height());
@@ -220,23 +239,23 @@ fn background(small: &GrayImage) -> GrayImage {
     box_mean(&box_max(&tiny, radius), radius)
 }
 
-/// The page turned, levelled, cropped and evenly lit; `None` when it
-/// already is.
-fn straightened(mut grey: GrayImage) -> Option<GrayImage> {
+/// The page turned, levelled, cropped and evenly lit; given back unchanged
+/// (`Err`) when it already is.
+fn straightened(mut grey: GrayImage) -> Result<GrayImage, GrayImage> {
     let factor = grey.width().max(grey.height()).div_ceil(ANALYSIS_SIDE);
     let (mut plan, sideways) = Plan::of(&grey, factor);
     if sideways {
         grey = rotate90(&grey);
         plan = Plan::of(&grey, factor).0;
     } else if plan.is_clean() {
-        return None;
+        return Err(grey);
     }
     let (w, h) = grey.dimensions();
     let crop = plan.sheet.scaled(factor, w, h);
     let mut page = turned_crop(&grey, plan.angle, crop, 255);
     drop(grey);
     flatten(&mut page, &plan.background, plan.factor * BACKGROUND_SHRINK);
-    Some(page)
+    Ok(page)
 }
 
 /// Each pixel divided by the paper's brightness around it (`background`,
@@ -282,7 +301,7 @@ mod tests {
     #[test]
     fn a_photo_is_prepared_in_a_child() {
         assert!(matches!(
-            prepare_isolated(b"not an image", ImageFormat::Png),
+            prepare_isolated(b"not an image", ImageFormat::Png, Way::AsSent),
             Err(ImageError::Unreadable(_))
         ));
     }
@@ -300,7 +319,11 @@ mod tests {
     #[test]
     fn a_clean_level_page_is_left_as_it_is() {
         let page = printed_page(600, 800, 24);
-        assert!(prepare(&png(&page), ImageFormat::Png).unwrap().is_none());
+        assert!(
+            prepare(&png(&page), ImageFormat::Png, Way::AsSent)
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]
@@ -316,7 +339,9 @@ mod tests {
             };
             Luma([(f32::from(v) * (1.0 - 0.3 * y as f32 / 960.0)) as u8])
         });
-        let prepared = prepare(&png(&photo), ImageFormat::Png).unwrap().unwrap();
+        let prepared = prepare(&png(&photo), ImageFormat::Png, Way::AsSent)
+            .unwrap()
+            .unwrap();
         assert!(
             prepared.width < 640 && prepared.height < 840,
             "{prepared:?}"
@@ -330,11 +355,34 @@ mod tests {
     }
 
     #[test]
+    fn a_page_taken_upside_down_is_turned_back_on_request() {
+        let page = printed_page(600, 800, 24);
+        let flipped = rotate180(&page);
+        let turned = prepare(&png(&flipped), ImageFormat::Png, Way::UpsideDown)
+            .unwrap()
+            .expect("turned, so prepared even though clean");
+        let out = image::load_from_memory(&turned.png).unwrap().into_luma8();
+        let upright = match print::print_box(&page) {
+            Some(r) => {
+                image::imageops::crop_imm(&page, r.left, r.top, r.width, r.height).to_image()
+            }
+            None => page.clone(),
+        };
+        assert_eq!(out.dimensions(), upright.dimensions());
+        let differing = out
+            .pixels()
+            .zip(upright.pixels())
+            .filter(|(a, b)| a[0].abs_diff(b[0]) > 40)
+            .count();
+        assert!(differing * 100 < page.len(), "{differing} pixels differ");
+    }
+
+    #[test]
     fn a_broken_image_is_unreadable() {
         let mut bytes = encoded(ImageFormat::Jpeg, 64, 64);
         bytes.truncate(bytes.len() / 3);
         assert!(matches!(
-            prepare(&bytes, ImageFormat::Jpeg),
+            prepare(&bytes, ImageFormat::Jpeg, Way::AsSent),
             Err(ImageError::Unreadable(_))
         ));
     }
