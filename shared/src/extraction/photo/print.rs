@@ -34,11 +34,11 @@ pub fn print_box(page: &GrayImage) -> Option<Rect> {
     let (cols, rows) = ((w / sx).max(1) as usize, (h / sy).max(1) as usize);
     let mut col_ink = vec![0u32; cols];
     let mut row_ink = vec![0u32; rows];
-    for r in 0..rows {
-        for c in 0..cols {
+    for (r, row) in row_ink.iter_mut().enumerate() {
+        for (c, col) in col_ink.iter_mut().enumerate() {
             if page.get_pixel(c as u32 * sx, r as u32 * sy)[0] < INK {
-                col_ink[c] += 1;
-                row_ink[r] += 1;
+                *col += 1;
+                *row += 1;
             }
         }
     }

@@ -269,7 +269,7 @@ fn uk_check(digits: &str) -> bool {
         .sum::<u32>()
         + d[7] * 10
         + d[8];
-    sum % 97 == 0 || (sum + 55) % 97 == 0
+    sum.is_multiple_of(97) || (sum + 55).is_multiple_of(97)
 }
 
 fn normalize_foreign(text: &str) -> String {
