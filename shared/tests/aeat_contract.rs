@@ -4,7 +4,7 @@
 //! fault comes back as the fault envelope, a bare server error as `Status`,
 //! and an answer that does not come in time as `Timeout`.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

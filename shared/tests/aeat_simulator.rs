@@ -4,7 +4,7 @@
 //! so sending it again meets duplicates), and lists what it received; a test
 //! message's SOAP header asks for its records' errors.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -7,7 +7,7 @@
 //! model would be sent; left out when the layer prints none of the true
 //! amounts (a broken font map: such a text is not the invoice).
 
-mod real_corpus;
+use crate::real_corpus;
 
 use chrono::NaiveDate;
 use serde_json::{Map, Value};

@@ -1,7 +1,7 @@
 //! The `AiExtractor` contract suite against the OpenAI-compatible adapter,
 //! through the fake server in `fake_openai`.
 
-mod fake_openai;
+use crate::fake_openai;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! isolation between accounts, the list's filters and pages, and the
 //! `analysis.completed` event.
 
-mod support;
+use crate::support;
 
 use axum::Router;
 use axum::body::Body;

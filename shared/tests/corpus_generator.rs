@@ -3,7 +3,7 @@
 //! PDF has no text, images are A4 at 200 dpi, and a seed gives the same bytes.
 //! Needs poppler (`pdftotext`, `pdftoppm`).
 
-mod corpus;
+use crate::corpus;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

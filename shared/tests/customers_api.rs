@@ -1,7 +1,7 @@
 //! Customers under concurrent writes: updates of one customer racing each
 //! other are read and applied again, never a server error.
 
-mod support;
+use crate::support;
 
 use axum::Router;
 use axum::http::StatusCode;

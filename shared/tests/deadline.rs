@@ -2,7 +2,7 @@
 //! `deadline_exceeded` with `Retry-After` before it (one test: the deadline
 //! is the process's, as on Lambda).
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant, SystemTime};
 

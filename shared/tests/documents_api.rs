@@ -1,7 +1,7 @@
 //! The document endpoints over HTTP: formats, content types, determinism,
 //! unknown formats and other accounts' invoices.
 
-mod support;
+use crate::support;
 
 use axum::Router;
 use axum::body::Body;

@@ -4,7 +4,7 @@
 //! stored invoice's figures; every public sample in `shared/standards`
 //! reads as its hand-checked figures.
 
-mod support;
+use crate::support;
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;

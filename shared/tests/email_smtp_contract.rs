@@ -1,7 +1,7 @@
 //! The `Email` contract suite against the SMTP adapter and the local
 //! receiver (`support::smtp`).
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! route of the OpenAPI document, and through an extraction whose OCR engine
 //! fails.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

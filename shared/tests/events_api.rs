@@ -2,7 +2,7 @@
 //! the `type` and `delivery_success` filters, isolation between accounts and
 //! modes, the 30 days, and an invoice event as the invoices group records it.
 
-mod support;
+use crate::support;
 
 use axum::Router;
 use axum::http::StatusCode;

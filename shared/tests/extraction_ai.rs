@@ -4,8 +4,8 @@
 //! model only adds `ai_unavailable`; e-invoices and test keys never reach
 //! the model.
 
-mod fake_openai;
-mod support;
+use crate::fake_openai;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

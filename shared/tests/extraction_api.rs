@@ -3,7 +3,7 @@
 //! (1 unit), texts, OCR through the port, every error code of an item, every
 //! request-level limit, quota, idempotency and test keys.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -3,8 +3,8 @@
 //! 4 phone photos when tesseract is installed) through `POST /api/v1/invoices/extract` in
 //! process, scored field by field against the ground truth. Needs poppler.
 
-mod corpus;
-mod support;
+use crate::corpus;
+use crate::support;
 
 use std::sync::Arc;
 

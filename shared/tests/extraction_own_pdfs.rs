@@ -2,7 +2,7 @@
 //! the PDF text layer and the Spanish field parser: the same number, date,
 //! parties, per-rate breakdown (with surcharge), IRPF and total.
 
-mod support;
+use crate::support;
 
 use rust_decimal::Decimal;
 

@@ -5,8 +5,8 @@
 //! field by field against its ground truth. Floors sit a little under the
 //! benchmark's figures (`cargo bench -p svc --bench extraction`).
 
-mod real_corpus;
-mod support;
+use crate::real_corpus;
+use crate::support;
 
 use std::collections::BTreeMap;
 

@@ -4,7 +4,7 @@
 //! identities recomputed here, and byte-equal to the golden files in
 //! `tests/golden/facturae` (`UPDATE_GOLDEN=1` rewrites them).
 
-mod support;
+use crate::support;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! The document fixtures issue cleanly (the document tests build on them).
 
-mod support;
+use crate::support;
 
 #[tokio::test]
 async fn every_fixture_invoice_is_issued() {

@@ -3,7 +3,7 @@
 //! rates, their VERI*FACTU `Impuesto`, the quarter summary that keeps them
 //! out of Modelo 303, the forms their calendar announces and the VAT tool.
 
-mod support;
+use crate::support;
 
 use axum::Router;
 use axum::http::StatusCode;

@@ -2,7 +2,7 @@
 //! VERI*FACTU data, validation, lifecycle, rectification, customers, the
 //! ledger-backed tax tools, test mode, isolation and concurrency.
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 

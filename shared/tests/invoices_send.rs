@@ -3,7 +3,7 @@
 //! arrives, the history and event it leaves, idempotency, test mode,
 //! refusals and bad requests.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! shows the same result the synchronous request gives. Replays, errors
 //! that create no job, retention, other accounts and test keys.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! waits; a job failing for the service's own fault is retried, and after
 //! its last attempt ends `failed`, its quota unit given back.
 
-mod support;
+use crate::support;
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! are their REST operations (results, `isError`, idempotency, quota, test
 //! mode, jobs, a VERI*FACTU record resubmitted).
 
-mod support;
+use crate::support;
 
 use axum::Router;
 use axum::body::Body;

@@ -4,7 +4,7 @@
 //! with its dots removed. Run by `bash .ci/run`, which installs python-stdnum
 //! and sets `SVC_PYTHON`.
 
-mod support;
+use crate::support;
 
 use std::io::Write as _;
 use std::process::Command;

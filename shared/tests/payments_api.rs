@@ -4,7 +4,7 @@
 //! `paid`/`unpaid`, invoices stored before payments existed, and the
 //! scheduled `invoice.overdue` events over a month.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

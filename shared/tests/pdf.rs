@@ -12,7 +12,7 @@
 //! A missing tool is reported as NOT RUN, or fails the test when
 //! `SVC_REQUIRE_PYTHON=1`.
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 use std::io::Write as _;

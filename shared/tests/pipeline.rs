@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{Value as Json, json};
 use tokio::sync::Notify;
 
-mod support;
+use crate::support;
 
 use shared::app::keys::Caller;
 use shared::app::{accounts, keys};

@@ -2,7 +2,7 @@
 //! DynamoDB each call is one round trip (a transaction is one
 //! TransactWriteItems), so these counts are the round trips per request there.
 
-mod support;
+use crate::support;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

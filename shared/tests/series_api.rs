@@ -3,7 +3,7 @@
 //! of the account's own, the rules that keep numbers from changing, and
 //! gap-free numbering under concurrency.
 
-mod support;
+use crate::support;
 
 use axum::Router;
 use axum::body::Body;

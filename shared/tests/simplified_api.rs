@@ -4,7 +4,7 @@
 //! (art. 6.1.d), full invoices replacing tickets (F3) and rectifications
 //! of tickets (R5), with what their VERI*FACTU records say.
 
-mod support;
+use crate::support;
 
 use axum::Router;
 use axum::http::StatusCode;

@@ -1,7 +1,7 @@
 //! The tax endpoints over HTTP, in-process: results, the ledger-backed tools,
 //! and every kind of bad input (400 with `param`).
 
-mod support;
+use crate::support;
 
 use axum::Router;
 use axum::http::StatusCode;

@@ -1,7 +1,7 @@
 //! An issuer NIF belongs to one account: its live VERI*FACTU chain cannot be
 //! shared, and the chain check shows only the caller's own records.
 
-mod support;
+use crate::support;
 
 use axum::http::StatusCode;
 use serde_json::{Value, json};

@@ -6,7 +6,7 @@
 //! Schematron (`saxonche`). The standards are read from `shared/standards`
 //! beside the workspace.
 
-mod support;
+use crate::support;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

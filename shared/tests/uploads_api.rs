@@ -4,7 +4,7 @@
 //! inline body; uploads over the synchronous budget run as jobs; and every
 //! way to misuse one gets its error.
 
-mod support;
+use crate::support;
 
 use axum::Router;
 use axum::body::Body;

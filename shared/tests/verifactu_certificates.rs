@@ -4,7 +4,7 @@
 //! requires a client certificate from the issuing authority), and an expired
 //! one stops them (`certificate_expired`).
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

@@ -10,7 +10,7 @@
 //! the option is refused with a live key; only the test message that asks
 //! for an error carries the header that asks.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

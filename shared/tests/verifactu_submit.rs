@@ -6,7 +6,7 @@
 //! never have two messages of one chain in flight; live records without the
 //! issuer's certificate stay pending.
 
-mod support;
+use crate::support;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

@@ -7,7 +7,7 @@
 //! cancelled. The schemas are read from `shared/standards/verifactu` beside
 //! the workspace.
 
-mod support;
+use crate::support;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! errors, list, get, update, delete, test sends, secret rotation, the
 //! delivery log and manual retries; ids of another account or mode are 404.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! schedule, exactly-once delivery, `410 Gone`, 3 days of failures and the
 //! event item's delivery counts.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

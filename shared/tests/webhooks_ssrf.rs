@@ -3,7 +3,7 @@
 //! address is refused; a resolver that changes its answer (DNS rebinding)
 //! cannot make the sender connect to the private address it answers later.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::io;

@@ -5,7 +5,7 @@
 //! wrong secrets and stale timestamps are refused. Run by `bash .ci/run`,
 //! which installs `stripe` and sets `SVC_PYTHON`.
 
-mod support;
+use crate::support;
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};

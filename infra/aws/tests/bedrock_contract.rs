@@ -1,8 +1,8 @@
 //! The `AiExtractor` contract suite against the Bedrock adapter, through the
 //! fake Converse endpoint in `fake_bedrock`.
 
-mod fake_bedrock;
-mod support;
+use crate::fake_bedrock;
+use crate::support;
 
 use std::time::Duration;
 

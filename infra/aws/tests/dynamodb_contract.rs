@@ -1,7 +1,7 @@
 //! The `Table` contract suite against DynamoDB, run when an emulator (or a real
 //! endpoint) is configured through the SDK's standard endpoint variables.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! built-in F and a ticket series of the account's), the chain verifies and
 //! the ledger adds up.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

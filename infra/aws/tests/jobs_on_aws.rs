@@ -5,7 +5,7 @@
 //! and finishes the job once: one result, the staged body deleted, the
 //! duplicate acked.
 
-mod support;
+use crate::support;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

@@ -2,7 +2,7 @@
 //! `template.yaml`'s key: only the submitter may decrypt, and only
 //! certificates (the encryption context's purpose).
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! instalment out of it, and concurrent scheduled runs send each overdue
 //! instalment's `invoice.overdue` once.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

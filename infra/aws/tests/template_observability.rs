@@ -5,7 +5,7 @@
 //! what `shared::metrics` writes. checkov has no CloudFormation check for
 //! tracing; these tests are the check.
 
-mod template;
+use crate::template;
 
 use serde_norway::Value;
 use shared::metrics::Metric;

@@ -5,7 +5,7 @@
 //! have no gap and no duplicate, the chain verifies and the ledger counts
 //! each invoice once.
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,7 @@
 //! (`.ci/mcp_client.py`, modern and legacy clients, live and test keys):
 //! needs `SVC_PYTHON` with the `mcp` package, which `bash .ci/run` provides.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! started `svc serve` with the test key it printed, in a shell, each
 //! command failing the test if it fails or its answer is an HTTP error.
 
-mod support;
+use crate::support;
 
 use support::{Svc, printed_value};
 

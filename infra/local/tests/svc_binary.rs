@@ -2,7 +2,7 @@
 //! demo account of a first `svc serve`, and admin commands in other processes
 //! while it serves.
 
-mod support;
+use crate::support;
 
 use shared::verifactu::certificate_fixture::Fixture;
 use support::{Svc, aeat_simulator, answered_within_the_cache_bound, printed_value, usage};

@@ -1,7 +1,7 @@
 //! The same admin commands and server on DynamoDB (`svc --table NAME`), run
 //! when an emulator endpoint is configured (bash .ci/run starts moto).
 
-mod support;
+use crate::support;
 
 use std::io::Write as _;
 

@@ -3,7 +3,7 @@
 //! once, and a sheet over the synchronous budget (> 6 MiB) analysed by a
 //! job. And the server's refusals of a PUT its URL does not allow.
 
-mod support;
+use crate::support;
 
 use reqwest::Client;
 use serde_json::{Value, json};
