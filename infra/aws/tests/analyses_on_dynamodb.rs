@@ -2,7 +2,7 @@
 //! charge, read back, listed newest first with filters (a date range is a sort
 //! key range) and pages, and invisible to another account and to test keys.
 
-use crate::support;
+mod support;
 
 use std::sync::Arc;
 

@@ -1,8 +1,8 @@
 //! The `AiExtractor` contract suite against the Bedrock adapter, through the
 //! fake Converse endpoint in `fake_bedrock`.
 
-use crate::fake_bedrock;
-use crate::support;
+mod fake_bedrock;
+mod support;
 
 use std::time::Duration;
 

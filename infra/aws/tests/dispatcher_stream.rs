@@ -3,7 +3,7 @@
 //! table's stream, passed through the template's filter, and handed to the
 //! handler as Lambda would.
 
-use crate::support;
+mod support;
 
 use std::sync::Arc;
 

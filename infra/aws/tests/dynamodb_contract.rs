@@ -1,7 +1,7 @@
 //! The `Table` contract suite against DynamoDB, run when an emulator (or a real
 //! endpoint) is configured through the SDK's standard endpoint variables.
 
-use crate::support;
+mod support;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! built-in F and a ticket series of the account's), the chain verifies and
 //! the ledger adds up.
 
-use crate::support;
+mod support;
 
 use std::sync::Arc;
 

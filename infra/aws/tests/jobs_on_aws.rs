@@ -5,7 +5,7 @@
 //! and finishes the job once: one result, the staged body deleted, the
 //! duplicate acked.
 
-use crate::support;
+mod support;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

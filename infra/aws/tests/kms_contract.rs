@@ -2,7 +2,7 @@
 //! `template.yaml`'s key: only the submitter may decrypt, and only
 //! certificates (the encryption context's purpose).
 
-use crate::support;
+mod support;
 
 use std::sync::Arc;
 

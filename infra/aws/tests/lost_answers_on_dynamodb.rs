@@ -5,7 +5,7 @@
 //! retry fails the committed transaction's own conditions, and the request
 //! finds its commit by its receipt or its idempotency record.
 
-use crate::support;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,7 +3,7 @@
 //! instalment out of it, and concurrent scheduled runs send each overdue
 //! instalment's `invoice.overdue` once.
 
-use crate::support;
+mod support;
 
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 //! `SVC_S3_ENFORCES_SIGNATURES=1` (real S3); what is checked everywhere is
 //! that the signature covers the type and the length.
 
-use crate::support;
+mod support;
 
 use std::sync::Arc;
 

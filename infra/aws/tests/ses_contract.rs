@@ -3,7 +3,7 @@
 //! what SES accepted is read from its model data (`/moto-api/data.json`);
 //! a sender that is not a verified identity is what SES refuses.
 
-use crate::support;
+mod support;
 
 use std::sync::Arc;
 

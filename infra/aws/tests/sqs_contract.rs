@@ -3,7 +3,7 @@
 //! Each check gets a fresh queue with a dead-letter queue, declared as
 //! `template.yaml` declares the service's queues.
 
-use crate::support;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

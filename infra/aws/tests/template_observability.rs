@@ -5,7 +5,7 @@
 //! what `shared::metrics` writes. checkov has no CloudFormation check for
 //! tracing; these tests are the check.
 
-use crate::template;
+mod template;
 
 use serde_norway::Value;
 use shared::metrics::Metric;

@@ -4,7 +4,7 @@
 //! route goes to the function whose binary serves it (the binary named after
 //! its endpoint group, whose `main` runs that group's router).
 
-use crate::template;
+mod template;
 
 use std::collections::BTreeSet;
 

@@ -7,7 +7,7 @@
 //! CloudFormation check for deletion protection or TLS-only policies; these
 //! tests are the check.
 
-use crate::template;
+mod template;
 
 use serde_norway::Value;
 use template::{intrinsic, refers_to, resources_of, strings, template};

@@ -3,8 +3,8 @@
 //! as PNG, summary fields and line items reach the parser (a due date, item
 //! lines placed on the page), and throttling and server errors are `Failed`.
 
-use crate::fake_textract;
-use crate::support;
+mod fake_textract;
+mod support;
 
 use axum::http::StatusCode;
 use fake_textract::FakeTextract;

@@ -5,7 +5,7 @@
 //! 7 MiB sheet (over the synchronous budget) becomes a job that the worker
 //! function's handler runs from its SQS event, reading the upload from S3.
 
-use crate::support;
+mod support;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
