@@ -38,6 +38,8 @@ pub mod metrics;
 pub mod ports;
 /// Short hashes that logs show in place of NIFs and keys holding them.
 pub mod redact;
+/// The one pseudo-random generator (xorshift64*): seeded sample data and test corpora.
+pub mod rng;
 /// Spanish tax rules: NIF, VAT, IRPF, IGIC/IPSI, Modelo 130, quarters,
 /// the filing calendar and money rounding.
 pub mod tax;

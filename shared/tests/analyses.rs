@@ -365,8 +365,8 @@ fn a_missing_must_have_is_a_report_that_says_so() {
 /// report or an error naming its path.
 #[test]
 fn random_sheets_never_panic() {
-    use shared::analyses::sample::Rng;
     use shared::analyses::{Cell, Row};
+    use shared::rng::Rng;
     const HEADERS: [&str; 24] = [
         "Fecha",
         "Importe",

@@ -14,8 +14,8 @@ use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 use shared::analyses::format::number;
 use shared::analyses::request::{Cell, Kind, Lang, Module, Request, Row, Sheet};
-use shared::analyses::sample::Rng;
 use shared::analyses::{Analysis, analyze};
+use shared::rng::Rng;
 
 const SCRIPT: &str = include_str!("../../.ci/analyses_pandas.py");
 const SEEDS: [u64; 3] = [11, 22, 33];

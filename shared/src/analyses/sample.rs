@@ -6,34 +6,7 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 
 use super::request::{Cell, Kind, Module, Request, Row, Sheet};
-
-/// A small deterministic generator (xorshift64*).
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.max(1))
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// 0 ≤ n < bound.
-    pub fn below(&mut self, bound: u64) -> u64 {
-        self.next_u64() % bound.max(1)
-    }
-
-    /// A skewed pick: low indexes more often (a few big customers).
-    pub fn skewed(&mut self, bound: u64) -> u64 {
-        let a = self.below(bound);
-        let b = self.below(bound);
-        a.min(b)
-    }
-}
+use crate::rng::Rng;
 
 fn text(s: impl Into<String>) -> Cell {
     Cell::Text(s.into())

@@ -1,18 +1,17 @@
-//! xorshift64*: small, fast and the same on every machine, so a seed always
-//! gives the same corpus.
+//! The crate's generator (`shared::rng`) with what the corpus draws:
+//! floats, normals, ranges and picks. A seed always gives the same corpus.
 
-pub struct Rng(u64);
+pub struct Rng(shared::rng::Rng);
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).max(1))
+        Rng(shared::rng::Rng::new(
+            seed.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        ))
     }
 
     pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        self.0.next_u64()
     }
 
     /// A number in `[0, 1)`.

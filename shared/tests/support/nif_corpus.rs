@@ -5,23 +5,16 @@
 
 use shared::tax::nif::Nif;
 
-/// xorshift64*: small, fast and reproducible.
-pub struct Rng(u64);
+/// The crate's generator (`shared::rng`), drawing indexes and digits.
+pub struct Rng(shared::rng::Rng);
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Rng(seed.max(1))
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        Rng(shared::rng::Rng::new(seed))
     }
 
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.0.next_u64() % n as u64) as usize
     }
 
     fn pick<'a>(&mut self, items: &'a [&'a str]) -> &'a str {
