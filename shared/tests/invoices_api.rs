@@ -493,12 +493,7 @@ async fn statuses_follow_the_transition_table_and_leave_history_and_events() {
         "parameter_invalid",
         "status",
     );
-    let kinds: Vec<_> = same.json["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["type"].as_str().unwrap().to_string())
-        .collect();
+    let kinds = support::history_types(&same.json);
     assert_eq!(
         kinds,
         [

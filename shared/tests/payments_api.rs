@@ -250,12 +250,7 @@ async fn partial_full_and_refunded_payments_derive_the_state_and_send_events() {
         ),
         (json!("partially_paid"), json!(21.0))
     );
-    let history: Vec<_> = read(&h, &id).await["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["type"].as_str().unwrap().to_string())
-        .collect();
+    let history = support::history_types(&read(&h, &id).await);
     assert_eq!(
         history,
         ["issued", "payment", "payment", "paid", "refund", "unpaid"]

@@ -151,13 +151,14 @@ fn found(id: &AccountId, item: Option<Item>) -> Result<Account, AccountError> {
 }
 
 pub async fn set_plan(ports: &Ports, id: &AccountId, plan: Plan) -> Result<(), AccountError> {
+    set_setting(ports, id, UpdateOp::set("plan", plan.as_str())).await
+}
+
+/// One setting of an existing account changed, and its cached copy forgotten.
+async fn set_setting(ports: &Ports, id: &AccountId, op: UpdateOp) -> Result<(), AccountError> {
     ports
         .table
-        .update(
-            &key(id),
-            vec![UpdateOp::set("plan", plan.as_str())],
-            Some(Condition::Present),
-        )
+        .update(&key(id), vec![op], Some(Condition::Present))
         .await
         .map_err(condition_failed(id, None))?;
     ports.cache.forget(&key(id));
@@ -171,17 +172,7 @@ pub async fn set_payment_terms(
     id: &AccountId,
     days: u32,
 ) -> Result<(), AccountError> {
-    ports
-        .table
-        .update(
-            &key(id),
-            vec![UpdateOp::set(PAYMENT_TERMS, i64::from(days))],
-            Some(Condition::Present),
-        )
-        .await
-        .map_err(condition_failed(id, None))?;
-    ports.cache.forget(&key(id));
-    Ok(())
+    set_setting(ports, id, UpdateOp::set(PAYMENT_TERMS, i64::from(days))).await
 }
 
 /// Sets the most a simplified invoice of the account may amount to
@@ -193,17 +184,7 @@ pub async fn set_simplified_limit(
 ) -> Result<(), AccountError> {
     use rust_decimal::prelude::ToPrimitive;
     let euros = limit.to_i64().unwrap_or(i64::MAX);
-    ports
-        .table
-        .update(
-            &key(id),
-            vec![UpdateOp::set(SIMPLIFIED_LIMIT, euros)],
-            Some(Condition::Present),
-        )
-        .await
-        .map_err(condition_failed(id, None))?;
-    ports.cache.forget(&key(id));
-    Ok(())
+    set_setting(ports, id, UpdateOp::set(SIMPLIFIED_LIMIT, euros)).await
 }
 
 /// Sets the issuer details, claiming the issuer NIF for this account (and

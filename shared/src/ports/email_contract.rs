@@ -12,17 +12,8 @@ use mail_parser::{MessageParser, MimeHeaders};
 use super::email::{Attachment, Email, EmailError, OutgoingEmail};
 use crate::ids::random_token;
 
-/// A message as a recipient reads it.
-#[derive(Debug, Default)]
-pub struct Received {
-    pub from: String,
-    pub to: Vec<String>,
-    pub cc: Vec<String>,
-    pub subject: String,
-    pub text: String,
-    pub html: Option<String>,
-    pub attachments: Vec<Attachment>,
-}
+/// A message as a recipient reads it: the fields it was sent with.
+pub type Received = OutgoingEmail;
 
 impl Received {
     /// A raw MIME message read.

@@ -173,6 +173,16 @@ pub async fn send(app: &Router, req: Request<Body>) -> Reply {
     }
 }
 
+/// The types of an invoice's history events, oldest first.
+pub fn history_types(invoice: &Json) -> Vec<String> {
+    invoice["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect()
+}
+
 pub fn assert_error_shape(r: &Reply, status: StatusCode, kind: &str, code: &str) {
     assert_eq!(r.status, status, "{}", r.json);
     assert_eq!(r.json["error"]["type"], kind, "{}", r.json);
