@@ -160,9 +160,6 @@ fn list_languages(program: &str) -> Option<String> {
 #[async_trait]
 impl Ocr for Tesseract {
     async fn read(&self, image: &[u8], format: ImageFormat) -> Result<TextDocument, OcrError> {
-        let unreadable = |e: ImageError| match e {
-            ImageError::Unreadable(why) | ImageError::TooLarge(why) => OcrError::Unreadable(why),
-        };
         let info = inspect_image(image, format).map_err(unreadable)?;
         let words = self.read_way(image, format, info, Way::AsSent).await?;
         if words.is_empty() || confidence(&words) >= RETRY_BELOW {
@@ -183,6 +180,12 @@ impl Ocr for Tesseract {
 const RETRY_BELOW: f32 = 0.55;
 /// The turned reading is kept when it is this much more confident.
 const TURN_MARGIN: f32 = 0.15;
+
+fn unreadable(e: ImageError) -> OcrError {
+    match e {
+        ImageError::Unreadable(why) | ImageError::TooLarge(why) => OcrError::Unreadable(why),
+    }
+}
 
 /// The mean confidence of the words, each counted by its length.
 fn confidence(words: &[Word]) -> f32 {
@@ -210,9 +213,6 @@ impl Tesseract {
         info: ImageInfo,
         way: Way,
     ) -> Result<Vec<Word>, OcrError> {
-        let unreadable = |e: ImageError| match e {
-            ImageError::Unreadable(why) | ImageError::TooLarge(why) => OcrError::Unreadable(why),
-        };
         let prepared = {
             // Preparing holds a decoded page in memory: one per engine slot.
             let _engine = self

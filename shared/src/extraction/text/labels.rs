@@ -1173,14 +1173,15 @@ fn long_words() -> &'static HashSet<&'static str> {
     })
 }
 
-/// Whether `a` becomes `b` by changing, adding or removing one letter.
+/// Whether `a` becomes `b` by changing, adding or removing one letter
+/// (both ASCII, as keys and label words are).
 fn one_edit(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (a, b) = (a.as_bytes(), b.as_bytes());
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     match long.len() - short.len() {
-        0 => short.iter().zip(&long).filter(|(x, y)| x != y).count() == 1,
+        0 => short.iter().zip(long).filter(|(x, y)| x != y).count() == 1,
         1 => {
-            let same_start = short.iter().zip(&long).take_while(|(x, y)| x == y).count();
+            let same_start = short.iter().zip(long).take_while(|(x, y)| x == y).count();
             short[same_start..] == long[same_start + 1..]
         }
         _ => false,
