@@ -16,8 +16,11 @@ use crate::extraction::fields::{Field, VatLine};
 use super::amount::{Number, amounts};
 use super::doc::{BESIDE, Doc};
 use super::labels::{Hit, Kind};
-use super::reconcile::{IRPF_RATES, Reconciled, SUM_TOLERANCE, SURCHARGES, VAT_RATES};
+use super::reconcile::{
+    IRPF_RATES, Reconciled, SUM_TOLERANCE, SURCHARGES, VAT_RATES, one_digit_apart,
+};
 use crate::extraction::checks::EU_RATES;
+use crate::tax::vat::{VatBreakdown, VatRate, from_total};
 
 /// The rates a VAT amount may be of its base: Spain's (VAT, IGIC, IPSI,
 /// current and past, as `reconcile` knows them) first, then the other EU
@@ -280,7 +283,11 @@ pub fn agree(doc: &Doc, mut reconciled: Reconciled) -> Reconciled {
         return reconciled;
     }
     let Some(c) = choose(doc) else {
-        return plausible(with_printed_total(doc, reconciled));
+        let reconciled = with_printed_total(doc, reconciled);
+        if doc.read_by_ocr() {
+            return plausible(misread_split(reconciled));
+        }
+        return plausible(reconciled);
     };
     let field = |x: &Candidate| Field::new(x.value, x.conf * BESIDE);
     // The repairs and computations noted were of figures no longer used.
@@ -308,6 +315,62 @@ pub fn agree(doc: &Doc, mut reconciled: Reconciled) -> Reconciled {
         total: Some(field(&c.total)),
         ..reconciled
     }
+}
+
+/// On a photo, a VAT amount that does not fit its total may be misread by
+/// one digit ("8,58" for "8,68"). When splitting the total at exactly one
+/// rate in force gives a VAT one digit from the one read, and a base one
+/// digit from the one read (if any), the split is what was printed.
+fn misread_split(mut reconciled: Reconciled) -> Reconciled {
+    let (Some(vat), Some(total)) = (&reconciled.vat_amount, &reconciled.total) else {
+        return reconciled;
+    };
+    if reconciled.vat_breakdown.len() > 1 || vat.value.is_zero() {
+        return reconciled;
+    }
+    let read_base = reconciled.base.as_ref().map(|b| b.value);
+    let fits = |split: &VatBreakdown| {
+        one_digit_apart(split.vat_amount, vat.value)
+            && read_base.is_none_or(|b| b == split.base || one_digit_apart(b, split.base))
+    };
+    let mut splits: Vec<VatBreakdown> = vat_rates()
+        .map(|rate| {
+            let rate = VatRate {
+                rate,
+                surcharge: Decimal::ZERO,
+            };
+            from_total(total.value, rate, false)
+        })
+        .filter(fits)
+        .collect();
+    // Spain's rates and the EU's overlap.
+    splits.sort_by_key(|s| s.vat_rate);
+    splits.dedup_by_key(|s| s.vat_rate);
+    let [split] = splits.as_slice() else {
+        return reconciled;
+    };
+    let split = split.clone();
+    let conf = vat.confidence.min(total.confidence) * 0.5;
+    reconciled.notes.push((
+        "amount_repaired".to_string(),
+        format!(
+            "Importe corregido para que las cifras cuadren: IVA {} → {} al {} % del total {} (amount repaired)",
+            super::wording::amount(vat.value),
+            super::wording::amount(split.vat_amount),
+            super::wording::rate(split.vat_rate),
+            super::wording::amount(total.value)
+        ),
+    ));
+    reconciled.base = Some(Field::new(split.base, conf));
+    reconciled.vat_amount = Some(Field::new(split.vat_amount, conf));
+    reconciled.vat_breakdown = vec![VatLine {
+        rate: split.vat_rate,
+        base: split.base,
+        vat_amount: split.vat_amount,
+        surcharge_rate: None,
+        surcharge_amount: None,
+    }];
+    reconciled
 }
 
 /// Figures that cannot belong together (a base larger than the total, VAT
@@ -351,13 +414,41 @@ mod tests {
     use crate::extraction::text::totals;
 
     fn figures(text: &str) -> (Decimal, Decimal, Decimal) {
-        let doc = Doc::new(rows(&TextDocument::from_plain_text(text).words));
+        figures_read(text, 1.0)
+    }
+
+    /// The figures of `text` read with every word at confidence `conf`.
+    fn figures_read(text: &str, conf: f32) -> (Decimal, Decimal, Decimal) {
+        let mut words = TextDocument::from_plain_text(text).words;
+        for w in &mut words {
+            w.confidence = conf;
+        }
+        let doc = Doc::new(rows(&words));
         let r = agree(&doc, reconcile(totals::read(&doc)));
         (
             r.base.map(|f| f.value).unwrap_or_default(),
             r.vat_amount.map(|f| f.value).unwrap_or_default(),
             r.total.map(|f| f.value).unwrap_or_default(),
         )
+    }
+
+    #[test]
+    fn a_photo_vat_misread_by_one_digit_is_the_split_of_its_total() {
+        let ticket = "FACTURA SIMPLIFICADA\n\
+                      Total EUR 50,01\n\
+                      IVA EUR 8,58";
+        assert_eq!(
+            figures_read(ticket, 0.8),
+            (dec!(41.33), dec!(8.68), dec!(50.01))
+        );
+        // A PDF's text layer is not misread: its figures stay as printed.
+        assert_eq!(
+            figures_read(ticket, 1.0),
+            (dec!(0), dec!(8.58), dec!(50.01))
+        );
+        // A VAT no rate's split is one digit from is left as read.
+        let far = ticket.replace("8,58", "1,11");
+        assert_eq!(figures_read(&far, 0.8), (dec!(0), dec!(1.11), dec!(50.01)));
     }
 
     #[test]

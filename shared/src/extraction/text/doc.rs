@@ -121,6 +121,12 @@ impl Doc {
         Doc { rows, hits, mark }
     }
 
+    /// Whether the words come from OCR (a PDF's text layer reads with
+    /// confidence 1).
+    pub fn read_by_ocr(&self) -> bool {
+        self.rows.iter().flat_map(|r| &r.toks).any(|t| t.conf < 1.0)
+    }
+
     pub fn hits_of(&self, kind: Kind) -> impl Iterator<Item = &Hit> {
         self.hits.iter().filter(move |h| h.kind == kind)
     }

@@ -188,7 +188,7 @@ fn drop_sum_lines(lines: &mut Vec<TaxLine>) {
 
 /// Whether two amounts differ in one digit only, as OCR misreads one
 /// ("19,29" for "12,29").
-fn one_digit_apart(a: Decimal, b: Decimal) -> bool {
+pub(super) fn one_digit_apart(a: Decimal, b: Decimal) -> bool {
     let (a, b) = (format!("{:.2}", a.abs()), format!("{:.2}", b.abs()));
     a.len() == b.len() && a.chars().zip(b.chars()).filter(|(x, y)| x != y).count() == 1
 }
