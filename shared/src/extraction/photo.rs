@@ -16,7 +16,7 @@ use std::io::Cursor;
 
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::imageops::{rotate90, rotate180};
-use image::{GrayImage, ImageEncoder, ImageReader, Limits, Luma};
+use image::{GrayImage, ImageEncoder, ImageReader, Limits};
 
 use crate::extraction::image::{ImageError, MAX_PIXELS, MAX_SIDE, inspect_image};
 use crate::ports::ocr::ImageFormat;
@@ -262,16 +262,27 @@ fn straightened(mut grey: GrayImage) -> Result<GrayImage, GrayImage> {
 /// `scale` times smaller, sampled bilinearly), so paper becomes white.
 fn flatten(page: &mut GrayImage, background: &GrayImage, scale: u32) {
     let (bw, bh) = background.dimensions();
-    let at = |x: u32, y: u32| f32::from(background.get_pixel(x.min(bw - 1), y.min(bh - 1))[0]);
-    for (x, y, pixel) in page.enumerate_pixels_mut() {
-        let u = ((x as f32 + 0.5) / scale as f32 - 0.5).max(0.0);
-        let v = ((y as f32 + 0.5) / scale as f32 - 0.5).max(0.0);
-        let (x0, y0) = (u as u32, v as u32);
-        let (fx, fy) = (u - x0 as f32, v - y0 as f32);
-        let top = at(x0, y0) + (at(x0 + 1, y0) - at(x0, y0)) * fx;
-        let bottom = at(x0, y0 + 1) + (at(x0 + 1, y0 + 1) - at(x0, y0 + 1)) * fx;
-        let paper = (top + (bottom - top) * fy).max(16.0);
-        *pixel = Luma([(f32::from(pixel[0]) * 255.0 / paper).min(255.0) as u8]);
+    if bw == 0 || bh == 0 {
+        return;
+    }
+    let (bw, bh) = (bw as usize, bh as usize);
+    let paper = background.as_raw();
+    let at = |x: usize, y: usize| f32::from(paper[y.min(bh - 1) * bw + x.min(bw - 1)]);
+    // Where each column falls between the background's samples.
+    let sample = |i: u32| {
+        let t = ((i as f32 + 0.5) / scale as f32 - 0.5).max(0.0);
+        (t as usize, t - t.floor())
+    };
+    let columns: Vec<(usize, f32)> = (0..page.width()).map(sample).collect();
+    let width = page.width().max(1) as usize;
+    for (y, row) in page.chunks_exact_mut(width).enumerate() {
+        let (y0, fy) = sample(y as u32);
+        for (pixel, &(x0, fx)) in row.iter_mut().zip(&columns) {
+            let top = at(x0, y0) + (at(x0 + 1, y0) - at(x0, y0)) * fx;
+            let bottom = at(x0, y0 + 1) + (at(x0 + 1, y0 + 1) - at(x0, y0 + 1)) * fx;
+            let paper = (top + (bottom - top) * fy).max(16.0);
+            *pixel = (f32::from(*pixel) * 255.0 / paper).min(255.0) as u8;
+        }
     }
 }
 

@@ -106,25 +106,32 @@ impl Rect {
 /// outside the image is `fill`.
 pub fn turned_crop(image: &GrayImage, angle: f32, crop: Rect, fill: u8) -> GrayImage {
     let (sin, cos) = angle.sin_cos();
-    let (cx, cy) = (image.width() as f32 / 2.0, image.height() as f32 / 2.0);
-    let (max_x, max_y) = (image.width() as f32 - 1.0, image.height() as f32 - 1.0);
-    GrayImage::from_fn(crop.width, crop.height, |x, y| {
-        let (dx, dy) = (
-            (crop.left + x) as f32 - cx + 0.5,
-            (crop.top + y) as f32 - cy + 0.5,
-        );
-        let u = cos * dx - sin * dy + cx - 0.5;
-        let v = sin * dx + cos * dy + cy - 0.5;
-        if !(0.0..max_x).contains(&u) || !(0.0..max_y).contains(&v) {
-            return Luma([fill]);
+    let (width, height) = image.dimensions();
+    let (cx, cy) = (width as f32 / 2.0, height as f32 / 2.0);
+    let (max_x, max_y) = (width as f32 - 1.0, height as f32 - 1.0);
+    let source = image.as_raw();
+    let stride = width as usize;
+    let mut out = vec![fill; crop.width as usize * crop.height as usize];
+    for (y, row) in out.chunks_exact_mut(crop.width.max(1) as usize).enumerate() {
+        let dy = (crop.top + y as u32) as f32 - cy + 0.5;
+        for (x, pixel) in row.iter_mut().enumerate() {
+            let dx = (crop.left + x as u32) as f32 - cx + 0.5;
+            let u = cos * dx - sin * dy + cx - 0.5;
+            let v = sin * dx + cos * dy + cy - 0.5;
+            if !(0.0..max_x).contains(&u) || !(0.0..max_y).contains(&v) {
+                continue;
+            }
+            let (x0, y0) = (u as usize, v as usize);
+            let (fx, fy) = (u - x0 as f32, v - y0 as f32);
+            let at = y0 * stride + x0;
+            let p = |i: usize| f32::from(source[i]);
+            let top = p(at) + (p(at + 1) - p(at)) * fx;
+            let bottom = p(at + stride) + (p(at + stride + 1) - p(at + stride)) * fx;
+            // Non-negative: adding a half and truncating rounds it.
+            *pixel = (top + (bottom - top) * fy + 0.5) as u8;
         }
-        let (x0, y0) = (u as u32, v as u32);
-        let (fx, fy) = (u - x0 as f32, v - y0 as f32);
-        let p = |dx: u32, dy: u32| f32::from(image.get_pixel(x0 + dx, y0 + dy)[0]);
-        let top = p(0, 0) + (p(1, 0) - p(0, 0)) * fx;
-        let bottom = p(0, 1) + (p(1, 1) - p(0, 1)) * fx;
-        Luma([(top + (bottom - top) * fy).round() as u8])
-    })
+    }
+    GrayImage::from_raw(crop.width, crop.height, out).unwrap_or_else(|| GrayImage::new(0, 0))
 }
 
 #[cfg(test)]

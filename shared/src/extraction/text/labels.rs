@@ -1044,8 +1044,9 @@ pub fn fold(text: &str) -> String {
 /// A word's matching key: folded, letters, digits and `%` only (`N.º` → `no`,
 /// `C.I.F.:` → `cif`, `(21%)` → `21%`).
 pub fn key(text: &str) -> String {
-    fold(text)
-        .chars()
+    text.chars()
+        .flat_map(char::to_lowercase)
+        .map(strip_accent)
         .filter(|c| c.is_alphanumeric() || *c == '%')
         .collect()
 }

@@ -14,6 +14,9 @@
 //! quantity × unit price = amount (or the line has no quantity), else 0.85,
 //! and 0.7 when the product disagrees with the amount.
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
 use rust_decimal::Decimal;
 
 use super::amount::{Mark, Number, numbers};
@@ -274,18 +277,23 @@ const MISMATCH: f32 = 0.7;
 /// `i` spell, within one cell: its length in words.
 pub fn label_len(toks: &[Tok], i: usize, labels: &[&str]) -> Option<usize> {
     let first = toks.get(i)?;
-    labels
-        .iter()
-        .filter_map(|label| {
-            let keys: Vec<&str> = label.split(' ').collect();
-            let words = toks.get(i..i + keys.len())?;
-            let fits = words
-                .iter()
-                .zip(&keys)
-                .all(|(t, k)| t.key == *k && t.cell == first.cell);
-            fits.then_some(keys.len())
-        })
-        .max()
+    let spelt = |label: &&str| {
+        // Most labels fail on their first word: compared without splitting.
+        let rest = label.strip_prefix(first.key.as_str())?;
+        if rest.is_empty() {
+            return Some(1);
+        }
+        let mut len = 1;
+        for key in rest.strip_prefix(' ')?.split(' ') {
+            let t = toks.get(i + len)?;
+            if t.key != key || t.cell != first.cell {
+                return None;
+            }
+            len += 1;
+        }
+        Some(len)
+    };
+    labels.iter().filter_map(spelt).max()
 }
 
 /// The item lines of a document.
@@ -332,12 +340,28 @@ fn no_figures(row: &Row, mark: Mark) -> bool {
         .all(|t| figure(t, mark).is_none_or(|n| n.percent))
 }
 
+/// The first word of every column label: most words start none.
+fn column_first_words() -> &'static HashSet<&'static str> {
+    static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        COLUMNS
+            .iter()
+            .flat_map(|(_, labels)| labels.iter())
+            .filter_map(|label| label.split(' ').next())
+            .collect()
+    })
+}
+
 /// The column labels of a row and how many words they take.
 fn column_labels(row: &Row) -> (Vec<Heading>, usize) {
     let mut found: Vec<Heading> = Vec::new();
     let mut labelled = 0;
     let mut i = 0;
     while i < row.toks.len() {
+        if !column_first_words().contains(row.toks[i].key.as_str()) {
+            i += 1;
+            continue;
+        }
         let best = COLUMNS
             .iter()
             .filter_map(|(column, labels)| label_len(&row.toks, i, labels).map(|n| (n, *column)))

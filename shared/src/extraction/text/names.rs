@@ -104,7 +104,7 @@ fn pieces(word: &str) -> Vec<String> {
 }
 
 /// The legal form ending at piece `end` (exclusive) of `keys`, as its length in pieces.
-fn form_before(keys: &[String], end: usize) -> Option<usize> {
+fn form_before<S: AsRef<str>>(keys: &[S], end: usize) -> Option<usize> {
     FORMS.iter().find_map(|form| {
         let len = form.len();
         (end >= len
@@ -112,7 +112,7 @@ fn form_before(keys: &[String], end: usize) -> Option<usize> {
             && keys[end - len..end]
                 .iter()
                 .zip(form.iter())
-                .all(|(k, f)| k == f))
+                .all(|(k, f)| k.as_ref() == *f))
         .then_some(len)
     })
 }
@@ -144,9 +144,10 @@ pub fn company_names(words: &[&str]) -> Vec<String> {
         })
         .collect();
     let words = split.as_slice();
+    let keys: Vec<Vec<String>> = words.iter().map(|w| pieces(w)).collect();
     let mut names = Vec::new();
     for (i, word) in words.iter().enumerate() {
-        if pieces(word).is_empty() {
+        if keys[i].is_empty() {
             continue;
         }
         // A form may be glued to the name (`MBPA.SL.`) or spread over words (`S. L.`):
@@ -154,9 +155,8 @@ pub fn company_names(words: &[&str]) -> Vec<String> {
         let mut found = None;
         let mut after = 0;
         for j in (i.saturating_sub(2)..=i).rev() {
-            let own = pieces(words[j]);
-            let mut span = own.clone();
-            span.extend(words[j + 1..=i].iter().flat_map(|w| pieces(w)));
+            let own = &keys[j];
+            let span: Vec<&str> = keys[j..=i].iter().flatten().map(String::as_str).collect();
             if let Some(len) = form_before(&span, span.len())
                 && len > after
                 && len <= after + own.len()
@@ -176,9 +176,9 @@ pub fn company_names(words: &[&str]) -> Vec<String> {
         {
             continue;
         }
-        let next_is_form = words
+        let next_is_form = keys
             .get(i + 1)
-            .is_some_and(|w| form_before(&pieces(w), pieces(w).len()).is_some());
+            .is_some_and(|k| form_before(k, k.len()).is_some());
         if next_is_form {
             continue;
         }
