@@ -319,6 +319,7 @@ mod tests {
 
     use super::*;
     use crate::extraction::image::tests::encoded;
+    use image::Luma;
     use skew::tests::printed_page;
 
     fn png(image: &GrayImage) -> Vec<u8> {
