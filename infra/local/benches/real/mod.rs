@@ -94,6 +94,7 @@ pub async fn run(client: &reqwest::Client) {
     );
     let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut misses = Vec::new();
+    let mut times: Vec<(Duration, &str, &str)> = Vec::new();
     for truth in &truths {
         let key = truth
             .recipient_nif()
@@ -130,6 +131,7 @@ pub async fn run(client: &reqwest::Client) {
             "foreign"
         };
         let source = if image { "image" } else { "text PDF" };
+        times.push((time, source, &truth.file));
         for group in ["all", language, source] {
             tallies.entry(group).or_default().add(&verdicts, time);
         }
@@ -170,6 +172,16 @@ pub async fn run(client: &reqwest::Client) {
             .map(|t| format!("{:.0} %", t.share(Some(field))))
             .collect();
         println!("| {field} | {} |", cells.join(" | "));
+    }
+    times.sort_by_key(|t| std::cmp::Reverse(t.0));
+    for source in ["text PDF", "image"] {
+        let slowest: Vec<String> = times
+            .iter()
+            .filter(|(_, s, _)| *s == source)
+            .take(3)
+            .map(|(t, _, file)| format!("{file} {:.0} ms", t.as_secs_f64() * 1000.0))
+            .collect();
+        println!("\nSlowest, {source}: {}", slowest.join(", "));
     }
     println!("\nMisses on the real invoices:");
     for miss in misses {
