@@ -8,6 +8,7 @@
 //! `MAX_RECTANGLES` rectangles from the page's own content stream (form
 //! XObjects are not followed) and a bitmap of at most `MAX_BITMAP_SIDE` a side.
 
+use std::collections::{HashMap, HashSet};
 use std::io::Cursor;
 
 use image::{DynamicImage, GrayImage, ImageReader, Luma};
@@ -18,6 +19,10 @@ use lopdf::{Document, Object, ObjectId};
 use super::text::{IDENTITY, MAX_CONTENT_BYTES, Matrix, multiply};
 use crate::extraction::qr_image::{self, MAX_CODES, SEARCH_SIDE};
 
+/// Codes printed smaller than this (in points: 15 mm) are not searched for
+/// in images: VERI*FACTU and TicketBAI ask for 30–40 mm, the EPC payment
+/// code for at least 20 mm.
+const MIN_CODE_SIDE: f32 = 42.5;
 /// Images searched on a page.
 pub const MAX_IMAGES: usize = 6;
 /// Largest image decoded, in pixels.
@@ -44,8 +49,9 @@ const MAX_GRAPHICS_DEPTH: usize = 64;
 
 /// The payloads of the codes on `page`, drawn ones first.
 pub fn page_codes(doc: &Document, page: ObjectId) -> Vec<String> {
-    let mut codes = drawn_codes(doc, page);
-    for code in image_codes(doc, page) {
+    let drawing = drawing(doc, page);
+    let mut codes = drawn_codes(&drawing.rects);
+    for code in image_codes(doc, page, &drawing) {
         if !codes.contains(&code) {
             codes.push(code);
         }
@@ -54,14 +60,38 @@ pub fn page_codes(doc: &Document, page: ObjectId) -> Vec<String> {
     codes
 }
 
-fn image_codes(doc: &Document, page: ObjectId) -> Vec<String> {
+fn image_codes(doc: &Document, page: ObjectId, drawing: &Drawing) -> Vec<String> {
     let images = doc.get_page_images(page).unwrap_or_default();
+    let too_small = too_small(doc, page, drawing);
     images
         .iter()
-        .filter(|image| searchable(image.width, image.height))
+        .filter(|image| searchable(image.width, image.height) && !too_small.contains(&image.id))
         .take(MAX_IMAGES)
         .filter_map(|image| grey_image(doc, image))
         .flat_map(|grey| qr_image::decode_clean(&grey))
+        .collect()
+}
+
+/// The page's images that its content stream draws, every time, smaller
+/// than a code can be printed (icons drawn at 5–10 mm from a large image);
+/// images it does not draw itself (inside a form) are not among them.
+fn too_small(doc: &Document, page: ObjectId, drawing: &Drawing) -> HashSet<ObjectId> {
+    let Ok(names) = doc
+        .get_dictionary(page)
+        .and_then(|p| doc.get_dict_in_dict(p, b"Resources"))
+        .and_then(|r| doc.get_dict_in_dict(r, b"XObject"))
+    else {
+        return HashSet::new();
+    };
+    names
+        .iter()
+        .filter(|(name, _)| {
+            drawing
+                .images
+                .get(name.as_slice())
+                .is_some_and(|&side| side < MIN_CODE_SIDE)
+        })
+        .filter_map(|(_, object)| object.as_reference().ok())
         .collect()
 }
 
@@ -163,9 +193,8 @@ fn components(doc: &Document, space: &Object) -> Option<usize> {
 /// A rectangle in page space, `[x0, y0, x1, y1]`.
 type Rect = [f32; 4];
 
-fn drawn_codes(doc: &Document, page: ObjectId) -> Vec<String> {
-    let rects = dark_rectangles(doc, page);
-    let Some(module) = module_side(&rects) else {
+fn drawn_codes(rects: &[Rect]) -> Vec<String> {
+    let Some(module) = module_side(rects) else {
         return Vec::new();
     };
     let squares: Vec<&Rect> = rects.iter().filter(|r| of_module(r, module)).collect();
@@ -188,7 +217,7 @@ fn drawn_codes(doc: &Document, page: ObjectId) -> Vec<String> {
         ((y1 - y0) * scale).ceil() as usize,
     );
     let mut bitmap = vec![false; w * h];
-    for r in &rects {
+    for r in rects {
         let column = |x: f32| (((x - x0) * scale).round().max(0.0) as usize).min(w);
         let row = |y: f32| (((y1 - y) * scale).round().max(0.0) as usize).min(h);
         for y in row(r[3])..row(r[1]) {
@@ -204,7 +233,7 @@ fn side(r: &Rect) -> f32 {
 
 /// The side most rectangles share, when enough do.
 fn module_side(rects: &[Rect]) -> Option<f32> {
-    let mut counts: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    let mut counts: HashMap<u32, usize> = HashMap::new();
     for r in rects.iter().filter(|r| MODULE_RANGE.contains(&side(r))) {
         *counts
             .entry((side(r) / MODULE_STEP).round() as u32)
@@ -228,14 +257,24 @@ struct Paint {
     dark: bool,
 }
 
-/// Every axis-aligned rectangle the page fills in a dark colour, in page space.
-fn dark_rectangles(doc: &Document, page: ObjectId) -> Vec<Rect> {
+/// What the page's own content stream draws.
+#[derive(Default)]
+struct Drawing {
+    /// Every axis-aligned rectangle it fills in a dark colour, in page space.
+    rects: Vec<Rect>,
+    /// The images it draws by name, each with the shorter side, in points,
+    /// of its largest placement.
+    images: HashMap<Vec<u8>, f32>,
+}
+
+fn drawing(doc: &Document, page: ObjectId) -> Drawing {
     let Ok(content) = doc.get_page_content_with_limit(page, MAX_CONTENT_BYTES) else {
-        return Vec::new();
+        return Drawing::default();
     };
     let Ok(content) = Content::decode(&content) else {
-        return Vec::new();
+        return Drawing::default();
     };
+    let mut images: HashMap<Vec<u8>, f32> = HashMap::new();
     let mut paint = Paint {
         ctm: IDENTITY,
         dark: true,
@@ -284,11 +323,19 @@ fn dark_rectangles(doc: &Document, page: ObjectId) -> Vec<Rect> {
                 path.clear();
             }
             ("n" | "S" | "s", _) => path.clear(),
+            ("Do", _) => {
+                if let Some(Ok(name)) = op.operands.first().map(Object::as_name) {
+                    let m = paint.ctm;
+                    let side = m[0].hypot(m[1]).min(m[2].hypot(m[3]));
+                    let largest = images.entry(name.to_vec()).or_insert(0.0);
+                    *largest = largest.max(side);
+                }
+            }
             _ => {}
         }
     }
     rects.truncate(MAX_RECTANGLES);
-    rects
+    Drawing { rects, images }
 }
 
 fn transform(m: &Matrix, x: f32, y: f32) -> [f32; 2] {
@@ -480,6 +527,35 @@ mod tests {
             );
             with_image(&mut doc, id, image);
             assert_eq!(page_codes(&doc, id), [URL], "{name}");
+        }
+    }
+
+    #[test]
+    fn an_image_drawn_as_a_small_icon_is_not_searched() {
+        let grey = sheet(URL, 300, 300, 5, (35, 35));
+        let image = || {
+            let dict = dictionary! {"Type" => "XObject", "Subtype" => "Image", "Width" => 300,
+            "Height" => 300, "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8};
+            Stream::new(dict, grey.as_raw().clone())
+        };
+        // 10 mm wide, then also 35 mm wide elsewhere, then not drawn by the page itself.
+        let cases: [(&[u8], &[&str]); 3] = [
+            (b"q 28 0 0 28 50 700 cm /Im1 Do Q", &[]),
+            (
+                b"q 28 0 0 28 50 700 cm /Im1 Do Q q 100 0 0 100 50 500 cm /Im1 Do Q",
+                &[URL],
+            ),
+            (b"", &[URL]),
+        ];
+        for (content, expected) in cases {
+            let (mut doc, id) = page(content.to_vec(), dictionary! {});
+            with_image(&mut doc, id, image());
+            assert_eq!(
+                page_codes(&doc, id),
+                expected,
+                "{}",
+                String::from_utf8_lossy(content)
+            );
         }
     }
 
