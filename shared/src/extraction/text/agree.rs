@@ -333,7 +333,12 @@ fn misread_split(mut reconciled: Reconciled) -> Reconciled {
         one_digit_apart(split.vat_amount, vat.value)
             && read_base.is_none_or(|b| b == split.base || one_digit_apart(b, split.base))
     };
-    let mut splits: Vec<VatBreakdown> = vat_rates()
+    // Spain's rates and the EU's overlap: each rate is tried once.
+    let mut rates: Vec<Decimal> = vat_rates().collect();
+    rates.sort();
+    rates.dedup();
+    let splits: Vec<VatBreakdown> = rates
+        .into_iter()
         .map(|rate| {
             let rate = VatRate {
                 rate,
@@ -343,13 +348,9 @@ fn misread_split(mut reconciled: Reconciled) -> Reconciled {
         })
         .filter(fits)
         .collect();
-    // Spain's rates and the EU's overlap.
-    splits.sort_by_key(|s| s.vat_rate);
-    splits.dedup_by_key(|s| s.vat_rate);
-    let [split] = splits.as_slice() else {
+    let Ok([split]) = <[VatBreakdown; 1]>::try_from(splits) else {
         return reconciled;
     };
-    let split = split.clone();
     let conf = vat.confidence.min(total.confidence) * 0.5;
     reconciled.notes.push((
         "amount_repaired".to_string(),

@@ -1033,20 +1033,19 @@ fn strip_accent(c: char) -> char {
     }
 }
 
+fn folded(text: &str) -> impl Iterator<Item = char> + '_ {
+    text.chars().flat_map(char::to_lowercase).map(strip_accent)
+}
+
 /// Lower case without accents (`Nº` → `no`, `Expedición` → `expedicion`).
 pub fn fold(text: &str) -> String {
-    text.chars()
-        .flat_map(char::to_lowercase)
-        .map(strip_accent)
-        .collect()
+    folded(text).collect()
 }
 
 /// A word's matching key: folded, letters, digits and `%` only (`N.º` → `no`,
-/// `C.I.F.:` → `cif`, `(21%)` → `21%`).
+/// `C.I.F.:` → `cif`, `(21%)` → `21%`), built in one pass.
 pub fn key(text: &str) -> String {
-    text.chars()
-        .flat_map(char::to_lowercase)
-        .map(strip_accent)
+    folded(text)
         .filter(|c| c.is_alphanumeric() || *c == '%')
         .collect()
 }
