@@ -1,6 +1,6 @@
 //! The `Ocr` port on the embedded host: the Tesseract command line
-//! (`tesseract stdin stdout -l spa+eng --psm 6 --dpi N tsv`), one process per
-//! image, no shell. `--psm 6` reads the page as one block, which keeps an
+//! (`tesseract stdin stdout -l spa+eng --psm 6 [--dpi N] tsv`), one process
+//! per image, no shell. `--psm 6` reads the page as one block, which keeps an
 //! invoice row (label and amount) on one line; `OMP_THREAD_LIMIT=1` makes it
 //! several times faster on small machines, and a semaphore runs at most one
 //! engine per core. Every run has a wall-clock deadline and address-space and
@@ -10,7 +10,9 @@
 //! it. That also matters for safety: Tesseract reads non-image input on
 //! stdin as a list of file names to open. Photos are then prepared
 //! (`extraction::photo`: turned, levelled, cropped to the sheet, light
-//! evened) and Tesseract reads the prepared grey PNG; a clean page goes as sent.
+//! evened) and Tesseract reads the prepared grey PNG, whose own resolution
+//! lets the process start, and load its models, while the photo is prepared;
+//! a clean page goes as sent, with `--dpi`.
 //! A reading that comes out as noise (mean confidence under 0.55) is made
 //! again with the photo turned half a turn, and the more confident one kept:
 //! a phone photo taken the other way up reads like any other.
@@ -56,16 +58,16 @@ impl Tesseract {
         })
     }
 
-    async fn run(&self, image: &[u8], dpi: u32) -> Result<Vec<u8>, OcrError> {
-        let _engine = self
-            .engines
-            .acquire()
-            .await
-            .map_err(|e| OcrError::Failed(e.to_string()))?;
+    /// A Tesseract process waiting for its image on stdin, at `dpi` or at
+    /// the resolution the image itself carries. It loads its models (about
+    /// a tenth of a second) before reading the image.
+    fn start(&self, dpi: Option<u32>) -> Result<Started, OcrError> {
         let mut command = tokio::process::Command::new(&self.program);
+        command.args(["stdin", "stdout", "-l", LANGUAGES, "--psm", "6"]);
+        if let Some(dpi) = dpi {
+            command.arg("--dpi").arg(dpi.to_string());
+        }
         command
-            .args(["stdin", "stdout", "-l", LANGUAGES, "--psm", "6", "--dpi"])
-            .arg(dpi.to_string())
             .arg("tsv")
             .env("OMP_THREAD_LIMIT", "1")
             .stdin(Stdio::piped())
@@ -88,12 +90,23 @@ impl Tesseract {
                 Ok(())
             });
         }
-        let mut child = command.spawn().map_err(|e| match e.kind() {
+        let child = command.spawn().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => {
                 OcrError::Unavailable(format!("{} is not installed", self.program))
             }
             _ => OcrError::Failed(format!("{} could not start: {e}", self.program)),
         })?;
+        Ok(Started(child))
+    }
+}
+
+/// A started Tesseract process; dropped unused, it is killed.
+struct Started(tokio::process::Child);
+
+impl Started {
+    /// Tesseract's TSV for `image`, within `TIMEOUT`.
+    async fn read(self, image: &[u8]) -> Result<Vec<u8>, OcrError> {
+        let mut child = self.0;
         let (Some(mut stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -213,29 +226,30 @@ impl Tesseract {
         info: ImageInfo,
         way: Way,
     ) -> Result<Vec<Word>, OcrError> {
-        let prepared = {
-            // Preparing holds a decoded page in memory: one per engine slot.
-            let _engine = self
-                .engines
-                .acquire()
-                .await
-                .map_err(|e| OcrError::Failed(e.to_string()))?;
-            let bytes = image.to_vec();
+        // One engine slot covers preparing (a decoded page in memory) and
+        // reading. Tesseract starts first and loads its models while the
+        // photo is prepared; the prepared PNG carries its resolution.
+        let _engine = self
+            .engines
+            .acquire()
+            .await
+            .map_err(|e| OcrError::Failed(e.to_string()))?;
+        let early = self.start(None)?;
+        let bytes = image.to_vec();
+        let prepared =
             tokio::task::spawn_blocking(move || photo::prepare_isolated(&bytes, format, way))
                 .await
                 .map_err(|e| OcrError::Failed(e.to_string()))?
-                .map_err(unreadable)?
-        };
+                .map_err(unreadable)?;
         let (tsv, width, height) = match prepared {
             Some(Page {
-                png,
-                width,
-                height,
-                dpi,
-            }) => (self.run(&png, dpi).await?, width, height),
+                png, width, height, ..
+            }) => (early.read(&png).await?, width, height),
             None if way == Way::AsSent => {
+                drop(early);
                 let dpi = photo::dpi(info.width, info.height);
-                (self.run(image, dpi).await?, info.width, info.height)
+                let tsv = self.start(Some(dpi))?.read(image).await?;
+                (tsv, info.width, info.height)
             }
             // The child could not turn it: nothing more to read.
             None => return Ok(Vec::new()),
@@ -374,9 +388,6 @@ mod tests {
             program: "/nonexistent/tesseract".into(),
             engines: Arc::new(Semaphore::new(1)),
         };
-        assert!(matches!(
-            missing.run(b"\x89PNG", 300).await,
-            Err(OcrError::Unavailable(_))
-        ));
+        assert!(matches!(missing.start(None), Err(OcrError::Unavailable(_))));
     }
 }

@@ -14,9 +14,8 @@ mod skew;
 
 use std::io::Cursor;
 
-use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::imageops::{rotate90, rotate180};
-use image::{GrayImage, ImageEncoder, ImageReader, Limits};
+use image::{GrayImage, ImageReader, Limits};
 
 use crate::extraction::image::{ImageError, MAX_PIXELS, MAX_SIDE, inspect_image};
 use crate::ports::ocr::ImageFormat;
@@ -32,7 +31,8 @@ const EVEN_LIGHT: f32 = 0.85;
 const A4_WIDTH_INCHES: f32 = 8.27;
 const RECEIPT_WIDTH_INCHES: f32 = 3.15;
 
-/// A page prepared for OCR: a grey PNG and its estimated resolution.
+/// A page prepared for OCR: a grey PNG and its estimated resolution, which
+/// the PNG also carries.
 #[derive(Debug)]
 pub struct Page {
     pub png: Vec<u8>,
@@ -139,16 +139,35 @@ pub fn prepare(bytes: &[u8], format: ImageFormat, way: Way) -> Result<Option<Pag
         None => image,
     };
     let (width, height) = image.dimensions();
-    let mut png = Vec::new();
-    PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Sub)
-        .write_image(image.as_raw(), width, height, image::ExtendedColorType::L8)
-        .map_err(|e| ImageError::Unreadable(e.to_string()))?;
+    let png = png_with_dpi(&image, dpi).map_err(|e| ImageError::Unreadable(e.to_string()))?;
     Ok(Some(Page {
         png,
         width,
         height,
         dpi,
     }))
+}
+
+/// The grey page as a quickly compressed PNG whose pHYs chunk gives its
+/// resolution: the OCR engine takes it from there, so it can be started
+/// before the resolution is known.
+fn png_with_dpi(image: &GrayImage, dpi: u32) -> Result<Vec<u8>, png::EncodingError> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, image.width(), image.height());
+    encoder.set_color(png::ColorType::Grayscale);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    encoder.set_filter(png::Filter::Sub);
+    let per_metre = (f64::from(dpi) / 0.0254).round() as u32;
+    encoder.set_pixel_dims(Some(png::PixelDimensions {
+        xppu: per_metre,
+        yppu: per_metre,
+        unit: png::Unit::Meter,
+    }));
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(image.as_raw())?;
+    writer.finish()?;
+    Ok(out)
 }
 
 /// The resolution of a page `width` pixels wide, as if it were an A4 sheet,
@@ -364,6 +383,14 @@ mod tests {
         assert!(angle.to_degrees().abs() < 0.3, "{}", angle.to_degrees());
         let corner = out.get_pixel(out.width() - 30, out.height() - 30)[0];
         assert!(corner > 240, "paper at the bottom corner is {corner}");
+        // The PNG carries the page's resolution for the OCR engine.
+        let reader = png::Decoder::new(Cursor::new(&prepared.png[..]))
+            .read_info()
+            .unwrap();
+        let dims = reader.info().pixel_dims.unwrap();
+        assert_eq!(dims.unit, png::Unit::Meter);
+        assert_eq!((f64::from(dims.xppu) * 0.0254).round() as u32, prepared.dpi);
+        assert_eq!(dims.xppu, dims.yppu);
     }
 
     #[test]
