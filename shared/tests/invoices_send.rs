@@ -12,6 +12,7 @@ use axum::http::StatusCode;
 use quick_xml::events::Event;
 use serde_json::{Value, json};
 
+use shared::app::invoices::send_feedback::{self, Feedback, FeedbackKind, Recipient, Recorded};
 use shared::app::invoices::send_record::{self, InvoiceSend, SendState};
 use shared::app::keys::Caller;
 use shared::domain::account::{Mode, Plan};
@@ -198,6 +199,78 @@ async fn an_invoice_is_emailed_with_its_pdf_and_einvoice_and_recorded() {
     assert_eq!(events[0]["object"]["id"], id);
     assert_eq!(events[0]["send"]["message_id"], message_id.as_str());
     assert_eq!(events[0]["send"]["to"], json!([customer]));
+}
+
+#[tokio::test]
+async fn a_later_bounce_and_complaint_are_recorded_on_the_invoice_once() {
+    let Some(sink) = support::smtp::sink("invoice sending over SMTP") else {
+        return;
+    };
+    let h = harness(Some(&sink)).await;
+    let to = address("cliente");
+    let id = issue(&h, &h.live, Some(&to)).await;
+    let r = send_invoice(&h, &h.live, id, Some("send-1"), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let message_id = r.json["message_id"].as_str().unwrap().to_string();
+    let bounce = Feedback {
+        id: "feedback-1".into(),
+        message_id: message_id.clone(),
+        kind: FeedbackKind::Bounce { permanent: true },
+        recipients: vec![Recipient {
+            address: to.clone(),
+            diagnostic: Some("smtp; 550 5.1.1 user unknown".into()),
+        }],
+        at: h.clock.now(),
+    };
+    assert_eq!(
+        send_feedback::record(&h.ports, &bounce).await.unwrap(),
+        Recorded::Recorded
+    );
+    assert_eq!(
+        send_feedback::record(&h.ports, &bounce).await.unwrap(),
+        Recorded::Again,
+        "a redelivered report"
+    );
+    let failed = history(&h, &h.live, id, "send_failed").await;
+    assert_eq!(failed.len(), 1);
+    assert_eq!(
+        failed[0]["detail"],
+        format!("bounced: {to} (smtp; 550 5.1.1 user unknown)")
+    );
+    let events: Vec<Value> = support::events(&h)
+        .await
+        .into_iter()
+        .filter(|e| e.kind == send_feedback::EVENT)
+        .map(|e| e.envelope().data)
+        .collect();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["object"]["id"], id);
+    assert_eq!(events[0]["send"]["id"], r.json["id"]);
+    assert_eq!(events[0]["send"]["message_id"], message_id.as_str());
+    assert_eq!(events[0]["send"]["bounce"], "permanent");
+    assert_eq!(events[0]["send"]["recipients"][0]["address"], to.as_str());
+
+    let complaint = Feedback {
+        id: "feedback-2".into(),
+        kind: FeedbackKind::Complaint,
+        ..bounce.clone()
+    };
+    send_feedback::record(&h.ports, &complaint).await.unwrap();
+    let complained = history(&h, &h.live, id, "send_complaint").await;
+    assert_eq!(complained.len(), 1);
+    assert_eq!(
+        complained[0]["detail"],
+        format!("marked as spam by {to} (smtp; 550 5.1.1 user unknown)")
+    );
+    let stranger = Feedback {
+        id: "feedback-3".into(),
+        message_id: "<not-ours@example.com>".into(),
+        ..bounce
+    };
+    assert_eq!(
+        send_feedback::record(&h.ports, &stranger).await.unwrap(),
+        Recorded::Unknown
+    );
 }
 
 #[tokio::test]

@@ -8,7 +8,7 @@
 //! the emulator:
 //!
 //! ```sh
-//! cargo lambda build --release --x86-64 $(printf -- '-p function-%s ' usage tax customers invoices extraction analyses openapi events jobs webhooks mcp worker deliveries dispatcher scheduler verifactu)
+//! cargo lambda build --release --x86-64 $(printf -- '-p function-%s ' usage tax customers invoices extraction analyses openapi events jobs webhooks mcp worker deliveries dispatcher scheduler verifactu uploads email-feedback)
 //! AWS_ENDPOINT_URL=http://127.0.0.1:5055 cargo bench -p infra-aws --bench cold_start
 //! ```
 //!
@@ -36,7 +36,7 @@ use tokio::sync::mpsc;
 const PLACEHOLDER_KEY: &str = "svc_test_000000000000000000000000000000000000000000000000";
 
 /// Each function and the sample event it starts on.
-const FUNCTIONS: [(&str, &str); 17] = [
+const FUNCTIONS: [(&str, &str); 18] = [
     ("usage", include_str!("../../../events/usage-get.json")),
     ("tax", include_str!("../../../events/tax-nif-get.json")),
     (
@@ -77,6 +77,10 @@ const FUNCTIONS: [(&str, &str); 17] = [
     (
         "verifactu",
         include_str!("../../../events/verifactu-sqs.json"),
+    ),
+    (
+        "email-feedback",
+        include_str!("../../../events/email-feedback-sqs.json"),
     ),
 ];
 

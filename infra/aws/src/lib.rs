@@ -8,6 +8,7 @@ pub mod kms_secrets;
 pub mod s3_blobs;
 pub mod sdk;
 pub mod ses_email;
+pub mod ses_feedback;
 pub mod sqs_queue;
 pub mod sqs_worker;
 pub mod stream_dispatcher;

@@ -75,7 +75,9 @@ impl From<SendError> for ApiError {
 /// `message_id`, a `sent` entry in the invoice's history (the recipients)
 /// and the `invoice.sent` event. When it refuses it for good: 422
 /// `email_rejected` (param `to`), recorded as `send_failed` in the history
-/// with the reason. Test keys send nothing: 200 with `simulated: true`,
+/// with the reason. A bounce the provider reports later (Amazon SES on AWS)
+/// adds a `send_failed` history entry and the `invoice.send_failed` event; a
+/// complaint (marked as spam), a `send_complaint` entry. Test keys send nothing: 200 with `simulated: true`,
 /// `state` `simulated` and what would have been sent (recipients, subject,
 /// attachment names and sizes), with no record or event.
 ///

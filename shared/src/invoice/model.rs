@@ -135,8 +135,9 @@ pub struct HistoryEvent {
     /// `payment` or `refund` (detail: payment id, amount, date, method) or
     /// `overdue` (detail: which instalment), `replaced` (a ticket replaced
     /// by a full invoice, F3),
-    /// `sent` (emailed; `detail` names the recipients) or `send_failed`
-    /// (the email provider refused it; `detail` says why).
+    /// `sent` (emailed; `detail` names the recipients), `send_failed`
+    /// (the email provider refused it, or reported later that it bounced;
+    /// `detail` says why) or `send_complaint` (a recipient marked it as spam).
     #[serde(rename = "type")]
     pub kind: String,
     pub at: DateTime<Utc>,

@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The event types of the API.
-pub const EVENT_TYPES: [&str; 16] = [
+pub const EVENT_TYPES: [&str; 17] = [
     "analysis.completed",
     "job.completed",
     "job.failed",
@@ -20,6 +20,7 @@ pub const EVENT_TYPES: [&str; 16] = [
     "invoice.payment_received",
     "invoice.overdue",
     "invoice.sent",
+    "invoice.send_failed",
     "verifactu.accepted",
     "verifactu.rejected",
 ];

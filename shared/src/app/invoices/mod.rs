@@ -15,6 +15,7 @@ pub mod replace;
 pub mod request;
 pub mod schedule;
 pub mod send;
+pub mod send_feedback;
 pub mod send_record;
 pub mod store;
 pub mod test_options;

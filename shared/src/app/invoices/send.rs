@@ -8,7 +8,9 @@
 //! conditional put: one claim per key); (2) the provider is called; (3) in
 //! ONE transaction the record is settled (`sent` with the provider's id, or
 //! `rejected` with its reason) together with the invoice's history event
-//! (`sent` or `send_failed`) and, when sent, the `invoice.sent` event.
+//! (`sent` or `send_failed`) and, when sent, the `invoice.sent` event and
+//! the index from the provider's message id to the invoice, which later
+//! bounces and complaints are recorded by (`send_feedback`).
 //! Then the unit of work stores the response under the idempotency key.
 //! So one key emails at most once: a retry after step 3 answers from the
 //! record without sending; a retry after a crash between steps 1 and 3
@@ -25,6 +27,7 @@ use utoipa::ToSchema;
 
 use super::error::InvoiceError;
 use super::issue::event_data;
+use super::send_feedback;
 use super::send_record::{self, Claim, InvoiceSend, SendState, SentAttachment};
 use super::store;
 use crate::app::keys::Caller;
@@ -287,6 +290,16 @@ async fn settle(
                 data,
                 at,
             ));
+            if let Some(message_id) = &record.message_id {
+                writes.push(send_feedback::message_index(
+                    message_id,
+                    &caller.account_id,
+                    caller.mode,
+                    record.invoice_id,
+                    &record.id,
+                    at,
+                ));
+            }
         }
         match ports.table.transact(writes).await {
             Ok(()) => return Ok(()),
