@@ -20,7 +20,6 @@ use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Issuer, Mode, Plan};
 use shared::embedded::SqliteTable;
-use shared::ports::Ports;
 use shared::ports::clock::ManualClock;
 
 #[tokio::main]
@@ -32,7 +31,7 @@ async fn main() {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new("2026-11-24T10:00:00Z".parse().unwrap()));
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-    let ports = Ports::new(Arc::new(table), clock.clone());
+    let ports = shared::adapters::ports(Arc::new(table), clock.clone());
     let account = accounts::create(&ports, "Bench", Plan::Max, None)
         .await
         .unwrap();

@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
+use crate::adapters::aeat_http::AeatEndpoint;
 use crate::app::quota::QuotaLimits;
 use crate::embedded::SecretsKey;
-use crate::ports::aeat::AeatEndpoint;
 use crate::verifactu::SystemInfo;
 
 #[derive(Clone, Debug, PartialEq, Eq)]

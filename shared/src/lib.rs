@@ -4,6 +4,9 @@
 //! the code (layers, request and write paths, table keys, where each rule
 //! lives) is ARCHITECTURE.md at the repository root.
 
+/// Adapters both hosts use, over HTTP and SMTP: webhook sender, SMTP email,
+/// OpenAI-compatible AI, the AEAT over HTTPS and in-process; the usual `Ports`.
+pub mod adapters;
 /// The spreadsheet analysis engine and the cuestionario: deterministic, pure.
 pub mod analyses;
 /// Use cases: one async function per operation, reading through the ports and

@@ -9,9 +9,11 @@ use crate::support;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
+use shared::adapters::aeat_http::{AeatEndpoint, HttpAeat};
+use shared::adapters::aeat_simulated::SimulatedAeat;
 use shared::embedded::aeat_simulator::{AEAT_PATH, router};
 use shared::ports::Aeat;
-use shared::ports::aeat::{AeatEndpoint, AeatError, HttpAeat, SimulatedAeat};
+use shared::ports::aeat::AeatError;
 use shared::ports::clock::ManualClock;
 use shared::verifactu::aeat::{Answer, SendState, soap};
 use shared::verifactu::simulator::Simulator;
@@ -42,7 +44,7 @@ async fn serve() -> String {
 }
 
 async fn control(base: &str, body: serde_json::Value) {
-    shared::ports::tls::install();
+    shared::adapters::tls::install();
     let status = reqwest::Client::new()
         .post(format!("{base}/simulator/faults"))
         .json(&body)

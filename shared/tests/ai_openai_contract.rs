@@ -6,8 +6,8 @@ use crate::fake_openai;
 use std::time::Duration;
 
 use fake_openai::FakeOpenAi;
+use shared::adapters::openai_ai::OpenAiCompatible;
 use shared::ports::ai_contract;
-use shared::ports::openai_ai::OpenAiCompatible;
 
 #[tokio::test]
 async fn the_openai_compatible_adapter_passes_the_ai_contract() {

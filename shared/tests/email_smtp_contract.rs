@@ -5,9 +5,9 @@ use crate::support;
 
 use std::sync::Arc;
 
+use shared::adapters::smtp_email::SmtpEmail;
 use shared::ports::email::OutgoingEmail;
 use shared::ports::email_contract;
-use shared::ports::smtp_email::SmtpEmail;
 
 fn refused_recipient(message: OutgoingEmail) -> OutgoingEmail {
     message

@@ -16,11 +16,11 @@ use base64::engine::general_purpose::STANDARD as B64;
 use fake_openai::FakeOpenAi;
 use serde_json::{Value, json};
 
+use shared::adapters::openai_ai::OpenAiCompatible;
 use shared::domain::account::Plan;
 use shared::http::AppState;
 use shared::ports::ai::AiSource;
 use shared::ports::ai_contract::{FakeModel, Reply};
-use shared::ports::openai_ai::OpenAiCompatible;
 use support::{Harness, post_json, send};
 
 const EXTRACT: &str = "/api/v1/invoices/extract";

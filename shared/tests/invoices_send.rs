@@ -12,6 +12,7 @@ use axum::http::StatusCode;
 use quick_xml::events::Event;
 use serde_json::{Value, json};
 
+use shared::adapters::smtp_email::SmtpEmail;
 use shared::app::invoices::send_feedback::{self, Feedback, FeedbackKind, Recipient, Recorded};
 use shared::app::invoices::send_record::{self, InvoiceSend, SendState};
 use shared::app::keys::Caller;
@@ -20,7 +21,6 @@ use shared::ids::random_token;
 use shared::ports::Clock;
 use shared::ports::email::Mailer;
 use shared::ports::email_contract::{Received, received};
-use shared::ports::smtp_email::SmtpEmail;
 use support::smtp::Sink;
 use support::{Harness, Reply, assert_error_shape, get, post_json, send};
 

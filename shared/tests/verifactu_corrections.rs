@@ -18,13 +18,14 @@ use async_trait::async_trait;
 use chrono::Duration;
 use serde_json::{Value, json};
 
+use shared::adapters::aeat_simulated::SimulatedAeat;
 use shared::app::accounts;
 use shared::app::invoices::record::registration_of;
 use shared::app::verifactu::submit_pending;
 use shared::config::Config;
 use shared::domain::account::Plan;
 use shared::ports::Aeat;
-use shared::ports::aeat::{AeatError, ClientIdentity, SimulatedAeat};
+use shared::ports::aeat::{AeatError, ClientIdentity};
 use shared::tax::nif::Nif;
 use shared::verifactu::aeat::RecordError;
 use shared::verifactu::simulator::Simulator;

@@ -16,11 +16,12 @@ use axum::Router;
 use chrono::Duration;
 use serde_json::{Value, json};
 
+use shared::adapters::aeat_simulated::SimulatedAeat;
 use shared::app::verifactu::certificates::Unusable;
 use shared::app::verifactu::{Backlog, Outcome, backlog, submit_chain, submit_pending};
 use shared::domain::account::Plan;
 use shared::ports::Aeat;
-use shared::ports::aeat::{AeatError, ClientIdentity, SimulatedAeat};
+use shared::ports::aeat::{AeatError, ClientIdentity};
 use shared::verifactu::aeat::{Fault, RecordError, SendState, soap};
 use shared::verifactu::simulator::Simulator;
 use support::{Harness, get, post_json, send};

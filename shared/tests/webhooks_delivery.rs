@@ -246,7 +246,7 @@ async fn a_deleted_webhook_ends_its_deliveries_unsent() {
 async fn a_tls_failure_is_a_failed_attempt_without_a_status() {
     let receiver = Receiver::start(&[]).await;
     let plain = url::Url::parse(&receiver.url.replace("http://", "https://")).unwrap();
-    let sender = shared::ports::webhook_http::HttpWebhookSender::new(true);
+    let sender = shared::adapters::webhook_http::HttpWebhookSender::new(true);
     let outcome = shared::ports::WebhookSender::post(&sender, &plain, &[], b"{}").await;
     assert_eq!(outcome.status, None);
     assert!(!outcome.error.unwrap().is_empty());

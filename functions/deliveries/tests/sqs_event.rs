@@ -9,12 +9,12 @@ use std::time::Duration;
 use aws_lambda_events::event::sqs::SqsEvent;
 use function_testing::Scratch;
 use serde_json::{Value, json};
+use shared::adapters::webhook_http::HttpWebhookSender;
 use shared::app::outbox::Event;
 use shared::app::webhooks::{self, WebhookInput};
 use shared::domain::account::{Mode, Plan};
 use shared::embedded::{QueueSettings, SqliteQueue};
 use shared::ports::queue::{NoQueue, Queue};
-use shared::ports::webhook_http::HttpWebhookSender;
 
 async fn receiver() -> (String, Arc<Mutex<usize>>) {
     let hits = Arc::new(Mutex::new(0));

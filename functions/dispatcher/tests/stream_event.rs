@@ -7,7 +7,6 @@ use std::sync::Arc;
 use aws_lambda_events::event::dynamodb::Event;
 use infra_aws::stream_dispatcher::handle;
 use shared::embedded::SqliteTable;
-use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
 use shared::ports::recording_queue::RecordingQueue;
 
@@ -21,7 +20,7 @@ async fn the_sample_batch_queues_its_job_and_reports_the_record_that_failed() {
     let clock = Arc::new(SystemClock);
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
     let jobs = Arc::new(RecordingQueue::default());
-    let ports = Ports::new(Arc::new(table), clock)
+    let ports = shared::adapters::ports(Arc::new(table), clock)
         .with_queues(jobs.clone(), Arc::new(RecordingQueue::default()));
 
     let response = handle(&ports, sample()).await;

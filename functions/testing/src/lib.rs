@@ -32,7 +32,7 @@ impl Scratch {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(SystemClock);
         let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-        let ports = Ports::new(Arc::new(table), clock);
+        let ports = shared::adapters::ports(Arc::new(table), clock);
         let account = accounts::create(&ports, "Lambda", plan, None)
             .await
             .unwrap()

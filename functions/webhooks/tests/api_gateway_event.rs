@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use function_testing::{Scratch, body, invoke, with_key};
+use shared::adapters::webhook_http::HttpWebhookSender;
 use shared::app::webhooks;
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
 use shared::http::{AppState, Group, group_router};
-use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::webhook_sender::Resolver;
 
 /// hooks.example.com has a public address.

@@ -29,7 +29,6 @@ use axum::routing::{get, post};
 use infra_aws::{DynamoTable, S3Blobs};
 use shared::app::{accounts, keys};
 use shared::domain::account::{Issuer, Mode, Plan};
-use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
 use tokio::sync::mpsc;
 
@@ -152,7 +151,7 @@ async fn environment() -> (Vec<(&'static str, String)>, String) {
     let clock = Arc::new(SystemClock);
     let table = DynamoTable::from_env(&table_name, clock.clone()).await;
     table.create_table().await.expect("the table is created");
-    let ports = Ports::new(Arc::new(table), clock);
+    let ports = shared::adapters::ports(Arc::new(table), clock);
     let account = accounts::create(&ports, "Bench", Plan::Pro, None)
         .await
         .unwrap();

@@ -14,20 +14,20 @@
 
 use std::sync::Arc;
 
+use shared::adapters::aeat_http;
+use shared::adapters::openai_ai::OpenAiCompatible;
+use shared::adapters::smtp_email::SmtpEmail;
+use shared::adapters::webhook_http::HttpWebhookSender;
 use shared::config::{AiModel, Config, EmailTransport};
 use shared::embedded::LocalSecrets;
 use shared::embedded::tesseract::Tesseract;
 use shared::http::AppState;
-use shared::ports::aeat;
 use shared::ports::ai::{AiExtractor, AiSource};
 use shared::ports::blobs::NoBlobs;
 use shared::ports::clock::SystemClock;
 use shared::ports::email::{Email, Mailer};
 use shared::ports::ocr::NoOcr;
-use shared::ports::openai_ai::OpenAiCompatible;
 use shared::ports::queue::NoQueue;
-use shared::ports::smtp_email::SmtpEmail;
-use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::{Blobs, Clock, Ocr, Ports, Queue, Secrets, Table};
 
 use crate::bedrock::BedrockAi;
@@ -96,7 +96,7 @@ pub async fn ports() -> Result<Ports, String> {
         #[cfg(not(feature = "embedded"))]
         Storage::Embedded(_) => return Err("no embedded engine in this build".into()),
     };
-    Ok(Ports::new(table, clock))
+    Ok(shared::adapters::ports(table, clock))
 }
 
 /// `ports` with the jobs, deliveries and VERI*FACTU submission queues.
@@ -146,7 +146,7 @@ pub fn with_sender(ports: Ports, config: &Config) -> Ports {
 /// with the certificates `with_secrets` opens.
 pub async fn with_verifactu(ports: Ports, config: &Config) -> Ports {
     with_secrets(
-        aeat::with_live_endpoint(ports, &config.aeat_endpoint),
+        aeat_http::with_live_endpoint(ports, &config.aeat_endpoint),
         config,
     )
     .await

@@ -1,7 +1,7 @@
 //! The AWS SDK's configuration every adapter starts from: the standard
 //! environment (credentials, `AWS_REGION`, `AWS_ENDPOINT_URL[_<SERVICE>]`
 //! for an emulator) over an HTTPS client of rustls on ring (see
-//! `shared::ports::tls`). The region is never guessed: a host that uses AWS
+//! `shared::adapters::tls`). The region is never guessed: a host that uses AWS
 //! checks one is configured at start (`require_region`).
 
 use aws_config::{BehaviorVersion, SdkConfig};

@@ -16,7 +16,6 @@ use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
 use shared::http::{AppState, service_router};
-use shared::ports::Ports;
 use shared::ports::clock::ManualClock;
 use support::call;
 
@@ -57,7 +56,7 @@ async fn analyses_are_stored_listed_and_read_on_dynamodb() {
     )
     .await;
     table.create_table().await.unwrap();
-    let ports = Ports::new(Arc::new(table), clock.clone());
+    let ports = shared::adapters::ports(Arc::new(table), clock.clone());
     let account = accounts::create(&ports, "Nube", Plan::Pro, None)
         .await
         .unwrap();

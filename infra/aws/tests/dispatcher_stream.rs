@@ -15,7 +15,6 @@ use serde_json::{Value, json};
 use shared::app::outbox;
 use shared::domain::account::{AccountId, Mode};
 use shared::ids::random_token;
-use shared::ports::Ports;
 use shared::ports::clock::{Clock, SystemClock};
 use shared::ports::recording_queue::RecordingQueue;
 use shared::ports::table::{Condition, Item, Key, Table, UpdateOp};
@@ -168,7 +167,7 @@ async fn stream_records_of_created_events_and_jobs_are_dispatched_in_order() {
 
     let jobs = Arc::new(RecordingQueue::default());
     let submissions = Arc::new(RecordingQueue::default());
-    let ports = Ports::new(table.clone(), clock)
+    let ports = shared::adapters::ports(table.clone(), clock)
         .with_queues(jobs.clone(), Arc::new(RecordingQueue::default()))
         .with_submissions(submissions.clone());
     let response = handle(&ports, batch(&passed)).await;

@@ -18,7 +18,6 @@ use serde_json::{Value, json};
 use infra_aws::DynamoTable;
 use shared::config::Config;
 use shared::http::{AppState, service_router};
-use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
 use support::call;
 
@@ -121,7 +120,7 @@ async fn lost_answers_to_commits_are_answered_from_the_commit() {
     let name = format!("svc-lost-{}", shared::ids::random_token(6));
     let table = DynamoTable::new(client, name, clock.clone());
     table.create_table().await.unwrap();
-    let ports = Ports::new(Arc::new(table), clock);
+    let ports = shared::adapters::ports(Arc::new(table), clock);
     let key = support::issuing_account(&ports).await;
     let config = Config {
         rate_limit_per_minute: 100_000,

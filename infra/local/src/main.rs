@@ -50,14 +50,14 @@ async fn host(data: &Path, table: Option<&str>) -> Result<(Ports, Option<Feed>),
     if let Some(name) = table {
         infra_aws::sdk::require_region().await?;
         let table = infra_aws::DynamoTable::from_env(name, clock.clone()).await;
-        return Ok((Ports::new(Arc::new(table), clock), None));
+        return Ok((shared::adapters::ports(Arc::new(table), clock), None));
     }
     let path = data.join("svc.db");
     let table =
         SqliteTable::open(&path, clock.clone()).map_err(|e| format!("{}: {e}", path.display()))?;
     let feed = table.feed();
     let ports = infra_aws::environment::with_embedded_queues_and_blobs(
-        Ports::new(Arc::new(table), clock),
+        shared::adapters::ports(Arc::new(table), clock),
         data,
     )?;
     Ok((ports, Some(feed)))

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use shared::adapters::webhook_http::HttpWebhookSender;
 use shared::app::verifactu::certificates;
 use shared::app::{accounts, idempotency, keys};
 use shared::config::Config;
@@ -20,7 +21,6 @@ use shared::embedded::{
 use shared::http::{AppState, blob_put, service_router};
 use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
-use shared::ports::webhook_http::HttpWebhookSender;
 
 /// Prints a line for the person running the server; a closed stdout must not stop it.
 fn say(line: &str) {

@@ -19,6 +19,7 @@ pub mod fiscal_deadlines;
 pub mod idempotency;
 /// Invoices: issue, read, list, cancel, rectify, payments, status changes, email sends.
 pub mod invoices;
+pub mod item_cache;
 /// Async jobs: queuing an extraction or analysis, the worker's run, its end.
 pub mod jobs;
 /// API keys: creation, revocation, and resolving a request's key to a `Caller`.
@@ -65,7 +66,7 @@ pub(crate) fn test_ports_at(
     ));
     let table = crate::embedded::SqliteTable::open(&dir.path().join("svc.db"), clock.clone())
         .expect("table");
-    let ports = crate::ports::Ports::new(Arc::new(table), clock.clone());
+    let ports = crate::adapters::ports(Arc::new(table), clock.clone());
     (ports, clock, dir)
 }
 

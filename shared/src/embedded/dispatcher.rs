@@ -168,7 +168,7 @@ mod tests {
         let clock = Arc::new(SystemClock);
         let table = Arc::new(SqliteTable::open(path, clock.clone()).unwrap());
         let jobs = Arc::new(RecordingQueue::default());
-        let ports = Ports::new(table.clone(), clock)
+        let ports = crate::adapters::ports(table.clone(), clock)
             .with_queues(jobs.clone(), Arc::new(RecordingQueue::default()));
         (table, ports, jobs)
     }

@@ -8,7 +8,7 @@
 //! Writes go to one writer thread (`writer`), which commits every transaction
 //! queued while it was busy as one SQLite transaction under the database's
 //! write lock (`BEGIN IMMEDIATE`), so one sync covers them all. A request
-//! served alone (`crate::ports::serving`) commits its durable transaction on
+//! served alone (`crate::http::serving`) commits its durable transaction on
 //! its own thread instead, with what is queued before it, when the writer
 //! idles. Before a transaction is queued it is ordered (`pending`): what it
 //! will write, should it commit, becomes visible to `get_ordered`. The
@@ -42,8 +42,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use tokio::sync::{oneshot, watch};
 
 use super::feed::{self, Feed};
+use crate::http::serving;
 use crate::ports::clock::Clock;
-use crate::ports::serving;
 use crate::ports::table::{
     Condition, Cursor, Item, Key, Ordered, Page, Query, SortKey, Table, TableError, UpdateOp,
     Write, apply_update, prefix_upper_bound, validate_item, validate_query, validate_transaction,
@@ -636,8 +636,8 @@ impl Table for SqliteTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::serving::{Another, InFlight};
     use crate::ports::clock::{ManualClock, SystemClock};
-    use crate::ports::serving::{Another, InFlight};
     use crate::ports::table_contract;
 
     fn open(dir: &tempfile::TempDir) -> Arc<SqliteTable> {

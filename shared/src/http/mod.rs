@@ -24,6 +24,7 @@ pub mod query;
 pub mod quota;
 pub mod rate_limit;
 pub mod series;
+pub mod serving;
 pub mod state;
 pub mod tax;
 pub mod unit_of_work;

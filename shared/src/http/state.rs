@@ -7,8 +7,8 @@ use tokio::sync::OwnedMutexGuard;
 
 use crate::app::rate_limit::RateCounter;
 use crate::config::Config;
+use crate::http::serving::InFlight;
 use crate::ports::Ports;
-use crate::ports::serving::InFlight;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -16,7 +16,7 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub locks: Arc<KeyedLocks>,
     pub rate: Arc<RateCounter>,
-    /// The units of work in flight (`crate::ports::serving`).
+    /// The units of work in flight (`crate::http::serving`).
     pub in_flight: InFlight,
 }
 

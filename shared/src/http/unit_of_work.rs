@@ -12,7 +12,7 @@
 //! stored: a failed request has no effect and frees its key for a retry.
 //!
 //! A unit of work counts itself in flight while it runs (`AppState::in_flight`,
-//! `crate::ports::serving`): the embedded table commits a lone one's
+//! `crate::http::serving`): the embedded table commits a lone one's
 //! transaction on its own thread.
 //!
 //! When a condition of the commit fails (a concurrent request won a race), the

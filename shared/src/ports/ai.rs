@@ -1,6 +1,6 @@
 //! The `AiExtractor` port: an AI model reads an invoice's text and proposes
 //! its fields, as printed. Two adapters, both off unless configured: any
-//! OpenAI-compatible server (`crate::ports::openai_ai`) and Amazon Bedrock
+//! OpenAI-compatible server (`crate::adapters::openai_ai`) and Amazon Bedrock
 //! (`infra_aws::bedrock`). A proposal is only a candidate set: the use case
 //! keeps a value only when it is printed in the document
 //! (`crate::extraction::grounding`), and the service's checks decide.

@@ -1,8 +1,9 @@
-//! Ports: the traits the core needs from the outside world. Adapters live in
-//! `crate::embedded` (one process, local files) and in the `infra-aws` crate.
+//! Ports: the traits the core needs from the outside world, and the contract
+//! suite each one's adapters run. Adapters live in `crate::adapters` (HTTP
+//! and SMTP, both hosts), `crate::embedded` (one process, local files) and
+//! the `infra-aws` crate; the hosts compose them into `Ports`.
 
-/// The AEAT's VERI*FACTU web service: the `Aeat` trait, and its adapters
-/// `HttpAeat` (HTTPS with the issuer's certificate) and `SimulatedAeat`.
+/// The AEAT's VERI*FACTU web service: the `Aeat` trait.
 pub mod aeat;
 /// The `AiExtractor` trait: an AI model that proposes an invoice's fields.
 pub mod ai;
@@ -21,15 +22,11 @@ pub mod email;
 /// The contract suite every `Email` adapter runs.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod email_contract;
-/// A per-process memo of API keys and accounts, kept 2 s.
-pub mod item_cache;
 /// The `Ocr` trait: an invoice image's words with their positions.
 pub mod ocr;
 /// The contract suite every `Ocr` adapter runs.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod ocr_contract;
-/// The `AiExtractor` adapter for OpenAI-compatible servers (`SVC_AI_URL`).
-pub mod openai_ai;
 /// The `Queue` trait: at-least-once messages carrying ids only.
 pub mod queue;
 /// The contract suite every `Queue` adapter runs.
@@ -43,30 +40,22 @@ pub mod secrets;
 /// The contract suite every `Secrets` adapter runs.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod secrets_contract;
-/// The count of units of work in flight, which lets the embedded table
-/// commit a lone request on its own thread.
-pub mod serving;
-/// The `Email` adapter over SMTP (`svc serve`).
-pub mod smtp_email;
 /// The `Table` trait: items keyed by `(pk, sk)`, conditional writes,
 /// transactions, ordering and bookkeeping, with the rules both engines share.
 pub mod table;
 /// The contract suite every `Table` engine runs.
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod table_contract;
-/// The rustls crypto provider under the service's own TLS clients.
-pub mod tls;
-/// The `WebhookSender` adapter: reqwest, with the SSRF guard in its resolver.
-pub mod webhook_http;
 /// The `WebhookSender` trait: one signed POST of an event to an endpoint.
 pub mod webhook_sender;
 
 use std::sync::Arc;
 
+use crate::app::item_cache::{ITEM_CACHE_TTL, ItemCache};
+
 pub use aeat::Aeat;
 pub use blobs::Blobs;
 pub use clock::Clock;
-pub use item_cache::ItemCache;
 pub use ocr::Ocr;
 pub use queue::Queue;
 pub use secrets::Secrets;
@@ -122,23 +111,27 @@ pub struct Ports {
 
 impl Ports {
     /// The ports of a host without OCR, queues or blobs; add them with
-    /// `with_ocr`, `with_queues` and `with_blobs`. Test VERI*FACTU records go to
-    /// the simulator in-process, live ones nowhere until `with_aeat_live`. Webhooks go out through the
-    /// guarded HTTP sender that reaches public addresses only (`with_sender`
-    /// replaces it).
-    pub fn new(table: Arc<dyn Table>, clock: Arc<dyn Clock>) -> Self {
+    /// `with_ocr`, `with_queues` and `with_blobs`. Webhooks go out through
+    /// `sender`, test VERI*FACTU records to `aeat_test`, live ones nowhere
+    /// until `with_aeat_live`. `crate::adapters::ports` gives the usual two.
+    pub fn new(
+        table: Arc<dyn Table>,
+        clock: Arc<dyn Clock>,
+        sender: Arc<dyn WebhookSender>,
+        aeat_test: Arc<dyn Aeat>,
+    ) -> Self {
         Ports {
             bookkeeping: table.clone().bookkeeping(),
-            cache: Arc::new(ItemCache::new(item_cache::ITEM_CACHE_TTL)),
+            cache: Arc::new(ItemCache::new(ITEM_CACHE_TTL)),
             table,
             ocr: Arc::new(ocr::NoOcr),
             jobs: Arc::new(queue::NoQueue),
             deliveries: Arc::new(queue::NoQueue),
             submissions: Arc::new(queue::NoQueue),
             blobs: Arc::new(blobs::NoBlobs),
-            sender: Arc::new(webhook_http::HttpWebhookSender::new(false)),
+            sender,
             aeat_live: None,
-            aeat_test: Arc::new(aeat::SimulatedAeat::fresh_each_message(clock.clone())),
+            aeat_test,
             secrets: None,
             ai: None,
             mailer: None,

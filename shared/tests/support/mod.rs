@@ -66,7 +66,7 @@ pub async fn start_wired(
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
     let feed = table.feed();
     let ports = wire(
-        Ports::new(Arc::new(table), clock.clone()),
+        shared::adapters::ports(Arc::new(table), clock.clone()),
         Wiring {
             data_dir: dir.path(),
             feed,

@@ -14,6 +14,7 @@ use axum::http::{HeaderMap, Method, Request, StatusCode};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::Value as Json;
 
+use shared::adapters::webhook_http::HttpWebhookSender;
 use shared::app::outbox::Event;
 use shared::app::webhooks::Subscribers;
 use shared::domain::account::{Mode, Plan};
@@ -22,7 +23,6 @@ use shared::embedded::{QueueSettings, SqliteQueue};
 use shared::ports::clock::{Clock, ManualClock};
 use shared::ports::queue::NoQueue;
 use shared::ports::table::{Item, Key};
-use shared::ports::webhook_http::HttpWebhookSender;
 use shared::ports::{Ports, WebhookSender};
 
 use super::{Harness, Reply, relaxed, send, start_wired};

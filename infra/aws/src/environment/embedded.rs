@@ -76,8 +76,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-        let ports =
-            with_embedded_queues_and_blobs(Ports::new(Arc::new(table), clock), dir.path()).unwrap();
+        let ports = with_embedded_queues_and_blobs(
+            shared::adapters::ports(Arc::new(table), clock),
+            dir.path(),
+        )
+        .unwrap();
         ports
             .jobs
             .send(r#"{"job_id":"job_1"}"#, Duration::ZERO)

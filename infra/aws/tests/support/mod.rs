@@ -126,7 +126,7 @@ pub async fn issuing_service(
     let table =
         DynamoTable::from_env(&format!("svc-{name}-{}", random_token(6)), clock.clone()).await;
     table.create_table().await.unwrap();
-    let ports = Ports::new(Arc::new(table), clock);
+    let ports = shared::adapters::ports(Arc::new(table), clock);
     let key = issuing_account(&ports).await;
     let config = shared::config::Config {
         rate_limit_per_minute: 100_000,
@@ -170,7 +170,7 @@ pub async fn jobs_on_aws(what: &str) -> Option<(Ports, aws_sdk_sqs::Client, Stri
         .unwrap();
     let blobs = S3Blobs::from_env(&format!("svc-staging-{run}")).await;
     blobs.create_bucket().await.expect("create the bucket");
-    let ports = Ports::new(Arc::new(table), clock)
+    let ports = shared::adapters::ports(Arc::new(table), clock)
         .with_queues(
             Arc::new(SqsQueue::new(sqs.clone(), &url)),
             Arc::new(NoQueue),

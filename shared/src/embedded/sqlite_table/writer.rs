@@ -11,7 +11,7 @@
 //! Between batches, point reads borrow its connection (`Inner::read`): its
 //! page cache outlives its own commits, while a reading connection's starts
 //! empty after each of them.
-//! A request served alone (`crate::ports::serving`) commits its durable
+//! A request served alone (`crate::http::serving`) commits its durable
 //! transaction on its own thread, with what is queued before it, while the
 //! writer idles (`Shared::claim`): two thread wake-ups fewer per request.
 //! Only then: with other requests in flight, their transactions would wait

@@ -9,8 +9,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 
-use super::email::{Email, EmailError, OutgoingEmail, message_id, mime};
-use super::with_causes;
+use crate::ports::email::{Email, EmailError, OutgoingEmail, message_id, mime};
+use crate::ports::with_causes;
 
 /// How long one SMTP command may take before the send is given up.
 const TIMEOUT: Duration = Duration::from_secs(20);

@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::{Host, Url};
 
-use super::webhook_sender::{
+use crate::ports::webhook_sender::{
     CONNECT_TIMEOUT, Outcome, RESPONSE_KEPT, Refusal, Resolver, SystemResolver, TIMEOUT,
     USER_AGENT, WebhookSender,
 };
@@ -134,7 +134,7 @@ fn chain(e: &reqwest::Error) -> String {
         e.to_string()
     };
     match e.source() {
-        Some(cause) => format!("{head}: {}", super::with_causes(cause)),
+        Some(cause) => format!("{head}: {}", crate::ports::with_causes(cause)),
         None => head,
     }
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::table::{Item, Key, Table, TableError};
+use crate::ports::table::{Item, Key, Table, TableError};
 
 /// How stale a memoised item may be: a key revoked, or an account's plan
 /// changed, in another process takes effect here within this bound.

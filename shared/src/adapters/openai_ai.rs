@@ -8,7 +8,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::ai::{
+use crate::ports::ai::{
     AiError, AiExtractor, AiHint, INSTRUCTIONS, MAX_ANSWER_BYTES, MAX_OUTPUT_TOKENS, Proposal,
     TOOL_NAME, prompt, schema,
 };
@@ -71,7 +71,7 @@ fn failure(e: reqwest::Error) -> AiError {
     if e.is_timeout() {
         AiError::Timeout
     } else {
-        AiError::Failed(super::with_causes(&e.without_url()))
+        AiError::Failed(crate::ports::with_causes(&e.without_url()))
     }
 }
 
