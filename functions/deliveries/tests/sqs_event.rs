@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aws_lambda_events::event::sqs::SqsEvent;
-use function_testing::Scratch;
+use function_testing::{Scratch, failures};
 use serde_json::{Value, json};
 use shared::adapters::webhook_http::HttpWebhookSender;
 use shared::app::outbox::Event;
@@ -88,12 +88,7 @@ async fn the_sample_sqs_event_delivers_and_reports_failures() {
     let batch: SqsEvent = serde_json::from_value(sample).unwrap();
 
     let response = function_deliveries::handle(&ports, batch.clone()).await;
-    let failures: Vec<_> = response
-        .batch_item_failures
-        .iter()
-        .map(|f| f.item_identifier.as_str())
-        .collect();
-    assert_eq!(failures, ["bad-message"]);
+    assert_eq!(failures(&response), ["bad-message"]);
     assert_eq!(*hits.lock().unwrap(), 1);
 
     let again = function_deliveries::handle(&ports, batch).await;

@@ -5,7 +5,7 @@
 //! `invoice.send_failed` event; a body that is not an SES notice is a batch
 //! item failure; the same batch again records nothing twice.
 
-use function_testing::{Scratch, body, invoke, with_key};
+use function_testing::{Scratch, body, failures, invoke, with_key};
 use serde_json::Value;
 use shared::app::events::{self, Filter};
 use shared::app::invoices::send_feedback::{self, EVENT};
@@ -91,12 +91,7 @@ async fn a_bounce_is_recorded_on_its_invoice_once() {
     let batch = serde_json::from_value(sample).unwrap();
 
     let response = function_email_feedback::handle(&scratch.ports, batch).await;
-    let failures: Vec<_> = response
-        .batch_item_failures
-        .iter()
-        .map(|f| f.item_identifier.as_str())
-        .collect();
-    assert_eq!(failures, ["bad-message"]);
+    assert_eq!(failures(&response), ["bad-message"]);
     let bounced = (
         "send_failed".to_string(),
         "bounced: facturas@tallerana.es (smtp; 550 5.1.1 user unknown)".to_string(),

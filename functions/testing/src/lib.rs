@@ -91,3 +91,12 @@ pub async fn invoke(router: &axum::Router, event: &str) -> Value {
 pub fn body(response: &Value) -> Value {
     serde_json::from_str(response["body"].as_str().unwrap()).unwrap()
 }
+
+/// The ids of the messages an SQS batch response asks to receive again.
+pub fn failures(response: &aws_lambda_events::event::sqs::SqsBatchResponse) -> Vec<&str> {
+    response
+        .batch_item_failures
+        .iter()
+        .map(|f| f.item_identifier.as_str())
+        .collect()
+}

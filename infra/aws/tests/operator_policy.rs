@@ -167,6 +167,11 @@ fn every_resource_type_of_the_template_can_be_deployed() {
             "AWS::CloudWatch::Dashboard" => "cloudwatch:PutDashboard",
             "AWS::SNS::Topic" => "sns:CreateTopic",
             "AWS::SNS::Subscription" => "sns:Subscribe",
+            "AWS::SNS::TopicPolicy" => "sns:SetTopicAttributes",
+            "AWS::SES::ConfigurationSet" => "ses:CreateConfigurationSet",
+            "AWS::SES::ConfigurationSetEventDestination" => {
+                "ses:CreateConfigurationSetEventDestination"
+            }
             "AWS::KMS::Key" => "kms:CreateKey",
             "AWS::IAM::Role" => "iam:CreateRole",
             "AWS::Serverless::Function" => "lambda:CreateFunction",
