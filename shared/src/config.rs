@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::adapters::aeat_http::AeatEndpoint;
-use crate::app::quota::QuotaLimits;
+use crate::domain::account::QuotaLimits;
 use crate::embedded::SecretsKey;
 use crate::verifactu::SystemInfo;
 

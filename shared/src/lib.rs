@@ -16,7 +16,7 @@ pub mod app;
 pub mod config;
 /// Invoice documents: the PDF with its QR code, Facturae, UBL, CII and Factur-X.
 pub mod documents;
-/// Accounts, plans, live/test modes, API keys, idempotency keys and Madrid dates.
+/// Accounts, plans and their daily quotas, live/test modes, API keys, idempotency keys and Madrid dates.
 pub mod domain;
 /// Adapters of one process and local files (SQLite table, queues and feed,
 /// file blobs, Tesseract, local secrets) and the background work of `svc serve`.

@@ -11,9 +11,9 @@ use axum::http::{Request, StatusCode};
 use chrono::Duration;
 use serde_json::{Value, json};
 
-use shared::app::quota::QuotaLimits;
 use shared::app::{accounts, keys, outbox};
 use shared::config::Config;
+use shared::domain::account::QuotaLimits;
 use shared::domain::account::{Mode, Plan};
 use support::{Harness, Reply, assert_error_shape, get, post_json, send};
 

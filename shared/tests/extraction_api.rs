@@ -626,7 +626,7 @@ async fn request_level_problems_are_400_or_413_and_cost_nothing() {
 #[tokio::test]
 async fn quota_is_charged_once_per_request_and_replays_are_free() {
     let h = harness(Config {
-        quotas: shared::app::quota::QuotaLimits {
+        quotas: shared::domain::account::QuotaLimits {
             mini: 1,
             pro: 1,
             max: 1,

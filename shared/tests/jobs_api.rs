@@ -12,9 +12,9 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use shared::app::quota::QuotaLimits;
 use shared::app::{accounts, keys};
 use shared::config::Config;
+use shared::domain::account::QuotaLimits;
 use shared::domain::account::{Mode, Plan};
 use shared::ports::queue::Disposition;
 use support::jobs::{ANALYZE, EXTRACT, Env, pdf_request, start, ventas};

@@ -12,9 +12,9 @@ use axum::http::{Request, StatusCode};
 use serde_json::{Value, json};
 
 use shared::app::accounts;
-use shared::app::quota::QuotaLimits;
 use shared::config::Config;
 use shared::domain::account::Plan;
+use shared::domain::account::QuotaLimits;
 use support::{Harness, Reply, assert_error_shape, get, send};
 
 const LEGACY: &str = "2025-11-25";

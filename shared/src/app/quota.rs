@@ -8,38 +8,10 @@ use serde_json::json;
 
 use crate::app::keys::Caller;
 use crate::app::outbox;
-use crate::domain::account::{AccountId, Plan};
+use crate::domain::account::{AccountId, Plan, QuotaLimits};
 use crate::domain::madrid;
 use crate::ports::Ports;
 use crate::ports::table::{Condition, Key, TableError, UpdateOp, Write};
-
-/// Daily units per plan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QuotaLimits {
-    pub mini: u32,
-    pub pro: u32,
-    pub max: u32,
-}
-
-impl Default for QuotaLimits {
-    fn default() -> Self {
-        QuotaLimits {
-            mini: 10,
-            pro: 100,
-            max: 500,
-        }
-    }
-}
-
-impl QuotaLimits {
-    pub fn for_plan(&self, plan: Plan) -> u32 {
-        match plan {
-            Plan::Mini => self.mini,
-            Plan::Pro => self.pro,
-            Plan::Max => self.max,
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuotaStatus {

@@ -3,7 +3,8 @@
 use chrono::{DateTime, Utc};
 
 use crate::app::keys::Caller;
-use crate::app::quota::{self, QuotaLimits};
+use crate::app::quota;
+use crate::domain::account::QuotaLimits;
 use crate::ports::Ports;
 use crate::ports::table::TableError;
 

@@ -201,6 +201,34 @@ pub fn payment_terms(days: i64) -> Result<u32, String> {
         })
 }
 
+/// Daily units per plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuotaLimits {
+    pub mini: u32,
+    pub pro: u32,
+    pub max: u32,
+}
+
+impl Default for QuotaLimits {
+    fn default() -> Self {
+        QuotaLimits {
+            mini: 10,
+            pro: 100,
+            max: 500,
+        }
+    }
+}
+
+impl QuotaLimits {
+    pub fn for_plan(&self, plan: Plan) -> u32 {
+        match plan {
+            Plan::Mini => self.mini,
+            Plan::Pro => self.pro,
+            Plan::Max => self.max,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

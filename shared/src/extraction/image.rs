@@ -6,7 +6,13 @@ use std::io::Cursor;
 
 use image::ImageReader;
 
-use crate::ports::ocr::ImageFormat;
+/// An image format the OCR engines are given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    Png,
+    Jpeg,
+    Webp,
+}
 
 /// The longest side accepted, in pixels: Textract's own limit, and an A4 page
 /// at 600 dpi (4,961 × 7,016) fits.

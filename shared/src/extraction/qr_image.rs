@@ -23,7 +23,7 @@ use zune_jpeg::zune_core::options::DecoderOptions;
 
 use super::image::MAX_PIXELS;
 use super::sandbox::{Limits, run_isolated};
-use crate::ports::ocr::ImageFormat;
+use crate::extraction::image::ImageFormat;
 
 /// Longest side of the grey copy searched. An A4 photo this size gives a
 /// 30 mm code about 230 pixels, four or more per module.

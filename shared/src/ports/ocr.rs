@@ -5,14 +5,7 @@
 use async_trait::async_trait;
 
 use crate::extraction::TextDocument;
-
-/// An image format the OCR engines are given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ImageFormat {
-    Png,
-    Jpeg,
-    Webp,
-}
+pub use crate::extraction::image::ImageFormat;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum OcrError {

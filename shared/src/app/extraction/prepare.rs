@@ -10,11 +10,11 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 
 use super::request::{ExtractRequest, FileInput, TextInput};
 use crate::extraction::einvoice::{self, EinvoiceError, Format};
+use crate::extraction::image::ImageFormat;
 use crate::extraction::image::{ImageError, inspect_image};
 use crate::extraction::pdf::{PdfContent, PdfError, read_pdf};
 use crate::extraction::sniff::{FileKind, sniff};
 use crate::extraction::{Fields, Source, TextDocument};
-use crate::ports::ocr::ImageFormat;
 
 /// Largest image (Textract's limit for the bytes of a document; the OCR
 /// engines read it whole).
