@@ -104,11 +104,12 @@ async fn history(h: &Harness, key: &str, id: u64, kind: &str) -> Vec<Value> {
         .collect()
 }
 
-async fn sent_events(h: &Harness) -> Vec<Value> {
+/// The data of the events of type `kind`.
+async fn events_of(h: &Harness, kind: &str) -> Vec<Value> {
     support::events(h)
         .await
         .into_iter()
-        .filter(|e| e.kind == "invoice.sent")
+        .filter(|e| e.kind == kind)
         .map(|e| e.envelope().data)
         .collect()
 }
@@ -194,7 +195,7 @@ async fn an_invoice_is_emailed_with_its_pdf_and_einvoice_and_recorded() {
         detail.contains(&customer) && detail.contains(&cc),
         "{detail}"
     );
-    let events = sent_events(&h).await;
+    let events = events_of(&h, "invoice.sent").await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["object"]["id"], id);
     assert_eq!(events[0]["send"]["message_id"], message_id.as_str());
@@ -237,12 +238,7 @@ async fn a_later_bounce_and_complaint_are_recorded_on_the_invoice_once() {
         failed[0]["detail"],
         format!("bounced: {to} (smtp; 550 5.1.1 user unknown)")
     );
-    let events: Vec<Value> = support::events(&h)
-        .await
-        .into_iter()
-        .filter(|e| e.kind == send_feedback::EVENT)
-        .map(|e| e.envelope().data)
-        .collect();
+    let events = events_of(&h, send_feedback::EVENT).await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["object"]["id"], id);
     assert_eq!(events[0]["send"]["id"], r.json["id"]);
@@ -300,7 +296,7 @@ async fn one_idempotency_key_sends_one_email() {
         "a new key sends again"
     );
     assert_eq!(history(&h, &h.live, id, "sent").await.len(), 2);
-    assert_eq!(sent_events(&h).await.len(), 2);
+    assert_eq!(events_of(&h, "invoice.sent").await.len(), 2);
 }
 
 #[tokio::test]
@@ -340,7 +336,7 @@ async fn test_keys_send_nothing_and_show_what_would_be_sent() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(received(&sink, &to, 0).await.is_empty(), "nothing is sent");
     assert!(history(&h, &h.test, id, "sent").await.is_empty());
-    assert!(sent_events(&h).await.is_empty());
+    assert!(events_of(&h, "invoice.sent").await.is_empty());
 }
 
 #[tokio::test]
@@ -380,7 +376,7 @@ async fn a_refused_recipient_is_422_and_recorded_once() {
     );
     assert_eq!(history(&h, &h.live, id, "send_failed").await.len(), 1);
     assert!(history(&h, &h.live, id, "sent").await.is_empty());
-    assert!(sent_events(&h).await.is_empty());
+    assert!(events_of(&h, "invoice.sent").await.is_empty());
 }
 
 #[tokio::test]

@@ -19,6 +19,7 @@ pub mod fiscal_deadlines;
 pub mod idempotency;
 /// Invoices: issue, read, list, cancel, rectify, payments, status changes, email sends.
 pub mod invoices;
+/// A per-process memo of API keys and accounts, kept 2 s (`Ports::cache`).
 pub mod item_cache;
 /// Async jobs: queuing an extraction or analysis, the worker's run, its end.
 pub mod jobs;

@@ -17,8 +17,7 @@ use std::io::Cursor;
 use image::imageops::{rotate90, rotate180};
 use image::{GrayImage, ImageReader, Limits};
 
-use crate::extraction::image::ImageFormat;
-use crate::extraction::image::{ImageError, MAX_PIXELS, MAX_SIDE, inspect_image};
+use crate::extraction::image::{ImageError, ImageFormat, MAX_PIXELS, MAX_SIDE, inspect_image};
 use filters::{Rect, box_max, box_mean, shrink, turned_crop};
 
 /// The longest side of the copy the page is analysed on.
