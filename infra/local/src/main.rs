@@ -29,9 +29,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// reads each upload, and in the server once the allocator has given freed
 /// request buffers back. That was about half the time of reading a large PDF
 /// (a 1.3 MB electricity bill through HTTP: 35–115 ms with them, 21–43 ms
-/// without). The
-/// process takes 4 KiB pages, as mimalloc's own `allow_thp=0` would do before
-/// its first allocation (too early to set from here).
+/// without). The process takes 4 KiB pages, as mimalloc's own `allow_thp=0`
+/// would do before its first allocation (too early to set from here).
 fn small_pages() {
     // SAFETY: PR_SET_THP_DISABLE takes plain integers and only sets a flag
     // of this process (inherited by its children).
