@@ -13,6 +13,7 @@ use shared::app::outbox;
 use shared::domain::account::{AccountId, Mode, Plan};
 use shared::ports::clock::Clock;
 use shared::ports::table::UpdateOp;
+use shared::webhooks::event_type::EventType;
 use support::{Harness, Reply, assert_error_shape, get, post_json, send};
 
 async fn harness() -> Harness {
@@ -21,7 +22,13 @@ async fn harness() -> Harness {
 
 async fn emit(h: &Harness, account: &AccountId, mode: Mode, kind: &str) -> String {
     let data = json!({"n": kind});
-    let write = outbox::record(account, mode, kind, data, h.clock.now());
+    let write = outbox::record(
+        account,
+        mode,
+        EventType::parse(kind).unwrap(),
+        data,
+        h.clock.now(),
+    );
     let id = write.key().sk.clone();
     h.ports.table.transact(vec![write]).await.unwrap();
     h.clock.advance(Duration::milliseconds(1));

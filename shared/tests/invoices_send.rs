@@ -238,7 +238,7 @@ async fn a_later_bounce_and_complaint_are_recorded_on_the_invoice_once() {
         failed[0]["detail"],
         format!("bounced: {to} (smtp; 550 5.1.1 user unknown)")
     );
-    let events = events_of(&h, send_feedback::EVENT).await;
+    let events = events_of(&h, send_feedback::EVENT.code()).await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["object"]["id"], id);
     assert_eq!(events[0]["send"]["id"], r.json["id"]);

@@ -110,7 +110,7 @@ fn s(status: &str, payment: &str, paid: f64, due: f64) -> (String, String, f64, 
 async fn event_types(h: &Harness) -> Vec<String> {
     let mut kinds: Vec<_> = support::events(h).await.into_iter().collect();
     kinds.sort_by(|a, b| a.id.cmp(&b.id));
-    kinds.into_iter().map(|e| e.kind).collect()
+    kinds.into_iter().map(|e| e.kind.to_string()).collect()
 }
 
 #[tokio::test]

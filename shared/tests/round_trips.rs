@@ -15,6 +15,7 @@ use shared::app::webhooks::Subscribers;
 use shared::domain::account::{Mode, Plan};
 use shared::ports::Table;
 use shared::ports::table::{Condition, Item, Key, Page, Query, TableError, UpdateOp, Write};
+use shared::webhooks::event_type::EventType;
 use support::{Harness, get, post_json, relaxed, send, start_wired};
 
 /// The calls made, and how many items their queries returned.
@@ -246,6 +247,7 @@ async fn an_unfiltered_list_reads_one_invoice_more_than_it_answers() {
 async fn a_batch_of_events_reads_the_webhooks_of_each_account_and_mode_once() {
     let (h, log) = counted().await;
     let event = |mode, kind| {
+        let kind = EventType::parse(kind).unwrap();
         let write = outbox::record(&h.account, mode, kind, json!({}), h.ports.clock.now());
         let Write::Put { item, .. } = write else {
             panic!("events are puts")
@@ -256,7 +258,7 @@ async fn a_batch_of_events_reads_the_webhooks_of_each_account_and_mode_once() {
         event(Mode::Live, "invoice.issued"),
         event(Mode::Live, "invoice.paid"),
         event(Mode::Test, "invoice.issued"),
-        event(Mode::Live, "invoice.voided"),
+        event(Mode::Live, "invoice.cancelled"),
     ];
     log.made.lock().unwrap().clear();
     let mut subscribers = Subscribers::default();

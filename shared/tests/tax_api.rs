@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use shared::app::ledger;
 use shared::domain::account::Plan;
+use shared::invoice::kind::Kind;
 use shared::tax::ledger_entry::{LedgerEntry, RateGroup};
 use support::{Harness, Reply, assert_error_shape, get, post_json, send};
 
@@ -344,7 +345,7 @@ async fn model_130_takes_missing_income_from_the_ledger() {
         tax: Default::default(),
         invoice_id: format!("inv_{number}"),
         number: number.into(),
-        kind: "F1".into(),
+        kind: Kind::F1,
         issue_date: date.parse().unwrap(),
         groups: vec![RateGroup {
             vat_rate: dec!(21),
@@ -469,7 +470,7 @@ async fn the_quarter_summary_reads_the_live_ledger() {
         tax: Default::default(),
         invoice_id: format!("inv_{number}"),
         number: number.into(),
-        kind: kind.into(),
+        kind: Kind::parse(kind).unwrap(),
         issue_date: date.parse().unwrap(),
         total: groups
             .iter()

@@ -15,6 +15,7 @@ use std::process::Command;
 
 use chrono::{DateTime, FixedOffset, NaiveDate};
 use rust_decimal::{Decimal, dec};
+use shared::invoice::kind::Kind;
 use shared::verifactu::*;
 
 const STANDARDS: &str = concat!(
@@ -169,7 +170,7 @@ fn f1(
         invoice: invoice(number, date(2025, 7, 1)),
         issuer_name: ISSUER_NAME.to_owned(),
         correction: None,
-        kind: "F1".to_owned(),
+        kind: Kind::F1,
         rectification: None,
         simplification: Default::default(),
         operation_date: None,
@@ -195,7 +196,7 @@ fn registrations() -> Vec<Registration> {
         ..line("18", Treatment::Qualified(Qualification::S1), dec!(100))
     };
     let f2 = Registration {
-        kind: "F2".to_owned(),
+        kind: Kind::F2,
         recipients: Vec::new(),
         ..f1(
             "T-1",
@@ -205,7 +206,7 @@ fn registrations() -> Vec<Registration> {
         )
     };
     let r4 = Registration {
-        kind: "R4".to_owned(),
+        kind: Kind::R4,
         rectification: Some(Rectification {
             method: RectificationMethod::Substitution,
             rectified: vec![invoice("A-1", date(2025, 7, 1))],
@@ -224,7 +225,7 @@ fn registrations() -> Vec<Registration> {
         )
     };
     let r1 = Registration {
-        kind: "R1".to_owned(),
+        kind: Kind::R1,
         rectification: Some(Rectification {
             method: RectificationMethod::Differences,
             rectified: vec![
@@ -486,7 +487,7 @@ fn josemmo_f1() -> Registration {
         },
         issuer_name: name.to_owned(),
         correction: None,
-        kind: "F1".to_owned(),
+        kind: Kind::F1,
         rectification: None,
         simplification: Default::default(),
         operation_date: Some(date(2025, 5, 15)),

@@ -15,6 +15,7 @@ use shared::app::webhooks::{self, WebhookInput};
 use shared::domain::account::{Mode, Plan};
 use shared::embedded::{QueueSettings, SqliteQueue};
 use shared::ports::queue::{NoQueue, Queue};
+use shared::webhooks::event_type::EventType;
 
 async fn receiver() -> (String, Arc<Mutex<usize>>) {
     let hits = Arc::new(Mutex::new(0));
@@ -64,7 +65,7 @@ async fn the_sample_sqs_event_delivers_and_reports_failures() {
     let event = Event {
         id: shared::ids::new_ordered_id("evt", now),
         account_id: scratch.account.to_string(),
-        kind: "invoice.paid".into(),
+        kind: EventType::InvoicePaid,
         created_at: now.to_rfc3339(),
         livemode: false,
         data: json!({"object": {"id": "inv_1"}}),

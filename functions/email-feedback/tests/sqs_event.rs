@@ -14,6 +14,7 @@ use shared::app::keys::Caller;
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
 use shared::http::{AppState, Group, group_router};
+use shared::invoice::model::HistoryKind;
 
 /// The message id SES gave the email in the sample event.
 const MESSAGE_ID: &str = "0102019a8f1c2d3e-0a1b2c3d-4e5f-4a6b-9c8d-7e6f5a4b3c2d-000000";
@@ -29,7 +30,7 @@ async fn issue(scratch: &Scratch, key: &str) -> u64 {
     body(&response)["id"].as_u64().unwrap()
 }
 
-async fn history(scratch: &Scratch, caller: &Caller, id: u64) -> Vec<(String, String)> {
+async fn history(scratch: &Scratch, caller: &Caller, id: u64) -> Vec<(HistoryKind, String)> {
     let (invoice, _) = store::get(&scratch.ports, caller, id).await.unwrap();
     invoice
         .events
@@ -40,7 +41,7 @@ async fn history(scratch: &Scratch, caller: &Caller, id: u64) -> Vec<(String, St
 
 async fn bounce_events(scratch: &Scratch) -> usize {
     let filter = Filter {
-        kind: Some(EVENT.into()),
+        kind: Some(EVENT.code().into()),
         ..Filter::default()
     };
     let (found, _) = events::list(
@@ -93,7 +94,7 @@ async fn a_bounce_is_recorded_on_its_invoice_once() {
     let response = function_email_feedback::handle(&scratch.ports, batch).await;
     assert_eq!(failures(&response), ["bad-message"]);
     let bounced = (
-        "send_failed".to_string(),
+        HistoryKind::SendFailed,
         "bounced: facturas@tallerana.es (smtp; 550 5.1.1 user unknown)".to_string(),
     );
     let after = history(&scratch, &caller, id).await;

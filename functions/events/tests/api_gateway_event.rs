@@ -7,6 +7,7 @@ use shared::app::outbox;
 use shared::config::Config;
 use shared::domain::account::{Mode, Plan};
 use shared::http::{AppState, Group, group_router};
+use shared::webhooks::event_type::EventType;
 
 #[tokio::test]
 async fn the_sample_events_request_lists_the_test_events_of_its_type() {
@@ -14,11 +15,17 @@ async fn the_sample_events_request_lists_the_test_events_of_its_type() {
     let (_, key) = scratch.key(Mode::Test).await;
     let now = chrono::Utc::now();
     let writes = vec![
-        outbox::record(&scratch.account, Mode::Test, "invoice.paid", json!({}), now),
         outbox::record(
             &scratch.account,
             Mode::Test,
-            "invoice.issued",
+            EventType::InvoicePaid,
+            json!({}),
+            now,
+        ),
+        outbox::record(
+            &scratch.account,
+            Mode::Test,
+            EventType::InvoiceIssued,
             json!({}),
             now,
         ),

@@ -28,7 +28,7 @@ async fn status(scratch: &Scratch, caller: &Caller, id: &Value) -> String {
     let (invoice, _) = store::get(&scratch.ports, caller, id.as_u64().unwrap())
         .await
         .unwrap();
-    invoice.verifactu.status
+    invoice.verifactu.status.code().to_string()
 }
 
 #[tokio::test]

@@ -18,6 +18,7 @@ use shared::ids::random_token;
 use shared::ports::clock::{Clock, SystemClock};
 use shared::ports::recording_queue::RecordingQueue;
 use shared::ports::table::{Condition, Item, Key, Table, UpdateOp};
+use shared::webhooks::event_type::EventType;
 
 fn endpoint() -> String {
     std::env::var("AWS_ENDPOINT_URL_DYNAMODB")
@@ -125,7 +126,13 @@ async fn stream_records_of_created_events_and_jobs_are_dispatched_in_order() {
     table.create_table().await.expect("create the table");
 
     let account = AccountId::generate();
-    let event = outbox::record(&account, Mode::Live, "invoice.paid", json!({}), clock.now());
+    let event = outbox::record(
+        &account,
+        Mode::Live,
+        EventType::InvoicePaid,
+        json!({}),
+        clock.now(),
+    );
     let event_key = event.key().clone();
     table.transact(vec![event]).await.unwrap();
     table

@@ -21,13 +21,10 @@ use crate::metrics::{self, Metric};
 use crate::ports::Ports;
 use crate::ports::queue::QueueError;
 use crate::ports::table::{Item, TableError};
+use crate::webhooks::event_type::EventType;
 
 /// The `entity` attribute of a job item.
 pub const JOB_ENTITY: &str = "job";
-
-/// The event of a committed invoice: what `Metric::InvoicesIssued` counts
-/// (live invoices only; the feed may hand an event over twice, rarely).
-const INVOICE_ISSUED: &str = "invoice.issued";
 
 #[derive(Debug, thiserror::Error)]
 pub enum DispatchError {
@@ -68,7 +65,9 @@ pub async fn dispatch(
             webhooks::fan_out(ports, &event, subscribers)
                 .await
                 .map_err(|e| DispatchError::Webhooks(e.to_string()))?;
-            if event.livemode && event.kind == INVOICE_ISSUED {
+            // What `Metric::InvoicesIssued` counts (live invoices only; the
+            // feed may hand an event over twice, rarely).
+            if event.livemode && event.kind == EventType::InvoiceIssued {
                 metrics::emit(&[(Metric::InvoicesIssued, 1.0)]);
             }
         }
@@ -151,7 +150,7 @@ mod tests {
         let write = outbox::record(
             &account,
             crate::domain::account::Mode::Live,
-            "invoice.paid",
+            EventType::InvoicePaid,
             json!({}),
             ports.clock.now(),
         );

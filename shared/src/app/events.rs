@@ -5,6 +5,7 @@ use crate::app::outbox::{self, Event};
 use crate::domain::account::{AccountId, Mode};
 use crate::ports::Ports;
 use crate::ports::table::{Cursor, Item, Query, SortKey, TableError};
+use crate::webhooks::event_type::EventType;
 
 /// Items examined per page when a filter may pass few of them.
 const FILTERED_PAGE: usize = 500;
@@ -33,7 +34,7 @@ pub enum EventsError {
 impl Filter {
     fn check(&self) -> Result<(), EventsError> {
         match &self.kind {
-            Some(kind) if !outbox::TYPES.contains(&kind.as_str()) => {
+            Some(kind) if EventType::parse_subscribable(kind).is_none() => {
                 Err(EventsError::UnknownType(kind.clone()))
             }
             _ => Ok(()),
@@ -127,6 +128,7 @@ mod tests {
     }
 
     async fn emit(ports: &Ports, mode: Mode, kind: &str) -> String {
+        let kind = EventType::parse(kind).unwrap();
         let write = outbox::record(&account(), mode, kind, json!({}), ports.clock.now());
         let id = write.key().sk.clone();
         ports.table.transact(vec![write]).await.unwrap();

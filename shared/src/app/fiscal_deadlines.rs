@@ -35,8 +35,9 @@ use crate::ports::table::{Condition, Item, Key, TTL, TableError, Write};
 use crate::tax::calendar::{Deadline, Form, Lang, deadlines};
 use crate::tax::indirect::IndirectTax;
 use crate::tax::nif::NifKind;
+use crate::webhooks::event_type::EventType;
 
-pub const EVENT: &str = "fiscal.deadline";
+pub const EVENT: EventType = EventType::FiscalDeadline;
 /// Days before a deadline when a reminder is sent, nearest first.
 pub const OFFSETS: [u64; 2] = [1, 7];
 /// How long a marker outlives its deadline.
@@ -245,7 +246,7 @@ mod tests {
     /// (form, period, days_left, created_at) of the account's fiscal events, oldest first.
     async fn reminders(ports: &Ports, id: &AccountId) -> Vec<(String, String, u64, String)> {
         let filter = Filter {
-            kind: Some(EVENT.into()),
+            kind: Some(EVENT.code().into()),
             ..Filter::default()
         };
         let (events, _) = list(ports, id, Mode::Live, 100, None, &filter)

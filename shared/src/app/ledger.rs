@@ -53,6 +53,7 @@ pub async fn between(
 mod tests {
     use super::*;
     use crate::app::test_ports;
+    use crate::invoice::kind::Kind;
     use crate::tax::ledger_entry::RateGroup;
     use rust_decimal::dec;
 
@@ -61,7 +62,7 @@ mod tests {
             tax: Default::default(),
             invoice_id: format!("inv_{number}"),
             number: number.into(),
-            kind: "F1".into(),
+            kind: Kind::F1,
             issue_date: date.parse().unwrap(),
             groups: vec![RateGroup {
                 vat_rate: dec!(21),

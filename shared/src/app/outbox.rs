@@ -11,20 +11,18 @@ use utoipa::ToSchema;
 
 use crate::domain::account::{AccountId, Mode};
 use crate::ports::table::{Condition, Item, Key, TTL, TableError, Value, Write};
+use crate::webhooks::event_type::EventType;
 
 /// The `entity` attribute of an event item: what the feeds dispatch.
 pub const ENTITY: &str = "event";
 /// How long an event can be read (`GET /events`) after it happened.
 pub const RETENTION_DAYS: i64 = 30;
 
-/// Every event type the service emits (API-SPEC §6).
-pub use crate::webhooks::event_type::EVENT_TYPES as TYPES;
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
     pub id: String,
     pub account_id: String,
-    pub kind: String,
+    pub kind: EventType,
     pub created_at: String,
     pub livemode: bool,
     pub data: Json,
@@ -42,7 +40,7 @@ pub struct Envelope {
     pub id: String,
     /// The event type; the types and their `data` are listed under `GET /api/v1/events`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: EventType,
     /// RFC 3339 UTC with milliseconds.
     pub created_at: String,
     pub livemode: bool,
@@ -63,7 +61,7 @@ impl Event {
     pub fn envelope(&self) -> Envelope {
         Envelope {
             id: self.id.clone(),
-            kind: self.kind.clone(),
+            kind: self.kind,
             created_at: self.created_at.clone(),
             livemode: self.livemode,
             data: self.data.clone(),
@@ -95,10 +93,13 @@ impl Event {
             _ => return Err(unreadable("livemode missing")),
         };
         let data = serde_json::from_str(&text("data")?).map_err(|e| unreadable(&e.to_string()))?;
+        let kind = text("type")?;
+        let kind =
+            EventType::parse(&kind).ok_or_else(|| unreadable(&format!("unknown type {kind:?}")))?;
         Ok(Event {
             id: text("id")?,
             account_id: text("account_id")?,
-            kind: text("type")?,
+            kind,
             created_at: text("created_at")?,
             livemode,
             data,
@@ -116,7 +117,13 @@ pub fn key(account: &AccountId, mode: Mode, id: &str) -> Key {
 }
 
 /// The write that records an event, to be added to the causing transaction.
-pub fn record(account: &AccountId, mode: Mode, kind: &str, data: Json, at: DateTime<Utc>) -> Write {
+pub fn record(
+    account: &AccountId,
+    mode: Mode,
+    kind: EventType,
+    data: Json,
+    at: DateTime<Utc>,
+) -> Write {
     let id = crate::ids::new_ordered_id("evt", at);
     let expires = (at + Duration::days(RETENTION_DAYS)).timestamp();
     let item = Item::new(key(account, mode, &id))
@@ -124,7 +131,7 @@ pub fn record(account: &AccountId, mode: Mode, kind: &str, data: Json, at: DateT
         .with("id", id)
         .with("account_id", account.as_str())
         .with("livemode", mode.is_live())
-        .with("type", kind)
+        .with("type", kind.code())
         .with(
             "created_at",
             at.to_rfc3339_opts(SecondsFormat::Millis, true),
@@ -148,7 +155,7 @@ mod tests {
         match record(
             &account,
             mode,
-            "invoice.paid",
+            EventType::InvoicePaid,
             json!({"object": {"id": 1}}),
             at,
         ) {

@@ -12,6 +12,7 @@ use crate::domain::account::{AccountId, Plan, QuotaLimits};
 use crate::domain::madrid;
 use crate::ports::Ports;
 use crate::ports::table::{Condition, Key, TableError, UpdateOp, Write};
+use crate::webhooks::event_type::EventType;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuotaStatus {
@@ -127,7 +128,7 @@ pub async fn charge(
             writes.push(outbox::record(
                 &caller.account_id,
                 caller.mode,
-                "quota.threshold",
+                EventType::QuotaThreshold,
                 data,
                 now,
             ));

@@ -31,6 +31,7 @@ use chrono::{Datelike, NaiveDate};
 use quick_xml::escape::escape;
 use rust_decimal::Decimal;
 
+use crate::invoice::kind::Kind;
 use crate::invoice::line::Treatment;
 use crate::invoice::model::{GroupView, Invoice, IssuerView, LineView, Payment, Rectifies};
 use crate::invoice::party::{Party, in_eu};
@@ -384,7 +385,7 @@ fn header(x: &mut Xml, invoice: &Invoice) {
 }
 
 fn corrective(x: &mut Xml, rectified: &Rectifies) {
-    let (code, description) = reason(&rectified.reason_code);
+    let (code, description) = reason(rectified.reason_code);
     let (method, method_description) = match rectified.method.as_str() {
         "substitution" => ("01", "Rectificación íntegra"),
         _ => ("02", "Rectificación por diferencias"),
@@ -414,13 +415,13 @@ fn corrective(x: &mut Xml, rectified: &Rectifies) {
 /// R2 (art. 80.3 LIVA, insolvency) has its own code, 85; R1 (art. 80.1, 80.2,
 /// errors grounded in law) and R3 (art. 80.4, bad debts) modify the taxable
 /// base, 16; R4 and R5 (other errors) correct the details of the operation, 10.
-fn reason(code: &str) -> (&'static str, &'static str) {
+fn reason(code: Kind) -> (&'static str, &'static str) {
     match code {
-        "R2" => (
+        Kind::R2 => (
             "85",
             "Base imponible modificada cuotas repercutidas no satisfechas. Auto de declaración de concurso",
         ),
-        "R4" | "R5" => ("10", "Detalle Operación"),
+        Kind::R4 | Kind::R5 => ("10", "Detalle Operación"),
         _ => ("16", "Base imponible"),
     }
 }

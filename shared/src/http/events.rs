@@ -15,7 +15,8 @@ use super::query::ApiQuery;
 use super::state::AppState;
 use crate::app::events::{self, EventsError, Filter};
 use crate::app::keys::Caller;
-use crate::app::outbox::{self, Envelope};
+use crate::app::outbox::Envelope;
+use crate::webhooks::event_type::EventType;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -31,7 +32,7 @@ impl From<EventsError> for ApiError {
                 "parameter_invalid",
                 format!(
                     "unknown event type {kind:?}; valid types: {}",
-                    outbox::TYPES.join(", ")
+                    EventType::SUBSCRIBABLE.map(EventType::code).join(", ")
                 ),
             )
             .param("type"),
@@ -43,7 +44,7 @@ impl From<EventsError> for ApiError {
 fn event_type_schema() -> Object {
     ObjectBuilder::new()
         .schema_type(Type::String)
-        .enum_values(Some(outbox::TYPES))
+        .enum_values(Some(EventType::SUBSCRIBABLE.map(EventType::code)))
         .build()
 }
 

@@ -23,6 +23,7 @@ use crate::app::invoices::request::{IssueRequest, RectifyRequest};
 use crate::app::invoices::{issue, rectify, store};
 use crate::app::keys::Caller;
 use crate::app::verifactu;
+use crate::invoice::kind::Kind;
 use crate::invoice::model::Invoice;
 use crate::invoice::payments::PaymentStatus;
 use crate::invoice::status::Status;
@@ -154,13 +155,11 @@ struct ListQuery {
     /// An invoice id: list older ones.
     #[param(minimum = 1, maximum = 9223372036854775807_i64)]
     starting_after: Option<u64>,
-    /// issued, accepted, rejected, paid, unpaid or cancelled.
-    #[param(pattern = "^(issued|accepted|rejected|paid|unpaid|cancelled)$")]
-    status: Option<String>,
+    /// Only invoices in this status.
+    status: Option<Status>,
     customer_id: Option<String>,
-    /// F1, F2, F3, R1–R5.
-    #[param(pattern = "^(F1|F2|F3|R[1-5])$")]
-    kind: Option<String>,
+    /// Only invoices of this type.
+    kind: Option<Kind>,
     /// Issue date from (inclusive).
     from: Option<NaiveDate>,
     /// Issue date to (inclusive).
@@ -182,26 +181,6 @@ async fn list_invoices(
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<List<Invoice>>, ApiError> {
     let limit = limit(q.limit)?;
-    let status = q
-        .status
-        .as_deref()
-        .map(|s| {
-            Status::parse(s).ok_or_else(|| {
-                ApiError::invalid("parameter_invalid", format!("unknown status {s:?}"))
-                    .param("status")
-            })
-        })
-        .transpose()?;
-    const KINDS: [&str; 8] = ["F1", "F2", "F3", "R1", "R2", "R3", "R4", "R5"];
-    if let Some(k) = &q.kind
-        && !KINDS.contains(&k.as_str())
-    {
-        return Err(ApiError::invalid(
-            "parameter_invalid",
-            format!("kind {k:?} is not one of {}", KINDS.join(", ")),
-        )
-        .param("kind"));
-    }
     if let (Some(from), Some(to)) = (q.from, q.to)
         && to < from
     {
@@ -217,7 +196,7 @@ async fn list_invoices(
         .param("starting_after"));
     }
     let filters = Filters {
-        status,
+        status: q.status,
         customer_id: q.customer_id,
         kind: q.kind,
         from: q.from,

@@ -7,6 +7,7 @@ use rust_decimal::Decimal;
 
 use crate::documents::pdf::format;
 use crate::documents::{cii, facturae, pdf, ubl};
+use crate::invoice::kind::Kind;
 use crate::invoice::model::Invoice;
 
 /// The most addresses in `to` and in `cc`.
@@ -196,7 +197,7 @@ pub fn message(raw: Option<&str>) -> Result<Option<String>, FieldError> {
 /// What the message says about an invoice.
 pub struct Summary<'a> {
     /// F1, F2, R1–R5.
-    pub kind: &'a str,
+    pub kind: Kind,
     pub number: &'a str,
     pub issuer: &'a str,
     pub issue_date: NaiveDate,
@@ -207,7 +208,7 @@ pub struct Summary<'a> {
 impl<'a> From<&'a Invoice> for Summary<'a> {
     fn from(invoice: &'a Invoice) -> Self {
         Summary {
-            kind: &invoice.kind,
+            kind: invoice.kind,
             number: &invoice.number,
             issuer: &invoice.issuer.name,
             issue_date: invoice.issue_date,
@@ -218,7 +219,7 @@ impl<'a> From<&'a Invoice> for Summary<'a> {
 }
 
 fn what(invoice: &Summary) -> &'static str {
-    if invoice.kind.starts_with('R') {
+    if invoice.kind.is_rectifying() {
         "Factura rectificativa"
     } else {
         "Factura"
@@ -339,7 +340,7 @@ mod tests {
     #[test]
     fn the_message_is_spanish_with_the_amount_due_date_and_files() {
         let invoice = Summary {
-            kind: "F1",
+            kind: Kind::F1,
             number: "F2026-000001",
             issuer: "Ana García Pérez",
             issue_date: NaiveDate::from_ymd_opt(2026, 11, 21).unwrap(),
@@ -358,7 +359,7 @@ mod tests {
              Un saludo,\nAna García Pérez\n"
         );
         let rectifying = Summary {
-            kind: "R1",
+            kind: Kind::R1,
             number: "R2026-000001",
             due_date: None,
             ..invoice

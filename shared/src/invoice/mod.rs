@@ -3,6 +3,7 @@
 
 pub mod email;
 pub mod iban;
+pub mod kind;
 pub mod line;
 pub mod model;
 pub mod number;

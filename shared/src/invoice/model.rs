@@ -6,6 +6,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::invoice::kind::Kind;
 use crate::invoice::party::Party;
 use crate::invoice::payments::{Instalment, PaymentEntry, PaymentStatus};
 use crate::invoice::status::Status;
@@ -13,6 +14,7 @@ use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{
     as_number, as_optional_number, decimal_from_json, optional_decimal_from_json,
 };
+use crate::verifactu::status::RecordStatus;
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct LineView {
@@ -96,7 +98,7 @@ pub struct Rectifies {
     pub number: String,
     pub issue_date: NaiveDate,
     /// R1–R5.
-    pub reason_code: String,
+    pub reason_code: Kind,
     /// `substitution` or `differences`.
     pub method: String,
     pub description: String,
@@ -127,19 +129,53 @@ pub struct RectifiedBy {
     pub method: String,
 }
 
+/// What happened to the invoice: `issued`, `accepted`, `rejected`, `paid`,
+/// `unpaid`, `cancelled`, `rectified`, `verifactu_resubmitted` (a corrected
+/// VERI*FACTU record), `payment` or `refund` (detail: payment id, amount,
+/// date, method) or `overdue` (detail: which instalment), `replaced` (a
+/// ticket replaced by a full invoice, F3), `sent` (emailed; `detail` names
+/// the recipients), `send_failed` (the email provider refused it, or
+/// reported later that it bounced; `detail` says why) or `send_complaint`
+/// (a recipient marked it as spam).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HistoryKind {
+    Issued,
+    Accepted,
+    Rejected,
+    Paid,
+    Unpaid,
+    Cancelled,
+    Rectified,
+    VerifactuResubmitted,
+    Payment,
+    Refund,
+    Overdue,
+    Replaced,
+    Sent,
+    SendFailed,
+    SendComplaint,
+}
+
+impl From<Status> for HistoryKind {
+    /// The history step of a status change.
+    fn from(status: Status) -> Self {
+        match status {
+            Status::Issued => HistoryKind::Issued,
+            Status::Accepted => HistoryKind::Accepted,
+            Status::Rejected => HistoryKind::Rejected,
+            Status::Paid => HistoryKind::Paid,
+            Status::Unpaid => HistoryKind::Unpaid,
+            Status::Cancelled => HistoryKind::Cancelled,
+        }
+    }
+}
+
 /// One step of the invoice's history.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct HistoryEvent {
-    /// `issued`, `accepted`, `rejected`, `paid`, `unpaid`, `cancelled`,
-    /// `rectified`, `verifactu_resubmitted` (a corrected VERI*FACTU record),
-    /// `payment` or `refund` (detail: payment id, amount, date, method) or
-    /// `overdue` (detail: which instalment), `replaced` (a ticket replaced
-    /// by a full invoice, F3),
-    /// `sent` (emailed; `detail` names the recipients), `send_failed`
-    /// (the email provider refused it, or reported later that it bounced;
-    /// `detail` says why) or `send_complaint` (a recipient marked it as spam).
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: HistoryKind,
     pub at: DateTime<Utc>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
@@ -147,10 +183,9 @@ pub struct HistoryEvent {
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct VerifactuView {
-    /// The registration record's state: `pending` until the tax authority
-    /// answers, then `accepted`, `accepted_with_errors` or `rejected` (test
-    /// invoices: the simulator's answer; they never reach the AEAT).
-    pub status: String,
+    /// The registration record's state (test invoices: the simulator's
+    /// answer; they never reach the AEAT).
+    pub status: RecordStatus,
     /// Why a `pending` record is still pending: `certificate_missing` (the
     /// account's certificate is not stored; live records cannot be sent:
     /// the operator imports it with `svc issuer certificate`),
@@ -177,7 +212,7 @@ pub struct VerifactuView {
     pub cancellation: Option<serde_json::Value>,
     /// The cancellation record's state, as `status`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cancellation_status: Option<String>,
+    pub cancellation_status: Option<RecordStatus>,
     /// The AEAT's answer for the cancellation record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancellation_answer: Option<AeatAnswer>,
@@ -208,10 +243,7 @@ pub struct Invoice {
     pub id: u64,
     pub object: String,
     pub number: String,
-    /// F1 (full, or qualified simplified), F2 (simplified, or full without
-    /// the customer's identification), F3 (full, replacing simplified
-    /// ones), R1–R5 (rectifying; R5 of simplified invoices).
-    pub kind: String,
+    pub kind: Kind,
     /// The code of the series it is numbered in (see `/api/v1/series`);
     /// absent on invoices issued before series existed (theirs is the
     /// number's leading letters).
@@ -324,9 +356,9 @@ impl Invoice {
     /// A simplified invoice in law: an F2 ticket, a qualified simplified
     /// invoice or a rectification of a simplified invoice (R5).
     pub fn is_simplified(&self) -> bool {
-        match self.kind.as_str() {
-            "F2" => !self.without_recipient_id,
-            "R5" => true,
+        match self.kind {
+            Kind::F2 => !self.without_recipient_id,
+            Kind::R5 => true,
             _ => self.qualified_simplified,
         }
     }
@@ -336,7 +368,7 @@ impl Invoice {
         self.events
             .iter()
             .rev()
-            .find(|e| e.kind == "cancelled")
+            .find(|e| e.kind == HistoryKind::Cancelled)
             .and_then(|e| e.detail.as_deref())
     }
 }

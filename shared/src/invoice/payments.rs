@@ -22,6 +22,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::invoice::model::HistoryKind;
 use crate::invoice::model::Invoice;
 use crate::invoice::status::Status;
 use crate::tax::money::{as_number, decimal_from_json};
@@ -156,7 +157,11 @@ pub fn legacy_paid_date(invoice: &Invoice) -> Option<NaiveDate> {
     if invoice.status != Status::Paid || !invoice.payments.is_empty() || !collectible(invoice) {
         return None;
     }
-    let marked = invoice.events.iter().rev().find(|e| e.kind == "paid");
+    let marked = invoice
+        .events
+        .iter()
+        .rev()
+        .find(|e| e.kind == HistoryKind::Paid);
     Some(marked.map_or(invoice.issue_date, |e| crate::domain::madrid::date(e.at)))
 }
 
@@ -522,7 +527,7 @@ mod tests {
         assert!(open_instalments(&i).is_empty(), "no index items for them");
         i.status = Status::Paid;
         i.events.push(HistoryEvent {
-            kind: "paid".into(),
+            kind: HistoryKind::Paid,
             at: "2026-12-01T23:30:00Z".parse().unwrap(),
             detail: None,
         });

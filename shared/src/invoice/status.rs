@@ -16,6 +16,15 @@ pub enum Status {
 }
 
 impl Status {
+    pub const ALL: [Status; 6] = [
+        Status::Issued,
+        Status::Accepted,
+        Status::Rejected,
+        Status::Paid,
+        Status::Unpaid,
+        Status::Cancelled,
+    ];
+
     pub fn code(self) -> &'static str {
         match self {
             Status::Issued => "issued",
@@ -28,16 +37,7 @@ impl Status {
     }
 
     pub fn parse(code: &str) -> Option<Status> {
-        [
-            Status::Issued,
-            Status::Accepted,
-            Status::Rejected,
-            Status::Paid,
-            Status::Unpaid,
-            Status::Cancelled,
-        ]
-        .into_iter()
-        .find(|s| s.code() == code)
+        Status::ALL.into_iter().find(|s| s.code() == code)
     }
 
     /// The states a client may set from this one:

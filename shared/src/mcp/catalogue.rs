@@ -18,6 +18,8 @@ use serde_json::{Map, Value, json};
 use super::schemas;
 use crate::app::invoices::request::IRPF_RATES;
 use crate::http::openapi;
+use crate::invoice::kind::Kind;
+use crate::invoice::status::Status;
 use crate::tax::calendar::Form;
 use crate::tax::indirect::every_rate;
 
@@ -158,11 +160,11 @@ fn path_argument(name: &str) -> Value {
 
 fn list_invoices_parameters() -> Value {
     let mut properties = limit_and_cursor("invoices", "list_invoices");
-    properties["status"] = json!({"type": "string", "enum": ["issued", "accepted", "rejected", "paid", "unpaid", "cancelled"],
+    properties["status"] = json!({"type": "string", "enum": Status::ALL.map(Status::code),
         "description": "Only invoices in this status."});
     properties["customer_id"] = json!({"type": "string", "pattern": "^cus_[A-Za-z0-9]+$",
         "description": "Only invoices of this address-book customer (cus_…)."});
-    properties["kind"] = json!({"type": "string", "enum": ["F1", "F2", "F3", "R1", "R2", "R3", "R4", "R5"],
+    properties["kind"] = json!({"type": "string", "enum": Kind::ALL.map(Kind::code),
         "description": "F1 full invoice (or qualified simplified), F2 simplified (or full without the customer's tax id), F3 replacing simplified ones, R1–R5 rectifying."});
     properties["from"] = date("Issued on or after this day.");
     properties["to"] = date("Issued on or before this day.");

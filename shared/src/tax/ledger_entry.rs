@@ -6,6 +6,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use super::indirect::IndirectTax;
+use crate::invoice::kind::Kind;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RateGroup {
@@ -20,8 +21,7 @@ pub struct RateGroup {
 pub struct LedgerEntry {
     pub invoice_id: String,
     pub number: String,
-    /// `F1`, `F2`, or `R1`–`R5` for rectifying invoices.
-    pub kind: String,
+    pub kind: Kind,
     /// The tax of its amounts (entries from before IGIC and IPSI: VAT).
     #[serde(default)]
     pub tax: IndirectTax,
@@ -34,7 +34,7 @@ pub struct LedgerEntry {
 
 impl LedgerEntry {
     pub fn is_rectification(&self) -> bool {
-        self.kind.starts_with('R')
+        self.kind.is_rectifying()
     }
 
     pub fn base(&self) -> Decimal {

@@ -221,6 +221,7 @@ pub fn model_303_boxes(s: &QuarterSummary, year: i32, quarter: u8) -> Vec<Return
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::invoice::kind::Kind;
     use crate::tax::ledger_entry::RateGroup;
 
     fn group(
@@ -249,7 +250,7 @@ mod tests {
             tax: Default::default(),
             invoice_id: "inv_1".into(),
             number: "F2026-1".into(),
-            kind: kind.into(),
+            kind: Kind::parse(kind).unwrap(),
             issue_date: "2026-05-05".parse().unwrap(),
             groups,
             irpf_rate: dec!(15),

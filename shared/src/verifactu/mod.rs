@@ -16,6 +16,7 @@ mod fingerprint;
 mod qr;
 mod record;
 pub mod simulator;
+pub mod status;
 #[cfg(test)]
 mod test_support;
 mod tree;

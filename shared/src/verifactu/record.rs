@@ -10,6 +10,7 @@ use super::fingerprint::{
 };
 use super::tree::{Node, group, text, to_json};
 use super::xml::record_xml;
+use crate::invoice::kind::Kind;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::cents;
 
@@ -172,8 +173,8 @@ pub struct Registration {
     pub issuer_name: String,
     /// `None` for the invoice's first registration.
     pub correction: Option<Correction>,
-    /// TipoFactura: F1, F2, R1..R5.
-    pub kind: String,
+    /// TipoFactura.
+    pub kind: Kind,
     pub rectification: Option<Rectification>,
     pub simplification: Simplification,
     pub operation_date: Option<NaiveDate>,
@@ -225,7 +226,7 @@ impl Registration {
             issuer_nif: &id.nif,
             number: &id.number,
             issue_date: &id.date,
-            kind: &self.kind,
+            kind: self.kind.code(),
             total_vat: &total_vat,
             total: &total,
             previous_hash,
@@ -238,7 +239,7 @@ impl Registration {
             text("NombreRazonEmisor", &self.issuer_name),
         ];
         children.extend(self.correction.map_or_else(Vec::new, correction_nodes));
-        children.push(text("TipoFactura", &self.kind));
+        children.push(text("TipoFactura", self.kind.code()));
         if let Some(rectification) = &self.rectification {
             children.extend(rectification_nodes(rectification));
         }
@@ -583,7 +584,7 @@ mod tests {
     fn json_view_holds_the_literal_strings_that_were_hashed() {
         let registration = Registration {
             invoice: invoice(" 89890001K ", " 12345678 / G33 ", date(2024, 1, 1)),
-            kind: "F1".to_owned(),
+            kind: Kind::F1,
             breakdown: vec![s1_line(dec!(21), dec!(102.0248))],
             total_vat: dec!(21.425),
             total: dec!(123.4),
@@ -657,7 +658,7 @@ mod tests {
     #[test]
     fn rectification_by_substitution_is_written_in_schema_order() {
         let registration = Registration {
-            kind: "R4".to_owned(),
+            kind: Kind::R4,
             rectification: Some(Rectification {
                 method: RectificationMethod::Substitution,
                 rectified: vec![invoice("00000000B", "PRUEBA-0001", date(2025, 5, 30))],
@@ -742,7 +743,7 @@ mod tests {
     #[test]
     fn missing_optional_data_omits_elements() {
         let registration = Registration {
-            kind: "F2".to_owned(),
+            kind: Kind::F2,
             operation_date: None,
             recipients: Vec::new(),
             breakdown: vec![BreakdownLine {

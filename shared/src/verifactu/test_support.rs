@@ -6,6 +6,7 @@ use chrono::{DateTime, FixedOffset, NaiveDate};
 use rust_decimal::dec;
 
 use super::*;
+use crate::invoice::kind::Kind;
 
 pub(crate) const JOSEMMO_F1_HUELLA: &str =
     "8B042C064EE8260DE86766B4C4878DD1347377D00C7D7C97043E126B1215F2A6";
@@ -59,7 +60,7 @@ pub(crate) fn josemmo_f1() -> Registration {
         invoice: invoice("00000000B", "PRUEBA-0002", date(2025, 6, 2)),
         issuer_name: name.to_owned(),
         correction: None,
-        kind: "F1".to_owned(),
+        kind: Kind::F1,
         rectification: None,
         simplification: Default::default(),
         operation_date: Some(date(2025, 5, 15)),

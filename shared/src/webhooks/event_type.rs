@@ -4,40 +4,135 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// The event types of the API.
-pub const EVENT_TYPES: [&str; 17] = [
-    "analysis.completed",
-    "job.completed",
-    "job.failed",
-    "quota.threshold",
-    "fiscal.deadline",
-    "invoice.issued",
-    "invoice.cancelled",
-    "invoice.rejected",
-    "invoice.accepted",
-    "invoice.paid",
-    "invoice.unpaid",
-    "invoice.payment_received",
-    "invoice.overdue",
-    "invoice.sent",
-    "invoice.send_failed",
-    "verifactu.accepted",
-    "verifactu.rejected",
-];
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// An event's type (API spec §6). Every type but `webhook.test` can be
+/// subscribed to; `webhook.test` is what `POST /api/v1/webhooks/{id}/test`
+/// sends, to the webhook being tested only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+pub enum EventType {
+    #[serde(rename = "analysis.completed")]
+    AnalysisCompleted,
+    #[serde(rename = "job.completed")]
+    JobCompleted,
+    #[serde(rename = "job.failed")]
+    JobFailed,
+    #[serde(rename = "quota.threshold")]
+    QuotaThreshold,
+    #[serde(rename = "fiscal.deadline")]
+    FiscalDeadline,
+    #[serde(rename = "invoice.issued")]
+    InvoiceIssued,
+    #[serde(rename = "invoice.cancelled")]
+    InvoiceCancelled,
+    #[serde(rename = "invoice.rejected")]
+    InvoiceRejected,
+    #[serde(rename = "invoice.accepted")]
+    InvoiceAccepted,
+    #[serde(rename = "invoice.paid")]
+    InvoicePaid,
+    #[serde(rename = "invoice.unpaid")]
+    InvoiceUnpaid,
+    #[serde(rename = "invoice.payment_received")]
+    InvoicePaymentReceived,
+    #[serde(rename = "invoice.overdue")]
+    InvoiceOverdue,
+    #[serde(rename = "invoice.sent")]
+    InvoiceSent,
+    #[serde(rename = "invoice.send_failed")]
+    InvoiceSendFailed,
+    #[serde(rename = "verifactu.accepted")]
+    VerifactuAccepted,
+    #[serde(rename = "verifactu.rejected")]
+    VerifactuRejected,
+    #[serde(rename = "webhook.test")]
+    WebhookTest,
+}
+
+impl EventType {
+    /// The types a webhook can subscribe to, in the order the API lists them.
+    pub const SUBSCRIBABLE: [EventType; 17] = [
+        EventType::AnalysisCompleted,
+        EventType::JobCompleted,
+        EventType::JobFailed,
+        EventType::QuotaThreshold,
+        EventType::FiscalDeadline,
+        EventType::InvoiceIssued,
+        EventType::InvoiceCancelled,
+        EventType::InvoiceRejected,
+        EventType::InvoiceAccepted,
+        EventType::InvoicePaid,
+        EventType::InvoiceUnpaid,
+        EventType::InvoicePaymentReceived,
+        EventType::InvoiceOverdue,
+        EventType::InvoiceSent,
+        EventType::InvoiceSendFailed,
+        EventType::VerifactuAccepted,
+        EventType::VerifactuRejected,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            EventType::AnalysisCompleted => "analysis.completed",
+            EventType::JobCompleted => "job.completed",
+            EventType::JobFailed => "job.failed",
+            EventType::QuotaThreshold => "quota.threshold",
+            EventType::FiscalDeadline => "fiscal.deadline",
+            EventType::InvoiceIssued => "invoice.issued",
+            EventType::InvoiceCancelled => "invoice.cancelled",
+            EventType::InvoiceRejected => "invoice.rejected",
+            EventType::InvoiceAccepted => "invoice.accepted",
+            EventType::InvoicePaid => "invoice.paid",
+            EventType::InvoiceUnpaid => "invoice.unpaid",
+            EventType::InvoicePaymentReceived => "invoice.payment_received",
+            EventType::InvoiceOverdue => "invoice.overdue",
+            EventType::InvoiceSent => "invoice.sent",
+            EventType::InvoiceSendFailed => "invoice.send_failed",
+            EventType::VerifactuAccepted => "verifactu.accepted",
+            EventType::VerifactuRejected => "verifactu.rejected",
+            EventType::WebhookTest => "webhook.test",
+        }
+    }
+
+    /// Any type, `webhook.test` included (as stored events and deliveries name it).
+    pub fn parse(code: &str) -> Option<EventType> {
+        EventType::SUBSCRIBABLE
+            .into_iter()
+            .chain([EventType::WebhookTest])
+            .find(|t| t.code() == code)
+    }
+
+    /// A type a webhook can subscribe to or `GET /events` can filter by.
+    pub fn parse_subscribable(code: &str) -> Option<EventType> {
+        EventType::SUBSCRIBABLE
+            .into_iter()
+            .find(|t| t.code() == code)
+    }
+}
+
+/// An event type is its code: `event.kind == "invoice.paid"` reads as the API writes it.
+impl PartialEq<&str> for EventType {
+    fn eq(&self, code: &&str) -> bool {
+        self.code() == *code
+    }
+}
+
+impl fmt::Display for EventType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
 
 /// The subscription to every type, present and future.
 pub const ALL: &str = "*";
-
-/// The type of the event sent by `POST /api/v1/webhooks/{id}/test`: it is not
-/// subscribable and goes only to the webhook being tested.
-pub const TEST_EVENT_TYPE: &str = "webhook.test";
 
 /// What a webhook receives.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Subscription {
     All,
-    /// Known types, without duplicates, in the order given.
-    Types(Vec<String>),
+    /// Subscribable types, without duplicates, in the order given.
+    Types(Vec<EventType>),
 }
 
 /// Why a list of types was refused, and which entry (its index) when one is at fault.
@@ -54,7 +149,8 @@ impl fmt::Display for SubscriptionError {
 }
 
 fn accepted() -> String {
-    format!("\"*\" or any of: {}", EVENT_TYPES.join(", "))
+    let codes: Vec<&str> = EventType::SUBSCRIBABLE.map(EventType::code).to_vec();
+    format!("\"*\" or any of: {}", codes.join(", "))
 }
 
 impl Subscription {
@@ -74,25 +170,25 @@ impl Subscription {
                 }),
             };
         }
-        let mut kept: Vec<String> = Vec::new();
+        let mut kept: Vec<EventType> = Vec::new();
         for (index, t) in types.iter().enumerate() {
-            if !EVENT_TYPES.contains(&t.as_str()) {
+            let Some(event_type) = EventType::parse_subscribable(t) else {
                 return Err(SubscriptionError {
                     index: Some(index),
                     message: format!("unknown event type {t:?}; accepted: {}", accepted()),
                 });
-            }
-            if !kept.contains(t) {
-                kept.push(t.clone());
+            };
+            if !kept.contains(&event_type) {
+                kept.push(event_type);
             }
         }
         Ok(Subscription::Types(kept))
     }
 
-    pub fn includes(&self, event_type: &str) -> bool {
+    pub fn includes(&self, event_type: EventType) -> bool {
         match self {
             Subscription::All => true,
-            Subscription::Types(types) => types.iter().any(|t| t == event_type),
+            Subscription::Types(types) => types.contains(&event_type),
         }
     }
 
@@ -100,7 +196,7 @@ impl Subscription {
     pub fn to_list(&self) -> Vec<String> {
         match self {
             Subscription::All => vec![ALL.to_string()],
-            Subscription::Types(types) => types.clone(),
+            Subscription::Types(types) => types.iter().map(|t| t.code().to_string()).collect(),
         }
     }
 }
@@ -130,13 +226,25 @@ mod tests {
     }
 
     #[test]
+    fn codes_parse_back_and_serialise_as_themselves() {
+        for t in EventType::SUBSCRIBABLE
+            .into_iter()
+            .chain([EventType::WebhookTest])
+        {
+            assert_eq!(EventType::parse(t.code()), Some(t));
+            assert_eq!(serde_json::to_value(t).unwrap(), t.code());
+        }
+        assert_eq!(EventType::parse_subscribable("webhook.test"), None);
+    }
+
+    #[test]
     fn known_types_and_the_wildcard_parse() {
         assert_eq!(Subscription::parse(&list(&["*"])), Ok(Subscription::All));
         let s =
             Subscription::parse(&list(&["invoice.paid", "job.failed", "invoice.paid"])).unwrap();
         assert_eq!(s.to_list(), list(&["invoice.paid", "job.failed"]));
-        assert!(s.includes("job.failed") && !s.includes("invoice.issued"));
-        assert!(Subscription::All.includes("fiscal.deadline"));
+        assert!(s.includes(EventType::JobFailed) && !s.includes(EventType::InvoiceIssued));
+        assert!(Subscription::All.includes(EventType::FiscalDeadline));
     }
 
     #[test]
@@ -144,19 +252,19 @@ mod tests {
         let e = Subscription::parse(&list(&["invoice.paid", "invoice.payed"])).unwrap_err();
         assert_eq!(e.index, Some(1));
         assert!(e.message.contains("\"invoice.payed\""), "{e}");
-        for t in EVENT_TYPES {
-            assert!(e.message.contains(t), "{t} missing from {e}");
+        for t in EventType::SUBSCRIBABLE {
+            assert!(e.message.contains(t.code()), "{t} missing from {e}");
         }
         assert_eq!(Subscription::parse(&[]).unwrap_err().index, None);
         assert!(Subscription::parse(&list(&["*", "job.failed"])).is_err());
-        assert!(Subscription::parse(&list(&[TEST_EVENT_TYPE])).is_err());
+        assert!(Subscription::parse(&list(&[EventType::WebhookTest.code()])).is_err());
     }
 
     #[test]
     fn the_stored_text_round_trips() {
         for s in [
             Subscription::All,
-            Subscription::Types(list(&["invoice.paid", "quota.threshold"])),
+            Subscription::Types(vec![EventType::InvoicePaid, EventType::QuotaThreshold]),
         ] {
             assert_eq!(s.to_string().parse::<Subscription>(), Ok(s));
         }

@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, FixedOffset, NaiveDate};
 use rust_decimal::dec;
+use shared::invoice::kind::Kind;
 use shared::verifactu::aeat::soap;
 use shared::verifactu::*;
 
@@ -37,7 +38,7 @@ pub fn chain(n: u32) -> Vec<BuiltRecord> {
                 invoice: invoice.clone(),
                 issuer_name: NAME.into(),
                 correction: None,
-                kind: "F2".into(),
+                kind: Kind::F2,
                 rectification: None,
                 simplification: Default::default(),
                 operation_date: None,

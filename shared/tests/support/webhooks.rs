@@ -24,6 +24,7 @@ use shared::ports::clock::{Clock, ManualClock};
 use shared::ports::queue::NoQueue;
 use shared::ports::table::{Item, Key};
 use shared::ports::{Ports, WebhookSender};
+use shared::webhooks::event_type::EventType;
 
 use super::{Harness, Reply, relaxed, send, start_wired};
 
@@ -252,7 +253,7 @@ pub async fn event(h: &Harness, mode: Mode, kind: &str, data: Json) -> Event {
     let event = Event {
         id: shared::ids::new_ordered_id("evt", now),
         account_id: h.account.to_string(),
-        kind: kind.to_string(),
+        kind: EventType::parse(kind).unwrap(),
         created_at: created_at.clone(),
         livemode: mode.is_live(),
         data: data.clone(),

@@ -15,6 +15,7 @@ use crate::domain::madrid;
 use crate::ids::new_ordered_id;
 use crate::ports::Ports;
 use crate::ports::table::Write;
+use crate::webhooks::event_type::EventType;
 
 /// The analysis of a validated request as of today (Europe/Madrid), and the
 /// writes that keep it.
@@ -44,7 +45,7 @@ pub fn run(
     writes.push(outbox::record(
         &caller.account_id,
         caller.mode,
-        "analysis.completed",
+        EventType::AnalysisCompleted,
         event,
         now,
     ));

@@ -7,6 +7,7 @@
 use rust_decimal::Decimal;
 
 use super::error::InvoiceError;
+use crate::invoice::kind::Kind;
 use crate::invoice::line::{Line, Treatment};
 use crate::invoice::party::Party;
 use crate::invoice::series::Numbered;
@@ -28,7 +29,7 @@ pub struct Asked<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Form {
     /// TipoFactura.
-    pub kind: &'static str,
+    pub kind: Kind,
     pub numbered: Numbered,
     pub qualified_simplified: bool,
     pub without_recipient_id: bool,
@@ -65,13 +66,13 @@ pub fn decide(asked: &Asked) -> Result<Form, InvoiceError> {
                 "an invoice replacing simplified ones is a full invoice",
             ));
         }
-        return Ok(form("F3", Numbered::Full, false, false));
+        return Ok(form(Kind::F3, Numbered::Full, false, false));
     }
     match (asked.simplified, identified) {
-        (None | Some(false), true) => Ok(form("F1", Numbered::Full, false, false)),
+        (None | Some(false), true) => Ok(form(Kind::F1, Numbered::Full, false, false)),
         (None | Some(true), false) => {
             within_limit(asked, customer_required)?;
-            Ok(form("F2", Numbered::Simplified, false, false))
+            Ok(form(Kind::F2, Numbered::Simplified, false, false))
         }
         (Some(true), true) => {
             if asked.customer.is_none_or(|c| c.address.is_none()) {
@@ -84,7 +85,7 @@ pub fn decide(asked: &Asked) -> Result<Form, InvoiceError> {
             within_limit(asked, |m| {
                 InvoiceError::invalid("parameter_invalid", "simplified".into(), m)
             })?;
-            Ok(form("F1", Numbered::Simplified, true, false))
+            Ok(form(Kind::F1, Numbered::Simplified, true, false))
         }
         (Some(false), false) => {
             let abroad = asked.lines.iter().all(|l| l.treatment == Treatment::N2);
@@ -93,7 +94,7 @@ pub fn decide(asked: &Asked) -> Result<Form, InvoiceError> {
                     "a full invoice names the customer with their tax id; it may go without (art. 6.1.d) only for a named customer and operations not located in Spain (every line N2)",
                 ));
             }
-            Ok(form("F2", Numbered::Full, false, true))
+            Ok(form(Kind::F2, Numbered::Full, false, true))
         }
     }
 }
@@ -172,13 +173,13 @@ mod tests {
     fn the_request_decides_the_invoice_type() {
         let identified = party(Some("B64717838"), Some("Calle Real 4"));
         let f = decide_for(Some(&identified), None, dec!(5000)).unwrap();
-        assert_eq!((f.kind, f.numbered), ("F1", Numbered::Full));
+        assert_eq!((f.kind, f.numbered), (Kind::F1, Numbered::Full));
         let f = decide_for(None, None, dec!(400)).unwrap();
-        assert_eq!((f.kind, f.numbered), ("F2", Numbered::Simplified));
+        assert_eq!((f.kind, f.numbered), (Kind::F2, Numbered::Simplified));
         let f = decide_for(Some(&identified), Some(true), dec!(100)).unwrap();
         assert_eq!(
             (f.kind, f.numbered, f.qualified_simplified),
-            ("F1", Numbered::Simplified, true)
+            (Kind::F1, Numbered::Simplified, true)
         );
     }
 
@@ -231,7 +232,7 @@ mod tests {
         let f = decide(&abroad).unwrap();
         assert_eq!(
             (f.kind, f.numbered, f.without_recipient_id),
-            ("F2", Numbered::Full, true)
+            (Kind::F2, Numbered::Full, true)
         );
     }
 
@@ -248,7 +249,7 @@ mod tests {
             irpf_rate: dec!(0),
             limit: SIMPLIFIED_LIMIT,
         };
-        assert_eq!(decide(&asked).unwrap().kind, "F3");
+        assert_eq!(decide(&asked).unwrap().kind, Kind::F3);
         asked.customer = None;
         assert_eq!(code(decide(&asked)).0, "customer_required");
     }

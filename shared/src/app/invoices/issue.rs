@@ -22,10 +22,11 @@ use crate::app::verifactu::reason;
 use crate::app::{accounts, customers, ledger, outbox};
 use crate::domain::account::Account;
 use crate::domain::madrid;
+use crate::invoice::kind::Kind;
 use crate::invoice::line::Line;
 use crate::invoice::model::{
-    GroupView, HistoryEvent, Invoice, InvoiceLink, IssuerView, LineView, Payment, Rectifies,
-    VerifactuView,
+    GroupView, HistoryEvent, HistoryKind, Invoice, InvoiceLink, IssuerView, LineView, Payment,
+    Rectifies, VerifactuView,
 };
 use crate::invoice::number;
 use crate::invoice::party::{Party, PartyInput};
@@ -39,11 +40,13 @@ use crate::tax::indirect::IndirectTax;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
 use crate::tax::money::{MAX_INTEGER_DIGITS, as_number};
 use crate::verifactu::aeat::{Operation, RecordError};
+use crate::verifactu::status::RecordStatus;
 use crate::verifactu::{Rectification, Simplification, SystemInfo, qr_url};
+use crate::webhooks::event_type::EventType;
 
 /// Everything an invoice is made of before it is numbered.
 pub struct Draft {
-    pub kind: String,
+    pub kind: Kind,
     /// The series the request names; none: the default of its purpose.
     pub series: Option<String>,
     pub numbered: Numbered,
@@ -226,7 +229,7 @@ pub async fn draft(
         .transpose()?
         .flatten();
     Ok(Draft {
-        kind: form.kind.into(),
+        kind: form.kind,
         series: req.series.take(),
         numbered: form.numbered,
         qualified_simplified: form.qualified_simplified,
@@ -402,7 +405,7 @@ pub async fn finalize(
         number: &number,
         issue_date: draft.issue_date,
         operation_date: draft.operation_date,
-        kind: &draft.kind,
+        kind: draft.kind,
         customer: draft.customer.as_ref(),
         descriptions,
         totals: &draft.totals,
@@ -435,7 +438,7 @@ pub async fn finalize(
         id: ids.next(),
         object: "invoice".into(),
         number,
-        kind: draft.kind.clone(),
+        kind: draft.kind,
         series: Some(numbering.code.to_string()),
         qualified_simplified: draft.qualified_simplified,
         without_recipient_id: draft.without_recipient_id,
@@ -475,12 +478,12 @@ pub async fn finalize(
             .collect::<Vec<InvoiceLink>>(),
         replaced_by: None,
         events: vec![HistoryEvent {
-            kind: "issued".into(),
+            kind: HistoryKind::Issued,
             at: now,
             detail: None,
         }],
         verifactu: VerifactuView {
-            status: "pending".into(),
+            status: RecordStatus::Pending,
             status_reason,
             answer: None,
             hash: built.hash.clone(),
@@ -532,7 +535,7 @@ pub async fn finalize(
         let entry = LedgerEntry {
             invoice_id: invoice.id.to_string(),
             number: invoice.number.clone(),
-            kind: invoice.kind.clone(),
+            kind: invoice.kind,
             tax: invoice.tax,
             issue_date: invoice.issue_date,
             groups: draft.ledger_groups,
@@ -545,7 +548,7 @@ pub async fn finalize(
     writes.push(outbox::record(
         &caller.account_id,
         caller.mode,
-        "invoice.issued",
+        EventType::InvoiceIssued,
         event_data(&invoice),
         now,
     ));

@@ -11,7 +11,8 @@ use super::record;
 use super::store;
 use crate::app::keys::Caller;
 use crate::app::{ledger, outbox};
-use crate::invoice::model::{HistoryEvent, Invoice};
+use crate::invoice::kind::Kind;
+use crate::invoice::model::{HistoryEvent, HistoryKind, Invoice};
 use crate::invoice::payments::PaymentStatus;
 use crate::invoice::status::Status;
 use crate::ports::Ports;
@@ -19,13 +20,15 @@ use crate::ports::table::Write;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
 use crate::verifactu::SystemInfo;
 use crate::verifactu::aeat::Operation;
+use crate::verifactu::status::RecordStatus;
+use crate::webhooks::event_type::EventType;
 
 /// List filters.
 #[derive(Debug, Default, PartialEq)]
 pub struct Filters {
     pub status: Option<Status>,
     pub customer_id: Option<String>,
-    pub kind: Option<String>,
+    pub kind: Option<Kind>,
     pub from: Option<NaiveDate>,
     pub to: Option<NaiveDate>,
     /// The derived payment status (as of today, Madrid).
@@ -39,7 +42,7 @@ impl Filters {
                 .customer_id
                 .as_ref()
                 .is_none_or(|c| i.customer_id.as_ref() == Some(c))
-            && self.kind.as_ref().is_none_or(|k| &i.kind == k)
+            && self.kind.is_none_or(|k| i.kind == k)
             && self.from.is_none_or(|d| i.issue_date >= d)
             && self.to.is_none_or(|d| i.issue_date <= d)
             && self.payment_status.is_none_or(|p| i.payment_status == p)
@@ -81,17 +84,25 @@ pub async fn list(
     }
 }
 
+/// The event of an invoice reaching `status`.
+pub(super) fn status_event(status: Status) -> EventType {
+    match status {
+        Status::Issued => EventType::InvoiceIssued,
+        Status::Accepted => EventType::InvoiceAccepted,
+        Status::Rejected => EventType::InvoiceRejected,
+        Status::Paid => EventType::InvoicePaid,
+        Status::Unpaid => EventType::InvoiceUnpaid,
+        Status::Cancelled => EventType::InvoiceCancelled,
+    }
+}
+
 fn history(
     invoice: &mut Invoice,
-    kind: &str,
+    kind: HistoryKind,
     at: chrono::DateTime<chrono::Utc>,
     detail: Option<String>,
 ) {
-    invoice.events.push(HistoryEvent {
-        kind: kind.into(),
-        at,
-        detail,
-    });
+    invoice.events.push(HistoryEvent { kind, at, detail });
 }
 
 /// Sets a payment or acceptance status, following the transition table.
@@ -123,14 +134,13 @@ pub async fn set_status(
         return Ok((invoice, writes));
     }
     invoice.status = to;
-    history(&mut invoice, to.code(), now, None);
-    let event = format!("invoice.{}", to.code());
+    history(&mut invoice, to.into(), now, None);
     let writes = vec![
         store::replace(caller, &invoice, version),
         outbox::record(
             &caller.account_id,
             caller.mode,
-            &event,
+            status_event(to),
             event_data(&invoice),
             now,
         ),
@@ -208,8 +218,8 @@ pub async fn cancel(
     let built = record::cancellation(&invoice, false, head.as_ref(), system, now).build();
     invoice.status = Status::Cancelled;
     invoice.verifactu.cancellation = Some(built.json.clone());
-    invoice.verifactu.cancellation_status = Some("pending".into());
-    history(&mut invoice, "cancelled", now, reason);
+    invoice.verifactu.cancellation_status = Some(RecordStatus::Pending);
+    history(&mut invoice, HistoryKind::Cancelled, now, reason);
     crate::invoice::payments::refresh(&mut invoice, crate::domain::madrid::date(now));
     let mut writes = vec![store::replace(caller, &invoice, version)];
     writes.extend(store::append(
@@ -232,7 +242,7 @@ pub async fn cancel(
         let entry = LedgerEntry {
             invoice_id: invoice.id.to_string(),
             number: format!("{}-ANULADA", invoice.number),
-            kind: invoice.kind.clone(),
+            kind: invoice.kind,
             tax: invoice.tax,
             issue_date: invoice.issue_date,
             total: -invoice.total,
@@ -245,7 +255,7 @@ pub async fn cancel(
     writes.push(outbox::record(
         &caller.account_id,
         caller.mode,
-        "invoice.cancelled",
+        EventType::InvoiceCancelled,
         event_data(&invoice),
         now,
     ));

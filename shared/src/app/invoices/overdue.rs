@@ -21,13 +21,14 @@ use super::issue::event_data;
 use super::store;
 use crate::app::outbox;
 use crate::domain::madrid;
-use crate::invoice::model::HistoryEvent;
+use crate::invoice::model::{HistoryEvent, HistoryKind};
 use crate::invoice::payments::{self, open_instalments};
 use crate::ports::Ports;
 use crate::ports::table::{Condition, TableError, Write};
 use crate::tax::money::as_number;
+use crate::webhooks::event_type::EventType;
 
-pub const EVENT: &str = "invoice.overdue";
+pub const EVENT: EventType = EventType::InvoiceOverdue;
 
 /// Sends the `invoice.overdue` events due at `now`; returns how many were sent.
 pub async fn run(ports: &Ports, now: DateTime<Utc>) -> Result<usize, TableError> {
@@ -78,7 +79,7 @@ async fn notice(
     let (date, amount) = (instalment.date, instalment.amount);
     let number = entry.index + 1;
     invoice.events.push(HistoryEvent {
-        kind: "overdue".into(),
+        kind: HistoryKind::Overdue,
         at: now,
         detail: Some(format!("instalment {number} of {amount} due {date}")),
     });

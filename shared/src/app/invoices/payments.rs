@@ -35,7 +35,7 @@ use super::{due_index, store};
 use crate::app::keys::Caller;
 use crate::app::outbox;
 use crate::domain::madrid;
-use crate::invoice::model::{HistoryEvent, Invoice};
+use crate::invoice::model::{HistoryEvent, HistoryKind, Invoice};
 use crate::invoice::payments::{
     self as rules, PaymentEntry, PaymentMethod, PaymentRefusal, open_instalments,
 };
@@ -43,8 +43,9 @@ use crate::invoice::status::Status;
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::money::as_number;
+use crate::webhooks::event_type::EventType;
 
-pub const PAYMENT_RECEIVED: &str = "invoice.payment_received";
+pub const PAYMENT_RECEIVED: EventType = EventType::InvoicePaymentReceived;
 /// The longest payment reference kept (a SEPA remittance is 140).
 pub const MAX_REFERENCE: usize = 140;
 
@@ -102,18 +103,14 @@ pub fn by_status(
     }
     if invoice.status != to {
         invoice.status = to;
-        history(invoice, to.code(), now, None);
-        events.push((format!("invoice.{}", to.code()), event_data(invoice)));
+        history(invoice, to.into(), now, None);
+        events.push((super::lifecycle::status_event(to), event_data(invoice)));
     }
     Ok(Some(commit(caller, invoice, version, &before, events, now)))
 }
 
-fn history(invoice: &mut Invoice, kind: &str, at: DateTime<Utc>, detail: Option<String>) {
-    invoice.events.push(HistoryEvent {
-        kind: kind.into(),
-        at,
-        detail,
-    });
+fn history(invoice: &mut Invoice, kind: HistoryKind, at: DateTime<Utc>, detail: Option<String>) {
+    invoice.events.push(HistoryEvent { kind, at, detail });
 }
 
 fn refused(e: PaymentRefusal) -> InvoiceError {
@@ -130,7 +127,11 @@ fn refused(e: PaymentRefusal) -> InvoiceError {
 /// Writes out the payment of an invoice marked `paid` before payments were recorded.
 fn materialise_legacy(invoice: &mut Invoice) {
     if let Some(date) = rules::legacy_paid_date(invoice) {
-        let marked = invoice.events.iter().rev().find(|e| e.kind == "paid");
+        let marked = invoice
+            .events
+            .iter()
+            .rev()
+            .find(|e| e.kind == HistoryKind::Paid);
         let created_at = marked.map_or(invoice.created_at, |e| e.at);
         invoice.payments.push(PaymentEntry {
             id: crate::ids::new_id("pay"),
@@ -148,7 +149,7 @@ fn apply(
     invoice: &mut Invoice,
     payment: NewPayment,
     now: DateTime<Utc>,
-    events: &mut Vec<(String, serde_json::Value)>,
+    events: &mut Vec<(EventType, serde_json::Value)>,
 ) -> Result<(), InvoiceError> {
     let today = madrid::date(now);
     let date = payment.date.unwrap_or(today);
@@ -170,9 +171,9 @@ fn apply(
         created_at: now,
     };
     let kind = if entry.amount.is_sign_negative() {
-        "refund"
+        HistoryKind::Refund
     } else {
-        "payment"
+        HistoryKind::Payment
     };
     let detail = format!(
         "{} {} on {date} ({})",
@@ -188,18 +189,18 @@ fn apply(
     data["payment_status"] = json!(invoice.payment_status);
     data["amount_paid"] = amount(&invoice.amount_paid);
     data["amount_due"] = amount(&invoice.amount_due);
-    events.push((PAYMENT_RECEIVED.to_string(), data));
+    events.push((PAYMENT_RECEIVED, data));
     let now_paid = rules::amount_paid(invoice) >= invoice.total;
     if now_paid && !was_paid {
         if invoice.status.can_become(Status::Paid) {
             invoice.status = Status::Paid;
-            history(invoice, "paid", now, None);
+            history(invoice, HistoryKind::Paid, now, None);
         }
-        events.push(("invoice.paid".into(), event_data(invoice)));
+        events.push((EventType::InvoicePaid, event_data(invoice)));
     } else if was_paid && !now_paid && invoice.status == Status::Paid {
         invoice.status = Status::Unpaid;
-        history(invoice, "unpaid", now, None);
-        events.push(("invoice.unpaid".into(), event_data(invoice)));
+        history(invoice, HistoryKind::Unpaid, now, None);
+        events.push((EventType::InvoiceUnpaid, event_data(invoice)));
     }
     Ok(())
 }
@@ -214,7 +215,7 @@ fn commit(
     invoice: &mut Invoice,
     version: i64,
     before: &[usize],
-    events: Vec<(String, serde_json::Value)>,
+    events: Vec<(EventType, serde_json::Value)>,
     now: DateTime<Utc>,
 ) -> Vec<Write> {
     rules::refresh(invoice, madrid::date(now));
@@ -229,7 +230,7 @@ fn commit(
         writes.push(outbox::record(
             &caller.account_id,
             caller.mode,
-            &kind,
+            kind,
             data,
             now,
         ));

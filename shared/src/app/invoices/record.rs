@@ -6,11 +6,13 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Europe::Madrid;
 
 use super::store::ChainHead;
+use crate::invoice::kind::Kind;
 use crate::invoice::line::Treatment;
 use crate::invoice::model::{Invoice, InvoiceLink, Rectifies};
 use crate::invoice::party::{Party, in_eu};
 use crate::invoice::totals::{Group, Totals};
 use crate::tax::indirect::IndirectTax;
+use crate::verifactu::status::RecordStatus;
 use crate::verifactu::{
     BreakdownLine, Cancellation, Correction, Exemption, InvoiceRef, PreviousRecord, Qualification,
     Recipient, Rectification, RectificationMethod, RectifiedAmounts, Registration, Simplification,
@@ -73,7 +75,7 @@ pub struct RecordInput<'a> {
     pub number: &'a str,
     pub issue_date: NaiveDate,
     pub operation_date: Option<NaiveDate>,
-    pub kind: &'a str,
+    pub kind: Kind,
     pub customer: Option<&'a Party>,
     pub descriptions: Vec<&'a str>,
     pub totals: &'a Totals,
@@ -107,7 +109,7 @@ pub fn registration(input: RecordInput) -> Registration {
         },
         issuer_name: input.issuer_name.into(),
         correction: None,
-        kind: input.kind.into(),
+        kind: input.kind,
         rectification: input.rectification,
         simplification: input.simplification,
         operation_date: input.operation_date.filter(|d| *d != input.issue_date),
@@ -204,7 +206,7 @@ pub fn registration_of(
         number: &invoice.number,
         issue_date: invoice.issue_date,
         operation_date: invoice.operation_date,
-        kind: &invoice.kind,
+        kind: invoice.kind,
         customer: invoice.customer.as_ref(),
         descriptions: invoice
             .lines
@@ -253,7 +255,7 @@ pub fn cancellation(
             issue_date: invoice.issue_date,
         },
         // The AEAT rejected its registration, so it holds none to cancel.
-        without_registration: invoice.verifactu.status == "rejected",
+        without_registration: invoice.verifactu.status == RecordStatus::Rejected,
         after_rejection,
         previous: previous_record(issuer_nif, previous),
         system: system.clone(),

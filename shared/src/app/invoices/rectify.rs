@@ -11,8 +11,9 @@ use super::lifecycle::invoice_groups;
 use super::request::{self, LineRequest, RectifyRequest};
 use super::{record, replace, store};
 use crate::app::keys::Caller;
+use crate::invoice::kind::Kind;
 use crate::invoice::line::Line;
-use crate::invoice::model::{HistoryEvent, Invoice, LineView, RectifiedBy, Rectifies};
+use crate::invoice::model::{HistoryEvent, HistoryKind, Invoice, LineView, RectifiedBy, Rectifies};
 use crate::invoice::series::Numbered;
 use crate::invoice::status::Status;
 use crate::invoice::totals;
@@ -89,7 +90,7 @@ pub async fn rectify(
             original.number, by.number
         )));
     }
-    if original.status == Status::Cancelled || original.kind.starts_with('R') {
+    if original.status == Status::Cancelled || original.kind.is_rectifying() {
         return Err(InvoiceError::InvalidState(format!(
             "invoice {} is {}; only issued ordinary invoices can be rectified",
             original.number,
@@ -103,21 +104,22 @@ pub async fn rectify(
     // A qualified simplified invoice names its customer, so it is rectified
     // as a full one: R5 records carry no recipient.
     let simplified = original.is_simplified() && !original.qualified_simplified;
-    let valid_codes: &[&str] = if simplified {
-        &["R5"]
+    let valid_codes: &[Kind] = if simplified {
+        &[Kind::R5]
     } else {
-        &["R1", "R2", "R3", "R4"]
+        &[Kind::R1, Kind::R2, Kind::R3, Kind::R4]
     };
-    if !valid_codes.contains(&req.reason_code.as_str()) {
+    let Some(reason_code) = Kind::parse(&req.reason_code).filter(|k| valid_codes.contains(k))
+    else {
         return Err(bad(
             "reason_code",
             format!(
                 "a {} invoice is rectified with {}",
                 original.kind,
-                valid_codes.join(", ")
+                Kind::list(valid_codes)
             ),
         ));
-    }
+    };
     let description =
         request::text(&req.description, 500, "description", true)?.unwrap_or_default();
     let (method, lines) = match (req.method.as_str(), &req.lines) {
@@ -177,7 +179,7 @@ pub async fn rectify(
         id: original.id,
         number: original.number.clone(),
         issue_date: original.issue_date,
-        reason_code: req.reason_code.clone(),
+        reason_code,
         method: method_name.into(),
         description: description.clone(),
         rectified_base: original.base,
@@ -185,7 +187,7 @@ pub async fn rectify(
         rectified_surcharge: original.surcharge_amount,
     };
     let draft = Draft {
-        kind: req.reason_code.clone(),
+        kind: reason_code,
         series: req.series.clone(),
         numbered: if simplified {
             Numbered::RectifyingSimplified
@@ -220,7 +222,7 @@ pub async fn rectify(
         method: method_name.into(),
     });
     original.events.push(HistoryEvent {
-        kind: "rectified".into(),
+        kind: HistoryKind::Rectified,
         at: rectifying.created_at,
         detail: Some(format!(
             "{} by {} ({method_name})",

@@ -10,8 +10,9 @@ use super::error::InvoiceError;
 use super::lifecycle::invoice_groups;
 use super::store;
 use crate::app::keys::Caller;
+use crate::invoice::kind::Kind;
 use crate::invoice::line::{Line, Treatment};
-use crate::invoice::model::{HistoryEvent, Invoice, InvoiceLink};
+use crate::invoice::model::{HistoryEvent, HistoryKind, Invoice, InvoiceLink};
 use crate::invoice::status::Status;
 use crate::invoice::totals::Prices;
 use crate::ports::Ports;
@@ -69,7 +70,7 @@ pub async fn read(ports: &Ports, caller: &Caller, ids: &[u64]) -> Result<Replace
             Err(InvoiceError::NotFound(_)) => return Err(bad(format!("no invoice {id}"))),
             Err(e) => return Err(e),
         };
-        let why = if invoice.kind != "F2" || invoice.without_recipient_id {
+        let why = if invoice.kind != Kind::F2 || invoice.without_recipient_id {
             Some("is not a simplified invoice (F2 ticket)")
         } else if invoice.status == Status::Cancelled {
             Some("is cancelled")
@@ -143,7 +144,7 @@ pub fn mark(
         .map(|(mut ticket, version)| {
             ticket.replaced_by = Some(link(by));
             ticket.events.push(HistoryEvent {
-                kind: "replaced".into(),
+                kind: HistoryKind::Replaced,
                 at: now,
                 detail: Some(format!("{} by {}", ticket.number, by.number)),
             });

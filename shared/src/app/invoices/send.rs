@@ -33,11 +33,12 @@ use super::store;
 use crate::app::keys::Caller;
 use crate::app::{outbox, race};
 use crate::invoice::email::{self, Attach};
-use crate::invoice::model::{HistoryEvent, Invoice};
+use crate::invoice::model::{HistoryEvent, HistoryKind, Invoice};
 use crate::invoice::status::Status;
 use crate::ports::Ports;
 use crate::ports::email::{Attachment, EmailError, OutgoingEmail};
 use crate::ports::table::TableError;
+use crate::webhooks::event_type::EventType;
 
 /// Tries of the settling transaction against concurrent changes of the invoice.
 const ATTEMPTS: u32 = 10;
@@ -225,7 +226,14 @@ pub async fn send(
             record.state = SendState::Sent;
             record.message_id = Some(message_id);
             record.sent_at = Some(ports.clock.now());
-            settle(ports, caller, &record, "sent", recipients(&record)).await?;
+            settle(
+                ports,
+                caller,
+                &record,
+                HistoryKind::Sent,
+                recipients(&record),
+            )
+            .await?;
             Ok(record)
         }
         Err(EmailError::Rejected(reason)) => {
@@ -233,7 +241,7 @@ pub async fn send(
             record.state = SendState::Rejected;
             record.reason = Some(reason.clone());
             let detail = format!("{}: {reason}", recipients(&record));
-            settle(ports, caller, &record, "send_failed", detail).await?;
+            settle(ports, caller, &record, HistoryKind::SendFailed, detail).await?;
             Err(SendError::Rejected(Box::new(record)))
         }
         Err(EmailError::Unavailable(reason)) => {
@@ -259,14 +267,14 @@ async fn settle(
     ports: &Ports,
     caller: &Caller,
     record: &InvoiceSend,
-    kind: &str,
+    kind: HistoryKind,
     detail: String,
 ) -> Result<(), SendError> {
     let at = record.sent_at.unwrap_or_else(|| ports.clock.now());
     for attempt in 0..ATTEMPTS {
         let (mut invoice, version) = store::get(ports, caller, record.invoice_id).await?;
         invoice.events.push(HistoryEvent {
-            kind: kind.into(),
+            kind,
             at,
             detail: Some(detail.clone()),
         });
@@ -286,7 +294,7 @@ async fn settle(
             writes.push(outbox::record(
                 &caller.account_id,
                 caller.mode,
-                "invoice.sent",
+                EventType::InvoiceSent,
                 data,
                 at,
             ));

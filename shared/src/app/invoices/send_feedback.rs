@@ -22,12 +22,13 @@ use super::issue::event_data;
 use super::store;
 use crate::app::{outbox, race};
 use crate::domain::account::{AccountId, Mode};
-use crate::invoice::model::HistoryEvent;
+use crate::invoice::model::{HistoryEvent, HistoryKind};
 use crate::ports::Ports;
 use crate::ports::table::{Condition, Item, Key, TTL, TableError, Write};
+use crate::webhooks::event_type::EventType;
 
 /// The event of a bounced invoice email.
-pub const EVENT: &str = "invoice.send_failed";
+pub const EVENT: EventType = EventType::InvoiceSendFailed;
 /// How long a sent message can still be reported on, and a report's marker kept.
 const KEPT_DAYS: i64 = 30;
 /// Tries of the transaction against concurrent changes of the invoice.
@@ -170,23 +171,23 @@ fn who(recipients: &[Recipient]) -> String {
 fn history(feedback: &Feedback) -> HistoryEvent {
     let (kind, detail) = match feedback.kind {
         FeedbackKind::Bounce { permanent: true } => (
-            "send_failed",
+            HistoryKind::SendFailed,
             format!("bounced: {}", who(&feedback.recipients)),
         ),
         FeedbackKind::Bounce { permanent: false } => (
-            "send_failed",
+            HistoryKind::SendFailed,
             format!(
                 "not delivered, the provider gave up retrying: {}",
                 who(&feedback.recipients)
             ),
         ),
         FeedbackKind::Complaint => (
-            "send_complaint",
+            HistoryKind::SendComplaint,
             format!("marked as spam by {}", who(&feedback.recipients)),
         ),
     };
     HistoryEvent {
-        kind: kind.into(),
+        kind,
         at: feedback.at,
         detail: Some(detail),
     }
@@ -272,14 +273,14 @@ mod tests {
     #[test]
     fn a_bounce_is_a_failed_send_naming_each_recipient_and_why() {
         let entry = history(&bounce(true));
-        assert_eq!(entry.kind, "send_failed");
+        assert_eq!(entry.kind, HistoryKind::SendFailed);
         assert_eq!(
             entry.detail.as_deref(),
             Some("bounced: ana@example.com (smtp; 550 5.1.1 user unknown), luis@example.com")
         );
         assert_eq!(entry.at, bounce(true).at);
         let soft = history(&bounce(false));
-        assert_eq!(soft.kind, "send_failed");
+        assert_eq!(soft.kind, HistoryKind::SendFailed);
         assert!(
             soft.detail
                 .unwrap()
@@ -295,7 +296,7 @@ mod tests {
             ..bounce(true)
         };
         let entry = history(&complaint);
-        assert_eq!(entry.kind, "send_complaint");
+        assert_eq!(entry.kind, HistoryKind::SendComplaint);
         assert_eq!(
             entry.detail.as_deref(),
             Some("marked as spam by recipients not named")

@@ -15,6 +15,7 @@ use crate::ports::Ports;
 use crate::ports::table::{Condition, Cursor, Item, Key, Query, SortKey, TableError, Value, Write};
 use crate::verifactu::BuiltRecord;
 use crate::verifactu::aeat::{Operation, RecordError};
+use crate::verifactu::status::RecordStatus;
 
 fn space(caller: &Caller) -> String {
     format!("{}#{}", caller.account_id, caller.mode.as_str())
@@ -296,7 +297,7 @@ pub fn append(
     .with("account_id", owner.account.to_string())
     .with("issuer_name", owner.issuer_name.to_string())
     .with("operation", owner.operation.as_str())
-    .with("status", "pending");
+    .with("status", RecordStatus::Pending.code());
     let stored = match owner.simulated_error {
         Some(e) => stored
             .with("simulated_code", i64::from(e.code))

@@ -10,18 +10,19 @@ use super::model::{Job, JobError, RETENTION, Status, expiry, instant};
 use super::store::transition;
 use crate::app::{outbox, quota};
 use crate::ports::table::Write;
+use crate::webhooks::event_type::EventType;
 
 /// The job `succeeded` with `result`, and the writes (the job first).
 pub fn succeed(job: &Job, result: Json, now: DateTime<Utc>) -> (Job, Vec<Write>) {
     let (done, write) = end(job, Status::Succeeded, Some(result), None, now);
-    let event = event(&done, "job.completed", now);
+    let event = event(&done, EventType::JobCompleted, now);
     (done, vec![write, event])
 }
 
 /// The job `failed` with `error`, and the writes (the job first).
 pub fn fail(job: &Job, error: JobError, now: DateTime<Utc>) -> (Job, Vec<Write>) {
     let (done, write) = end(job, Status::Failed, None, Some(error), now);
-    let mut writes = vec![write, event(&done, "job.failed", now)];
+    let mut writes = vec![write, event(&done, EventType::JobFailed, now)];
     if let Some(day) = &job.quota_day {
         writes.push(quota::refund(&job.account_id, day));
     }
@@ -46,7 +47,7 @@ fn end(
     })
 }
 
-fn event(job: &Job, kind: &str, now: DateTime<Utc>) -> Write {
+fn event(job: &Job, kind: EventType, now: DateTime<Utc>) -> Write {
     let mut data = json!({
         "job_id": job.id,
         "kind": job.kind.as_str(),

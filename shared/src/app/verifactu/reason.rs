@@ -6,6 +6,7 @@ use crate::app::keys::Caller;
 use crate::invoice::model::Invoice;
 use crate::ports::Ports;
 use crate::ports::table::Key;
+use crate::verifactu::status::RecordStatus;
 
 use crate::domain::account::{AccountId, Mode};
 use crate::ports::table::TableError;
@@ -42,7 +43,8 @@ pub async fn with_pending_reason(
     mut invoice: Invoice,
 ) -> Result<Invoice, InvoiceError> {
     let v = &invoice.verifactu;
-    let pending = v.status == "pending" || v.cancellation_status.as_deref() == Some("pending");
+    let pending =
+        v.status == RecordStatus::Pending || v.cancellation_status == Some(RecordStatus::Pending);
     if !pending {
         return Ok(invoice);
     }

@@ -17,10 +17,11 @@ use crate::app::invoices::issue::account_issuer;
 use crate::app::invoices::record;
 use crate::app::invoices::store::{self, RecordOwner};
 use crate::app::keys::Caller;
-use crate::invoice::model::{HistoryEvent, Invoice, VerifactuView};
+use crate::invoice::model::{HistoryEvent, HistoryKind, Invoice, VerifactuView};
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::verifactu::aeat::Operation;
+use crate::verifactu::status::RecordStatus;
 use crate::verifactu::{Correction, SystemInfo};
 
 /// Which record of the invoice goes again.
@@ -34,9 +35,9 @@ enum Resend {
 /// nothing can be (409 `invalid_state`, saying what to do instead).
 fn resend(verifactu: &VerifactuView) -> Result<Resend, InvoiceError> {
     let refuse = |why: &str| Err(InvoiceError::InvalidState(why.to_string()));
-    match verifactu.cancellation_status.as_deref() {
-        Some("rejected") => return Ok(Resend::Cancellation),
-        Some("pending") => {
+    match verifactu.cancellation_status {
+        Some(RecordStatus::Rejected) => return Ok(Resend::Cancellation),
+        Some(RecordStatus::Pending) => {
             return refuse(
                 "the invoice's cancellation record is pending: wait for the AEAT's answer (verifactu.cancellation_status); only a rejected record can be resubmitted",
             );
@@ -48,13 +49,13 @@ fn resend(verifactu: &VerifactuView) -> Result<Resend, InvoiceError> {
         }
         None => {}
     }
-    match verifactu.status.as_str() {
-        "rejected" => Ok(Resend::Registration(Correction::OfRejected)),
-        "accepted_with_errors" => Ok(Resend::Registration(Correction::OfAccepted)),
-        "pending" => refuse(
+    match verifactu.status {
+        RecordStatus::Rejected => Ok(Resend::Registration(Correction::OfRejected)),
+        RecordStatus::AcceptedWithErrors => Ok(Resend::Registration(Correction::OfAccepted)),
+        RecordStatus::Pending => refuse(
             "the invoice's record is pending: wait for the AEAT's answer (verifactu.status); only a record rejected or accepted with errors can be resubmitted",
         ),
-        _ => refuse(
+        RecordStatus::Accepted => refuse(
             "the AEAT accepted the invoice's record: there is nothing to resubmit; to change the invoice, issue a rectifying invoice (POST /api/v1/invoices/{id}/rectify)",
         ),
     }
@@ -121,7 +122,7 @@ pub async fn resubmit(
             .build();
             invoice.issuer.name = issuer.name;
             let v = &mut invoice.verifactu;
-            v.status = "pending".into();
+            v.status = RecordStatus::Pending;
             v.status_reason = reason::unsendable(ports, &caller.account_id, caller.mode).await?;
             v.answer = None;
             v.hash = built.hash.clone();
@@ -133,13 +134,13 @@ pub async fn resubmit(
             let built = record::cancellation(&invoice, true, head.as_ref(), system, now).build();
             let v = &mut invoice.verifactu;
             v.cancellation = Some(built.json.clone());
-            v.cancellation_status = Some("pending".into());
+            v.cancellation_status = Some(RecordStatus::Pending);
             v.cancellation_answer = None;
             (built, Operation::Anulacion)
         }
     };
     invoice.events.push(HistoryEvent {
-        kind: "verifactu_resubmitted".into(),
+        kind: HistoryKind::VerifactuResubmitted,
         at: now,
         detail: Some(note),
     });
@@ -168,7 +169,7 @@ mod tests {
 
     fn view(status: &str, cancellation_status: Option<&str>) -> VerifactuView {
         VerifactuView {
-            status: status.into(),
+            status: RecordStatus::parse(status).unwrap(),
             status_reason: None,
             answer: None,
             hash: "A".repeat(64),
@@ -176,7 +177,7 @@ mod tests {
             qr_url: String::new(),
             record: serde_json::Value::Null,
             cancellation: None,
-            cancellation_status: cancellation_status.map(str::to_string),
+            cancellation_status: cancellation_status.map(|s| RecordStatus::parse(s).unwrap()),
             cancellation_answer: None,
         }
     }

@@ -29,7 +29,9 @@ use crate::verifactu::aeat::simulated_errors::{self, SimulatedError};
 use crate::verifactu::aeat::{
     Answer, AnswerLine, MAX_RECORDS, Operation, RecordError, RecordState, SendState, soap,
 };
+use crate::verifactu::status::RecordStatus;
 use crate::verifactu::submission_xml;
+use crate::webhooks::event_type::EventType;
 
 /// Longer than a message's send (the HTTP adapter gives up after 60 s) and
 /// the applying of its answer.
@@ -253,7 +255,7 @@ pub async fn backlog(ports: &Ports) -> Result<Backlog, TableError> {
                 for record in page
                     .items
                     .iter()
-                    .filter(|r| r.s("status") == Some("pending"))
+                    .filter(|r| r.s("status") == Some(RecordStatus::Pending.code()))
                 {
                     backlog.records += 1;
                     backlog.oldest = match (backlog.oldest, generated_at(record)) {
@@ -340,7 +342,7 @@ async fn pending_records(
     loop {
         let page = ports.table.query(&query).await?;
         for item in page.items {
-            if item.s("status") != Some("pending") {
+            if item.s("status") != Some(RecordStatus::Pending.code()) {
                 continue;
             }
             if let Some(record) = decode(item) {
@@ -416,15 +418,15 @@ fn read_answer(envelope: String) -> Result<Answer, String> {
 
 /// The record's status from its answer line: a duplicate of a record the
 /// AEAT holds counts as accepted.
-fn status_of(line: &AnswerLine) -> &'static str {
+fn status_of(line: &AnswerLine) -> RecordStatus {
     match (line.state, &line.duplicate) {
-        (RecordState::Correcto, _) => "accepted",
-        (RecordState::AceptadoConErrores, _) => "accepted_with_errors",
+        (RecordState::Correcto, _) => RecordStatus::Accepted,
+        (RecordState::AceptadoConErrores, _) => RecordStatus::AcceptedWithErrors,
         (RecordState::Incorrecto, Some(d)) if d.state == "AceptadaConErrores" => {
-            "accepted_with_errors"
+            RecordStatus::AcceptedWithErrors
         }
-        (RecordState::Incorrecto, Some(_)) => "accepted",
-        (RecordState::Incorrecto, None) => "rejected",
+        (RecordState::Incorrecto, Some(_)) => RecordStatus::Accepted,
+        (RecordState::Incorrecto, None) => RecordStatus::Rejected,
     }
 }
 
@@ -462,18 +464,18 @@ async fn apply(
         invoice.verifactu.status_reason = None;
         match record.operation {
             Operation::Alta => {
-                invoice.verifactu.status = status.to_string();
+                invoice.verifactu.status = status;
                 invoice.verifactu.answer = Some(aeat.clone());
             }
             Operation::Anulacion => {
-                invoice.verifactu.cancellation_status = Some(status.to_string());
+                invoice.verifactu.cancellation_status = Some(status);
                 invoice.verifactu.cancellation_answer = Some(aeat.clone());
             }
         }
-        let kind = if status == "rejected" {
-            "verifactu.rejected"
+        let kind = if status == RecordStatus::Rejected {
+            EventType::VerifactuRejected
         } else {
-            "verifactu.accepted"
+            EventType::VerifactuAccepted
         };
         let data = json!({
             "invoice_id": invoice.id,
@@ -487,10 +489,10 @@ async fn apply(
             Write::Update {
                 key: record.key.clone(),
                 ops: vec![
-                    UpdateOp::set("status", status),
+                    UpdateOp::set("status", status.code()),
                     UpdateOp::set("answer", serde_json::to_string(&aeat).unwrap_or_default()),
                 ],
-                condition: Some(Condition::equals("status", "pending")),
+                condition: Some(Condition::equals("status", RecordStatus::Pending.code())),
             },
             store::replace_at(invoice_key.clone(), &invoice, version),
             outbox::record(&record.account, mode, kind, data, now),

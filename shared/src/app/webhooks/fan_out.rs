@@ -54,7 +54,7 @@ pub async fn fan_out(
         .of(ports, &space)
         .await?
         .iter()
-        .filter(|w| w.health.enabled && w.subscription.includes(&event.kind))
+        .filter(|w| w.health.enabled && w.subscription.includes(event.kind))
         .collect();
     if targets.is_empty() {
         return Ok(());
@@ -67,7 +67,7 @@ pub async fn fan_out(
             webhook_id: webhook.id.clone(),
             space: space.clone(),
             event_id: event.id.clone(),
-            event_type: event.kind.clone(),
+            event_type: event.kind,
             body: body.clone(),
             test: false,
             status: Status::Pending,

@@ -13,7 +13,7 @@ use super::{WebhookError, send};
 use crate::app::keys::Caller;
 use crate::ports::Ports;
 use crate::ports::table::{Condition, UpdateOp, Write};
-use crate::webhooks::event_type::TEST_EVENT_TYPE;
+use crate::webhooks::event_type::EventType;
 use crate::webhooks::health::Verdict;
 
 /// Sends a `webhook.test` event to the webhook now (enabled or not; not
@@ -29,7 +29,7 @@ pub async fn test(
     let created_at = store::stamp(now);
     let body = json!({
         "id": event_id,
-        "type": TEST_EVENT_TYPE,
+        "type": EventType::WebhookTest,
         "created_at": created_at,
         "livemode": caller.mode.is_live(),
         "data": {
@@ -42,7 +42,7 @@ pub async fn test(
         webhook_id: webhook.id.clone(),
         space: space(caller),
         event_id,
-        event_type: TEST_EVENT_TYPE.into(),
+        event_type: EventType::WebhookTest,
         body: body.to_string(),
         test: true,
         status: Status::Pending,

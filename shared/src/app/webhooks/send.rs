@@ -26,7 +26,7 @@ pub async fn post(ports: &Ports, hook: &Record, delivery: &Delivery) -> Outcome 
             "svc-signature",
             signature::header(body, &hook.signing_secrets(now), now.timestamp()),
         ),
-        ("svc-event", delivery.event_type.clone()),
+        ("svc-event", delivery.event_type.code().to_string()),
         ("svc-event-id", delivery.event_id.clone()),
     ];
     ports.sender.post(&target, &headers, body).await
@@ -47,7 +47,7 @@ pub fn attempt(
         webhook_id: hook.id.clone(),
         delivery_id: delivery.id.clone(),
         event_id: delivery.event_id.clone(),
-        event_type: delivery.event_type.clone(),
+        event_type: delivery.event_type,
         trigger,
         attempt: number,
         created_at: at,

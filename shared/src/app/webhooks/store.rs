@@ -12,6 +12,7 @@ use crate::ports::Ports;
 use crate::ports::table::{
     Condition, Cursor, Item, Key, Query, SortKey, TTL, TableError, Value, Write,
 };
+use crate::webhooks::event_type::EventType;
 use crate::webhooks::event_type::Subscription;
 use crate::webhooks::health::Health;
 use crate::webhooks::secret::Secret;
@@ -276,7 +277,7 @@ pub struct Delivery {
     pub webhook_id: String,
     pub space: Space,
     pub event_id: String,
-    pub event_type: String,
+    pub event_type: EventType,
     /// The envelope sent, the same bytes on every attempt.
     pub body: String,
     /// A test send's delivery: there is no event item behind it.
@@ -305,7 +306,7 @@ pub fn put_delivery(d: &Delivery, expected: Option<i64>) -> Write {
         .with("webhook_id", d.webhook_id.as_str())
         .with("space", d.space.to_string())
         .with("event_id", d.event_id.as_str())
-        .with("event_type", d.event_type.as_str())
+        .with("event_type", d.event_type.code())
         .with("body", d.body.as_str())
         .with("test", d.test)
         .with("status", d.status.as_str())
@@ -331,7 +332,10 @@ fn decode_delivery(item: &Item) -> Result<Delivery, WebhookError> {
         webhook_id: item.s("webhook_id").ok_or_else(bad)?.to_string(),
         space: item.s("space").and_then(Space::parse).ok_or_else(bad)?,
         event_id: item.s("event_id").ok_or_else(bad)?.to_string(),
-        event_type: item.s("event_type").ok_or_else(bad)?.to_string(),
+        event_type: item
+            .s("event_type")
+            .and_then(EventType::parse)
+            .ok_or_else(bad)?,
         body: item.s("body").ok_or_else(bad)?.to_string(),
         test: flag(item, "test"),
         status: item.s("status").and_then(Status::parse).ok_or_else(bad)?,
@@ -395,7 +399,7 @@ pub struct Attempt {
     /// The delivery this attempt belongs to (what the retry endpoint takes).
     pub delivery_id: String,
     pub event_id: String,
-    pub event_type: String,
+    pub event_type: EventType,
     pub trigger: Trigger,
     /// The attempt's number in the delivery schedule (1–8); null for manual retries.
     pub attempt: Option<u32>,

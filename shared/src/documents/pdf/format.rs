@@ -4,6 +4,7 @@
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
+use crate::invoice::kind::Kind;
 use crate::tax::money::round2;
 
 /// A money amount with exactly two decimals: `-1.234,56 €`.
@@ -83,24 +84,24 @@ pub fn payment_method(code: &str) -> &str {
 
 /// The document title for the invoice type (F1–F3, R1–R5) and whether it
 /// is a simplified invoice.
-pub fn title(kind: &str, simplified: bool) -> &'static str {
+pub fn title(kind: Kind, simplified: bool) -> &'static str {
     match kind {
-        "R5" => "FACTURA RECTIFICATIVA SIMPLIFICADA",
-        k if k.starts_with('R') => "FACTURA RECTIFICATIVA",
+        Kind::R5 => "FACTURA RECTIFICATIVA SIMPLIFICADA",
+        k if k.is_rectifying() => "FACTURA RECTIFICATIVA",
         _ if simplified => "FACTURA SIMPLIFICADA",
         _ => "FACTURA",
     }
 }
 
 /// The legal ground of a rectification (Ley 37/1992, art. 80; RD 1619/2012, art. 15).
-pub fn rectification_reason(code: &str) -> &str {
+pub fn rectification_reason(code: Kind) -> &'static str {
     match code {
-        "R1" => "error fundado en derecho o causas del art. 80 Uno, Dos y Seis LIVA",
-        "R2" => "concurso de acreedores (art. 80 Tres LIVA)",
-        "R3" => "créditos incobrables (art. 80 Cuatro LIVA)",
-        "R4" => "otras causas",
-        "R5" => "rectificación de factura simplificada",
-        other => other,
+        Kind::R1 => "error fundado en derecho o causas del art. 80 Uno, Dos y Seis LIVA",
+        Kind::R2 => "concurso de acreedores (art. 80 Tres LIVA)",
+        Kind::R3 => "créditos incobrables (art. 80 Cuatro LIVA)",
+        Kind::R4 => "otras causas",
+        Kind::R5 => "rectificación de factura simplificada",
+        Kind::F1 | Kind::F2 | Kind::F3 => "",
     }
 }
 

@@ -154,7 +154,7 @@ fn verifactu(page: &mut Page, url: &str) -> f32 {
 
 /// Title, number and dates at the top right, then the ANULADA / TEST stamps.
 fn document_data(page: &mut Page, invoice: &Invoice) -> f32 {
-    let title = format::title(&invoice.kind, invoice.is_simplified());
+    let title = format::title(invoice.kind, invoice.is_simplified());
     let style = Style::new(Face::Bold, 16.0, ACCENT);
     let style = style.fit(title, DATA_WIDTH);
     page.text_right(RIGHT, TOP + 4.0, style, title);
@@ -384,7 +384,7 @@ fn rectification(flow: &mut Flow) {
             "Rectificación {} · causa {}: {}",
             format::rectification_method(&r.method),
             r.reason_code,
-            format::rectification_reason(&r.reason_code)
+            format::rectification_reason(r.reason_code)
         )),
         body(format!("Motivo: {}", r.description)),
     ];
