@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 
 use super::error::ApiError;
 use super::json::ApiJson;
-use super::pagination::{List, limit};
+use super::pagination::{List, Page};
 use super::query::ApiQuery;
 use super::state::AppState;
 use super::unit_of_work::{UnitOfWork, require_idempotency_key};
@@ -181,7 +181,7 @@ async fn list_invoices(
     caller: Caller,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<List<Invoice>>, ApiError> {
-    let limit = limit(q.limit)?;
+    let page = Page::new(q.limit, q.starting_after)?;
     let status = q
         .status
         .as_deref()
@@ -207,7 +207,8 @@ async fn list_invoices(
     {
         return Err(ApiError::invalid("parameter_invalid", "to is before from").param("to"));
     }
-    if q.starting_after
+    if page
+        .starting_after
         .is_some_and(|id| id == 0 || i64::try_from(id).is_err())
     {
         return Err(ApiError::invalid(
@@ -224,8 +225,14 @@ async fn list_invoices(
         to: q.to,
         payment_status: q.payment_status,
     };
-    let (data, has_more) =
-        lifecycle::list(&state.ports, &caller, &filters, limit, q.starting_after).await?;
+    let (data, has_more) = lifecycle::list(
+        &state.ports,
+        &caller,
+        &filters,
+        page.limit,
+        page.starting_after,
+    )
+    .await?;
     Ok(Json(List::new(data, has_more)))
 }
 
