@@ -20,13 +20,14 @@ use super::unit_of_work::{UnitOfWork, require_idempotency_key};
 use crate::app::invoices::error::InvoiceError;
 use crate::app::invoices::lifecycle::{self, Filters};
 use crate::app::invoices::request::{IssueRequest, RectifyRequest};
+use crate::app::invoices::verify_chain::{VerifyChainError, verify_chain};
 use crate::app::invoices::{issue, rectify, store};
 use crate::app::keys::Caller;
 use crate::app::verifactu;
 use crate::invoice::model::Invoice;
 use crate::invoice::payments::PaymentStatus;
 use crate::invoice::status::Status;
-use crate::verifactu::{ChainCheck, verify_chain};
+use crate::verifactu::ChainCheck;
 
 /// The invoices group: these routes and the documents of an invoice.
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -79,6 +80,19 @@ impl From<InvoiceError> for ApiError {
                 ),
             ),
             InvoiceError::Storage(t) => t.into(),
+        }
+    }
+}
+
+impl From<VerifyChainError> for ApiError {
+    fn from(e: VerifyChainError) -> Self {
+        match e {
+            VerifyChainError::Account(e) => ApiError::internal(e.to_string()),
+            VerifyChainError::NoIssuerNif => ApiError::conflict(
+                "issuer_incomplete",
+                "the account has no issuer NIF, so no chain",
+            ),
+            VerifyChainError::Records(e) => e.into(),
         }
     }
 }
@@ -446,42 +460,31 @@ async fn verify_invoice_chain(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<Json<ChainReport>, ApiError> {
-    let account = crate::app::accounts::get(&state.ports, &caller.account_id)
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?;
-    let Some(nif) = account.issuer.nif.map(|n| n.to_string()) else {
-        return Err(ApiError::conflict(
-            "issuer_incomplete",
-            "the account has no issuer NIF, so no chain",
-        ));
-    };
-    let chain = store::chain_pk(&caller, &nif);
-    let records = store::chain_records(&state.ports, &chain, &caller.account_id).await?;
-    let report = match verify_chain(&records) {
-        ChainCheck::Ok { records } => ChainReport {
-            status: "ok",
-            issuer_nif: nif,
-            records,
-            first_break: None,
-        },
+    let verification = verify_chain(&state.ports, &caller).await?;
+    let first_break = match verification.check {
+        ChainCheck::Ok { .. } => None,
         ChainCheck::Broken {
             index,
             number,
             expected,
             found,
             problem,
-        } => ChainReport {
-            status: "broken",
-            issuer_nif: nif,
-            records: records.len(),
-            first_break: Some(ChainBreak {
-                index,
-                number,
-                problem,
-                expected,
-                found,
-            }),
-        },
+        } => Some(ChainBreak {
+            index,
+            number,
+            problem,
+            expected,
+            found,
+        }),
     };
-    Ok(Json(report))
+    Ok(Json(ChainReport {
+        status: if first_break.is_some() {
+            "broken"
+        } else {
+            "ok"
+        },
+        issuer_nif: verification.issuer_nif,
+        records: verification.records,
+        first_break,
+    }))
 }
