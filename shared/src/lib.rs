@@ -43,6 +43,9 @@ pub mod ports;
 pub mod redact;
 /// The one pseudo-random generator (xorshift64*): seeded sample data and test corpora.
 pub mod rng;
+/// The key of `SVC_SECRETS_KEY`, which seals the issuers' certificates on
+/// the embedded host: read by `config`, used by `embedded::LocalSecrets`.
+pub mod secrets_key;
 /// Spanish tax rules: NIF, VAT, IRPF, IGIC/IPSI, Modelo 130, quarters,
 /// the filing calendar and money rounding.
 pub mod tax;
