@@ -32,6 +32,8 @@ pub mod ids;
 /// Invoices: lines, totals, numbering, series, statuses, payments and the
 /// stored invoice.
 pub mod invoice;
+/// A per-process memo of API keys and accounts, kept 2 s (`Ports::cache`).
+pub mod item_cache;
 /// The MCP endpoint: each tool is one REST operation called in-process.
 pub mod mcp;
 /// The service's CloudWatch metrics, as embedded-metric-format log lines.
