@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::adapters::aeat_http::AeatEndpoint;
 use crate::domain::account::QuotaLimits;
-use crate::embedded::SecretsKey;
+use crate::secrets_key::SecretsKey;
 use crate::verifactu::SystemInfo;
 
 #[derive(Clone, Debug, PartialEq, Eq)]

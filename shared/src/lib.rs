@@ -32,6 +32,8 @@ pub mod ids;
 /// Invoices: lines, totals, numbering, series, statuses, payments and the
 /// stored invoice.
 pub mod invoice;
+/// A per-process memo of API keys and accounts, kept 2 s (`Ports::cache`).
+pub mod item_cache;
 /// The MCP endpoint: each tool is one REST operation called in-process.
 pub mod mcp;
 /// The service's CloudWatch metrics, as embedded-metric-format log lines.
@@ -43,6 +45,9 @@ pub mod ports;
 pub mod redact;
 /// The one pseudo-random generator (xorshift64*): seeded sample data and test corpora.
 pub mod rng;
+/// The key of `SVC_SECRETS_KEY`, which seals the issuers' certificates on
+/// the embedded host: read by `config`, used by `embedded::LocalSecrets`.
+pub mod secrets_key;
 /// Spanish tax rules: NIF, VAT, IRPF, IGIC/IPSI, Modelo 130, quarters,
 /// the filing calendar and money rounding.
 pub mod tax;

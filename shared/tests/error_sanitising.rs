@@ -22,13 +22,13 @@ use shared::app::analyses::AnalysesError;
 use shared::app::customers::CustomerError;
 use shared::app::events::EventsError;
 use shared::app::invoices::error::InvoiceError;
-use shared::app::item_cache::ItemCache;
 use shared::app::keys::AuthError;
 use shared::app::tax_tools::ToolError;
 use shared::app::webhooks::WebhookError;
 use shared::domain::account::{AccountId, Plan};
 use shared::extraction::TextDocument;
 use shared::http::error::ApiError;
+use shared::item_cache::ItemCache;
 use shared::ports::ocr::{ImageFormat, Ocr, OcrError};
 use shared::ports::queue::QueueError;
 use shared::ports::table::{

@@ -25,7 +25,9 @@ pub async fn handle_jobs(ports: &Ports, event: SqsEvent) -> SqsBatchResponse {
     .await
 }
 
-/// `work` on each message of `queue`'s batch.
+/// `work` on each message of `queue`'s batch. A message the work leaves
+/// (`Disposition::Leave`) is reported as it is, to come back after the
+/// visibility timeout.
 pub async fn handle<W, F>(queue: &Arc<dyn Queue>, event: SqsEvent, work: W) -> SqsBatchResponse
 where
     W: Fn(String) -> F,
@@ -46,6 +48,7 @@ where
         let (task, retry) = match done {
             Ok((_, Disposition::Ack)) => continue,
             Ok((task, Disposition::Retry(after))) => (task, Some(after)),
+            Ok((task, Disposition::Leave)) => (task, None),
             Err(e) => {
                 tracing::error!(error = %e, "a message's work panicked; the message comes back");
                 (e.id(), None)

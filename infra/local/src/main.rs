@@ -100,7 +100,7 @@ async fn run(cli: Cli) -> Result<String, String> {
                 infra_aws::environment::with_secrets(ports(&data, table).await?, &config).await;
             admin::issuer(&ports, c).await
         }
-        Command::SecretsKey => Ok(shared::embedded::SecretsKey::generate()),
+        Command::SecretsKey => Ok(shared::secrets_key::SecretsKey::generate()),
     }
 }
 

@@ -19,8 +19,6 @@ pub mod fiscal_deadlines;
 pub mod idempotency;
 /// Invoices: issue, read, list, cancel, rectify, payments, status changes, email sends.
 pub mod invoices;
-/// A per-process memo of API keys and accounts, kept 2 s (`Ports::cache`).
-pub mod item_cache;
 /// Async jobs: queuing an extraction or analysis, the worker's run, its end.
 pub mod jobs;
 /// API keys: creation, revocation, and resolving a request's key to a `Caller`.

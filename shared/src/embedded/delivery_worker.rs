@@ -6,10 +6,10 @@
 
 use std::time::Duration;
 
-use super::queue_worker::{self, Settle};
+use super::queue_worker;
 use crate::app::webhooks::{WebhookError, deliver};
 use crate::ports::Ports;
-use crate::ports::queue::QueueError;
+use crate::ports::queue::{Disposition, QueueError};
 
 pub async fn run(ports: Ports) {
     let queue = ports.deliveries.clone();
@@ -26,16 +26,16 @@ pub async fn process(ports: &Ports, wait: Duration) -> Result<usize, QueueError>
     .await
 }
 
-async fn handle(ports: Ports, body: String) -> Settle {
+async fn handle(ports: Ports, body: String) -> Disposition {
     match deliver(&ports, &body).await {
-        Ok(()) => Settle::Delete,
+        Ok(()) => Disposition::Ack,
         Err(e @ WebhookError::Busy(_)) => {
             tracing::debug!(error = %e, "delivery busy; the message comes back later");
-            Settle::Leave
+            Disposition::Leave
         }
         Err(e) => {
             tracing::warn!(error = %e, "delivery message not handled; it comes back after the visibility timeout");
-            Settle::Leave
+            Disposition::Leave
         }
     }
 }

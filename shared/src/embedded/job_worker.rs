@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use super::queue_worker::{self, Settle};
+use super::queue_worker;
 use crate::app::jobs::work;
 use crate::ports::Ports;
-use crate::ports::queue::QueueError;
+use crate::ports::queue::{Disposition, QueueError};
 
 /// Works on the jobs queue until the task is dropped.
 pub async fn run(ports: Ports) {
@@ -23,6 +23,6 @@ pub async fn poll(ports: &Ports, wait: Duration) -> Result<usize, QueueError> {
     queue_worker::poll(&ports.jobs, wait, move |body| handle(owned.clone(), body)).await
 }
 
-async fn handle(ports: Ports, body: String) -> Settle {
-    work(&ports, &body).await.into()
+async fn handle(ports: Ports, body: String) -> Disposition {
+    work(&ports, &body).await
 }

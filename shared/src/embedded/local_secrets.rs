@@ -6,62 +6,12 @@
 use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
 use crate::ports::secrets::{Secrets, SecretsError, aead};
+use crate::secrets_key::SecretsKey;
 
 const PREFIX: &str = "local1";
-
-/// The key of `SVC_SECRETS_KEY`, parsed.
-#[derive(Clone)]
-pub struct SecretsKey(Zeroizing<[u8; 32]>);
-
-impl std::fmt::Debug for SecretsKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SecretsKey({})", self.id())
-    }
-}
-
-impl PartialEq for SecretsKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0
-    }
-}
-
-impl Eq for SecretsKey {}
-
-impl SecretsKey {
-    /// 64 hexadecimal digits.
-    pub fn parse(raw: &str) -> Result<SecretsKey, String> {
-        let bytes = Zeroizing::new(hex::decode(raw.trim()).map_err(|_| {
-            "SVC_SECRETS_KEY must be 64 hexadecimal digits (32 random bytes); `svc secrets-key` prints a new one".to_string()
-        })?);
-        let key: [u8; 32] = bytes.as_slice().try_into().map_err(|_| {
-            format!(
-                "SVC_SECRETS_KEY has {} bytes; it must have 32 (64 hexadecimal digits); `svc secrets-key` prints a new one",
-                bytes.len()
-            )
-        })?;
-        Ok(SecretsKey(Zeroizing::new(key)))
-    }
-
-    /// A new random key, as `parse` reads it.
-    pub fn generate() -> String {
-        let mut key = Zeroizing::new([0u8; 32]);
-        getrandom::fill(key.as_mut_slice()).expect("the system's random source");
-        hex::encode(key.as_slice())
-    }
-
-    /// A short public name of the key (not derivable into it).
-    pub fn id(&self) -> String {
-        let digest = Sha256::new()
-            .chain_update(b"svc secrets key id\0")
-            .chain_update(self.0.as_slice())
-            .finalize();
-        hex::encode(&digest[..4])
-    }
-}
 
 pub struct LocalSecrets {
     key: SecretsKey,
@@ -76,7 +26,7 @@ impl LocalSecrets {
 #[async_trait]
 impl Secrets for LocalSecrets {
     async fn seal(&self, plaintext: &[u8], context: &str) -> Result<String, SecretsError> {
-        let sealed = aead::seal(&self.key.0, plaintext, context);
+        let sealed = aead::seal(self.key.bytes(), plaintext, context);
         Ok(format!(
             "{PREFIX}.{}.{}",
             self.key.id(),
@@ -101,7 +51,7 @@ impl Secrets for LocalSecrets {
         let bytes = STANDARD
             .decode(body)
             .map_err(|_| SecretsError::WrongKey("the sealed value is damaged".into()))?;
-        aead::open(&self.key.0, &bytes, context).ok_or_else(|| {
+        aead::open(self.key.bytes(), &bytes, context).ok_or_else(|| {
             SecretsError::WrongKey("the sealed value is damaged or belongs to another owner".into())
         })
     }
@@ -118,27 +68,5 @@ mod tests {
     async fn local_secrets_pass_the_secrets_contract() {
         let key = |k: &str| Arc::new(LocalSecrets::new(SecretsKey::parse(k).unwrap()));
         secrets_contract::run(key(&SecretsKey::generate()), key(&SecretsKey::generate())).await;
-    }
-
-    #[test]
-    fn keys_are_64_hex_digits() {
-        let key = SecretsKey::generate();
-        assert_eq!(key.len(), 64);
-        assert!(SecretsKey::parse(&key).is_ok());
-        assert!(
-            SecretsKey::parse("abc")
-                .unwrap_err()
-                .contains("64 hexadecimal")
-        );
-        assert!(
-            SecretsKey::parse(&"ab".repeat(16))
-                .unwrap_err()
-                .contains("16 bytes")
-        );
-        let parsed = SecretsKey::parse(&key).unwrap();
-        assert!(
-            !format!("{parsed:?}").contains(&key[..16]),
-            "Debug shows the id only"
-        );
     }
 }

@@ -22,7 +22,7 @@ pub mod tesseract;
 pub mod verifactu_worker;
 
 pub use file_blobs::FileBlobs;
-pub use local_secrets::{LocalSecrets, SecretsKey};
+pub use local_secrets::LocalSecrets;
 #[cfg(feature = "embedded")]
 pub use sqlite_queue::{QueueSettings, SqliteQueue};
 #[cfg(feature = "embedded")]

@@ -13,25 +13,6 @@ use tokio::task::JoinSet;
 use crate::ports::Queue;
 use crate::ports::queue::{Disposition, MAX_BATCH, MAX_WAIT, QueueError};
 
-/// What becomes of a handled message.
-pub enum Settle {
-    /// Done: delete it.
-    Delete,
-    /// Receive it again after this long.
-    RetryAfter(Duration),
-    /// Leave it to come back after the queue's visibility timeout.
-    Leave,
-}
-
-impl From<Disposition> for Settle {
-    fn from(disposition: Disposition) -> Self {
-        match disposition {
-            Disposition::Ack => Settle::Delete,
-            Disposition::Retry(after) => Settle::RetryAfter(after),
-        }
-    }
-}
-
 /// The pause after the queue failed, before receiving again.
 const PAUSE_AFTER_ERROR: Duration = Duration::from_secs(1);
 
@@ -39,7 +20,7 @@ const PAUSE_AFTER_ERROR: Duration = Duration::from_secs(1);
 pub async fn run<H, F>(queue: Arc<dyn Queue>, name: &'static str, handle: H)
 where
     H: Fn(String) -> F + Clone + Send + 'static,
-    F: Future<Output = Settle> + Send + 'static,
+    F: Future<Output = Disposition> + Send + 'static,
 {
     loop {
         if let Err(e) = poll(&queue, MAX_WAIT, handle.clone()).await {
@@ -58,7 +39,7 @@ pub async fn poll<H, F>(
 ) -> Result<usize, QueueError>
 where
     H: Fn(String) -> F + Send + 'static,
-    F: Future<Output = Settle> + Send + 'static,
+    F: Future<Output = Disposition> + Send + 'static,
 {
     let messages = queue.receive(MAX_BATCH, wait).await?;
     let count = messages.len();
@@ -67,9 +48,9 @@ where
         let (queue, settling) = (queue.clone(), handle(message.body.clone()));
         running.spawn(async move {
             let settled = match settling.await {
-                Settle::Delete => queue.delete(&message.receipt).await,
-                Settle::RetryAfter(after) => queue.change_visibility(&message.receipt, after).await,
-                Settle::Leave => Ok(()),
+                Disposition::Ack => queue.delete(&message.receipt).await,
+                Disposition::Retry(after) => queue.change_visibility(&message.receipt, after).await,
+                Disposition::Leave => Ok(()),
             };
             if let Err(e) = settled {
                 tracing::warn!(message = %message.id, error = %e, "message not settled; it comes back, handled again without effect");

@@ -27,7 +27,7 @@ pub async fn on_messages(ports: Ports) {
     let messages = ports.submissions.clone();
     queue_worker::run(messages, "submissions", move |body| {
         let ports = ports.clone();
-        async move { queue::work(&ports, &body).await.into() }
+        async move { queue::work(&ports, &body).await }
     })
     .await
 }

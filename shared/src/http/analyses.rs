@@ -16,7 +16,7 @@ use super::async_mode::AsyncMode;
 use super::error::ApiError;
 use super::jobs;
 use super::json::JsonBody;
-use super::pagination::{List, limit};
+use super::pagination::{List, Page};
 use super::query::ApiQuery;
 use super::quota::charge_unit;
 use super::state::AppState;
@@ -211,7 +211,7 @@ async fn list_analyses(
     caller: Caller,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<List<AnalysisSummary>>, ApiError> {
-    let limit = limit(q.limit)?;
+    let page = Page::new(q.limit, q.starting_after)?;
     if let (Some(from), Some(to)) = (q.from, q.to)
         && to < from
     {
@@ -227,8 +227,8 @@ async fn list_analyses(
         &state.ports,
         &caller,
         &filters,
-        limit,
-        q.starting_after.as_deref(),
+        page.limit,
+        page.starting_after.as_deref(),
     )
     .await?;
     Ok(Json(List::new(data, has_more)))

@@ -10,7 +10,7 @@ use utoipa_axum::routes;
 
 use super::error::ApiError;
 use super::json::ApiJson;
-use super::pagination::{List, limit};
+use super::pagination::{List, Page};
 use super::query::ApiQuery;
 use super::state::AppState;
 use super::unit_of_work::UnitOfWork;
@@ -61,9 +61,14 @@ async fn list_customers(
     caller: Caller,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<List<Customer>>, ApiError> {
-    let limit = limit(q.limit)?;
-    let (data, has_more) =
-        customers::list(&state.ports, &caller, limit, q.starting_after.as_deref()).await?;
+    let page = Page::new(q.limit, q.starting_after)?;
+    let (data, has_more) = customers::list(
+        &state.ports,
+        &caller,
+        page.limit,
+        page.starting_after.as_deref(),
+    )
+    .await?;
     Ok(Json(List::new(data, has_more)))
 }
 

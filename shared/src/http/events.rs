@@ -10,7 +10,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::error::ApiError;
-use super::pagination::{List, limit};
+use super::pagination::{List, Page};
 use super::query::ApiQuery;
 use super::state::AppState;
 use crate::app::events::{self, EventsError, Filter};
@@ -99,7 +99,7 @@ async fn list_events(
     caller: Caller,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<List<Envelope>>, ApiError> {
-    let limit = limit(q.limit)?;
+    let page = Page::new(q.limit, q.starting_after)?;
     let filter = Filter {
         kind: q.kind,
         delivery_success: q.delivery_success,
@@ -108,8 +108,8 @@ async fn list_events(
         &state.ports,
         &caller.account_id,
         caller.mode,
-        limit,
-        q.starting_after.as_deref(),
+        page.limit,
+        page.starting_after.as_deref(),
         &filter,
     )
     .await?;

@@ -13,13 +13,14 @@ use utoipa_axum::routes;
 
 use super::error::ApiError;
 use super::json::ApiJson;
-use super::pagination::{List, limit};
+use super::pagination::{List, Page};
 use super::query::ApiQuery;
 use super::state::AppState;
 use super::unit_of_work::{UnitOfWork, require_idempotency_key};
 use crate::app::invoices::error::InvoiceError;
 use crate::app::invoices::lifecycle::{self, Filters};
 use crate::app::invoices::request::{IssueRequest, RectifyRequest};
+use crate::app::invoices::verify_chain::{VerifyChainError, verify_chain};
 use crate::app::invoices::{issue, rectify, store};
 use crate::app::keys::Caller;
 use crate::app::verifactu;
@@ -27,7 +28,7 @@ use crate::invoice::kind::Kind;
 use crate::invoice::model::Invoice;
 use crate::invoice::payments::PaymentStatus;
 use crate::invoice::status::Status;
-use crate::verifactu::{ChainCheck, verify_chain};
+use crate::verifactu::ChainCheck;
 
 /// The invoices group: these routes and the documents of an invoice.
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -80,6 +81,19 @@ impl From<InvoiceError> for ApiError {
                 ),
             ),
             InvoiceError::Storage(t) => t.into(),
+        }
+    }
+}
+
+impl From<VerifyChainError> for ApiError {
+    fn from(e: VerifyChainError) -> Self {
+        match e {
+            VerifyChainError::Account(e) => ApiError::internal(e.to_string()),
+            VerifyChainError::NoIssuerNif => ApiError::conflict(
+                "issuer_incomplete",
+                "the account has no issuer NIF, so no chain",
+            ),
+            VerifyChainError::Records(e) => e.into(),
         }
     }
 }
@@ -180,13 +194,14 @@ async fn list_invoices(
     caller: Caller,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<List<Invoice>>, ApiError> {
-    let limit = limit(q.limit)?;
+    let page = Page::new(q.limit, q.starting_after)?;
     if let (Some(from), Some(to)) = (q.from, q.to)
         && to < from
     {
         return Err(ApiError::invalid("parameter_invalid", "to is before from").param("to"));
     }
-    if q.starting_after
+    if page
+        .starting_after
         .is_some_and(|id| id == 0 || i64::try_from(id).is_err())
     {
         return Err(ApiError::invalid(
@@ -203,8 +218,14 @@ async fn list_invoices(
         to: q.to,
         payment_status: q.payment_status,
     };
-    let (data, has_more) =
-        lifecycle::list(&state.ports, &caller, &filters, limit, q.starting_after).await?;
+    let (data, has_more) = lifecycle::list(
+        &state.ports,
+        &caller,
+        &filters,
+        page.limit,
+        page.starting_after,
+    )
+    .await?;
     Ok(Json(List::new(data, has_more)))
 }
 
@@ -418,42 +439,31 @@ async fn verify_invoice_chain(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<Json<ChainReport>, ApiError> {
-    let account = crate::app::accounts::get(&state.ports, &caller.account_id)
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?;
-    let Some(nif) = account.issuer.nif.map(|n| n.to_string()) else {
-        return Err(ApiError::conflict(
-            "issuer_incomplete",
-            "the account has no issuer NIF, so no chain",
-        ));
-    };
-    let chain = store::chain_pk(&caller, &nif);
-    let records = store::chain_records(&state.ports, &chain, &caller.account_id).await?;
-    let report = match verify_chain(&records) {
-        ChainCheck::Ok { records } => ChainReport {
-            status: "ok",
-            issuer_nif: nif,
-            records,
-            first_break: None,
-        },
+    let verification = verify_chain(&state.ports, &caller).await?;
+    let first_break = match verification.check {
+        ChainCheck::Ok { .. } => None,
         ChainCheck::Broken {
             index,
             number,
             expected,
             found,
             problem,
-        } => ChainReport {
-            status: "broken",
-            issuer_nif: nif,
-            records: records.len(),
-            first_break: Some(ChainBreak {
-                index,
-                number,
-                problem,
-                expected,
-                found,
-            }),
-        },
+        } => Some(ChainBreak {
+            index,
+            number,
+            problem,
+            expected,
+            found,
+        }),
     };
-    Ok(Json(report))
+    Ok(Json(ChainReport {
+        status: if first_break.is_some() {
+            "broken"
+        } else {
+            "ok"
+        },
+        issuer_nif: verification.issuer_nif,
+        records: verification.records,
+        first_break,
+    }))
 }

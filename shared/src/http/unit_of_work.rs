@@ -58,31 +58,42 @@ const STORED_HEADERS: [header::HeaderName; 4] = [
 /// The writes a handler wants committed with its response, and the locks it
 /// holds until they are ordered (`Table::order`).
 #[derive(Clone, Default)]
-pub struct UnitOfWork(Arc<Mutex<Vec<Write>>>, Arc<Mutex<Vec<OwnedMutexGuard<()>>>>);
+pub struct UnitOfWork {
+    /// The writes to commit with the response, in the order added.
+    writes: Arc<Mutex<Vec<Write>>>,
+    /// The in-process locks held until the writes are ordered.
+    locks: Arc<Mutex<Vec<OwnedMutexGuard<()>>>>,
+}
 
 impl UnitOfWork {
     /// Keeps a lock until this unit of work is ordered or abandoned.
     pub fn hold(&self, guard: OwnedMutexGuard<()>) {
-        self.1.lock().unwrap_or_else(|e| e.into_inner()).push(guard);
+        self.locks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(guard);
     }
 
     fn release_locks(&self) {
-        self.1.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.locks.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     pub fn add(&self, write: Write) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(write);
+        self.writes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(write);
     }
 
     pub fn extend(&self, writes: impl IntoIterator<Item = Write>) {
-        self.0
+        self.writes
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .extend(writes);
     }
 
     fn take(&self) -> Vec<Write> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut *self.writes.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 

@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 
 use super::error::ApiError;
 use super::json::ApiJson;
-use super::pagination::{List, limit};
+use super::pagination::{List, Page};
 use super::query::ApiQuery;
 use super::state::AppState;
 use super::unit_of_work::UnitOfWork;
@@ -86,9 +86,14 @@ async fn list_webhooks(
     caller: Caller,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<List<Webhook>>, ApiError> {
-    let limit = limit(q.limit)?;
-    let (data, has_more) =
-        webhooks::list(&state.ports, &caller, limit, q.starting_after.as_deref()).await?;
+    let page = Page::new(q.limit, q.starting_after)?;
+    let (data, has_more) = webhooks::list(
+        &state.ports,
+        &caller,
+        page.limit,
+        page.starting_after.as_deref(),
+    )
+    .await?;
     Ok(Json(List::new(data, has_more)))
 }
 
@@ -208,13 +213,13 @@ async fn list_webhook_deliveries(
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<List<Attempt>>, ApiError> {
-    let limit = limit(q.limit)?;
+    let page = Page::new(q.limit, q.starting_after)?;
     let (data, has_more) = webhooks::attempts(
         &state.ports,
         &caller,
         &id,
-        limit,
-        q.starting_after.as_deref(),
+        page.limit,
+        page.starting_after.as_deref(),
     )
     .await?;
     Ok(Json(List::new(data, has_more)))

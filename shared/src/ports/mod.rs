@@ -51,7 +51,7 @@ pub mod webhook_sender;
 
 use std::sync::Arc;
 
-use crate::app::item_cache::{ITEM_CACHE_TTL, ItemCache};
+use crate::item_cache::{ITEM_CACHE_TTL, ItemCache};
 
 pub use aeat::Aeat;
 pub use blobs::Blobs;

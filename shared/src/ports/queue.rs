@@ -33,9 +33,12 @@ pub struct Message {
 pub enum Disposition {
     /// Nothing more to do (done now, done before, or nothing to do): delete it.
     Ack,
-    /// Leave it: it should be received again after this long (a retry, or a
+    /// Keep it: it should be received again after this long (a retry, or a
     /// run of another worker to wait for).
     Retry(Duration),
+    /// Not handled: keep it as it is, to be received again after the queue's
+    /// visibility timeout.
+    Leave,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

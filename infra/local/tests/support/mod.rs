@@ -165,7 +165,7 @@ pub fn usage(base: &str, key: &str) -> (u16, Value) {
 /// within the bound on cached keys and accounts (`ITEM_CACHE_TTL`) after a
 /// change made by another process; the answer's body.
 pub fn answered_within_the_cache_bound(base: &str, key: &str, status: u16) -> Value {
-    let bound = shared::app::item_cache::ITEM_CACHE_TTL + Duration::from_millis(500);
+    let bound = shared::item_cache::ITEM_CACHE_TTL + Duration::from_millis(500);
     let started = Instant::now();
     loop {
         let (answered, body) = usage(base, key);

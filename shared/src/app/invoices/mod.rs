@@ -1,6 +1,7 @@
 //! Invoices: issue, read, list, cancel, rectify and status changes, each a use
 //! case that returns the invoice and the writes of its one transaction; and
-//! sending by email (`send`), whose provider call sits between its writes.
+//! sending by email (`send`), whose provider call sits between its writes;
+//! and verifying the caller's VERI*FACTU chain (`verify_chain`).
 
 pub mod due_index;
 pub mod error;
@@ -19,3 +20,4 @@ pub mod send_feedback;
 pub mod send_record;
 pub mod store;
 pub mod test_options;
+pub mod verify_chain;

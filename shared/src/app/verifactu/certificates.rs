@@ -241,7 +241,8 @@ mod tests {
     use super::*;
     use crate::app::test_ports_at;
     use crate::domain::account::Plan;
-    use crate::embedded::{LocalSecrets, SecretsKey};
+    use crate::embedded::LocalSecrets;
+    use crate::secrets_key::SecretsKey;
     use crate::verifactu::certificate_fixture::{Fixture, NIF_PERSON};
 
     fn sealing(ports: Ports) -> Ports {
