@@ -295,7 +295,7 @@ fn check_totals(name: &str, invoice: &Invoice, doc: &Doc) {
         before_taxes + outputs - withheld,
         "{name}: InvoiceTotal"
     );
-    assert_eq!(total, invoice.total, "{name}: the invoice's total");
+    assert_eq!(total, invoice.total.value(), "{name}: the invoice's total");
     let outstanding = t("TotalOutstandingAmount");
     assert_eq!(
         outstanding,

@@ -158,9 +158,9 @@ fn must_show(invoice: &Invoice) -> Vec<String> {
         day(invoice.issue_date),
         invoice.issuer.name.clone(),
         invoice.issuer.tax_id.clone(),
-        euros(invoice.base),
-        euros(invoice.vat_amount),
-        euros(invoice.total),
+        euros(invoice.base.value()),
+        euros(invoice.vat_amount.value()),
+        euros(invoice.total.value()),
         "VERI*FACTU".to_string(),
         "Factura verificable en la sede".to_string(),
     ];
@@ -174,9 +174,9 @@ fn must_show(invoice: &Invoice) -> Vec<String> {
         shown.extend([
             line.description.clone(),
             es(line.quantity, 0),
-            format!("{} €", es(line.unit_price, 2)),
+            format!("{} €", es(line.unit_price.value(), 2)),
             format!("{} %", es(line.vat_rate, 0)),
-            euros(line.base),
+            euros(line.base.value()),
         ]);
         if !line.discount_percent.is_zero() {
             shown.push(format!("{} %", es(line.discount_percent, 0)));
@@ -190,19 +190,19 @@ fn must_show(invoice: &Invoice) -> Vec<String> {
         );
     }
     for group in &invoice.breakdown {
-        shown.extend([euros(group.base), euros(group.vat_amount)]);
+        shown.extend([euros(group.base.value()), euros(group.vat_amount.value())]);
         if !group.surcharge_rate.is_zero() {
             shown.push(format!("{} %", es(group.surcharge_rate, 0)));
-            shown.push(euros(group.surcharge_amount));
+            shown.push(euros(group.surcharge_amount.value()));
         }
     }
     if !invoice.surcharge_amount.is_zero() {
-        shown.push(euros(invoice.surcharge_amount));
+        shown.push(euros(invoice.surcharge_amount.value()));
     }
     if !invoice.irpf_amount.is_zero() {
         shown.push(format!("IRPF ({} %)", es(invoice.irpf_rate, 0)));
         // Shown as what it takes off the total.
-        shown.push(euros(-invoice.irpf_amount));
+        shown.push(euros((-invoice.irpf_amount).value()));
     }
     if let Some(r) = &invoice.rectifies {
         shown.extend([r.number.clone(), day(r.issue_date), r.description.clone()]);
@@ -331,7 +331,7 @@ async fn a_long_invoice_runs_over_numbered_pages_with_the_header_repeated() {
         .iter()
         .rposition(|p| p.contains("TOTAL FACTURA"))
         .unwrap();
-    assert!(pages[summary].contains(&euros(invoice.total)));
+    assert!(pages[summary].contains(&euros(invoice.total.value())));
     assert!(
         pages[summary + 1..]
             .iter()

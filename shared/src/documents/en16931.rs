@@ -18,6 +18,7 @@ use crate::invoice::model::{GroupView, Invoice, IssuerView, LineView, Payment};
 use crate::invoice::party::Party;
 use crate::invoice::status::Status;
 use crate::tax::indirect::IndirectTax;
+use crate::tax::money::Money;
 use crate::tax::money::{cents, round2};
 
 pub const CUSTOMIZATION_ID: &str = "urn:cen.eu:en16931:2017";
@@ -132,7 +133,7 @@ pub struct Discount {
 }
 
 pub fn document(invoice: &Invoice) -> Document {
-    let sign = if invoice.total < Decimal::ZERO {
+    let sign = if invoice.total < Money::from(Decimal::ZERO) {
         Decimal::NEGATIVE_ONE
     } else {
         Decimal::ONE
@@ -169,12 +170,17 @@ pub fn document(invoice: &Invoice) -> Document {
             .enumerate()
             .map(|(i, l)| line(i + 1, l, sign, only_not_subject, invoice.tax))
             .collect(),
-        line_total: sign * invoice.lines.iter().map(|l| l.base).sum::<Decimal>(),
-        tax_exclusive,
-        tax,
-        tax_inclusive: tax_exclusive + tax,
-        prepaid: (!invoice.irpf_amount.is_zero()).then(|| sign * invoice.irpf_amount),
-        payable: sign * invoice.total,
+        line_total: sign
+            * invoice
+                .lines
+                .iter()
+                .map(|l| l.base.value())
+                .sum::<Decimal>(),
+        tax_exclusive: tax_exclusive.value(),
+        tax: tax.value(),
+        tax_inclusive: (tax_exclusive + tax).value(),
+        prepaid: (!invoice.irpf_amount.is_zero()).then(|| (sign * invoice.irpf_amount).value()),
+        payable: (sign * invoice.total).value(),
     }
 }
 
@@ -279,8 +285,8 @@ fn groups(
             }
         };
         let group = &mut groups[index];
-        group.base += sign * stored.base;
-        group.tax += sign * (stored.vat_amount + stored.surcharge_amount);
+        group.base += sign * stored.base.value();
+        group.tax += sign * (stored.vat_amount + stored.surcharge_amount).value();
         if let Some(reason) = reason.filter(|r| !group.reasons.contains(r)) {
             group.reasons.push(reason);
         }
@@ -298,19 +304,19 @@ fn line(
     let quantity = sign * stored.quantity;
     let net = sign * stored.base;
     let discount = (!stored.discount_percent.is_zero()).then(|| {
-        let base = round2(quantity * stored.unit_price);
+        let base = round2((quantity * stored.unit_price).value());
         Discount {
             percent: stored.discount_percent.normalize(),
             base,
-            amount: base - net,
+            amount: base - net.value(),
         }
     });
     Line {
         id,
         name: stored.description.clone(),
         quantity: quantity.normalize(),
-        price: stored.unit_price,
-        net,
+        price: stored.unit_price.value(),
+        net: net.value(),
         discount,
         category: classify(
             stored.vat_rate,
@@ -356,7 +362,7 @@ fn notes(invoice: &Invoice, sign: Decimal) -> Vec<String> {
             "Retención de IRPF del {} %: {} {currency}, indicada como importe ya pagado \
              porque el destinatario la ingresa en la Agencia Tributaria.",
             invoice.irpf_rate.normalize(),
-            cents(sign * invoice.irpf_amount)
+            cents((sign * invoice.irpf_amount).value())
         ));
     }
     notes.extend(
@@ -370,10 +376,10 @@ fn notes(invoice: &Invoice, sign: Decimal) -> Vec<String> {
                      más recargo {} % ({} {currency}) sobre {} {currency}.",
                     (g.vat_rate + g.surcharge_rate).normalize(),
                     g.vat_rate.normalize(),
-                    cents(sign * g.vat_amount),
+                    cents((sign * g.vat_amount).value()),
                     g.surcharge_rate.normalize(),
-                    cents(sign * g.surcharge_amount),
-                    cents(sign * g.base)
+                    cents((sign * g.surcharge_amount).value()),
+                    cents((sign * g.base).value())
                 )
             }),
     );

@@ -164,9 +164,9 @@ fn file_header(x: &mut Xml, invoice: &Invoice) {
             let id = format!("{}{}", invoice.issuer.tax_id, invoice.number);
             x.text("BatchIdentifier", &clip(&id, 70));
             x.text("InvoicesCount", "1");
-            x.amount("TotalInvoicesAmount", invoice.total);
-            x.amount("TotalOutstandingAmount", invoice.total);
-            x.amount("TotalExecutableAmount", invoice.total);
+            x.amount("TotalInvoicesAmount", invoice.total.value());
+            x.amount("TotalOutstandingAmount", invoice.total.value());
+            x.amount("TotalExecutableAmount", invoice.total.value());
             x.text("InvoiceCurrencyCode", &invoice.currency);
         });
     });
@@ -447,11 +447,11 @@ fn group_tax(x: &mut Xml, group: &GroupView, tax: IndirectTax) {
     x.group("Tax", |x| {
         x.text("TaxTypeCode", tax.aeat_code());
         x.text("TaxRate", &cents(group.vat_rate));
-        x.amount("TaxableBase", group.base);
-        x.amount("TaxAmount", group.vat_amount);
+        x.amount("TaxableBase", group.base.value());
+        x.amount("TaxAmount", group.vat_amount.value());
         if !group.surcharge_rate.is_zero() {
             x.text("EquivalenceSurcharge", &cents(group.surcharge_rate));
-            x.amount("EquivalenceSurchargeAmount", group.surcharge_amount);
+            x.amount("EquivalenceSurchargeAmount", group.surcharge_amount.value());
         }
     });
 }
@@ -461,51 +461,51 @@ fn withholding(x: &mut Xml, invoice: &Invoice) {
         x.group("Tax", |x| {
             x.text("TaxTypeCode", IRPF);
             x.text("TaxRate", &cents(invoice.irpf_rate));
-            x.amount("TaxableBase", invoice.base);
-            x.amount("TaxAmount", invoice.irpf_amount);
+            x.amount("TaxableBase", invoice.base.value());
+            x.amount("TaxAmount", invoice.irpf_amount.value());
         });
     });
 }
 
 fn totals(x: &mut Xml, invoice: &Invoice) {
     x.group("InvoiceTotals", |x| {
-        x.text("TotalGrossAmount", &cents(invoice.base));
-        x.text("TotalGrossAmountBeforeTaxes", &cents(invoice.base));
+        x.text("TotalGrossAmount", &cents(invoice.base.value()));
+        x.text("TotalGrossAmountBeforeTaxes", &cents(invoice.base.value()));
         x.text(
             "TotalTaxOutputs",
-            &cents(invoice.vat_amount + invoice.surcharge_amount),
+            &cents((invoice.vat_amount + invoice.surcharge_amount).value()),
         );
-        x.text("TotalTaxesWithheld", &cents(invoice.irpf_amount));
-        x.text("InvoiceTotal", &cents(invoice.total));
-        x.text("TotalOutstandingAmount", &cents(invoice.total));
-        x.text("TotalExecutableAmount", &cents(invoice.total));
+        x.text("TotalTaxesWithheld", &cents(invoice.irpf_amount.value()));
+        x.text("InvoiceTotal", &cents(invoice.total.value()));
+        x.text("TotalOutstandingAmount", &cents(invoice.total.value()));
+        x.text("TotalExecutableAmount", &cents(invoice.total.value()));
     });
 }
 
 /// TotalCost is quantity × price to the cent and the discount whatever
 /// brings it to the stored line base, so GrossAmount is exactly that base.
 fn item(x: &mut Xml, line: &LineView, tax: IndirectTax) {
-    let total_cost = round2(line.quantity * line.unit_price);
+    let total_cost = round2((line.quantity * line.unit_price).value());
     x.group("InvoiceLine", |x| {
         x.text("ItemDescription", &clip(&line.description, 2500));
         x.text("Quantity", &line.quantity.normalize().to_string());
-        x.text("UnitPriceWithoutTax", &decimals(line.unit_price));
+        x.text("UnitPriceWithoutTax", &decimals(line.unit_price.value()));
         x.text("TotalCost", &cents(total_cost));
         if !line.discount_percent.is_zero() {
             x.group("DiscountsAndRebates", |x| {
                 x.group("Discount", |x| {
                     x.text("DiscountReason", "Descuento");
                     x.text("DiscountRate", &decimals(line.discount_percent));
-                    x.text("DiscountAmount", &cents(total_cost - line.base));
+                    x.text("DiscountAmount", &cents(total_cost - line.base.value()));
                 });
             });
         }
-        x.text("GrossAmount", &cents(line.base));
+        x.text("GrossAmount", &cents(line.base.value()));
         x.group("TaxesOutputs", |x| {
             x.group("Tax", |x| {
                 x.text("TaxTypeCode", tax.aeat_code());
                 x.text("TaxRate", &cents(line.vat_rate));
-                x.amount("TaxableBase", line.base);
+                x.amount("TaxableBase", line.base.value());
                 if !line.surcharge_rate.is_zero() {
                     x.text("EquivalenceSurcharge", &cents(line.surcharge_rate));
                 }
@@ -546,11 +546,11 @@ fn special_event(treatment: Treatment) -> Option<(&'static str, &'static str)> {
 fn payment_details(x: &mut Xml, invoice: &Invoice, payment: &Payment) {
     let mut instalments: Vec<(NaiveDate, Decimal)> = payments::instalments(invoice)
         .iter()
-        .map(|i| (i.date, i.amount))
+        .map(|i| (i.date, i.amount.value()))
         .collect();
     if instalments.is_empty() {
         let due = invoice.due_date.unwrap_or(invoice.issue_date);
-        instalments.push((due, invoice.total));
+        instalments.push((due, invoice.total.value()));
     }
     x.group("PaymentDetails", |x| {
         for (due, amount) in instalments {

@@ -212,7 +212,7 @@ impl<'a> From<&'a Invoice> for Summary<'a> {
             number: &invoice.number,
             issuer: &invoice.issuer.name,
             issue_date: invoice.issue_date,
-            total: invoice.total,
+            total: invoice.total.value(),
             due_date: invoice.due_date,
         }
     }

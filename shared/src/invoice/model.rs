@@ -11,9 +11,7 @@ use crate::invoice::party::Party;
 use crate::invoice::payments::{Instalment, PaymentEntry, PaymentStatus};
 use crate::invoice::status::Status;
 use crate::tax::indirect::IndirectTax;
-use crate::tax::money::{
-    as_number, as_optional_number, decimal_from_json, optional_decimal_from_json,
-};
+use crate::tax::money::{Money, as_number, decimal_from_json};
 use crate::verifactu::status::RecordStatus;
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
@@ -22,19 +20,11 @@ pub struct LineView {
     #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
     #[schema(value_type = f64)]
     pub quantity: Decimal,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub unit_price: Decimal,
+    pub unit_price: Money,
     /// The unit price as sent, VAT included, when the invoice's prices
     /// include VAT; `unit_price` is then its price without VAT (to 6 decimals).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "as_optional_number",
-        deserialize_with = "optional_decimal_from_json"
-    )]
-    #[schema(value_type = Option<f64>)]
-    pub unit_price_with_vat: Option<Decimal>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit_price_with_vat: Option<Money>,
     #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
     #[schema(value_type = f64)]
     pub discount_percent: Decimal,
@@ -47,9 +37,7 @@ pub struct LineView {
     /// E1–E6, N1, N2 or S2 for lines at 0 %; absent for taxed lines.
     pub exemption: Option<String>,
     /// quantity × unit price − discount, rounded to cents.
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub base: Decimal,
+    pub base: Money,
 }
 
 /// One VAT group: rate, surcharge rate and treatment, with its totals.
@@ -58,18 +46,12 @@ pub struct GroupView {
     #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
     #[schema(value_type = f64)]
     pub vat_rate: Decimal,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub base: Decimal,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub vat_amount: Decimal,
+    pub base: Money,
+    pub vat_amount: Money,
     #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
     #[schema(value_type = f64)]
     pub surcharge_rate: Decimal,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub surcharge_amount: Decimal,
+    pub surcharge_amount: Money,
     pub exemption: Option<String>,
 }
 
@@ -103,15 +85,9 @@ pub struct Rectifies {
     pub method: String,
     pub description: String,
     /// For substitution: the rectified invoice's base, VAT and surcharge (ImporteRectificacion).
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub rectified_base: Decimal,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub rectified_vat: Decimal,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub rectified_surcharge: Decimal,
+    pub rectified_base: Money,
+    pub rectified_vat: Money,
+    pub rectified_surcharge: Money,
 }
 
 /// Another invoice, as one that replaces or is replaced names it.
@@ -281,25 +257,15 @@ pub struct Invoice {
     pub lines: Vec<LineView>,
     /// Per VAT rate (and surcharge, exemption) group; rounding happens here.
     pub breakdown: Vec<GroupView>,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub base: Decimal,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub vat_amount: Decimal,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub surcharge_amount: Decimal,
+    pub base: Money,
+    pub vat_amount: Money,
+    pub surcharge_amount: Money,
     #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
     #[schema(value_type = f64)]
     pub irpf_rate: Decimal,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub irpf_amount: Decimal,
+    pub irpf_amount: Money,
     /// base + vat_amount + surcharge_amount − irpf_amount.
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub total: Decimal,
+    pub total: Money,
     pub currency: String,
     pub notes: Option<String>,
     pub payment: Option<Payment>,
@@ -320,21 +286,11 @@ pub struct Invoice {
     #[serde(default)]
     pub payment_status: PaymentStatus,
     /// The sum of the payments.
-    #[serde(
-        default,
-        serialize_with = "as_number",
-        deserialize_with = "decimal_from_json"
-    )]
-    #[schema(value_type = f64)]
-    pub amount_paid: Decimal,
+    #[serde(default)]
+    pub amount_paid: Money,
     /// total − amount_paid; 0 once cancelled.
-    #[serde(
-        default,
-        serialize_with = "as_number",
-        deserialize_with = "decimal_from_json"
-    )]
-    #[schema(value_type = f64)]
-    pub amount_due: Decimal,
+    #[serde(default)]
+    pub amount_due: Money,
     /// The date of the last payment once fully paid (the effective payment
     /// date of RD 238/2026 art. 10.1.b); null otherwise.
     #[serde(default)]

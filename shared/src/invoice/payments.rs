@@ -25,7 +25,7 @@ use utoipa::ToSchema;
 use crate::invoice::model::HistoryKind;
 use crate::invoice::model::Invoice;
 use crate::invoice::status::Status;
-use crate::tax::money::{as_number, decimal_from_json};
+use crate::tax::money::Money;
 
 /// At most this many instalments per invoice (a monthly calendar for a year).
 pub const MAX_INSTALMENTS: usize = 12;
@@ -89,9 +89,7 @@ pub enum PaymentStatus {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct Instalment {
     pub date: NaiveDate,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub amount: Decimal,
+    pub amount: Money,
     /// When `invoice.overdue` was sent for this instalment (once at most).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overdue_notified_at: Option<DateTime<Utc>>,
@@ -101,7 +99,7 @@ impl Instalment {
     pub fn new(date: NaiveDate, amount: Decimal) -> Self {
         Instalment {
             date,
-            amount,
+            amount: Money::from(amount),
             overdue_notified_at: None,
         }
     }
@@ -113,9 +111,7 @@ pub struct PaymentEntry {
     /// `pay_<token>`.
     pub id: String,
     /// Positive for a payment, negative for a refund.
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub amount: Decimal,
+    pub amount: Money,
     /// The effective payment date (Madrid).
     pub date: NaiveDate,
     pub method: PaymentMethod,
@@ -134,7 +130,7 @@ pub struct PaymentState {
 
 /// Whether the invoice has anything to collect.
 pub fn collectible(invoice: &Invoice) -> bool {
-    invoice.total > Decimal::ZERO
+    invoice.total > Money::from(Decimal::ZERO)
 }
 
 /// The instalments that apply: the stored ones, or for an invoice stored
@@ -145,7 +141,7 @@ pub fn instalments(invoice: &Invoice) -> Vec<Instalment> {
     }
     invoice
         .due_date
-        .map(|date| Instalment::new(date, invoice.total))
+        .map(|date| Instalment::new(date, invoice.total.value()))
         .into_iter()
         .collect()
 }
@@ -180,14 +176,14 @@ pub fn next_due_date(invoice: &Invoice) -> Option<NaiveDate> {
 /// The amount paid: the sum of the payments (the total for a legacy `paid` invoice).
 pub fn amount_paid(invoice: &Invoice) -> Decimal {
     if legacy_paid_date(invoice).is_some() {
-        return invoice.total;
+        return invoice.total.value();
     }
-    invoice.payments.iter().map(|p| p.amount).sum()
+    invoice.payments.iter().map(|p| p.amount.value()).sum()
 }
 
 /// Whether instalment `index` (of `instalments`, in date order) is covered by `paid`.
 pub fn covered(instalments: &[Instalment], index: usize, paid: Decimal) -> bool {
-    let upto: Decimal = instalments[..=index].iter().map(|i| i.amount).sum();
+    let upto: Decimal = instalments[..=index].iter().map(|i| i.amount.value()).sum();
     paid >= upto
 }
 
@@ -219,16 +215,16 @@ pub fn state(invoice: &Invoice, today: NaiveDate) -> PaymentState {
     }
     let open = invoice.status != Status::Cancelled;
     let amount_due = if open {
-        (invoice.total - paid).max(Decimal::ZERO)
+        (invoice.total - Money::from(paid)).max(Money::from(Decimal::ZERO))
     } else {
-        Decimal::ZERO
+        Money::from(Decimal::ZERO)
     };
-    if paid >= invoice.total {
+    if paid >= invoice.total.value() {
         let last = invoice.payments.iter().map(|p| p.date).max();
         return PaymentState {
             status: PaymentStatus::Paid,
             amount_paid: paid,
-            amount_due,
+            amount_due: amount_due.value(),
             paid_at: last.or_else(|| legacy_paid_date(invoice)),
         };
     }
@@ -245,7 +241,7 @@ pub fn state(invoice: &Invoice, today: NaiveDate) -> PaymentState {
     PaymentState {
         status,
         amount_paid: paid,
-        amount_due,
+        amount_due: amount_due.value(),
         paid_at: None,
     }
 }
@@ -254,8 +250,8 @@ pub fn state(invoice: &Invoice, today: NaiveDate) -> PaymentState {
 pub fn refresh(invoice: &mut Invoice, today: NaiveDate) {
     let state = state(invoice, today);
     invoice.payment_status = state.status;
-    invoice.amount_paid = state.amount_paid;
-    invoice.amount_due = state.amount_due;
+    invoice.amount_paid = Money::from(state.amount_paid);
+    invoice.amount_due = Money::from(state.amount_due);
     invoice.paid_at = state.paid_at;
 }
 
@@ -341,13 +337,13 @@ pub fn check(
             format!("a refund of {} is more than the {paid} paid", -amount),
         ));
     }
-    if after > invoice.total {
+    if after > invoice.total.value() {
         return Err(invalid(
             "overpayment",
             "amount",
             format!(
                 "{amount} is more than the {} outstanding (total {}, paid {paid})",
-                invoice.total - paid,
+                invoice.total - Money::from(paid),
                 invoice.total
             ),
         ));
@@ -428,7 +424,7 @@ mod tests {
     fn invoice(total: Decimal, instalments: &[(&str, Decimal)]) -> Invoice {
         let mut invoice: Invoice =
             serde_json::from_value(crate::invoice::model::tests::stored_before_payments()).unwrap();
-        invoice.total = total;
+        invoice.total = Money::from(total);
         invoice.instalments = instalments
             .iter()
             .map(|(d, a)| Instalment::new(day(d), *a))
@@ -439,7 +435,7 @@ mod tests {
     fn pay(invoice: &mut Invoice, amount: Decimal, date: &str) {
         invoice.payments.push(PaymentEntry {
             id: format!("pay_{}", invoice.payments.len()),
-            amount,
+            amount: Money::from(amount),
             date: day(date),
             method: PaymentMethod::Transfer,
             reference: None,

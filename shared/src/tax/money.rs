@@ -68,6 +68,129 @@ impl Amount {
     }
 }
 
+/// An amount of euros as the service keeps and shows it: exact (a
+/// `Decimal`, never a float), written in JSON as a number, read from a
+/// number or a decimal string.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Money(Decimal);
+
+impl Money {
+    pub const ZERO: Money = Money(Decimal::ZERO);
+
+    pub fn value(self) -> Decimal {
+        self.0
+    }
+}
+
+impl From<Decimal> for Money {
+    fn from(value: Decimal) -> Self {
+        Money(value)
+    }
+}
+
+impl From<Money> for Decimal {
+    fn from(money: Money) -> Self {
+        money.0
+    }
+}
+
+impl Money {
+    pub fn is_zero(self) -> bool {
+        self.0.is_zero()
+    }
+
+    pub fn is_sign_negative(self) -> bool {
+        self.0.is_sign_negative()
+    }
+}
+
+impl std::ops::Add for Money {
+    type Output = Money;
+    fn add(self, other: Money) -> Money {
+        Money(self.0 + other.0)
+    }
+}
+
+impl std::ops::Sub for Money {
+    type Output = Money;
+    fn sub(self, other: Money) -> Money {
+        Money(self.0 - other.0)
+    }
+}
+
+impl std::ops::Neg for Money {
+    type Output = Money;
+    fn neg(self) -> Money {
+        Money(-self.0)
+    }
+}
+
+impl std::ops::AddAssign for Money {
+    fn add_assign(&mut self, other: Money) {
+        self.0 += other.0;
+    }
+}
+
+impl std::ops::SubAssign for Money {
+    fn sub_assign(&mut self, other: Money) {
+        self.0 -= other.0;
+    }
+}
+
+/// Scaling by a factor (a sign, a share).
+impl std::ops::Mul<Money> for Decimal {
+    type Output = Money;
+    fn mul(self, money: Money) -> Money {
+        Money(self * money.0)
+    }
+}
+
+impl std::iter::Sum for Money {
+    fn sum<I: Iterator<Item = Money>>(iter: I) -> Money {
+        Money(iter.map(|m| m.0).sum())
+    }
+}
+
+impl<'a> std::iter::Sum<&'a Money> for Money {
+    fn sum<I: Iterator<Item = &'a Money>>(iter: I) -> Money {
+        iter.copied().sum()
+    }
+}
+
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl serde::Serialize for Money {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        as_number(&self.0, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Money {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        decimal_from_json(d).map(Money)
+    }
+}
+
+impl utoipa::PartialSchema for Money {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Number)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::Double,
+            )))
+            .description(Some(
+                "An amount in euros, exact to the cent (unit prices: to 6 decimals).",
+            ))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Money {}
+
 /// A decimal written as plain text: digits, an optional sign and at most one
 /// dot (no exponent, no thousands separators), parsed exactly.
 fn parse_text(s: &str) -> Result<Decimal, String> {

@@ -38,6 +38,7 @@ use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
+use crate::tax::money::Money;
 use crate::tax::money::{MAX_INTEGER_DIGITS, as_number};
 use crate::verifactu::aeat::{Operation, RecordError};
 use crate::verifactu::status::RecordStatus;
@@ -295,8 +296,8 @@ fn line_views(lines: &[Line], totals: &Totals, prices: Prices) -> Vec<LineView> 
             LineView {
                 description: l.description.clone(),
                 quantity: l.quantity,
-                unit_price,
-                unit_price_with_vat,
+                unit_price: Money::from(unit_price),
+                unit_price_with_vat: unit_price_with_vat.map(Money::from),
                 discount_percent: l.discount_percent,
                 vat_rate: l.vat_rate,
                 surcharge_rate: l.surcharge_rate,
@@ -304,7 +305,7 @@ fn line_views(lines: &[Line], totals: &Totals, prices: Prices) -> Vec<LineView> 
                     .treatment
                     .wording()
                     .map(|_| l.treatment.code().to_string()),
-                base,
+                base: Money::from(base),
             }
         })
         .collect()
@@ -316,10 +317,10 @@ fn group_views(totals: &Totals) -> Vec<GroupView> {
         .iter()
         .map(|g| GroupView {
             vat_rate: g.vat_rate,
-            base: g.base,
-            vat_amount: g.vat_amount,
+            base: Money::from(g.base),
+            vat_amount: Money::from(g.vat_amount),
             surcharge_rate: g.surcharge_rate,
-            surcharge_amount: g.surcharge_amount,
+            surcharge_amount: Money::from(g.surcharge_amount),
             exemption: g
                 .treatment
                 .wording()
@@ -343,10 +344,10 @@ pub fn event_data(invoice: &Invoice) -> serde_json::Value {
         "livemode": invoice.livemode,
         "issue_date": invoice.issue_date,
         "customer_id": invoice.customer_id,
-        "base": amount(&invoice.base),
-        "vat_amount": amount(&invoice.vat_amount),
-        "irpf_amount": amount(&invoice.irpf_amount),
-        "total": amount(&invoice.total),
+        "base": amount(&invoice.base.value()),
+        "vat_amount": amount(&invoice.vat_amount.value()),
+        "irpf_amount": amount(&invoice.irpf_amount.value()),
+        "total": amount(&invoice.total.value()),
     }})
 }
 
@@ -452,20 +453,20 @@ pub async fn finalize(
         issuer,
         lines: line_views(&draft.lines, &draft.totals, draft.prices),
         breakdown: group_views(&draft.totals),
-        base: draft.totals.base,
-        vat_amount: draft.totals.vat_amount,
-        surcharge_amount: draft.totals.surcharge_amount,
+        base: Money::from(draft.totals.base),
+        vat_amount: Money::from(draft.totals.vat_amount),
+        surcharge_amount: Money::from(draft.totals.surcharge_amount),
         irpf_rate: draft.totals.irpf_rate,
-        irpf_amount: draft.totals.irpf_amount,
-        total: draft.totals.total,
+        irpf_amount: Money::from(draft.totals.irpf_amount),
+        total: Money::from(draft.totals.total),
         currency: "EUR".into(),
         notes: draft.notes,
         payment: draft.payment,
         instalments: draft.instalments,
         payments: Vec::new(),
         payment_status: Default::default(),
-        amount_paid: Decimal::ZERO,
-        amount_due: Decimal::ZERO,
+        amount_paid: Money::from(Decimal::ZERO),
+        amount_due: Money::from(Decimal::ZERO),
         paid_at: None,
         customer: draft.customer,
         customer_id: draft.customer_id,

@@ -168,10 +168,10 @@ pub fn invoice_groups(invoice: &Invoice) -> Vec<RateGroup> {
         .iter()
         .map(|g| RateGroup {
             vat_rate: g.vat_rate,
-            base: g.base,
-            vat_amount: g.vat_amount,
+            base: g.base.value(),
+            vat_amount: g.vat_amount.value(),
             surcharge_rate: g.surcharge_rate,
-            surcharge_amount: g.surcharge_amount,
+            surcharge_amount: g.surcharge_amount.value(),
         })
         .collect()
 }
@@ -245,10 +245,10 @@ pub async fn cancel(
             kind: invoice.kind,
             tax: invoice.tax,
             issue_date: invoice.issue_date,
-            total: -invoice.total,
+            total: (-invoice.total).value(),
             groups,
             irpf_rate: invoice.irpf_rate,
-            irpf_amount: -invoice.irpf_amount,
+            irpf_amount: (-invoice.irpf_amount).value(),
         };
         writes.push(ledger::record(&caller.account_id, &entry));
     }

@@ -86,10 +86,10 @@ async fn notice(
     payments::refresh(&mut invoice, madrid::date(now));
     let money = |x| as_number(&x, serde_json::value::Serializer).expect("amounts serialise");
     let mut data = event_data(&invoice);
-    data["instalment"] = json!({"number": number, "date": date, "amount": money(amount)});
+    data["instalment"] = json!({"number": number, "date": date, "amount": money(amount.value())});
     data["payment_status"] = json!(invoice.payment_status);
-    data["amount_paid"] = money(invoice.amount_paid);
-    data["amount_due"] = money(invoice.amount_due);
+    data["amount_paid"] = money(invoice.amount_paid.value());
+    data["amount_due"] = money(invoice.amount_due.value());
     let mut writes = vec![store::replace_at(key, &invoice, version), drop_item];
     // The notified instalment leaves the index by `drop_item`; nothing else changes.
     writes.extend(

@@ -42,6 +42,7 @@ use crate::invoice::payments::{
 use crate::invoice::status::Status;
 use crate::ports::Ports;
 use crate::ports::table::Write;
+use crate::tax::money::Money;
 use crate::tax::money::as_number;
 use crate::webhooks::event_type::EventType;
 
@@ -86,15 +87,15 @@ pub fn by_status(
     now: DateTime<Utc>,
 ) -> Result<Option<Vec<Write>>, InvoiceError> {
     let settle = match to {
-        Status::Paid => invoice.total - rules::amount_paid(invoice),
-        Status::Unpaid => -rules::amount_paid(invoice),
+        Status::Paid => invoice.total - Money::from(rules::amount_paid(invoice)),
+        Status::Unpaid => Money::from(-rules::amount_paid(invoice)),
         _ => return Ok(None),
     };
     let before = open_instalments(invoice);
     let mut events = Vec::new();
     if rules::collectible(invoice) && !settle.is_zero() {
         let payment = NewPayment {
-            amount: settle,
+            amount: settle.value(),
             date: None,
             method: PaymentMethod::Other,
             reference: None,
@@ -135,7 +136,7 @@ fn materialise_legacy(invoice: &mut Invoice) {
         let created_at = marked.map_or(invoice.created_at, |e| e.at);
         invoice.payments.push(PaymentEntry {
             id: crate::ids::new_id("pay"),
-            amount: invoice.total,
+            amount: Money::from(invoice.total.value()),
             date,
             method: PaymentMethod::Other,
             reference: None,
@@ -161,10 +162,10 @@ fn apply(
         .transpose()?
         .flatten();
     materialise_legacy(invoice);
-    let was_paid = rules::amount_paid(invoice) >= invoice.total;
+    let was_paid = rules::amount_paid(invoice) >= invoice.total.value();
     let entry = PaymentEntry {
         id: crate::ids::new_id("pay"),
-        amount: payment.amount.normalize(),
+        amount: Money::from(payment.amount.normalize()),
         date,
         method: payment.method,
         reference,
@@ -187,10 +188,10 @@ fn apply(
     let mut data = event_data(invoice);
     data["payment"] = json!(entry);
     data["payment_status"] = json!(invoice.payment_status);
-    data["amount_paid"] = amount(&invoice.amount_paid);
-    data["amount_due"] = amount(&invoice.amount_due);
+    data["amount_paid"] = amount(&invoice.amount_paid.value());
+    data["amount_due"] = amount(&invoice.amount_due.value());
     events.push((PAYMENT_RECEIVED, data));
-    let now_paid = rules::amount_paid(invoice) >= invoice.total;
+    let now_paid = rules::amount_paid(invoice) >= invoice.total.value();
     if now_paid && !was_paid {
         if invoice.status.can_become(Status::Paid) {
             invoice.status = Status::Paid;

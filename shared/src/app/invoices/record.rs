@@ -154,10 +154,10 @@ pub fn rectification(rectifies: &Rectifies, issuer_nif: &str) -> Rectification {
             issue_date: rectifies.issue_date,
         }],
         rectified_amounts: substitution.then(|| RectifiedAmounts {
-            base: rectifies.rectified_base,
-            vat: rectifies.rectified_vat,
+            base: rectifies.rectified_base.value(),
+            vat: rectifies.rectified_vat.value(),
             surcharge: (!rectifies.rectified_surcharge.is_zero())
-                .then_some(rectifies.rectified_surcharge),
+                .then_some(rectifies.rectified_surcharge.value()),
         }),
     }
 }
@@ -171,19 +171,19 @@ fn stored_totals(invoice: &Invoice) -> Totals {
             vat_rate: g.vat_rate,
             surcharge_rate: g.surcharge_rate,
             treatment: Treatment::of_stored(g.exemption.as_deref()),
-            base: g.base,
-            vat_amount: g.vat_amount,
-            surcharge_amount: g.surcharge_amount,
+            base: g.base.value(),
+            vat_amount: g.vat_amount.value(),
+            surcharge_amount: g.surcharge_amount.value(),
         })
         .collect();
     Totals {
         groups,
-        base: invoice.base,
-        vat_amount: invoice.vat_amount,
-        surcharge_amount: invoice.surcharge_amount,
+        base: invoice.base.value(),
+        vat_amount: invoice.vat_amount.value(),
+        surcharge_amount: invoice.surcharge_amount.value(),
         irpf_rate: invoice.irpf_rate,
-        irpf_amount: invoice.irpf_amount,
-        total: invoice.total,
+        irpf_amount: invoice.irpf_amount.value(),
+        total: invoice.total.value(),
     }
 }
 

@@ -20,6 +20,7 @@ use crate::invoice::totals;
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::ledger_entry::RateGroup;
+use crate::tax::money::Money;
 use crate::verifactu::{RectificationMethod, SystemInfo};
 
 fn bad(param: &str, message: impl Into<String>) -> InvoiceError {
@@ -65,7 +66,7 @@ fn lines_for(
     original: &Invoice,
     signed: bool,
 ) -> Result<Vec<Line>, InvoiceError> {
-    let surcharge = original.surcharge_amount != Decimal::ZERO;
+    let surcharge = original.surcharge_amount != Money::from(Decimal::ZERO);
     request::lines(
         requests,
         original.operation_date.unwrap_or(original.issue_date),
@@ -167,7 +168,7 @@ pub async fn rectify(
     let (ledger, ledger_irpf) = match method {
         RectificationMethod::Substitution => (
             difference(&ledger_groups(&totals), &original_groups),
-            totals.irpf_amount - original.irpf_amount,
+            totals.irpf_amount - original.irpf_amount.value(),
         ),
         RectificationMethod::Differences => (ledger_groups(&totals), totals.irpf_amount),
     };

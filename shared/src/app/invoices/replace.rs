@@ -38,7 +38,7 @@ pub fn issued_line(line: &crate::invoice::model::LineView, sign: Decimal) -> Lin
     Line {
         description: line.description.clone(),
         quantity: sign * line.quantity,
-        unit_price: line.unit_price_with_vat.unwrap_or(line.unit_price),
+        unit_price: line.unit_price_with_vat.unwrap_or(line.unit_price).value(),
         discount_percent: line.discount_percent,
         vat_rate: line.vat_rate,
         surcharge_rate: line.surcharge_rate,

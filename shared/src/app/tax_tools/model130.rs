@@ -11,7 +11,8 @@ use crate::app::keys::Caller;
 use crate::app::ledger;
 use crate::ports::Ports;
 use crate::tax::model130::{EarlierQuarters, Model130Input, YearToDate, compute};
-use crate::tax::money::{Amount, MAX_INTEGER_DIGITS, as_number, decimal_from_json};
+use crate::tax::money::Money;
+use crate::tax::money::{Amount, MAX_INTEGER_DIGITS, decimal_from_json};
 use crate::tax::quarter::quarter_dates;
 
 /// Year-to-date figures at the end of an earlier quarter.
@@ -90,9 +91,7 @@ pub struct ReturnBoxValue {
     pub number: String,
     pub label: &'static str,
     pub label_en: &'static str,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub value: Decimal,
+    pub value: Money,
 }
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
@@ -112,9 +111,7 @@ pub struct Model130Response {
     /// Boxes 01 to 19 (08–11, agriculture, are 0).
     pub boxes: Vec<ReturnBoxValue>,
     /// Box 19.
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub result: Decimal,
+    pub result: Money,
     /// `pay`, `to_deduct` (negative in Q1–Q3, carried to later quarters), `negative` (Q4) or `zero`.
     pub outcome: &'static str,
     pub meaning: &'static str,
@@ -216,10 +213,10 @@ pub async fn estimate_model_130(
                 number: format!("{:02}", b.number),
                 label: b.label_es,
                 label_en: b.label_en,
-                value: b.value,
+                value: Money::from(b.value),
             })
             .collect(),
-        result: result.result,
+        result: Money::from(result.result),
         outcome: result.outcome.code(),
         meaning: result.outcome.meaning_en(),
         income_source: if req.income.is_some() {

@@ -10,6 +10,7 @@ use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
 use crate::app::keys::Caller;
 use crate::app::ledger;
 use crate::ports::Ports;
+use crate::tax::money::Money;
 use crate::tax::money::as_number;
 use crate::tax::quarter::quarter_dates;
 use crate::tax::quarter::{model_303_boxes, summarize};
@@ -19,12 +20,8 @@ pub struct RateLine {
     #[serde(serialize_with = "as_number")]
     #[schema(value_type = f64)]
     pub rate: Decimal,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub base: Decimal,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub amount: Decimal,
+    pub base: Money,
+    pub amount: Money,
 }
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
@@ -32,6 +29,7 @@ pub struct Box303 {
     #[serde(rename = "box")]
     pub number: &'static str,
     pub label: String,
+    /// An amount in euros, or a rate in percent for the rate boxes.
     #[serde(serialize_with = "as_number")]
     #[schema(value_type = f64)]
     pub value: Decimal,
@@ -39,34 +37,20 @@ pub struct Box303 {
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
 pub struct Totals {
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub base: Decimal,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub vat: Decimal,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub surcharge: Decimal,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub irpf_withheld: Decimal,
+    pub base: Money,
+    pub vat: Money,
+    pub surcharge: Money,
+    pub irpf_withheld: Money,
     /// base + VAT + surcharge − IRPF.
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub total: Decimal,
+    pub total: Money,
 }
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
 pub struct Model130Inputs {
     /// Σ invoice bases from 1 January to the quarter's end (box 01).
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub income_year_to_date: Decimal,
+    pub income_year_to_date: Money,
     /// Σ IRPF withheld by clients in the same span (box 06).
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub withholdings_year_to_date: Decimal,
+    pub withholdings_year_to_date: Money,
 }
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
@@ -118,8 +102,8 @@ fn lines(
         .rev()
         .map(|(rate, t)| RateLine {
             rate: *rate,
-            base: t.base,
-            amount: t.amount,
+            base: Money::from(t.base),
+            amount: Money::from(t.amount),
         })
         .collect()
 }
@@ -174,11 +158,11 @@ pub async fn quarter_summary(
         igic: lines(&s.igic),
         ipsi: lines(&s.ipsi),
         totals: Totals {
-            base: s.base,
-            vat: s.vat_amount,
-            surcharge: s.surcharge_amount,
-            irpf_withheld: s.irpf_withheld,
-            total: s.total,
+            base: Money::from(s.base),
+            vat: Money::from(s.vat_amount),
+            surcharge: Money::from(s.surcharge_amount),
+            irpf_withheld: Money::from(s.irpf_withheld),
+            total: Money::from(s.total),
         },
         model_303: model_303_boxes(&s, year, quarter)
             .into_iter()
@@ -189,8 +173,12 @@ pub async fn quarter_summary(
             })
             .collect(),
         model_130: Model130Inputs {
-            income_year_to_date: year_entries.iter().map(|e| e.base()).sum(),
-            withholdings_year_to_date: year_entries.iter().map(|e| e.irpf_amount).sum(),
+            income_year_to_date: Money::from(
+                year_entries.iter().map(|e| e.base()).sum::<Decimal>(),
+            ),
+            withholdings_year_to_date: Money::from(
+                year_entries.iter().map(|e| e.irpf_amount).sum::<Decimal>(),
+            ),
         },
         notes,
         estimate: ESTIMATE_NOTICE,

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 
 use super::{ESTIMATE_NOTICE, ToolError};
 use crate::tax::indirect::IndirectTax;
+use crate::tax::money::Money;
 use crate::tax::money::{Amount, as_number, decimal_from_json};
 use crate::tax::vat::{VatBreakdown, VatRate, from_total, on_base};
 
@@ -42,32 +43,22 @@ pub struct VatRequest {
     "surcharge_amount": 0.0, "total": 121.0, "includes_vat": true, "date": "2026-11-21", "tax": "iva", "quota_difference": 0.0,
     "estimate": "Estimate for the general regime, computed from the rules in force; not tax advice."}))]
 pub struct VatResponse {
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub base: Decimal,
+    pub base: Money,
     #[serde(serialize_with = "as_number")]
     #[schema(value_type = f64)]
     pub vat_rate: Decimal,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub vat_amount: Decimal,
+    pub vat_amount: Money,
     #[serde(serialize_with = "as_number")]
     #[schema(value_type = f64)]
     pub surcharge_rate: Decimal,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub surcharge_amount: Decimal,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub total: Decimal,
+    pub surcharge_amount: Money,
+    pub total: Money,
     pub includes_vat: bool,
     pub date: NaiveDate,
     pub tax: IndirectTax,
     /// VAT amount minus round(base × rate). Back-calculation keeps base + VAT equal
     /// to the amount, so when no exact pair exists the quota absorbs a cent (e.g. 218.00 at 21 %).
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub quota_difference: Decimal,
+    pub quota_difference: Money,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     pub estimate: &'static str,
@@ -117,16 +108,16 @@ pub fn calculate_vat(req: &VatRequest, today: NaiveDate) -> Result<VatResponse, 
         )
     });
     Ok(VatResponse {
-        base: b.base,
+        base: Money::from(b.base),
         vat_rate: b.vat_rate,
-        vat_amount: b.vat_amount,
+        vat_amount: Money::from(b.vat_amount),
         surcharge_rate: b.surcharge_rate,
-        surcharge_amount: b.surcharge_amount,
-        total: b.total,
+        surcharge_amount: Money::from(b.surcharge_amount),
+        total: Money::from(b.total),
         includes_vat: req.includes_vat,
         date,
         tax: req.tax,
-        quota_difference: b.quota_difference,
+        quota_difference: Money::from(b.quota_difference),
         note,
         estimate: ESTIMATE_NOTICE,
     })

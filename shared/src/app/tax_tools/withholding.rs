@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use super::vat::vat_rate;
 use super::{ESTIMATE_NOTICE, ToolError};
 use crate::tax::indirect::IndirectTax;
+use crate::tax::money::Money;
 use crate::tax::money::{Amount, as_number, optional_decimal_from_json};
 use crate::tax::withholding::{WithholdingType, compute};
 
@@ -44,33 +45,23 @@ pub struct WithholdingRequest {
     "rule": "Professional activities (IAE section 2): 15 %",
     "estimate": "Estimate for the general regime, computed from the rules in force; not tax advice."}))]
 pub struct WithholdingResponse {
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub base: Decimal,
+    pub base: Money,
     #[serde(rename = "type")]
     pub kind: &'static str,
     #[serde(serialize_with = "as_number")]
     #[schema(value_type = f64)]
     pub withholding_rate: Decimal,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub withholding_amount: Decimal,
+    pub withholding_amount: Money,
     #[serde(serialize_with = "as_number")]
     #[schema(value_type = f64)]
     pub vat_rate: Decimal,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub vat_amount: Decimal,
+    pub vat_amount: Money,
     #[serde(serialize_with = "as_number")]
     #[schema(value_type = f64)]
     pub surcharge_rate: Decimal,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub surcharge_amount: Decimal,
+    pub surcharge_amount: Money,
     /// base + VAT + surcharge − withholding: what the customer pays.
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub total_invoice: Decimal,
+    pub total_invoice: Money,
     /// The rule applied.
     pub rule: &'static str,
     pub estimate: &'static str,
@@ -92,15 +83,15 @@ pub fn calculate_withholding(
     )?;
     let w = compute(req.base.value(), kind, vat, req.equivalence_surcharge);
     Ok(WithholdingResponse {
-        base: w.vat.base,
+        base: Money::from(w.vat.base),
         kind: kind.code(),
         withholding_rate: w.rate,
-        withholding_amount: w.amount,
+        withholding_amount: Money::from(w.amount),
         vat_rate: w.vat.vat_rate,
-        vat_amount: w.vat.vat_amount,
+        vat_amount: Money::from(w.vat.vat_amount),
         surcharge_rate: w.vat.surcharge_rate,
-        surcharge_amount: w.vat.surcharge_amount,
-        total_invoice: w.total_invoice,
+        surcharge_amount: Money::from(w.vat.surcharge_amount),
+        total_invoice: Money::from(w.total_invoice),
         rule: kind.rule(),
         estimate: ESTIMATE_NOTICE,
     })

@@ -391,14 +391,14 @@ fn rectification(flow: &mut Flow) {
     if r.method == "substitution" {
         let mut amounts = format!(
             "Importes de la factura rectificada: base imponible {}, cuota de {} {}",
-            format::amount(r.rectified_base),
+            format::amount(r.rectified_base.value()),
             flow.invoice.tax.label(),
-            format::amount(r.rectified_vat)
+            format::amount(r.rectified_vat.value())
         );
         if !r.rectified_surcharge.is_zero() {
             amounts += &format!(
                 ", recargo de equivalencia {}",
-                format::amount(r.rectified_surcharge)
+                format::amount(r.rectified_surcharge.value())
             );
         }
         lines.push(body(amounts));
@@ -445,10 +445,10 @@ impl Row {
             description: CELL.wrap(&line.description, DESCRIPTION_WIDTH),
             cells: [
                 vec![format::number(line.quantity)],
-                vec![format::price(line.unit_price)],
+                vec![format::price(line.unit_price.value())],
                 vec![discount],
                 tax,
-                vec![format::amount(line.base)],
+                vec![format::amount(line.base.value())],
             ],
         }
     }
@@ -572,14 +572,14 @@ fn breakdown(invoice: &Invoice) -> (Vec<String>, Vec<Vec<String>>) {
 
 fn breakdown_row(group: &GroupView, surcharge: bool) -> Vec<String> {
     let mut row = vec![
-        format::amount(group.base),
+        format::amount(group.base.value()),
         vat_rate(group.vat_rate, group.exemption.as_deref()),
-        format::amount(group.vat_amount),
+        format::amount(group.vat_amount.value()),
     ];
     if surcharge {
         row.extend([
             format::percent(group.surcharge_rate),
-            format::amount(group.surcharge_amount),
+            format::amount(group.surcharge_amount.value()),
         ]);
     }
     row
@@ -607,10 +607,13 @@ fn breakdown_table(page: &mut Page, y: f32, titles: &[String], rows: &[Vec<Strin
 /// Label and amount rows; the last one is the amount due.
 fn totals(invoice: &Invoice) -> Vec<(String, String)> {
     let mut rows = vec![
-        ("Base imponible".to_string(), format::amount(invoice.base)),
+        (
+            "Base imponible".to_string(),
+            format::amount(invoice.base.value()),
+        ),
         (
             format!("Cuota de {}", invoice.tax.label()),
-            format::amount(invoice.vat_amount),
+            format::amount(invoice.vat_amount.value()),
         ),
     ];
     if invoice
@@ -620,20 +623,26 @@ fn totals(invoice: &Invoice) -> Vec<(String, String)> {
     {
         rows.push((
             "Recargo de equivalencia".to_string(),
-            format::amount(invoice.surcharge_amount),
+            format::amount(invoice.surcharge_amount.value()),
         ));
     }
     if invoice.irpf_rate.is_zero() {
-        rows.push(("Total factura".to_string(), format::amount(invoice.total)));
+        rows.push((
+            "Total factura".to_string(),
+            format::amount(invoice.total.value()),
+        ));
         return rows;
     }
     let gross = invoice.base + invoice.vat_amount + invoice.surcharge_amount;
-    rows.push(("Total factura".to_string(), format::amount(gross)));
+    rows.push(("Total factura".to_string(), format::amount(gross.value())));
     rows.push((
         format!("Retención IRPF ({})", format::percent(invoice.irpf_rate)),
-        format::amount(-invoice.irpf_amount),
+        format::amount((-invoice.irpf_amount).value()),
     ));
-    rows.push(("Total a pagar".to_string(), format::amount(invoice.total)));
+    rows.push((
+        "Total a pagar".to_string(),
+        format::amount(invoice.total.value()),
+    ));
     rows
 }
 
@@ -710,7 +719,13 @@ fn mention_texts(invoice: &Invoice) -> Vec<String> {
         let each: Vec<String> = invoice
             .instalments
             .iter()
-            .map(|i| format!("{}: {}", format::date(i.date), format::amount(i.amount)))
+            .map(|i| {
+                format!(
+                    "{}: {}",
+                    format::date(i.date),
+                    format::amount(i.amount.value())
+                )
+            })
             .collect();
         payment.push(format!("Vencimientos: {}", each.join("; ")));
     } else if let Some(due) = invoice.due_date {
