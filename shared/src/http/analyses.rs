@@ -16,8 +16,7 @@ use super::async_mode::AsyncMode;
 use super::error::ApiError;
 use super::jobs;
 use super::json::JsonBody;
-use super::pagination::{List, Page};
-use super::query::ApiQuery;
+use super::pagination::{List, ListQuery, PageParams};
 use super::quota::charge_unit;
 use super::state::AppState;
 use super::unit_of_work::UnitOfWork;
@@ -180,12 +179,7 @@ async fn blocking<T: Send + 'static>(
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-struct ListQuery {
-    /// 1–100, default 20.
-    #[param(minimum = 1, maximum = 100)]
-    limit: Option<u32>,
-    /// An analysis id: list older ones.
-    starting_after: Option<String>,
+struct AnalysisFilters {
     /// Only this type.
     #[serde(rename = "type")]
     #[param(rename = "type", inline)]
@@ -204,14 +198,13 @@ struct ListQuery {
 /// The stored (live) analyses, newest first, with optional filters (`to` may
 /// not be before `from`: 400 `parameter_invalid`, param `to`). Test keys
 /// store nothing, so their list is always empty.
-#[utoipa::path(get, path = "/api/v1/analyses", tag = "analyses", operation_id = "list_analyses", params(ListQuery),
+#[utoipa::path(get, path = "/api/v1/analyses", tag = "analyses", operation_id = "list_analyses", params(PageParams, AnalysisFilters),
     responses((status = 200, description = "A page of analyses", body = List<AnalysisSummary>)))]
 async fn list_analyses(
     State(state): State<AppState>,
     caller: Caller,
-    ApiQuery(q): ApiQuery<ListQuery>,
+    ListQuery { page, filters: q }: ListQuery<AnalysisFilters>,
 ) -> Result<Json<List<AnalysisSummary>>, ApiError> {
-    let page = Page::new(q.limit, q.starting_after)?;
     if let (Some(from), Some(to)) = (q.from, q.to)
         && to < from
     {

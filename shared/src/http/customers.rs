@@ -3,15 +3,12 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::Deserialize;
-use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::error::ApiError;
 use super::json::ApiJson;
-use super::pagination::{List, Page};
-use super::query::ApiQuery;
+use super::pagination::{List, ListQuery, NoFilters, PageParams};
 use super::state::AppState;
 use super::unit_of_work::UnitOfWork;
 use crate::app::customers::{self, Customer, CustomerError, CustomerFields};
@@ -40,28 +37,16 @@ impl From<CustomerError> for ApiError {
     }
 }
 
-#[derive(Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-struct ListQuery {
-    /// 1–100, default 20.
-    #[param(minimum = 1, maximum = 100)]
-    limit: Option<u32>,
-    /// A customer id: list the ones created before it.
-    starting_after: Option<String>,
-}
-
 /// List customers
 ///
 /// Newest first.
-#[utoipa::path(get, path = "/api/v1/customers", tag = "customers", operation_id = "list_customers", params(ListQuery),
+#[utoipa::path(get, path = "/api/v1/customers", tag = "customers", operation_id = "list_customers", params(PageParams),
     responses((status = 200, description = "A page of customers", body = List<Customer>)))]
 async fn list_customers(
     State(state): State<AppState>,
     caller: Caller,
-    ApiQuery(q): ApiQuery<ListQuery>,
+    ListQuery { page, .. }: ListQuery<NoFilters>,
 ) -> Result<Json<List<Customer>>, ApiError> {
-    let page = Page::new(q.limit, q.starting_after)?;
     let (data, has_more) = customers::list(
         &state.ports,
         &caller,

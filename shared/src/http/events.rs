@@ -10,8 +10,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::error::ApiError;
-use super::pagination::{List, Page};
-use super::query::ApiQuery;
+use super::pagination::{List, ListQuery, PageParams};
 use super::state::AppState;
 use crate::app::events::{self, EventsError, Filter};
 use crate::app::keys::Caller;
@@ -51,12 +50,7 @@ fn event_type_schema() -> Object {
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-struct ListQuery {
-    /// 1–100, default 20.
-    #[param(minimum = 1, maximum = 100)]
-    limit: Option<u32>,
-    /// An event id: list older ones.
-    starting_after: Option<String>,
+struct EventFilters {
     /// Only events of this type.
     #[serde(rename = "type")]
     #[param(rename = "type", schema_with = event_type_schema)]
@@ -92,14 +86,13 @@ struct ListQuery {
 /// 130 and 100; companies get 303, 390, 200 and 202; an account without an
 /// issuer NIF gets 303 and 390. A reminder missed (the service was down) is
 /// sent late with the real `days_left`; when both are due only the 1-day one is.
-#[utoipa::path(get, path = "/api/v1/events", tag = "events", operation_id = "list_events", params(ListQuery),
+#[utoipa::path(get, path = "/api/v1/events", tag = "events", operation_id = "list_events", params(PageParams, EventFilters),
     responses((status = 200, description = "A page of events", body = List<Envelope>)))]
 async fn list_events(
     State(state): State<AppState>,
     caller: Caller,
-    ApiQuery(q): ApiQuery<ListQuery>,
+    ListQuery { page, filters: q }: ListQuery<EventFilters>,
 ) -> Result<Json<List<Envelope>>, ApiError> {
-    let page = Page::new(q.limit, q.starting_after)?;
     let filter = Filter {
         kind: q.kind,
         delivery_success: q.delivery_success,

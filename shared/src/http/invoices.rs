@@ -13,8 +13,7 @@ use utoipa_axum::routes;
 
 use super::error::ApiError;
 use super::json::ApiJson;
-use super::pagination::{List, Page};
-use super::query::ApiQuery;
+use super::pagination::{List, ListQuery, PageParams};
 use super::state::AppState;
 use super::unit_of_work::{UnitOfWork, require_idempotency_key};
 use crate::app::invoices::error::InvoiceError;
@@ -162,13 +161,7 @@ async fn issue_invoice(
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-struct ListQuery {
-    /// 1–100, default 20.
-    #[param(minimum = 1, maximum = 100)]
-    limit: Option<u32>,
-    /// An invoice id: list older ones.
-    #[param(minimum = 1, maximum = 9223372036854775807_i64)]
-    starting_after: Option<u64>,
+struct InvoiceFilters {
     /// Only invoices in this status.
     status: Option<Status>,
     customer_id: Option<String>,
@@ -187,29 +180,33 @@ struct ListQuery {
 ///
 /// Newest first, with optional filters. `to` may not be before `from` (400
 /// `parameter_invalid`, param `to`).
-#[utoipa::path(get, path = "/api/v1/invoices", tag = "invoices", operation_id = "list_invoices", params(ListQuery),
+#[utoipa::path(get, path = "/api/v1/invoices", tag = "invoices", operation_id = "list_invoices", params(PageParams, InvoiceFilters),
     responses((status = 200, description = "A page of invoices", body = List<Invoice>)))]
 async fn list_invoices(
     State(state): State<AppState>,
     caller: Caller,
-    ApiQuery(q): ApiQuery<ListQuery>,
+    ListQuery { page, filters: q }: ListQuery<InvoiceFilters>,
 ) -> Result<Json<List<Invoice>>, ApiError> {
-    let page = Page::new(q.limit, q.starting_after)?;
     if let (Some(from), Some(to)) = (q.from, q.to)
         && to < from
     {
         return Err(ApiError::invalid("parameter_invalid", "to is before from").param("to"));
     }
-    if page
+    let starting_after = page
         .starting_after
-        .is_some_and(|id| id == 0 || i64::try_from(id).is_err())
-    {
-        return Err(ApiError::invalid(
-            "parameter_invalid",
-            "an invoice id is a whole number from 1 to 9223372036854775807",
-        )
-        .param("starting_after"));
-    }
+        .map(|id| {
+            id.parse::<u64>()
+                .ok()
+                .filter(|&id| id != 0 && i64::try_from(id).is_ok())
+                .ok_or_else(|| {
+                    ApiError::invalid(
+                        "parameter_invalid",
+                        "an invoice id is a whole number from 1 to 9223372036854775807",
+                    )
+                    .param("starting_after")
+                })
+        })
+        .transpose()?;
     let filters = Filters {
         status: q.status,
         customer_id: q.customer_id,
@@ -218,14 +215,8 @@ async fn list_invoices(
         to: q.to,
         payment_status: q.payment_status,
     };
-    let (data, has_more) = lifecycle::list(
-        &state.ports,
-        &caller,
-        &filters,
-        page.limit,
-        page.starting_after,
-    )
-    .await?;
+    let (data, has_more) =
+        lifecycle::list(&state.ports, &caller, &filters, page.limit, starting_after).await?;
     Ok(Json(List::new(data, has_more)))
 }
 

@@ -1,18 +1,22 @@
 //! Lists: `?limit=` (1–100, default 20) and `?starting_after=<id>`, answered
 //! as `{"object": "list", "data": [...], "has_more": bool}`, newest first.
 
-use serde::Serialize;
-use utoipa::ToSchema;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use utoipa::openapi::Required;
+use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
+use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
+use utoipa::{IntoParams, ToSchema};
 
 use super::error::ApiError;
 
 pub const DEFAULT_LIMIT: usize = 20;
 pub const MAX_LIMIT: usize = 100;
 
-/// The page a list's query asks for. Each list's query declares `limit` and
-/// `starting_after` itself (the cursor's description and type are the list's
-/// own in the OpenAPI document) and hands them to `Page::new`, which holds the
-/// paging rules.
+/// The page a list's query asks for.
+#[derive(Debug, PartialEq)]
 pub struct Page<C> {
     /// How many items, at most.
     pub limit: usize,
@@ -27,19 +31,94 @@ impl<C> Page<C> {
         let limit = match limit {
             None => DEFAULT_LIMIT,
             Some(n) if (1..=MAX_LIMIT as u32).contains(&n) => n as usize,
-            Some(n) => {
-                return Err(ApiError::invalid(
-                    "parameter_invalid",
-                    format!("limit {n} is outside 1–{MAX_LIMIT}"),
-                )
-                .param("limit"));
-            }
+            Some(n) => return Err(limit_invalid(&n.to_string())),
         };
         Ok(Page {
             limit,
             starting_after,
         })
     }
+}
+
+fn limit_invalid(limit: &str) -> ApiError {
+    ApiError::invalid(
+        "parameter_invalid",
+        format!("limit {limit} is outside 1–{MAX_LIMIT}"),
+    )
+    .param("limit")
+}
+
+/// The paging parameters every list takes, as the OpenAPI document shows
+/// them (each list adds its filters: `params(PageParams, …Filters)`).
+pub struct PageParams;
+
+impl IntoParams for PageParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let limit = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int32)))
+            .minimum(Some(1))
+            .maximum(Some(MAX_LIMIT as u32));
+        let cursor = ObjectBuilder::new().schema_type(Type::String);
+        let parameter = |name: &str, schema: ObjectBuilder, text: &str| {
+            ParameterBuilder::new()
+                .name(name)
+                .parameter_in(ParameterIn::Query)
+                .required(Required::False)
+                .schema(Some(schema))
+                .description(Some(text))
+                .build()
+        };
+        vec![
+            parameter("limit", limit, "1–100, default 20."),
+            parameter(
+                "starting_after",
+                cursor,
+                "The id of the last item of the previous page: the list goes on with the \
+                 items after it (older ones).",
+            ),
+        ]
+    }
+}
+
+/// A list's query: its page (`limit`, `starting_after`) and its own filters
+/// `F`, read from the query string with the same errors as `ApiQuery`
+/// (an unknown parameter is 400 `parameter_unknown`).
+pub struct ListQuery<F> {
+    pub page: Page<String>,
+    pub filters: F,
+}
+
+/// The filters of a list that has none.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoFilters {}
+
+impl<F: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ListQuery<F> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        list_query(parts.uri.query().unwrap_or(""))
+    }
+}
+
+fn list_query<F: DeserializeOwned>(query: &str) -> Result<ListQuery<F>, ApiError> {
+    let mut limit = None;
+    let mut starting_after = None;
+    let mut rest = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in form_urlencoded::parse(query.as_bytes()) {
+        match name.as_ref() {
+            "limit" => limit = Some(value.parse::<u32>().map_err(|_| limit_invalid(&value))?),
+            "starting_after" => starting_after = Some(value.into_owned()),
+            _ => {
+                rest.append_pair(&name, &value);
+            }
+        }
+    }
+    Ok(ListQuery {
+        page: Page::new(limit, starting_after)?,
+        filters: super::query::parse(&rest.finish())?,
+    })
 }
 
 #[derive(Serialize, ToSchema)]
@@ -64,6 +143,44 @@ impl<T> List<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Filters {
+        status: Option<String>,
+    }
+
+    #[test]
+    fn a_list_query_splits_the_page_from_the_filters() {
+        let q: ListQuery<Filters> = list_query("status=paid&limit=5&starting_after=cus_9").unwrap();
+        assert_eq!(
+            (q.page, q.filters),
+            (
+                Page {
+                    limit: 5,
+                    starting_after: Some("cus_9".to_string())
+                },
+                Filters {
+                    status: Some("paid".into())
+                }
+            )
+        );
+        let none: ListQuery<NoFilters> = list_query("").unwrap();
+        assert_eq!(none.page.limit, 20);
+        let bad = |query: &str| list_query::<Filters>(query).err().unwrap();
+        let e = bad("limit=ten");
+        assert_eq!(
+            (e.code.as_str(), e.param.as_deref()),
+            ("parameter_invalid", Some("limit"))
+        );
+        let e = bad("colour=red");
+        assert_eq!(
+            (e.code.as_str(), e.param.as_deref()),
+            ("parameter_unknown", Some("colour"))
+        );
+        let e = list_query::<NoFilters>("status=paid").err().unwrap();
+        assert_eq!(e.code, "parameter_unknown");
+    }
 
     #[test]
     fn a_page_holds_20_items_unless_asked_for_1_to_100() {

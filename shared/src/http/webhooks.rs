@@ -5,16 +5,14 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::Deserialize;
+use utoipa::OpenApi;
 use utoipa::openapi::tag::TagBuilder;
-use utoipa::{IntoParams, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::error::ApiError;
 use super::json::ApiJson;
-use super::pagination::{List, Page};
-use super::query::ApiQuery;
+use super::pagination::{List, ListQuery, NoFilters, PageParams};
 use super::state::AppState;
 use super::unit_of_work::UnitOfWork;
 use crate::app::keys::Caller;
@@ -65,28 +63,16 @@ impl From<WebhookError> for ApiError {
     }
 }
 
-#[derive(Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-struct ListQuery {
-    /// 1–100, default 20.
-    #[param(minimum = 1, maximum = 100)]
-    limit: Option<u32>,
-    /// An id from the previous page (its last): list the ones before it.
-    starting_after: Option<String>,
-}
-
 /// List webhooks
 ///
 /// The webhooks of the key's mode, newest first.
-#[utoipa::path(get, path = "/api/v1/webhooks", tag = "webhooks", operation_id = "list_webhooks", params(ListQuery),
+#[utoipa::path(get, path = "/api/v1/webhooks", tag = "webhooks", operation_id = "list_webhooks", params(PageParams),
     responses((status = 200, description = "A page of webhooks (without secrets)", body = List<Webhook>)))]
 async fn list_webhooks(
     State(state): State<AppState>,
     caller: Caller,
-    ApiQuery(q): ApiQuery<ListQuery>,
+    ListQuery { page, .. }: ListQuery<NoFilters>,
 ) -> Result<Json<List<Webhook>>, ApiError> {
-    let page = Page::new(q.limit, q.starting_after)?;
     let (data, has_more) = webhooks::list(
         &state.ports,
         &caller,
@@ -205,15 +191,14 @@ async fn rotate_webhook_secret(
 /// Every attempt (scheduled, manual retry, test) of the last 30 days, newest
 /// first.
 #[utoipa::path(get, path = "/api/v1/webhooks/{id}/deliveries", tag = "webhooks", operation_id = "list_webhook_deliveries",
-    params(("id" = String, Path, description = "we_…"), ListQuery),
+    params(("id" = String, Path, description = "we_…"), PageParams),
     responses((status = 200, description = "A page of attempts", body = List<Attempt>)))]
 async fn list_webhook_deliveries(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-    ApiQuery(q): ApiQuery<ListQuery>,
+    ListQuery { page, .. }: ListQuery<NoFilters>,
 ) -> Result<Json<List<Attempt>>, ApiError> {
-    let page = Page::new(q.limit, q.starting_after)?;
     let (data, has_more) = webhooks::attempts(
         &state.ports,
         &caller,
