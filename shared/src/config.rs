@@ -2,7 +2,6 @@
 
 use std::time::Duration;
 
-use crate::adapters::aeat_http::AeatEndpoint;
 use crate::domain::account::QuotaLimits;
 use crate::secrets_key::SecretsKey;
 use crate::verifactu::SystemInfo;
@@ -189,6 +188,67 @@ impl AiModel {
             }
             (None, None) => Ok(AiModel::Off),
         }
+    }
+}
+
+/// Where live VERI*FACTU records go (`SVC_AEAT_ENDPOINT`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AeatEndpoint {
+    /// The AEAT's production service.
+    Production,
+    /// The AEAT's pre-production (test) service.
+    Test,
+    /// Another service that speaks the same contract, such as `svc aeat-simulator`.
+    Url(String),
+}
+
+impl AeatEndpoint {
+    /// `production`, `test` or an https URL; plain http only to this
+    /// machine (loopback: a local simulator in tests), as records and
+    /// certificates must not cross a network in the clear.
+    pub fn parse(raw: &str) -> Result<AeatEndpoint, String> {
+        match raw.trim() {
+            "production" => Ok(AeatEndpoint::Production),
+            "test" => Ok(AeatEndpoint::Test),
+            url => match url::Url::parse(url) {
+                Ok(u) if u.scheme() == "https" && u.has_host() => {
+                    Ok(AeatEndpoint::Url(url.to_string()))
+                }
+                Ok(u) if u.scheme() == "http" && loopback(&u) => {
+                    Ok(AeatEndpoint::Url(url.to_string()))
+                }
+                Ok(u) if u.scheme() == "http" => Err(format!(
+                    "SVC_AEAT_ENDPOINT={raw:?}: plain http is only allowed to loopback (127.0.0.1, ::1, localhost); give an https URL"
+                )),
+                _ => Err(format!(
+                    "SVC_AEAT_ENDPOINT={raw:?}: give `production`, `test` (the AEAT's pre-production service) or an https URL"
+                )),
+            },
+        }
+    }
+
+    /// The VERI*FACTU service's address (SistemaFacturacion.wsdl: the
+    /// ports for personal and representative certificates).
+    pub fn url(&self) -> &str {
+        match self {
+            AeatEndpoint::Production => {
+                "https://www1.agenciatributaria.gob.es/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP"
+            }
+            AeatEndpoint::Test => {
+                "https://prewww1.aeat.es/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP"
+            }
+            AeatEndpoint::Url(url) => url,
+        }
+    }
+}
+
+/// Whether `url`'s host is this machine.
+fn loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
     }
 }
 
@@ -602,6 +662,41 @@ mod tests {
         ];
         for vars in refused {
             assert!(ai(&vars).is_err(), "{vars:?}");
+        }
+    }
+
+    #[test]
+    fn an_endpoint_is_named_or_https_and_plain_http_only_to_loopback() {
+        assert_eq!(
+            AeatEndpoint::parse(" production "),
+            Ok(AeatEndpoint::Production)
+        );
+        assert_eq!(AeatEndpoint::parse("test"), Ok(AeatEndpoint::Test));
+        for url in [
+            "https://aeat.example.com/ws",
+            "http://127.0.0.1:8089/x",
+            "http://127.8.0.1/x",
+            "http://[::1]:8089/x",
+            "http://localhost:8089/x",
+        ] {
+            assert_eq!(
+                AeatEndpoint::parse(url),
+                Ok(AeatEndpoint::Url(url.to_string())),
+                "{url}"
+            );
+        }
+        for url in [
+            "http://aeat.example.com/ws",
+            "http://10.0.0.7/ws",
+            "http://[fe80::1]/ws",
+            "http://localhost.example.com/ws",
+        ] {
+            let error = AeatEndpoint::parse(url).unwrap_err();
+            assert!(error.contains("only allowed to loopback"), "{url}: {error}");
+        }
+        for raw in ["prod", "ftp://x", "https://", ""] {
+            let error = AeatEndpoint::parse(raw).unwrap_err();
+            assert!(error.contains("an https URL"), "{raw}: {error}");
         }
     }
 }

@@ -29,8 +29,8 @@ pub mod extraction;
 pub mod http;
 /// Random identifiers and secrets.
 pub mod ids;
-/// Invoices: lines, totals, numbering, series, statuses, payments and the
-/// stored invoice.
+/// Invoices: lines, totals, numbering, series, statuses, kinds (F1–R5),
+/// payments and the stored invoice.
 pub mod invoice;
 /// A per-process memo of API keys and accounts, kept 2 s (`Ports::cache`).
 pub mod item_cache;
@@ -52,7 +52,7 @@ pub mod secrets_key;
 /// the filing calendar and money rounding.
 pub mod tax;
 /// VERI*FACTU billing records: their XML, fingerprint (huella), QR URL, chain
-/// check and the AEAT's SOAP messages.
+/// check, status and the AEAT's SOAP messages.
 pub mod verifactu;
 /// Webhooks, the pure part: event types, signature, secrets, retry schedule,
 /// endpoint health and the SSRF address rules.

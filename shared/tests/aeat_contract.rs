@@ -9,8 +9,9 @@ use crate::support;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use shared::adapters::aeat_http::{AeatEndpoint, HttpAeat};
+use shared::adapters::aeat_http::HttpAeat;
 use shared::adapters::aeat_simulated::SimulatedAeat;
+use shared::config::AeatEndpoint;
 use shared::embedded::aeat_simulator::{AEAT_PATH, router};
 use shared::ports::Aeat;
 use shared::ports::aeat::AeatError;

@@ -184,7 +184,11 @@ async fn answer(spec: &ToolSpec, response: axum::response::Response) -> CallTool
         let next = next_cursor(&value);
         value[CURSOR_FIELD] = next.map_or(Value::Null, Value::String);
     }
-    let text = summary::of(spec.name, status == StatusCode::ACCEPTED, &value);
+    let text = if status == StatusCode::ACCEPTED {
+        summary::job(&value)
+    } else {
+        (spec.summary)(&value)
+    };
     let mut result = CallToolResult::structured(value);
     result.content = vec![ContentBlock::text(text)];
     result

@@ -1,5 +1,6 @@
 //! The short human summary of a tool result (`content[0].text`); the whole
-//! result is in `structuredContent`.
+//! result is in `structuredContent`. Each tool names its summary here
+//! (`ToolSpec::summary`); a job the tool started has `job`'s.
 
 use serde_json::Value;
 
@@ -52,7 +53,8 @@ fn invoice(v: &Value) -> String {
     )
 }
 
-fn job(v: &Value) -> String {
+/// The summary of a job the tool started (202) instead of answering.
+pub fn job(v: &Value) -> String {
     format!(
         "Job {} ({}) is {}. Call get_job with job_id \"{}\" in a few seconds for the result.",
         text(&v["id"]),
@@ -62,151 +64,204 @@ fn job(v: &Value) -> String {
     )
 }
 
-/// The summary of `tool`'s result `v` (`accepted`: it is a job, 202).
-pub fn of(tool: &str, accepted: bool, v: &Value) -> String {
-    if accepted {
-        return job(v);
+pub fn extracted(v: &Value) -> String {
+    let found: Vec<String> = v["invoices"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| {
+            format!(
+                "{} from {} total {} ({} warnings)",
+                text(&i["number"]),
+                text(&i["issuer"]["name"]),
+                euros(&i["total"]),
+                count(&i["warnings"])
+            )
+        })
+        .collect();
+    format!(
+        "{} invoice(s) read{}; {} item(s) in errors.",
+        found.len(),
+        if found.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", found.join("; "))
+        },
+        count(&v["errors"])
+    )
+}
+
+pub fn analysis(v: &Value) -> String {
+    format!(
+        "Analysis {} ({}): {}.",
+        text(&v["id"]),
+        text(&v["type"]),
+        text(&v["title"])
+    )
+}
+
+pub fn tax_id(v: &Value) -> String {
+    match v["valid"].as_bool() {
+        Some(true) => format!(
+            "{} is a valid {}.",
+            text(&v["normalized"]),
+            text(&v["description"])
+        ),
+        _ => format!(
+            "{} is not valid: {}.{}",
+            text(&v["value"]),
+            text(&v["message"]),
+            match &v["suggestion"] {
+                Value::String(s) => format!(" Did you mean {s}?"),
+                _ => String::new(),
+            }
+        ),
     }
-    match tool {
-        "extract_invoices" => {
-            let found: Vec<String> = v["invoices"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|i| {
-                    format!(
-                        "{} from {} total {} ({} warnings)",
-                        text(&i["number"]),
-                        text(&i["issuer"]["name"]),
-                        euros(&i["total"]),
-                        count(&i["warnings"])
-                    )
-                })
-                .collect();
-            format!(
-                "{} invoice(s) read{}; {} item(s) in errors.",
-                found.len(),
-                if found.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {}", found.join("; "))
-                },
-                count(&v["errors"])
-            )
-        }
-        "analyze" | "get_analysis" => format!(
-            "Analysis {} ({}): {}.",
+}
+
+pub fn vat(v: &Value) -> String {
+    format!(
+        "Base {} + VAT {} % {} + surcharge {} = {}.",
+        euros(&v["base"]),
+        text(&v["vat_rate"]),
+        euros(&v["vat_amount"]),
+        euros(&v["surcharge_amount"]),
+        euros(&v["total"])
+    )
+}
+
+pub fn withholding(v: &Value) -> String {
+    format!(
+        "IRPF {} % of {} = {}; VAT {}; the customer pays {}.",
+        text(&v["withholding_rate"]),
+        euros(&v["base"]),
+        euros(&v["withholding_amount"]),
+        euros(&v["vat_amount"]),
+        euros(&v["total_invoice"])
+    )
+}
+
+pub fn model_130(v: &Value) -> String {
+    format!(
+        "Modelo 130 {} Q{}: result {} ({}). An estimate.",
+        text(&v["year"]),
+        text(&v["quarter"]),
+        euros(&v["result"]),
+        text(&v["meaning"])
+    )
+}
+
+pub fn deadlines(v: &Value) -> String {
+    page(v, "deadline(s)", |d| {
+        format!("{} until {}", text(&d["description"]), text(&d["end"]))
+    })
+}
+
+pub fn usage(v: &Value) -> String {
+    format!(
+        "{} of {} units used today, {} left; resets at {}.",
+        text(&v["used"]),
+        text(&v["daily_limit"]),
+        text(&v["remaining"]),
+        text(&v["resets_at"])
+    )
+}
+
+pub fn analyses(v: &Value) -> String {
+    page(v, "analysis(es)", |a| {
+        format!(
+            "{} {} ({})",
+            text(&a["id"]),
+            text(&a["title"]),
+            text(&a["created_at"])
+        )
+    })
+}
+
+pub fn invoices(v: &Value) -> String {
+    page(v, "invoice(s)", invoice)
+}
+
+pub fn issued(v: &Value) -> String {
+    format!("Issued {}.", invoice(v))
+}
+
+/// An invoice as it is now.
+pub fn the_invoice(v: &Value) -> String {
+    capitalise(&invoice(v))
+}
+
+pub fn payment(v: &Value) -> String {
+    format!(
+        "Recorded the payment on {}: {} paid, {} due ({}).",
+        invoice(v),
+        euros(&v["amount_paid"]),
+        euros(&v["amount_due"]),
+        text(&v["payment_status"])
+    )
+}
+
+pub fn series_list(v: &Value) -> String {
+    page(v, "series", series)
+}
+
+pub fn series_defined(v: &Value) -> String {
+    format!("Defined the {}.", series(v))
+}
+
+pub fn series_changed(v: &Value) -> String {
+    format!("Changed the {}.", series(v))
+}
+
+pub fn series_deleted(v: &Value) -> String {
+    format!("Deleted the series {}.", text(&v["code"]))
+}
+
+pub fn cancelled(v: &Value) -> String {
+    format!("Cancelled {}.", invoice(v))
+}
+
+pub fn sent(v: &Value) -> String {
+    format!(
+        "{} invoice {} to {} ({}): {}.",
+        if v["simulated"] == true {
+            "Simulated sending (test key, nothing sent) of"
+        } else {
+            "Sent"
+        },
+        text(&v["number"]),
+        text(&v["to"]),
+        text(&v["subject"]),
+        v["attachments"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|a| text(&a["filename"]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+pub fn resubmitted(v: &Value) -> String {
+    format!(
+        "Resubmitted the VERI*FACTU record of {}; it is pending until the AEAT answers.",
+        invoice(v)
+    )
+}
+
+/// A job polled with get_job: its result or error once it has finished.
+pub fn job_state(v: &Value) -> String {
+    match v["status"].as_str() {
+        Some("succeeded") => format!(
+            "Job {} succeeded; its result is in `result`.",
+            text(&v["id"])
+        ),
+        Some("failed") => format!(
+            "Job {} failed: {}",
             text(&v["id"]),
-            text(&v["type"]),
-            text(&v["title"])
+            text(&v["error"]["message"])
         ),
-        "validate_tax_id" => match v["valid"].as_bool() {
-            Some(true) => format!(
-                "{} is a valid {}.",
-                text(&v["normalized"]),
-                text(&v["description"])
-            ),
-            _ => format!(
-                "{} is not valid: {}.{}",
-                text(&v["value"]),
-                text(&v["message"]),
-                match &v["suggestion"] {
-                    Value::String(s) => format!(" Did you mean {s}?"),
-                    _ => String::new(),
-                }
-            ),
-        },
-        "calculate_vat" => format!(
-            "Base {} + VAT {} % {} + surcharge {} = {}.",
-            euros(&v["base"]),
-            text(&v["vat_rate"]),
-            euros(&v["vat_amount"]),
-            euros(&v["surcharge_amount"]),
-            euros(&v["total"])
-        ),
-        "calculate_withholding" => format!(
-            "IRPF {} % of {} = {}; VAT {}; the customer pays {}.",
-            text(&v["withholding_rate"]),
-            euros(&v["base"]),
-            euros(&v["withholding_amount"]),
-            euros(&v["vat_amount"]),
-            euros(&v["total_invoice"])
-        ),
-        "estimate_model_130" => format!(
-            "Modelo 130 {} Q{}: result {} ({}). An estimate.",
-            text(&v["year"]),
-            text(&v["quarter"]),
-            euros(&v["result"]),
-            text(&v["meaning"])
-        ),
-        "fiscal_calendar" => page(v, "deadline(s)", |d| {
-            format!("{} until {}", text(&d["description"]), text(&d["end"]))
-        }),
-        "get_usage" => format!(
-            "{} of {} units used today, {} left; resets at {}.",
-            text(&v["used"]),
-            text(&v["daily_limit"]),
-            text(&v["remaining"]),
-            text(&v["resets_at"])
-        ),
-        "list_analyses" => page(v, "analysis(es)", |a| {
-            format!(
-                "{} {} ({})",
-                text(&a["id"]),
-                text(&a["title"]),
-                text(&a["created_at"])
-            )
-        }),
-        "list_invoices" => page(v, "invoice(s)", invoice),
-        "issue_invoice" => format!("Issued {}.", invoice(v)),
-        "get_invoice" | "set_invoice_status" => capitalise(&invoice(v)),
-        "record_payment" => format!(
-            "Recorded the payment on {}: {} paid, {} due ({}).",
-            invoice(v),
-            euros(&v["amount_paid"]),
-            euros(&v["amount_due"]),
-            text(&v["payment_status"])
-        ),
-        "list_series" => page(v, "series", series),
-        "create_series" => format!("Defined the {}.", series(v)),
-        "update_series" => format!("Changed the {}.", series(v)),
-        "delete_series" => format!("Deleted the series {}.", text(&v["code"])),
-        "cancel_invoice" => format!("Cancelled {}.", invoice(v)),
-        "send_invoice" => format!(
-            "{} invoice {} to {} ({}): {}.",
-            if v["simulated"] == true {
-                "Simulated sending (test key, nothing sent) of"
-            } else {
-                "Sent"
-            },
-            text(&v["number"]),
-            text(&v["to"]),
-            text(&v["subject"]),
-            v["attachments"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|a| text(&a["filename"]))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        "resubmit_verifactu_record" => format!(
-            "Resubmitted the VERI*FACTU record of {}; it is pending until the AEAT answers.",
-            invoice(v)
-        ),
-        "get_job" => match v["status"].as_str() {
-            Some("succeeded") => format!(
-                "Job {} succeeded; its result is in `result`.",
-                text(&v["id"])
-            ),
-            Some("failed") => format!(
-                "Job {} failed: {}",
-                text(&v["id"]),
-                text(&v["error"]["message"])
-            ),
-            _ => job(v),
-        },
-        _ => String::new(),
+        _ => job(v),
     }
 }
 
@@ -236,22 +291,23 @@ fn capitalise(s: &str) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::*;
+    use super::super::catalogue::find;
+    use super::job;
 
     #[test]
     fn summaries_name_the_figures() {
         let vat = json!({"base": 100, "vat_rate": 21, "vat_amount": 21, "surcharge_amount": 0, "total": 121});
         assert_eq!(
-            of("calculate_vat", false, &vat),
+            (find("calculate_vat").unwrap().summary)(&vat),
             "Base 100 € + VAT 21 % 21 € + surcharge 0 € = 121 €."
         );
         let page = json!({"data": [{"id": 3, "number": "F2026-000003", "issue_date": "2026-11-20",
             "customer": {"name": "Ana"}, "total": 121.0, "status": "issued"}], "has_more": true, "next_cursor": "3"});
         assert_eq!(
-            of("list_invoices", false, &page),
+            (find("list_invoices").unwrap().summary)(&page),
             "1 invoice(s): invoice F2026-000003 (id 3), 2026-11-20, Ana, total 121.0 €, issued. More follow: call again with cursor \"3\"."
         );
-        let job = json!({"id": "job_1", "kind": "analyze", "status": "queued"});
-        assert!(of("analyze", true, &job).contains("get_job with job_id \"job_1\""));
+        let started = json!({"id": "job_1", "kind": "analyze", "status": "queued"});
+        assert!(job(&started).contains("get_job with job_id \"job_1\""));
     }
 }
