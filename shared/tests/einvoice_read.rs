@@ -47,15 +47,16 @@ fn expected(invoice: &Invoice) -> Fields {
             .breakdown
             .iter()
             .map(|g| VatLine {
-                rate: g.vat_rate,
+                rate: g.vat_rate.value(),
                 base: g.base.value(),
                 vat_amount: g.vat_amount.value(),
-                surcharge_rate: nonzero(g.surcharge_rate),
-                surcharge_amount: nonzero(g.surcharge_rate).map(|_| g.surcharge_amount.value()),
+                surcharge_rate: nonzero(g.surcharge_rate.value()),
+                surcharge_amount: nonzero(g.surcharge_rate.value())
+                    .map(|_| g.surcharge_amount.value()),
             })
             .collect(),
-        irpf_rate: exact(nonzero(invoice.irpf_rate)),
-        irpf_amount: exact(nonzero(invoice.irpf_rate).map(|_| invoice.irpf_amount.value())),
+        irpf_rate: exact(nonzero(invoice.irpf_rate.value())),
+        irpf_amount: exact(nonzero(invoice.irpf_rate.value()).map(|_| invoice.irpf_amount.value())),
         total: exact(Some(invoice.total.value())),
         currency: Some(invoice.currency.clone()),
         notes: Vec::new(),

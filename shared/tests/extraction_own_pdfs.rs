@@ -82,7 +82,7 @@ async fn every_fixture_pdf_reads_back_as_its_invoice() {
             .iter()
             .map(|g| {
                 (
-                    g.vat_rate.normalize(),
+                    g.vat_rate.value().normalize(),
                     g.base.value(),
                     g.vat_amount.value(),
                     g.surcharge_amount.value(),

@@ -175,11 +175,11 @@ fn must_show(invoice: &Invoice) -> Vec<String> {
             line.description.clone(),
             es(line.quantity, 0),
             format!("{} €", es(line.unit_price.value(), 2)),
-            format!("{} %", es(line.vat_rate, 0)),
+            format!("{} %", es(line.vat_rate.value(), 0)),
             euros(line.base.value()),
         ]);
         if !line.discount_percent.is_zero() {
-            shown.push(format!("{} %", es(line.discount_percent, 0)));
+            shown.push(format!("{} %", es(line.discount_percent.value(), 0)));
         }
         shown.extend(
             line.exemption
@@ -192,7 +192,7 @@ fn must_show(invoice: &Invoice) -> Vec<String> {
     for group in &invoice.breakdown {
         shown.extend([euros(group.base.value()), euros(group.vat_amount.value())]);
         if !group.surcharge_rate.is_zero() {
-            shown.push(format!("{} %", es(group.surcharge_rate, 0)));
+            shown.push(format!("{} %", es(group.surcharge_rate.value(), 0)));
             shown.push(euros(group.surcharge_amount.value()));
         }
     }
@@ -200,7 +200,7 @@ fn must_show(invoice: &Invoice) -> Vec<String> {
         shown.push(euros(invoice.surcharge_amount.value()));
     }
     if !invoice.irpf_amount.is_zero() {
-        shown.push(format!("IRPF ({} %)", es(invoice.irpf_rate, 0)));
+        shown.push(format!("IRPF ({} %)", es(invoice.irpf_rate.value(), 0)));
         // Shown as what it takes off the total.
         shown.push(euros((-invoice.irpf_amount).value()));
     }

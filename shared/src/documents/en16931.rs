@@ -266,8 +266,8 @@ fn groups(
     let mut groups: Vec<VatGroup> = Vec::new();
     for stored in breakdown {
         let (category, reason) = classify(
-            stored.vat_rate,
-            stored.surcharge_rate,
+            stored.vat_rate.value(),
+            stored.surcharge_rate.value(),
             stored.exemption.as_deref(),
             only_not_subject,
             tax,
@@ -306,7 +306,7 @@ fn line(
     let discount = (!stored.discount_percent.is_zero()).then(|| {
         let base = round2((quantity * stored.unit_price).value());
         Discount {
-            percent: stored.discount_percent.normalize(),
+            percent: stored.discount_percent.value().normalize(),
             base,
             amount: base - net.value(),
         }
@@ -319,8 +319,8 @@ fn line(
         net: net.value(),
         discount,
         category: classify(
-            stored.vat_rate,
-            stored.surcharge_rate,
+            stored.vat_rate.value(),
+            stored.surcharge_rate.value(),
             stored.exemption.as_deref(),
             only_not_subject,
             tax,
@@ -361,7 +361,7 @@ fn notes(invoice: &Invoice, sign: Decimal) -> Vec<String> {
         notes.push(format!(
             "Retención de IRPF del {} %: {} {currency}, indicada como importe ya pagado \
              porque el destinatario la ingresa en la Agencia Tributaria.",
-            invoice.irpf_rate.normalize(),
+            invoice.irpf_rate.value().normalize(),
             cents((sign * invoice.irpf_amount).value())
         ));
     }
@@ -374,10 +374,10 @@ fn notes(invoice: &Invoice, sign: Decimal) -> Vec<String> {
                 format!(
                     "Recargo de equivalencia: el tipo del {} % es IVA {} % ({} {currency}) \
                      más recargo {} % ({} {currency}) sobre {} {currency}.",
-                    (g.vat_rate + g.surcharge_rate).normalize(),
-                    g.vat_rate.normalize(),
+                    (g.vat_rate.value() + g.surcharge_rate.value()).normalize(),
+                    g.vat_rate.value().normalize(),
                     cents((sign * g.vat_amount).value()),
-                    g.surcharge_rate.normalize(),
+                    g.surcharge_rate.value().normalize(),
                     cents((sign * g.surcharge_amount).value()),
                     cents((sign * g.base).value())
                 )

@@ -446,11 +446,11 @@ fn issue_data(x: &mut Xml, invoice: &Invoice) {
 fn group_tax(x: &mut Xml, group: &GroupView, tax: IndirectTax) {
     x.group("Tax", |x| {
         x.text("TaxTypeCode", tax.aeat_code());
-        x.text("TaxRate", &cents(group.vat_rate));
+        x.text("TaxRate", &cents(group.vat_rate.value()));
         x.amount("TaxableBase", group.base.value());
         x.amount("TaxAmount", group.vat_amount.value());
         if !group.surcharge_rate.is_zero() {
-            x.text("EquivalenceSurcharge", &cents(group.surcharge_rate));
+            x.text("EquivalenceSurcharge", &cents(group.surcharge_rate.value()));
             x.amount("EquivalenceSurchargeAmount", group.surcharge_amount.value());
         }
     });
@@ -460,7 +460,7 @@ fn withholding(x: &mut Xml, invoice: &Invoice) {
     x.group("TaxesWithheld", |x| {
         x.group("Tax", |x| {
             x.text("TaxTypeCode", IRPF);
-            x.text("TaxRate", &cents(invoice.irpf_rate));
+            x.text("TaxRate", &cents(invoice.irpf_rate.value()));
             x.amount("TaxableBase", invoice.base.value());
             x.amount("TaxAmount", invoice.irpf_amount.value());
         });
@@ -495,7 +495,7 @@ fn item(x: &mut Xml, line: &LineView, tax: IndirectTax) {
             x.group("DiscountsAndRebates", |x| {
                 x.group("Discount", |x| {
                     x.text("DiscountReason", "Descuento");
-                    x.text("DiscountRate", &decimals(line.discount_percent));
+                    x.text("DiscountRate", &decimals(line.discount_percent.value()));
                     x.text("DiscountAmount", &cents(total_cost - line.base.value()));
                 });
             });
@@ -504,10 +504,10 @@ fn item(x: &mut Xml, line: &LineView, tax: IndirectTax) {
         x.group("TaxesOutputs", |x| {
             x.group("Tax", |x| {
                 x.text("TaxTypeCode", tax.aeat_code());
-                x.text("TaxRate", &cents(line.vat_rate));
+                x.text("TaxRate", &cents(line.vat_rate.value()));
                 x.amount("TaxableBase", line.base.value());
                 if !line.surcharge_rate.is_zero() {
-                    x.text("EquivalenceSurcharge", &cents(line.surcharge_rate));
+                    x.text("EquivalenceSurcharge", &cents(line.surcharge_rate.value()));
                 }
             });
         });

@@ -11,7 +11,7 @@ use crate::invoice::party::Party;
 use crate::invoice::payments::{Instalment, PaymentEntry, PaymentStatus};
 use crate::invoice::status::Status;
 use crate::tax::indirect::IndirectTax;
-use crate::tax::money::{Money, as_number, decimal_from_json};
+use crate::tax::money::{Money, Percent, as_number, decimal_from_json};
 use crate::verifactu::status::RecordStatus;
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
@@ -25,15 +25,9 @@ pub struct LineView {
     /// include VAT; `unit_price` is then its price without VAT (to 6 decimals).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit_price_with_vat: Option<Money>,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub discount_percent: Decimal,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub vat_rate: Decimal,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub surcharge_rate: Decimal,
+    pub discount_percent: Percent,
+    pub vat_rate: Percent,
+    pub surcharge_rate: Percent,
     /// E1–E6, N1, N2 or S2 for lines at 0 %; absent for taxed lines.
     pub exemption: Option<String>,
     /// quantity × unit price − discount, rounded to cents.
@@ -43,14 +37,10 @@ pub struct LineView {
 /// One VAT group: rate, surcharge rate and treatment, with its totals.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct GroupView {
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub vat_rate: Decimal,
+    pub vat_rate: Percent,
     pub base: Money,
     pub vat_amount: Money,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub surcharge_rate: Decimal,
+    pub surcharge_rate: Percent,
     pub surcharge_amount: Money,
     pub exemption: Option<String>,
 }
@@ -260,9 +250,7 @@ pub struct Invoice {
     pub base: Money,
     pub vat_amount: Money,
     pub surcharge_amount: Money,
-    #[serde(serialize_with = "as_number", deserialize_with = "decimal_from_json")]
-    #[schema(value_type = f64)]
-    pub irpf_rate: Decimal,
+    pub irpf_rate: Percent,
     pub irpf_amount: Money,
     /// base + vat_amount + surcharge_amount − irpf_amount.
     pub total: Money,

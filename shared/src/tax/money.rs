@@ -191,6 +191,58 @@ impl utoipa::PartialSchema for Money {
 
 impl utoipa::ToSchema for Money {}
 
+/// A rate in percent (`21` is 21 %), exact, written in JSON as a number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Percent(Decimal);
+
+impl Percent {
+    pub fn value(self) -> Decimal {
+        self.0
+    }
+
+    pub fn is_zero(self) -> bool {
+        self.0.is_zero()
+    }
+}
+
+impl From<Decimal> for Percent {
+    fn from(value: Decimal) -> Self {
+        Percent(value)
+    }
+}
+
+impl fmt::Display for Percent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl serde::Serialize for Percent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        as_number(&self.0, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Percent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        decimal_from_json(d).map(Percent)
+    }
+}
+
+impl utoipa::PartialSchema for Percent {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Number)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::Double,
+            )))
+            .description(Some("A rate in percent: 21 is 21 %."))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Percent {}
+
 /// A decimal written as plain text: digits, an optional sign and at most one
 /// dot (no exponent, no thousands separators), parsed exactly.
 fn parse_text(s: &str) -> Result<Decimal, String> {

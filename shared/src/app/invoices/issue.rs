@@ -38,8 +38,8 @@ use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
-use crate::tax::money::Money;
 use crate::tax::money::{MAX_INTEGER_DIGITS, as_number};
+use crate::tax::money::{Money, Percent};
 use crate::verifactu::aeat::{Operation, RecordError};
 use crate::verifactu::status::RecordStatus;
 use crate::verifactu::{Rectification, Simplification, SystemInfo, qr_url};
@@ -298,9 +298,9 @@ fn line_views(lines: &[Line], totals: &Totals, prices: Prices) -> Vec<LineView> 
                 quantity: l.quantity,
                 unit_price: Money::from(unit_price),
                 unit_price_with_vat: unit_price_with_vat.map(Money::from),
-                discount_percent: l.discount_percent,
-                vat_rate: l.vat_rate,
-                surcharge_rate: l.surcharge_rate,
+                discount_percent: Percent::from(l.discount_percent),
+                vat_rate: Percent::from(l.vat_rate),
+                surcharge_rate: Percent::from(l.surcharge_rate),
                 exemption: l
                     .treatment
                     .wording()
@@ -316,10 +316,10 @@ fn group_views(totals: &Totals) -> Vec<GroupView> {
         .groups
         .iter()
         .map(|g| GroupView {
-            vat_rate: g.vat_rate,
+            vat_rate: Percent::from(g.vat_rate),
             base: Money::from(g.base),
             vat_amount: Money::from(g.vat_amount),
-            surcharge_rate: g.surcharge_rate,
+            surcharge_rate: Percent::from(g.surcharge_rate),
             surcharge_amount: Money::from(g.surcharge_amount),
             exemption: g
                 .treatment
@@ -456,7 +456,7 @@ pub async fn finalize(
         base: Money::from(draft.totals.base),
         vat_amount: Money::from(draft.totals.vat_amount),
         surcharge_amount: Money::from(draft.totals.surcharge_amount),
-        irpf_rate: draft.totals.irpf_rate,
+        irpf_rate: Percent::from(draft.totals.irpf_rate),
         irpf_amount: Money::from(draft.totals.irpf_amount),
         total: Money::from(draft.totals.total),
         currency: "EUR".into(),
@@ -540,7 +540,7 @@ pub async fn finalize(
             tax: invoice.tax,
             issue_date: invoice.issue_date,
             groups: draft.ledger_groups,
-            irpf_rate: invoice.irpf_rate,
+            irpf_rate: invoice.irpf_rate.value(),
             irpf_amount: draft.ledger_irpf,
             total,
         };

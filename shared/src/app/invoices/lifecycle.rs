@@ -167,10 +167,10 @@ pub fn invoice_groups(invoice: &Invoice) -> Vec<RateGroup> {
         .breakdown
         .iter()
         .map(|g| RateGroup {
-            vat_rate: g.vat_rate,
+            vat_rate: g.vat_rate.value(),
             base: g.base.value(),
             vat_amount: g.vat_amount.value(),
-            surcharge_rate: g.surcharge_rate,
+            surcharge_rate: g.surcharge_rate.value(),
             surcharge_amount: g.surcharge_amount.value(),
         })
         .collect()
@@ -247,7 +247,7 @@ pub async fn cancel(
             issue_date: invoice.issue_date,
             total: (-invoice.total).value(),
             groups,
-            irpf_rate: invoice.irpf_rate,
+            irpf_rate: invoice.irpf_rate.value(),
             irpf_amount: (-invoice.irpf_amount).value(),
         };
         writes.push(ledger::record(&caller.account_id, &entry));

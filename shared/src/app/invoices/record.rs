@@ -168,8 +168,8 @@ fn stored_totals(invoice: &Invoice) -> Totals {
         .breakdown
         .iter()
         .map(|g| Group {
-            vat_rate: g.vat_rate,
-            surcharge_rate: g.surcharge_rate,
+            vat_rate: g.vat_rate.value(),
+            surcharge_rate: g.surcharge_rate.value(),
             treatment: Treatment::of_stored(g.exemption.as_deref()),
             base: g.base.value(),
             vat_amount: g.vat_amount.value(),
@@ -181,7 +181,7 @@ fn stored_totals(invoice: &Invoice) -> Totals {
         base: invoice.base.value(),
         vat_amount: invoice.vat_amount.value(),
         surcharge_amount: invoice.surcharge_amount.value(),
-        irpf_rate: invoice.irpf_rate,
+        irpf_rate: invoice.irpf_rate.value(),
         irpf_amount: invoice.irpf_amount.value(),
         total: invoice.total.value(),
     }

@@ -162,7 +162,7 @@ pub async fn rectify(
         }
     };
     let prices = replace::prices_of(&original);
-    let totals = totals::compute_with(&lines, original.irpf_rate, prices);
+    let totals = totals::compute_with(&lines, original.irpf_rate.value(), prices);
     check_totals(&totals)?;
     let original_groups = invoice_groups(&original);
     let (ledger, ledger_irpf) = match method {

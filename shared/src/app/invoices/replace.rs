@@ -39,9 +39,9 @@ pub fn issued_line(line: &crate::invoice::model::LineView, sign: Decimal) -> Lin
         description: line.description.clone(),
         quantity: sign * line.quantity,
         unit_price: line.unit_price_with_vat.unwrap_or(line.unit_price).value(),
-        discount_percent: line.discount_percent,
-        vat_rate: line.vat_rate,
-        surcharge_rate: line.surcharge_rate,
+        discount_percent: line.discount_percent.value(),
+        vat_rate: line.vat_rate.value(),
+        surcharge_rate: line.surcharge_rate.value(),
         treatment: Treatment::of_stored(line.exemption.as_deref()),
     }
 }

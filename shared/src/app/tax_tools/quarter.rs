@@ -11,15 +11,14 @@ use crate::app::keys::Caller;
 use crate::app::ledger;
 use crate::ports::Ports;
 use crate::tax::money::Money;
+use crate::tax::money::Percent;
 use crate::tax::money::as_number;
 use crate::tax::quarter::quarter_dates;
 use crate::tax::quarter::{model_303_boxes, summarize};
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
 pub struct RateLine {
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub rate: Decimal,
+    pub rate: Percent,
     pub base: Money,
     pub amount: Money,
 }
@@ -101,7 +100,7 @@ fn lines(
     map.iter()
         .rev()
         .map(|(rate, t)| RateLine {
-            rate: *rate,
+            rate: Percent::from(*rate),
             base: Money::from(t.base),
             amount: Money::from(t.amount),
         })

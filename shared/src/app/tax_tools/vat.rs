@@ -9,7 +9,8 @@ use utoipa::ToSchema;
 use super::{ESTIMATE_NOTICE, ToolError};
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::Money;
-use crate::tax::money::{Amount, as_number, decimal_from_json};
+use crate::tax::money::Percent;
+use crate::tax::money::{Amount, decimal_from_json};
 use crate::tax::vat::{VatBreakdown, VatRate, from_total, on_base};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -44,13 +45,9 @@ pub struct VatRequest {
     "estimate": "Estimate for the general regime, computed from the rules in force; not tax advice."}))]
 pub struct VatResponse {
     pub base: Money,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub vat_rate: Decimal,
+    pub vat_rate: Percent,
     pub vat_amount: Money,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub surcharge_rate: Decimal,
+    pub surcharge_rate: Percent,
     pub surcharge_amount: Money,
     pub total: Money,
     pub includes_vat: bool,
@@ -109,9 +106,9 @@ pub fn calculate_vat(req: &VatRequest, today: NaiveDate) -> Result<VatResponse, 
     });
     Ok(VatResponse {
         base: Money::from(b.base),
-        vat_rate: b.vat_rate,
+        vat_rate: Percent::from(b.vat_rate),
         vat_amount: Money::from(b.vat_amount),
-        surcharge_rate: b.surcharge_rate,
+        surcharge_rate: Percent::from(b.surcharge_rate),
         surcharge_amount: Money::from(b.surcharge_amount),
         total: Money::from(b.total),
         includes_vat: req.includes_vat,

@@ -10,7 +10,8 @@ use super::vat::vat_rate;
 use super::{ESTIMATE_NOTICE, ToolError};
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::Money;
-use crate::tax::money::{Amount, as_number, optional_decimal_from_json};
+use crate::tax::money::Percent;
+use crate::tax::money::{Amount, optional_decimal_from_json};
 use crate::tax::withholding::{WithholdingType, compute};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -48,17 +49,11 @@ pub struct WithholdingResponse {
     pub base: Money,
     #[serde(rename = "type")]
     pub kind: &'static str,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub withholding_rate: Decimal,
+    pub withholding_rate: Percent,
     pub withholding_amount: Money,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub vat_rate: Decimal,
+    pub vat_rate: Percent,
     pub vat_amount: Money,
-    #[serde(serialize_with = "as_number")]
-    #[schema(value_type = f64)]
-    pub surcharge_rate: Decimal,
+    pub surcharge_rate: Percent,
     pub surcharge_amount: Money,
     /// base + VAT + surcharge − withholding: what the customer pays.
     pub total_invoice: Money,
@@ -85,11 +80,11 @@ pub fn calculate_withholding(
     Ok(WithholdingResponse {
         base: Money::from(w.vat.base),
         kind: kind.code(),
-        withholding_rate: w.rate,
+        withholding_rate: Percent::from(w.rate),
         withholding_amount: Money::from(w.amount),
-        vat_rate: w.vat.vat_rate,
+        vat_rate: Percent::from(w.vat.vat_rate),
         vat_amount: Money::from(w.vat.vat_amount),
-        surcharge_rate: w.vat.surcharge_rate,
+        surcharge_rate: Percent::from(w.vat.surcharge_rate),
         surcharge_amount: Money::from(w.vat.surcharge_amount),
         total_invoice: Money::from(w.total_invoice),
         rule: kind.rule(),

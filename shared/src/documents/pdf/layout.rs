@@ -432,14 +432,17 @@ struct Row {
 
 impl Row {
     fn new(line: &LineView) -> Row {
-        let mut tax = vec![vat_rate(line.vat_rate, line.exemption.as_deref())];
+        let mut tax = vec![vat_rate(line.vat_rate.value(), line.exemption.as_deref())];
         if !line.surcharge_rate.is_zero() {
-            tax.push(format!("RE {}", format::percent(line.surcharge_rate)));
+            tax.push(format!(
+                "RE {}",
+                format::percent(line.surcharge_rate.value())
+            ));
         }
         let discount = if line.discount_percent.is_zero() {
             String::new()
         } else {
-            format::percent(line.discount_percent)
+            format::percent(line.discount_percent.value())
         };
         Row {
             description: CELL.wrap(&line.description, DESCRIPTION_WIDTH),
@@ -573,12 +576,12 @@ fn breakdown(invoice: &Invoice) -> (Vec<String>, Vec<Vec<String>>) {
 fn breakdown_row(group: &GroupView, surcharge: bool) -> Vec<String> {
     let mut row = vec![
         format::amount(group.base.value()),
-        vat_rate(group.vat_rate, group.exemption.as_deref()),
+        vat_rate(group.vat_rate.value(), group.exemption.as_deref()),
         format::amount(group.vat_amount.value()),
     ];
     if surcharge {
         row.extend([
-            format::percent(group.surcharge_rate),
+            format::percent(group.surcharge_rate.value()),
             format::amount(group.surcharge_amount.value()),
         ]);
     }
@@ -636,7 +639,10 @@ fn totals(invoice: &Invoice) -> Vec<(String, String)> {
     let gross = invoice.base + invoice.vat_amount + invoice.surcharge_amount;
     rows.push(("Total factura".to_string(), format::amount(gross.value())));
     rows.push((
-        format!("Retención IRPF ({})", format::percent(invoice.irpf_rate)),
+        format!(
+            "Retención IRPF ({})",
+            format::percent(invoice.irpf_rate.value())
+        ),
         format::amount((-invoice.irpf_amount).value()),
     ));
     rows.push((
