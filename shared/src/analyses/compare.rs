@@ -274,141 +274,204 @@ fn align(
     }
 }
 
-/// Revenue and quantity of one entity.
-type Totals = (Decimal, Decimal);
+/// Revenue and quantity of one customer or product.
+#[derive(Default)]
+struct Totals {
+    revenue: Decimal,
+    qty: Decimal,
+}
+
+/// Totals per customer (or per product), keyed by folded name so that both
+/// periods match.
+fn totals_by(sales: &ventas::Sales, product: bool) -> BTreeMap<String, Totals> {
+    let names = if product {
+        &sales.products
+    } else {
+        &sales.customers
+    };
+    let mut totals: BTreeMap<String, Totals> = BTreeMap::new();
+    for line in &sales.lines {
+        let id = if product { line.product } else { line.customer };
+        if let Some(id) = id {
+            let entry = totals.entry(name_key(&names.display[id])).or_default();
+            entry.revenue += line.revenue;
+            entry.qty += line.qty.unwrap_or_default();
+        }
+    }
+    totals
+}
+
+/// Customers new in the later period, lost from the earlier one, and the
+/// change in those in both.
+struct CustomerBridge {
+    new: usize,
+    lost: usize,
+    revenue_new: Decimal,
+    revenue_lost: Decimal,
+    retained_change: Decimal,
+}
+
+impl CustomerBridge {
+    /// None unless both periods have customers.
+    fn of(earlier: &BTreeMap<String, Totals>, later: &BTreeMap<String, Totals>) -> Option<Self> {
+        if earlier.is_empty() || later.is_empty() {
+            return None;
+        }
+        Some(CustomerBridge {
+            new: later.keys().filter(|k| !earlier.contains_key(*k)).count(),
+            lost: earlier.keys().filter(|k| !later.contains_key(*k)).count(),
+            revenue_new: later
+                .iter()
+                .filter(|(k, _)| !earlier.contains_key(*k))
+                .map(|(_, v)| v.revenue)
+                .sum(),
+            revenue_lost: earlier
+                .iter()
+                .filter(|(k, _)| !later.contains_key(*k))
+                .map(|(_, v)| v.revenue)
+                .sum(),
+            retained_change: later
+                .iter()
+                .filter_map(|(k, v)| earlier.get(k).map(|a| v.revenue - a.revenue))
+                .sum(),
+        })
+    }
+}
+
+/// The revenue change of the products sold in both periods, split into
+/// price, volume and mix.
+struct PriceVolumeMix {
+    price: Decimal,
+    volume: Decimal,
+    mix: Decimal,
+}
+
+impl PriceVolumeMix {
+    /// None without a product sold (in some quantity) in both periods.
+    fn of(earlier: &BTreeMap<String, Totals>, later: &BTreeMap<String, Totals>) -> Option<Self> {
+        let common: Vec<(&Totals, &Totals)> = later
+            .iter()
+            .filter_map(|(k, in_later)| earlier.get(k).map(|in_earlier| (in_earlier, in_later)))
+            .filter(|(a, b)| !a.qty.is_zero() && !b.qty.is_zero())
+            .collect();
+        if common.is_empty() {
+            return None;
+        }
+        let (revenue_earlier, qty_earlier) = sum_totals(common.iter().map(|(a, _)| *a));
+        let (revenue_later, qty_later) = sum_totals(common.iter().map(|(_, b)| *b));
+        if qty_earlier.is_zero() {
+            return None;
+        }
+        let price: Decimal = common
+            .iter()
+            .map(|(a, b)| (b.revenue / b.qty - a.revenue / a.qty) * b.qty)
+            .sum();
+        let volume = (qty_later - qty_earlier) * revenue_earlier / qty_earlier;
+        Some(PriceVolumeMix {
+            price,
+            volume,
+            mix: (revenue_later - revenue_earlier) - price - volume,
+        })
+    }
+}
+
+/// Σ revenue and Σ quantity.
+fn sum_totals<'a>(totals: impl Iterator<Item = &'a Totals>) -> (Decimal, Decimal) {
+    totals.fold((Decimal::ZERO, Decimal::ZERO), |sum, t| {
+        (sum.0 + t.revenue, sum.1 + t.qty)
+    })
+}
 
 /// Customers new, lost and retained, and price–volume–mix by product.
 fn bridge(b: &mut Builder, earlier: &[Frame], later: &[Frame]) {
     let mut skipped = Vec::new();
-    let sa = ventas::lines(earlier, &mut skipped);
-    let sb = ventas::lines(later, &mut skipped);
-    let per = |s: &ventas::Sales, product: bool| -> BTreeMap<String, (Decimal, Decimal)> {
-        let mut m: BTreeMap<String, (Decimal, Decimal)> = BTreeMap::new();
-        for l in &s.lines {
-            let id = if product { l.product } else { l.customer };
-            let names = if product { &s.products } else { &s.customers };
-            if let Some(id) = id {
-                let slot = m.entry(name_key(&names.display[id])).or_default();
-                slot.0 += l.revenue;
-                slot.1 += l.qty.unwrap_or_default();
-            }
-        }
-        m
-    };
-    let (ca, cb) = (per(&sa, false), per(&sb, false));
-    if !ca.is_empty() && !cb.is_empty() {
-        let new: Decimal = cb
-            .iter()
-            .filter(|(k, _)| !ca.contains_key(*k))
-            .map(|(_, v)| v.0)
-            .sum();
-        let lost: Decimal = ca
-            .iter()
-            .filter(|(k, _)| !cb.contains_key(*k))
-            .map(|(_, v)| v.0)
-            .sum();
-        let retained_delta: Decimal = cb
-            .iter()
-            .filter_map(|(k, v)| ca.get(k).map(|a| v.0 - a.0))
-            .sum();
-        let n_new = cb.keys().filter(|k| !ca.contains_key(*k)).count();
-        let n_lost = ca.keys().filter(|k| !cb.contains_key(*k)).count();
+    let sales_earlier = ventas::lines(earlier, &mut skipped);
+    let sales_later = ventas::lines(later, &mut skipped);
+    let customers = CustomerBridge::of(
+        &totals_by(&sales_earlier, false),
+        &totals_by(&sales_later, false),
+    );
+    if let Some(customers) = &customers {
+        write_customer_bridge(b, customers);
+    }
+    let effects = PriceVolumeMix::of(
+        &totals_by(&sales_earlier, true),
+        &totals_by(&sales_later, true),
+    );
+    if let Some(effects) = effects {
         b.fig(
-            "customers_new",
-            ("Clientes nuevos", "New customers"),
-            n_new.into(),
-            Unit::Count,
-        );
-        b.fig(
-            "customers_lost",
-            ("Clientes perdidos", "Lost customers"),
-            n_lost.into(),
-            Unit::Count,
-        );
-        let new_shown = b.fig(
-            "revenue_new_customers",
-            ("Ventas de clientes nuevos", "Revenue from new customers"),
-            new,
+            "price_effect",
+            ("Efecto precio", "Price effect"),
+            effects.price,
             Unit::Eur,
         );
-        let lost_shown = b.fig(
-            "revenue_lost_customers",
-            ("Ventas de clientes perdidos", "Revenue from lost customers"),
-            lost,
+        b.fig(
+            "volume_effect",
+            ("Efecto volumen", "Volume effect"),
+            effects.volume,
             Unit::Eur,
         );
-        let kept_shown = b.fig(
-            "retained_change",
-            (
-                "Cambio en clientes que siguen",
-                "Change in retained customers",
+        b.fig(
+            "mix_effect",
+            ("Efecto mezcla", "Mix effect"),
+            effects.mix,
+            Unit::Eur,
+        );
+    }
+}
+
+/// D2: lost customers brought more than the new ones.
+fn write_customer_bridge(b: &mut Builder, customers: &CustomerBridge) {
+    b.fig(
+        "customers_new",
+        ("Clientes nuevos", "New customers"),
+        customers.new.into(),
+        Unit::Count,
+    );
+    b.fig(
+        "customers_lost",
+        ("Clientes perdidos", "Lost customers"),
+        customers.lost.into(),
+        Unit::Count,
+    );
+    let new_shown = b.fig(
+        "revenue_new_customers",
+        ("Ventas de clientes nuevos", "Revenue from new customers"),
+        customers.revenue_new,
+        Unit::Eur,
+    );
+    let lost_shown = b.fig(
+        "revenue_lost_customers",
+        ("Ventas de clientes perdidos", "Revenue from lost customers"),
+        customers.revenue_lost,
+        Unit::Eur,
+    );
+    let kept_shown = b.fig(
+        "retained_change",
+        (
+            "Cambio en clientes que siguen",
+            "Change in retained customers",
+        ),
+        customers.retained_change,
+        Unit::Eur,
+    );
+    let (new, lost) = (customers.revenue_new, customers.revenue_lost);
+    if lost > new && lost > Decimal::ZERO {
+        b.priority(
+            "D2",
+            Severity::High,
+            lost - new,
+            b.pick(
+                format!("Los clientes perdidos facturaban {lost_shown} y los nuevos solo {new_shown}; los que siguen cambian {kept_shown}."),
+                format!("Lost customers brought {lost_shown} and new ones only {new_shown}; retained customers changed by {kept_shown}."),
             ),
-            retained_delta,
-            Unit::Eur,
+            Horizon::Week,
+            b.pick(
+                "Esta semana: llama a los mayores clientes perdidos y pregunta por qué se fueron.".into(),
+                "This week: call the biggest lost customers and ask why they left.".into(),
+            ),
         );
-        if lost > new && lost > Decimal::ZERO {
-            b.priority(
-                "D2",
-                Severity::High,
-                lost - new,
-                b.pick(
-                    format!("Los clientes perdidos facturaban {lost_shown} y los nuevos solo {new_shown}; los que siguen cambian {kept_shown}."),
-                    format!("Lost customers brought {lost_shown} and new ones only {new_shown}; retained customers changed by {kept_shown}."),
-                ),
-                Horizon::Week,
-                b.pick(
-                    "Esta semana: llama a los mayores clientes perdidos y pregunta por qué se fueron.".into(),
-                    "This week: call the biggest lost customers and ask why they left.".into(),
-                ),
-            );
-        }
     }
-    let (pa, pb) = (per(&sa, true), per(&sb, true));
-    let common: Vec<(&Totals, &Totals)> = pb
-        .iter()
-        .filter_map(|(k, vb)| pa.get(k).map(|va| (va, vb)))
-        .filter(|(va, vb)| !va.1.is_zero() && !vb.1.is_zero())
-        .collect();
-    if common.is_empty() {
-        return;
-    }
-    let (ra, qa): (Decimal, Decimal) = common
-        .iter()
-        .fold((Decimal::ZERO, Decimal::ZERO), |s, (a, _)| {
-            (s.0 + a.0, s.1 + a.1)
-        });
-    let (rb, qb): (Decimal, Decimal) = common
-        .iter()
-        .fold((Decimal::ZERO, Decimal::ZERO), |s, (_, b)| {
-            (s.0 + b.0, s.1 + b.1)
-        });
-    if qa.is_zero() {
-        return;
-    }
-    let price: Decimal = common
-        .iter()
-        .map(|(a, b)| (b.0 / b.1 - a.0 / a.1) * b.1)
-        .sum();
-    let volume = (qb - qa) * ra / qa;
-    let mix = (rb - ra) - price - volume;
-    b.fig(
-        "price_effect",
-        ("Efecto precio", "Price effect"),
-        price,
-        Unit::Eur,
-    );
-    b.fig(
-        "volume_effect",
-        ("Efecto volumen", "Volume effect"),
-        volume,
-        Unit::Eur,
-    );
-    b.fig(
-        "mix_effect",
-        ("Efecto mezcla", "Mix effect"),
-        mix,
-        Unit::Eur,
-    );
 }
 
 /// V7 / V6: gross margin % up 2 pp or more (strength), down 3 pp or more

@@ -410,12 +410,84 @@ pub fn overall(answers: &BTreeMap<String, Option<bool>>) -> Option<(Decimal, Ban
     Some((score, if capped { Band::Fragil } else { band }, capped))
 }
 
+/// What the answers give: the counts, the overall score, the area scores,
+/// and the answers that become strengths and priorities.
+struct Results {
+    received: usize,
+    answered: usize,
+    /// Score, band and whether the band was capped.
+    overall: Option<(Decimal, Band, bool)>,
+    /// Areas with 3 answers or more, and their score.
+    areas: Vec<(&'static Area, Decimal)>,
+    /// "Sí" to a weight-3 question, in question order, with question × area weight.
+    key_yes: Vec<(u32, &'static Question)>,
+    /// Every "No", with question × area weight, heaviest first.
+    no: Vec<(u32, &'static Question)>,
+}
+
+impl Results {
+    fn of(answers: &BTreeMap<String, Option<bool>>) -> Self {
+        let areas = AREAS
+            .iter()
+            .filter_map(|area| match area_score(area.prefix, answers) {
+                (Some(score), count) if count >= 3 => Some((area, score)),
+                _ => None,
+            })
+            .collect();
+        let (mut key_yes, mut no) = (Vec::new(), Vec::new());
+        for q in &QUESTIONS {
+            let area_weight = AREAS
+                .iter()
+                .find(|a| q.id.starts_with(a.prefix))
+                .map_or(0, |a| a.weight);
+            match answers.get(q.id).copied().flatten() {
+                Some(false) => no.push((q.weight * area_weight, q)),
+                Some(true) if q.weight == 3 => key_yes.push((q.weight * area_weight, q)),
+                _ => {}
+            }
+        }
+        no.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.id.cmp(b.1.id)));
+        Results {
+            received: answers.len(),
+            answered: answers.values().filter(|a| a.is_some()).count(),
+            overall: overall(answers),
+            areas,
+            key_yes,
+            no,
+        }
+    }
+}
+
 pub fn analyze(b: &mut Builder, answers: &BTreeMap<String, Option<bool>>) {
-    let answered = answers.values().filter(|a| a.is_some()).count();
+    let results = Results::of(answers);
+    write_score(b, &results);
+    for (area, score) in &results.areas {
+        write_area(b, area, *score);
+    }
+    for (weight, q) in &results.key_yes {
+        b.strength(
+            q.id,
+            Decimal::from(*weight),
+            b.pick(
+                format!("Sí a una pregunta clave: «{}».", q.es),
+                format!("Yes to a key question: «{}».", q.en),
+            ),
+        );
+    }
+    for (weight, q) in &results.no {
+        write_no(b, *weight, q);
+    }
+    b.actions
+        .push(super::actions::analyze(super::Module::Total, b.lang));
+    b.actions.push(super::actions::tax_calendar(b.lang));
+}
+
+/// The answers counted and the overall score (the summary).
+fn write_score(b: &mut Builder, results: &Results) {
     let n = b.fig(
         "answered",
         ("Preguntas respondidas", "Questions answered"),
-        answered.into(),
+        results.answered.into(),
         Unit::Count,
     );
     let all = b.fig(
@@ -428,98 +500,74 @@ pub fn analyze(b: &mut Builder, answers: &BTreeMap<String, Option<bool>>) {
         format!("Respondidas {n} de {all} preguntas; las que no aplican no cuentan."),
         format!("{n} of {all} questions answered; those that do not apply do not count."),
     ));
-    b.quality.rows_received = answers.len() as u64;
-    b.quality.rows_analysed = answered as u64;
-    match overall(answers) {
-        Some((score, band, capped)) => {
-            let shown = b.fig(
-                "score",
-                ("Puntuación global", "Overall score"),
-                score,
-                Unit::Pct,
-            );
-            let name = band.name(b.lang);
-            let cap = if capped {
-                b.pick(
-                    " (limitada por dos o más respuestas críticas en finanzas y fiscalidad)".into(),
-                    " (capped by two or more critical answers in finance and tax)".into(),
-                )
-            } else {
-                String::new()
-            };
-            b.sentence(b.pick(
-                format!("Puntuación global {shown}: {name}{cap}."),
-                format!("Overall score {shown}: {name}{cap}."),
-            ));
-        }
-        None => b.sentence(
+    b.quality.rows_received = results.received as u64;
+    b.quality.rows_analysed = results.answered as u64;
+    let Some((score, band, capped)) = results.overall else {
+        b.sentence(
             b.pick(
                 "Ningún área tiene 3 respuestas: responde más preguntas para tener una puntuación."
                     .into(),
                 "No area has 3 answers: answer more questions to get a score.".into(),
             ),
-        ),
-    }
-    for area in &AREAS {
-        let (score, count) = area_score(area.prefix, answers);
-        let Some(score) = score.filter(|_| count >= 3) else {
-            continue;
-        };
-        let id = format!("score_{}", area.prefix.to_lowercase());
-        let label = (format!("Área {}", area.es), format!("{} area", area.en));
-        let shown = b.fig(&id, (&label.0, &label.1), score, Unit::Pct);
-        if Band::of(score) == Band::Saludable {
-            b.strength(
-                area.prefix,
-                score,
-                b.pick(
-                    format!("Área de {} saludable: {shown}.", area.es),
-                    format!("Healthy {} area: {shown}.", area.en),
-                ),
-            );
-        }
-    }
-    let mut no: Vec<(u32, &Question)> = Vec::new();
-    for q in &QUESTIONS {
-        let area_weight = AREAS
-            .iter()
-            .find(|a| q.id.starts_with(a.prefix))
-            .map_or(0, |a| a.weight);
-        match answers.get(q.id).copied().flatten() {
-            Some(false) => no.push((q.weight * area_weight, q)),
-            Some(true) if q.weight == 3 => b.strength(
-                q.id,
-                Decimal::from(q.weight * area_weight),
-                b.pick(
-                    format!("Sí a una pregunta clave: «{}».", q.es),
-                    format!("Yes to a key question: «{}».", q.en),
-                ),
-            ),
-            _ => {}
-        }
-    }
-    no.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.id.cmp(b.1.id)));
-    for (rank, q) in no {
-        let (severity, horizon) = match q.weight {
-            3 => (Severity::High, Horizon::Week),
-            2 => (Severity::Medium, Horizon::Month),
-            _ => (Severity::Low, Horizon::Quarter),
-        };
-        b.priority(
-            q.id,
-            severity,
-            Decimal::from(rank),
+        );
+        return;
+    };
+    let shown = b.fig(
+        "score",
+        ("Puntuación global", "Overall score"),
+        score,
+        Unit::Pct,
+    );
+    let name = band.name(b.lang);
+    let cap = if capped {
+        b.pick(
+            " (limitada por dos o más respuestas críticas en finanzas y fiscalidad)".into(),
+            " (capped by two or more critical answers in finance and tax)".into(),
+        )
+    } else {
+        String::new()
+    };
+    b.sentence(b.pick(
+        format!("Puntuación global {shown}: {name}{cap}."),
+        format!("Overall score {shown}: {name}{cap}."),
+    ));
+}
+
+/// An area's score; a healthy one is a strength.
+fn write_area(b: &mut Builder, area: &Area, score: Decimal) {
+    let id = format!("score_{}", area.prefix.to_lowercase());
+    let label = (format!("Área {}", area.es), format!("{} area", area.en));
+    let shown = b.fig(&id, (&label.0, &label.1), score, Unit::Pct);
+    if Band::of(score) == Band::Saludable {
+        b.strength(
+            area.prefix,
+            score,
             b.pick(
-                format!("Respondiste «No» a «{}».", q.es),
-                format!("You answered «No» to «{}».", q.en),
+                format!("Área de {} saludable: {shown}.", area.es),
+                format!("Healthy {} area: {shown}.", area.en),
             ),
-            horizon,
-            b.pick(q.action_es.to_string() + ".", q.action_en.to_string() + "."),
         );
     }
-    b.actions
-        .push(super::actions::analyze(super::Module::Total, b.lang));
-    b.actions.push(super::actions::tax_calendar(b.lang));
+}
+
+/// A "No": a priority as urgent as the question weighs.
+fn write_no(b: &mut Builder, weight: u32, q: &Question) {
+    let (severity, horizon) = match q.weight {
+        3 => (Severity::High, Horizon::Week),
+        2 => (Severity::Medium, Horizon::Month),
+        _ => (Severity::Low, Horizon::Quarter),
+    };
+    b.priority(
+        q.id,
+        severity,
+        Decimal::from(weight),
+        b.pick(
+            format!("Respondiste «No» a «{}».", q.es),
+            format!("You answered «No» to «{}».", q.en),
+        ),
+        horizon,
+        b.pick(q.action_es.to_string() + ".", q.action_en.to_string() + "."),
+    );
 }
 
 #[cfg(test)]

@@ -200,11 +200,11 @@ fn combined(b: &mut Builder, sales: &[Frame], purchases: &[Frame], with_cash: bo
     let lang = b.lang;
     let mut sub = Builder::new(lang);
     let mut skipped = Vec::new();
-    let s = ventas::lines(sales, &mut skipped);
+    let sales_read = ventas::lines(sales, &mut skipped);
     let mut names = Names::default();
     let mut scratch = Builder::new(lang);
-    let p = entradas::purchases(&mut scratch, purchases, &mut names);
-    let mut entries: Vec<total::Entry> = s
+    let purchases_read = entradas::purchases(&mut scratch, purchases, &mut names);
+    let mut entries: Vec<total::Entry> = sales_read
         .lines
         .iter()
         .map(|l| total::Entry {
@@ -213,7 +213,7 @@ fn combined(b: &mut Builder, sales: &[Frame], purchases: &[Frame], with_cash: bo
             cost: None,
         })
         .collect();
-    entries.extend(p.iter().map(|x| total::Entry {
+    entries.extend(purchases_read.iter().map(|x| total::Entry {
         date: x.date,
         amount: x.base,
         cost: Some(total::cost_class(
@@ -222,7 +222,7 @@ fn combined(b: &mut Builder, sales: &[Frame], purchases: &[Frame], with_cash: bo
     }));
     total::profit_and_loss(&mut sub, &entries, None);
     if with_cash {
-        vat_against_cash(&mut sub, &s.lines, &p, b);
+        vat_against_cash(&mut sub, &sales_read.lines, &purchases_read, b);
     }
     sub.actions.push(super::actions::model_130(lang));
     b.absorb(sub, "total", module_label(Module::Total, lang));
@@ -242,15 +242,15 @@ fn vat_against_cash(
     let Some(last) = sales.iter().filter_map(|l| l.date).max() else {
         return;
     };
-    let q = quarter(last);
+    let latest_quarter = quarter(last);
     let output: Decimal = sales
         .iter()
-        .filter(|l| l.date.map(quarter) == Some(q))
+        .filter(|l| l.date.map(quarter) == Some(latest_quarter))
         .map(|l| l.with_vat - l.revenue)
         .sum();
     let input: Decimal = purchases
         .iter()
-        .filter(|x| x.date.map(quarter) == Some(q))
+        .filter(|x| x.date.map(quarter) == Some(latest_quarter))
         .map(|x| x.vat)
         .sum();
     let Some(balance) = main.figure("caja_balance").map(|f| f.value) else {
@@ -266,7 +266,7 @@ fn vat_against_cash(
         Unit::Eur,
     );
     if output - input > balance {
-        let bal = sub.fig(
+        let balance_shown = sub.fig(
             "cash_balance",
             ("Saldo de caja", "Cash balance"),
             balance,
@@ -277,8 +277,8 @@ fn vat_against_cash(
             Severity::High,
             output - input - balance,
             sub.pick(
-                format!("El próximo IVA supera tu saldo: el IVA del trimestre a ingresar («modelo 303») ronda {due} y la caja tiene {bal}."),
-                format!("Next tax bill exceeds cash: the quarter's VAT to pay («form 303») is about {due} and cash holds {bal}."),
+                format!("El próximo IVA supera tu saldo: el IVA del trimestre a ingresar («modelo 303») ronda {due} y la caja tiene {balance_shown}."),
+                format!("Next tax bill exceeds cash: the quarter's VAT to pay («form 303») is about {due} and cash holds {balance_shown}."),
             ),
             Horizon::Week,
             sub.pick(

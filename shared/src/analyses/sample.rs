@@ -73,167 +73,182 @@ fn date(year: i32, i: usize, n: usize) -> String {
 /// A sample sheet of `rows` rows for `module`, dated in `year`.
 pub fn sheet(module: Module, rows: usize, seed: u64, year: i32) -> Sheet {
     let mut rng = Rng::new(seed);
-    let rows: Vec<Row> = (0..rows)
-        .map(|i| match module {
-            Module::Ventas => {
-                let (product, price, cost) = PRODUCTS[rng.skewed(PRODUCTS.len() as u64) as usize];
-                let paid = rng.below(5) > 0;
-                row(vec![
-                    ("Fecha", text(date(year, i, rows))),
-                    ("Nº Factura", text(format!("F{year}-{:05}", i / 2 + 1))),
-                    (
-                        "Cliente",
-                        text(CUSTOMERS[rng.skewed(CUSTOMERS.len() as u64) as usize]),
-                    ),
-                    ("Producto", text(product)),
-                    ("Cantidad", num(1 + rng.below(4) as i64, 0)),
-                    ("Precio", num(price, 2)),
-                    ("Coste unitario", num(cost, 2)),
-                    ("Estado", text(if paid { "Cobrado" } else { "Pendiente" })),
-                    ("Vencimiento", text(date(year, i, rows))),
-                ])
-            }
-            Module::Stock => {
-                let (product, price, cost) = PRODUCTS[i % PRODUCTS.len()];
-                let qty = rng.below(60) as i64;
-                row(vec![
-                    ("Referencia", text(format!("REF-{:04}", i + 1))),
-                    (
-                        "Descripción",
-                        text(format!("{product} {}", i / PRODUCTS.len() + 1)),
-                    ),
-                    ("Existencias", num(qty, 0)),
-                    ("Coste", num(cost, 2)),
-                    ("PVP", num(price * 121 / 100, 2)),
-                    ("Stock mínimo", num(5, 0)),
-                    (
-                        "Última venta",
-                        text(date(year, rng.below(rows as u64) as usize, rows)),
-                    ),
-                    ("Unidades vendidas", num(rng.below(200) as i64, 0)),
-                ])
-            }
-            Module::Servicios => {
-                let hours = 5 + rng.below(60) as i64;
-                let billable = rng.below(4) > 0;
-                let rate = 4500 + 500 * rng.below(4) as i64;
-                row(vec![
-                    ("Fecha", text(date(year, i, rows))),
-                    ("Cliente", text(CUSTOMERS[rng.skewed(4) as usize])),
-                    ("Proyecto", text(format!("P-{}", 1 + rng.below(6)))),
-                    (
-                        "Consultor",
-                        text(["Marta", "Jorge", "Lucía"][rng.below(3) as usize]),
-                    ),
-                    ("Horas", num(hours * 5, 1)),
-                    ("Tarifa", num(rate, 2)),
-                    (
-                        "Importe",
-                        num(
-                            if billable {
-                                hours * 5 * rate * (80 + rng.below(21) as i64) / 1000
-                            } else {
-                                0
-                            },
-                            2,
-                        ),
-                    ),
-                    ("Facturable", text(if billable { "Sí" } else { "No" })),
-                    (
-                        "Facturado",
-                        text(if rng.below(3) > 0 { "Sí" } else { "No" }),
-                    ),
-                    ("Horas presupuestadas", num(200, 0)),
-                ])
-            }
-            Module::Entradas => {
-                let (supplier, nif, account, rate) =
-                    SUPPLIERS[rng.skewed(SUPPLIERS.len() as u64) as usize];
-                let base = 2000 + rng.below(90_000) as i64;
-                let vat = base * rate / 100;
-                let ret = if account.starts_with("623") || account.starts_with("621") {
-                    base * 15 / 100
-                } else {
-                    0
-                };
-                row(vec![
-                    ("Fecha", text(date(year, i, rows))),
-                    ("Proveedor", text(supplier)),
-                    (
-                        "NIF",
-                        if nif.is_empty() {
-                            Cell::Empty
-                        } else {
-                            text(nif)
-                        },
-                    ),
-                    ("Nº factura", text(format!("C-{:05}", i + 1))),
-                    ("Cuenta", text(account)),
-                    ("Base imponible", num(base, 2)),
-                    ("% IVA", num(rate, 0)),
-                    ("Cuota IVA", num(vat, 2)),
-                    ("Retención", num(ret, 2)),
-                    ("Pagado", text(if rng.below(6) > 0 { "Sí" } else { "No" })),
-                    ("Vencimiento", text(date(year, i, rows))),
-                ])
-            }
-            Module::Caja => {
-                let income = rng.below(2) == 0;
-                let amount = 5000 + rng.below(150_000) as i64;
-                row(vec![
-                    ("Fecha", text(date(year, i, rows))),
-                    (
-                        "Concepto",
-                        text(if income {
-                            "Cobro cliente"
-                        } else {
-                            ["Alquiler", "Nómina", "Proveedor", "Seguridad Social"]
-                                [rng.below(4) as usize]
-                        }),
-                    ),
-                    (
-                        "Medio",
-                        text(if rng.below(10) == 0 {
-                            "Efectivo"
-                        } else {
-                            "Banco"
-                        }),
-                    ),
-                    (
-                        "Entradas",
-                        if income { num(amount, 2) } else { Cell::Empty },
-                    ),
-                    (
-                        "Salidas",
-                        if income {
-                            Cell::Empty
-                        } else {
-                            num(amount * 9 / 10, 2)
-                        },
-                    ),
-                ])
-            }
-            Module::Total => {
-                let (account, tipo, base): (&str, &str, i64) = match i % 5 {
-                    0 | 1 => ("700 Ventas de mercaderías", "Ingreso", 300_000),
-                    2 => ("600 Compras de mercaderías", "Gasto", 150_000),
-                    3 => ("640 Sueldos y salarios", "Gasto", 120_000),
-                    _ => ("621 Arrendamientos", "Gasto", 60_000),
-                };
-                row(vec![
-                    ("Fecha", text(date(year, i, rows))),
-                    ("Cuenta", text(account)),
-                    ("Tipo", text(tipo)),
-                    ("Importe", num(base + rng.below(50_000) as i64, 2)),
-                ])
-            }
-        })
-        .collect();
+    let row_of = match module {
+        Module::Ventas => sale,
+        Module::Stock => stock_item,
+        Module::Servicios => time_entry,
+        Module::Entradas => purchase,
+        Module::Caja => cash_movement,
+        Module::Total => ledger_entry,
+    };
+    let rows: Vec<Row> = (0..rows).map(|i| row_of(&mut rng, year, i, rows)).collect();
     Sheet {
         name: format!("{}_{year}.xlsx", module.as_str()),
         rows,
         total_rows: None,
     }
+}
+
+/// One sale line.
+fn sale(rng: &mut Rng, year: i32, i: usize, rows: usize) -> Row {
+    let (product, price, cost) = PRODUCTS[rng.skewed(PRODUCTS.len() as u64) as usize];
+    let paid = rng.below(5) > 0;
+    row(vec![
+        ("Fecha", text(date(year, i, rows))),
+        ("Nº Factura", text(format!("F{year}-{:05}", i / 2 + 1))),
+        (
+            "Cliente",
+            text(CUSTOMERS[rng.skewed(CUSTOMERS.len() as u64) as usize]),
+        ),
+        ("Producto", text(product)),
+        ("Cantidad", num(1 + rng.below(4) as i64, 0)),
+        ("Precio", num(price, 2)),
+        ("Coste unitario", num(cost, 2)),
+        ("Estado", text(if paid { "Cobrado" } else { "Pendiente" })),
+        ("Vencimiento", text(date(year, i, rows))),
+    ])
+}
+
+/// One stock item.
+fn stock_item(rng: &mut Rng, year: i32, i: usize, rows: usize) -> Row {
+    let (product, price, cost) = PRODUCTS[i % PRODUCTS.len()];
+    let qty = rng.below(60) as i64;
+    row(vec![
+        ("Referencia", text(format!("REF-{:04}", i + 1))),
+        (
+            "Descripción",
+            text(format!("{product} {}", i / PRODUCTS.len() + 1)),
+        ),
+        ("Existencias", num(qty, 0)),
+        ("Coste", num(cost, 2)),
+        ("PVP", num(price * 121 / 100, 2)),
+        ("Stock mínimo", num(5, 0)),
+        (
+            "Última venta",
+            text(date(year, rng.below(rows as u64) as usize, rows)),
+        ),
+        ("Unidades vendidas", num(rng.below(200) as i64, 0)),
+    ])
+}
+
+/// One timesheet entry.
+fn time_entry(rng: &mut Rng, year: i32, i: usize, rows: usize) -> Row {
+    let hours = 5 + rng.below(60) as i64;
+    let billable = rng.below(4) > 0;
+    let rate = 4500 + 500 * rng.below(4) as i64;
+    row(vec![
+        ("Fecha", text(date(year, i, rows))),
+        ("Cliente", text(CUSTOMERS[rng.skewed(4) as usize])),
+        ("Proyecto", text(format!("P-{}", 1 + rng.below(6)))),
+        (
+            "Consultor",
+            text(["Marta", "Jorge", "Lucía"][rng.below(3) as usize]),
+        ),
+        ("Horas", num(hours * 5, 1)),
+        ("Tarifa", num(rate, 2)),
+        (
+            "Importe",
+            num(
+                if billable {
+                    hours * 5 * rate * (80 + rng.below(21) as i64) / 1000
+                } else {
+                    0
+                },
+                2,
+            ),
+        ),
+        ("Facturable", text(if billable { "Sí" } else { "No" })),
+        (
+            "Facturado",
+            text(if rng.below(3) > 0 { "Sí" } else { "No" }),
+        ),
+        ("Horas presupuestadas", num(200, 0)),
+    ])
+}
+
+/// One purchase invoice.
+fn purchase(rng: &mut Rng, year: i32, i: usize, rows: usize) -> Row {
+    let (supplier, nif, account, rate) = SUPPLIERS[rng.skewed(SUPPLIERS.len() as u64) as usize];
+    let base = 2000 + rng.below(90_000) as i64;
+    let vat = base * rate / 100;
+    let ret = if account.starts_with("623") || account.starts_with("621") {
+        base * 15 / 100
+    } else {
+        0
+    };
+    row(vec![
+        ("Fecha", text(date(year, i, rows))),
+        ("Proveedor", text(supplier)),
+        (
+            "NIF",
+            if nif.is_empty() {
+                Cell::Empty
+            } else {
+                text(nif)
+            },
+        ),
+        ("Nº factura", text(format!("C-{:05}", i + 1))),
+        ("Cuenta", text(account)),
+        ("Base imponible", num(base, 2)),
+        ("% IVA", num(rate, 0)),
+        ("Cuota IVA", num(vat, 2)),
+        ("Retención", num(ret, 2)),
+        ("Pagado", text(if rng.below(6) > 0 { "Sí" } else { "No" })),
+        ("Vencimiento", text(date(year, i, rows))),
+    ])
+}
+
+/// One cash movement.
+fn cash_movement(rng: &mut Rng, year: i32, i: usize, rows: usize) -> Row {
+    let income = rng.below(2) == 0;
+    let amount = 5000 + rng.below(150_000) as i64;
+    row(vec![
+        ("Fecha", text(date(year, i, rows))),
+        (
+            "Concepto",
+            text(if income {
+                "Cobro cliente"
+            } else {
+                ["Alquiler", "Nómina", "Proveedor", "Seguridad Social"][rng.below(4) as usize]
+            }),
+        ),
+        (
+            "Medio",
+            text(if rng.below(10) == 0 {
+                "Efectivo"
+            } else {
+                "Banco"
+            }),
+        ),
+        (
+            "Entradas",
+            if income { num(amount, 2) } else { Cell::Empty },
+        ),
+        (
+            "Salidas",
+            if income {
+                Cell::Empty
+            } else {
+                num(amount * 9 / 10, 2)
+            },
+        ),
+    ])
+}
+
+/// One income or expense entry.
+fn ledger_entry(rng: &mut Rng, year: i32, i: usize, rows: usize) -> Row {
+    let (account, tipo, base): (&str, &str, i64) = match i % 5 {
+        0 | 1 => ("700 Ventas de mercaderías", "Ingreso", 300_000),
+        2 => ("600 Compras de mercaderías", "Gasto", 150_000),
+        3 => ("640 Sueldos y salarios", "Gasto", 120_000),
+        _ => ("621 Arrendamientos", "Gasto", 60_000),
+    };
+    row(vec![
+        ("Fecha", text(date(year, i, rows))),
+        ("Cuenta", text(account)),
+        ("Tipo", text(tipo)),
+        ("Importe", num(base + rng.below(50_000) as i64, 2)),
+    ])
 }
 
 const SAMPLE_ROWS: usize = 120;

@@ -1,19 +1,22 @@
 //! `caja` (reference §2.5, rules C1–C5): inflows, outflows and net flow per
 //! month, the running balance (opening balance from `saldo`), negative days,
 //! burn and runway, cash payments over the legal limit. Debe/haber columns
-//! are read the way that reproduces `saldo`.
+//! are read the way that reproduces `saldo`. The figures are computed first
+//! (`CashFigures`), then the report is written from them.
+
+use std::borrow::Cow;
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::{col, missing, note_odd_dates, period, sheet_total};
+use super::{Nums, col, missing, note_odd_dates, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::normalize::fold;
-use crate::analyses::report::{Horizon, Severity, Unit};
+use crate::analyses::report::{Horizon, Period, Severity, Unit};
 use crate::analyses::request::Module;
 use crate::analyses::roles::Role;
-use crate::analyses::stats::{monthly, to_f64};
+use crate::analyses::stats::{from_f64, monthly, to_f64};
 
 /// Cash payments from this amount are forbidden with a business involved (Ley 7/2012 art. 7).
 const CASH_LIMIT: Decimal = Decimal::from_parts(1000, 0, 0, false, 0);
@@ -55,92 +58,141 @@ pub fn has_amount(f: &Frame) -> bool {
     f.has(Role::Entrada) || f.has(Role::Salida) || f.has(Role::Importe)
 }
 
-/// Movements of one frame and whether the debe/haber reading was flipped.
+/// The columns of one frame a movement is read from.
+struct CashColumns<'f> {
+    cash_in: Nums,
+    cash_out: Nums,
+    amount: Nums,
+    saldo: Nums,
+    tipos: Option<Vec<Option<Cow<'f, str>>>>,
+    concepts: Option<Vec<Option<Cow<'f, str>>>>,
+    means: Option<Vec<Option<Cow<'f, str>>>>,
+    dates: Option<Vec<Option<NaiveDate>>>,
+    totals: Vec<bool>,
+}
+
+impl<'f> CashColumns<'f> {
+    fn of(f: &'f Frame) -> Self {
+        CashColumns {
+            cash_in: col(f, Role::Entrada),
+            cash_out: col(f, Role::Salida),
+            amount: col(f, Role::Importe),
+            saldo: col(f, Role::Saldo),
+            tipos: f.texts(Role::Tipo),
+            concepts: f.texts(Role::Concepto),
+            means: f.texts(Role::Medio),
+            dates: f.dates(Role::Fecha),
+            totals: f.total_rows(),
+        }
+    }
+
+    /// The movements, oldest first; `flip` reads the out column as money in
+    /// (a cash book's debe/haber).
+    fn movements(&self, flip: bool) -> Vec<Movement> {
+        let mut movements: Vec<Movement> = (0..self.totals.len())
+            .filter(|i| !self.totals[*i])
+            .filter_map(|i| self.movement(i, flip))
+            .collect();
+        // bank exports often list the newest first: read them oldest first
+        let first = movements.iter().find_map(|x| x.date);
+        let last = movements.iter().rev().find_map(|x| x.date);
+        if first > last {
+            movements.reverse();
+        }
+        movements
+    }
+
+    fn movement(&self, i: usize, flip: bool) -> Option<Movement> {
+        let concept = self
+            .concepts
+            .as_ref()
+            .and_then(|c| c[i].as_ref())
+            .map(|c| fold(c))
+            .unwrap_or_default();
+        let opening = concept.contains("saldo anterior") || concept.contains("saldo inicial");
+        let signed = if self.cash_in[i].is_some() || self.cash_out[i].is_some() {
+            let money_in = self.cash_in[i].unwrap_or_default().abs();
+            let money_out = self.cash_out[i].unwrap_or_default().abs();
+            Some(if flip {
+                money_out - money_in
+            } else {
+                money_in - money_out
+            })
+        } else {
+            self.amount[i].map(|x| {
+                let sign = self
+                    .tipos
+                    .as_ref()
+                    .and_then(|t| t[i].as_deref())
+                    .and_then(sign_of);
+                sign.map_or(x, |s| s * x.abs())
+            })
+        }?;
+        let means = self
+            .means
+            .as_ref()
+            .and_then(|m| m[i].as_ref())
+            .map(|m| fold(m))
+            .unwrap_or_default();
+        Some(Movement {
+            date: self.dates.as_ref().and_then(|d| d[i]),
+            amount: signed,
+            saldo: self.saldo[i],
+            cash: means.contains("efectivo") || means == "caja" || means.contains("cash"),
+            opening,
+        })
+    }
+}
+
+/// How many consecutive movements carry a `saldo` that the movement explains.
+fn balances_that_fit(movements: &[Movement]) -> usize {
+    movements
+        .windows(2)
+        .filter(|w| match (w[0].saldo, w[1].saldo) {
+            (Some(a), Some(b)) => (a + w[1].amount - b).abs() <= Decimal::new(1, 2),
+            _ => false,
+        })
+        .count()
+}
+
+/// The movements of one frame, its total rows, and whether the debe/haber
+/// reading was flipped.
 fn frame_movements(f: &Frame) -> (Vec<Movement>, usize, bool) {
-    let (inc, out, amount, saldo) = (
-        col(f, Role::Entrada),
-        col(f, Role::Salida),
-        col(f, Role::Importe),
-        col(f, Role::Saldo),
-    );
-    let tipos = f.texts(Role::Tipo);
-    let concepts = f.texts(Role::Concepto);
-    let medios = f.texts(Role::Medio);
-    let dates = f.dates(Role::Fecha);
-    let totals = f.total_rows();
+    let columns = CashColumns::of(f);
     let debe_haber = f.column_header(Role::Salida).is_some_and(|h| h.has("debe"))
         && f.column_header(Role::Entrada)
             .is_some_and(|h| h.has("haber"));
-    let read = |flip: bool| -> Vec<Movement> {
-        (0..f.len())
-            .filter(|i| !totals[*i])
-            .filter_map(|i| {
-                let concept = concepts
-                    .as_ref()
-                    .and_then(|c| c[i].as_ref())
-                    .map(|c| fold(c))
-                    .unwrap_or_default();
-                let opening =
-                    concept.contains("saldo anterior") || concept.contains("saldo inicial");
-                let signed = if inc[i].is_some() || out[i].is_some() {
-                    let (a, b) = (
-                        inc[i].unwrap_or_default().abs(),
-                        out[i].unwrap_or_default().abs(),
-                    );
-                    Some(if flip { b - a } else { a - b })
-                } else {
-                    amount[i].map(|x| {
-                        let sign = tipos
-                            .as_ref()
-                            .and_then(|t| t[i].as_deref())
-                            .and_then(sign_of);
-                        sign.map_or(x, |s| s * x.abs())
-                    })
-                }?;
-                let medio = medios
-                    .as_ref()
-                    .and_then(|m| m[i].as_ref())
-                    .map(|m| fold(m))
-                    .unwrap_or_default();
-                Some(Movement {
-                    date: dates.as_ref().and_then(|d| d[i]),
-                    amount: signed,
-                    saldo: saldo[i],
-                    cash: medio.contains("efectivo") || medio == "caja" || medio.contains("cash"),
-                    opening,
-                })
-            })
-            .collect()
-    };
-    // bank exports often list the newest first: read them oldest first
-    let oldest_first = |mut m: Vec<Movement>| {
-        let first = m.iter().find_map(|x| x.date);
-        let last = m.iter().rev().find_map(|x| x.date);
-        if first > last {
-            m.reverse();
-        }
-        m
-    };
-    let bank = oldest_first(read(false));
-    let skipped = f.len() - totals.iter().filter(|t| !**t).count();
+    let bank = columns.movements(false);
+    let skipped = f.len() - columns.totals.iter().filter(|t| !**t).count();
     if !debe_haber {
         return (bank, skipped, false);
     }
-    let book = oldest_first(read(true));
-    let fits = |m: &[Movement]| {
-        m.windows(2)
-            .filter(|w| match (w[0].saldo, w[1].saldo) {
-                (Some(a), Some(b)) => (a + w[1].amount - b).abs() <= Decimal::new(1, 2),
-                _ => false,
-            })
-            .count()
-    };
+    let book = columns.movements(true);
     let has_saldo = bank.iter().any(|m| m.saldo.is_some());
-    if !has_saldo || fits(&book) > fits(&bank) {
+    if !has_saldo || balances_that_fit(&book) > balances_that_fit(&bank) {
         (book, skipped, true)
     } else {
         (bank, skipped, false)
     }
+}
+
+/// Every movement of the frames, by date.
+fn movements(b: &mut Builder, frames: &[Frame]) -> Vec<Movement> {
+    let mut movements = Vec::new();
+    for f in frames {
+        let (read, skipped, flipped) = frame_movements(f);
+        if flipped {
+            b.note(
+                "Debe y haber leídos como libro de caja (debe = entrada).".into(),
+                "Debe/haber read as a cash book (debe = money in).".into(),
+            );
+        }
+        let dropped = f.len() - skipped - read.len();
+        b.note_frame(f, &[("total_row", skipped), ("no_amount", dropped)]);
+        movements.extend(read);
+    }
+    movements.sort_by_key(|m| m.date);
+    movements
 }
 
 pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
@@ -153,113 +205,269 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
         );
         return;
     }
-    let mut moves = Vec::new();
-    for f in frames {
-        let (m, skipped, flipped) = frame_movements(f);
-        if flipped {
-            b.note(
-                "Debe y haber leídos como libro de caja (debe = entrada).".into(),
-                "Debe/haber read as a cash book (debe = money in).".into(),
-            );
-        }
-        let dropped = f.len() - skipped - m.len();
-        b.note_frame(f, &[("total_row", skipped), ("no_amount", dropped)]);
-        moves.extend(m);
-    }
-    moves.sort_by_key(|m| m.date);
-    let dates: Vec<NaiveDate> = moves.iter().filter_map(|m| m.date).collect();
+    let movements = movements(b, frames);
+    let dates: Vec<NaiveDate> = movements.iter().filter_map(|m| m.date).collect();
     note_odd_dates(b, &dates, as_of);
     let span = period(dates.iter().copied());
-    b.quality.rows_analysed = moves.len() as u64;
-    b.scope(moves.len(), sheet_total(frames), span);
+    b.quality.rows_analysed = movements.len() as u64;
+    b.scope(movements.len(), sheet_total(frames), span);
+    report(b, &CashFigures::of(&movements, span));
+    b.actions
+        .push(crate::analyses::actions::tax_calendar(b.lang));
+    b.actions
+        .push(crate::analyses::actions::compare(Module::Caja, b.lang));
+}
 
-    let opening_rows: Decimal = moves.iter().filter(|m| m.opening).map(|m| m.amount).sum();
-    let flows: Vec<&Movement> = moves.iter().filter(|m| !m.opening).collect();
-    let first_saldo = flows.iter().find_map(|m| m.saldo.map(|s| s - m.amount));
-    let b0 = if opening_rows.is_zero() {
-        first_saldo
-    } else {
-        Some(opening_rows)
-    };
-    if b0.is_none() {
+/// Every figure the cash report quotes.
+struct CashFigures {
+    /// From opening-balance rows, else from the first `saldo`; None without either.
+    opening_balance: Option<Decimal>,
+    inflows: Decimal,
+    outflows: Decimal,
+    balance: RunningBalance,
+    /// None without dates.
+    negative_days: Option<NegativeDays>,
+    /// None without dated movements.
+    burn: Option<Burn>,
+    cash_over_limit: Option<CashOverLimit>,
+}
+
+/// The balance run through the movements (from the opening balance, else 0).
+struct RunningBalance {
+    closing: Decimal,
+    minimum: Option<Decimal>,
+    /// Movements whose `saldo` differs from the running balance.
+    mismatches: usize,
+    /// The balance at the end of each day with movements.
+    end_of_day: Vec<(NaiveDate, Decimal)>,
+}
+
+/// Calendar days ending with a negative balance, and the longest streak.
+struct NegativeDays {
+    days: i64,
+    longest_streak: i64,
+}
+
+/// Monthly net flows and what they say about burn.
+struct Burn {
+    months: usize,
+    /// Average monthly outflows.
+    gross: Decimal,
+    /// Average net outflow of the last 3 months (0 when cash came in).
+    net: Decimal,
+    /// Months the closing balance lasts at the net burn; None without burn.
+    runway: Option<Decimal>,
+    all_months_positive: bool,
+    negative_months_last4: usize,
+    worst_month_last4: Decimal,
+}
+
+/// Cash movements at or over the legal limit.
+struct CashOverLimit {
+    count: usize,
+    amount: Decimal,
+}
+
+impl CashFigures {
+    fn of(movements: &[Movement], span: Option<Period>) -> Self {
+        let opening_rows: Decimal = movements
+            .iter()
+            .filter(|m| m.opening)
+            .map(|m| m.amount)
+            .sum();
+        let flows: Vec<&Movement> = movements.iter().filter(|m| !m.opening).collect();
+        let first_saldo = flows.iter().find_map(|m| m.saldo.map(|s| s - m.amount));
+        let opening_balance = if opening_rows.is_zero() {
+            first_saldo
+        } else {
+            Some(opening_rows)
+        };
+        let balance = RunningBalance::of(&flows, opening_balance.unwrap_or_default());
+        CashFigures {
+            opening_balance,
+            inflows: flows
+                .iter()
+                .filter(|m| m.amount > Decimal::ZERO)
+                .map(|m| m.amount)
+                .sum(),
+            outflows: flows
+                .iter()
+                .filter(|m| m.amount < Decimal::ZERO)
+                .map(|m| -m.amount)
+                .sum(),
+            negative_days: span.map(|span| NegativeDays::of(&balance.end_of_day, span)),
+            burn: Burn::of(&flows, balance.closing),
+            cash_over_limit: CashOverLimit::of(&flows),
+            balance,
+        }
+    }
+}
+
+impl RunningBalance {
+    fn of(flows: &[&Movement], opening: Decimal) -> Self {
+        let mut balance = opening;
+        let mut mismatches = 0;
+        let mut minimum: Option<Decimal> = None;
+        let mut end_of_day: Vec<(NaiveDate, Decimal)> = Vec::new();
+        for m in flows {
+            balance += m.amount;
+            if m.saldo
+                .is_some_and(|s| (s - balance).abs() > Decimal::new(1, 2))
+            {
+                mismatches += 1;
+            }
+            if minimum.is_none_or(|lowest| balance < lowest) {
+                minimum = Some(balance);
+            }
+            if let Some(d) = m.date {
+                match end_of_day.last_mut() {
+                    Some((last, v)) if *last == d => *v = balance,
+                    _ => end_of_day.push((d, balance)),
+                }
+            }
+        }
+        RunningBalance {
+            closing: balance,
+            minimum,
+            mismatches,
+            end_of_day,
+        }
+    }
+}
+
+impl NegativeDays {
+    fn of(end_of_day: &[(NaiveDate, Decimal)], span: Period) -> Self {
+        let (mut days, mut streak, mut longest_streak) = (0i64, 0i64, 0i64);
+        let mut next = 0;
+        let mut current: Option<Decimal> = None;
+        for d in span.from.iter_days().take_while(|d| *d <= span.to) {
+            while next < end_of_day.len() && end_of_day[next].0 == d {
+                current = Some(end_of_day[next].1);
+                next += 1;
+            }
+            if current.is_some_and(|v| v < Decimal::ZERO) {
+                days += 1;
+                streak += 1;
+                longest_streak = longest_streak.max(streak);
+            } else {
+                streak = 0;
+            }
+        }
+        NegativeDays {
+            days,
+            longest_streak,
+        }
+    }
+}
+
+impl Burn {
+    fn of(flows: &[&Movement], closing_balance: Decimal) -> Option<Self> {
+        let net_by_month = monthly(flows.iter().filter_map(|m| m.date.map(|d| (d, m.amount))));
+        if net_by_month.is_empty() {
+            return None;
+        }
+        let out_by_month = monthly(
+            flows
+                .iter()
+                .filter(|m| m.amount < Decimal::ZERO)
+                .filter_map(|m| m.date.map(|d| (d, -m.amount))),
+        );
+        let months = Decimal::from(net_by_month.len());
+        let last3 = &net_by_month[net_by_month.len().saturating_sub(3)..];
+        let mean_net_flow: Decimal =
+            last3.iter().map(|m| m.1).sum::<Decimal>() / Decimal::from(last3.len());
+        let net = (-mean_net_flow).max(Decimal::ZERO);
+        let last4 = &net_by_month[net_by_month.len().saturating_sub(4)..];
+        Some(Burn {
+            months: net_by_month.len(),
+            gross: out_by_month.iter().map(|m| m.1).sum::<Decimal>() / months,
+            net,
+            runway: (net > Decimal::ZERO).then(|| closing_balance.max(Decimal::ZERO) / net),
+            all_months_positive: net_by_month.iter().all(|m| m.1 > Decimal::ZERO),
+            negative_months_last4: last4.iter().filter(|m| m.1 < Decimal::ZERO).count(),
+            worst_month_last4: from_f64(last4.iter().map(|m| to_f64(m.1)).fold(f64::MAX, f64::min)),
+        })
+    }
+}
+
+impl CashOverLimit {
+    fn of(flows: &[&Movement]) -> Option<Self> {
+        let over: Vec<&&Movement> = flows
+            .iter()
+            .filter(|m| m.cash && m.amount.abs() >= CASH_LIMIT)
+            .collect();
+        (!over.is_empty()).then(|| CashOverLimit {
+            count: over.len(),
+            amount: over.iter().map(|m| m.amount.abs()).sum(),
+        })
+    }
+}
+
+fn report(b: &mut Builder, figures: &CashFigures) {
+    if figures.opening_balance.is_none() {
         b.note(
             "Sin saldo: el saldo se calcula desde 0 (saldo inicial desconocido).".into(),
             "No balance column: the balance runs from 0 (opening balance unknown).".into(),
         );
     }
-    let inflow: Decimal = flows
-        .iter()
-        .filter(|m| m.amount > Decimal::ZERO)
-        .map(|m| m.amount)
-        .sum();
-    let outflow: Decimal = flows
-        .iter()
-        .filter(|m| m.amount < Decimal::ZERO)
-        .map(|m| -m.amount)
-        .sum();
-    let i_shown = b.fig(
+    write_flows(b, figures);
+    if let Some(negative_days) = &figures.negative_days {
+        let lowest = figures.balance.minimum.unwrap_or_default();
+        write_negative_days(b, negative_days, lowest);
+    }
+    if let Some(burn) = &figures.burn {
+        write_burn(b, burn, figures.balance.closing);
+    }
+    if let Some(over) = &figures.cash_over_limit {
+        write_cash_over_limit(b, over);
+    }
+}
+
+/// Inflows, outflows, net flow and closing balance (the headline), the
+/// minimum balance and the balances that do not add up.
+fn write_flows(b: &mut Builder, figures: &CashFigures) {
+    let inflows = b.fig(
         "inflows",
         ("Entradas de caja", "Cash in"),
-        inflow,
+        figures.inflows,
         Unit::Eur,
     );
-    let o_shown = b.fig(
+    let outflows = b.fig(
         "outflows",
         ("Salidas de caja", "Cash out"),
-        outflow,
+        figures.outflows,
         Unit::Eur,
     );
-    let nf_shown = b.fig(
+    let net_flow = b.fig(
         "net_flow",
         ("Flujo de caja neto", "Net cash flow"),
-        inflow - outflow,
+        figures.inflows - figures.outflows,
         Unit::Eur,
     );
-    // running balance, mismatches with the given saldo, minimum
-    let mut balance = b0.unwrap_or_default();
-    let mut mismatches = 0;
-    let mut min: Option<(Decimal, Option<NaiveDate>)> = None;
-    let mut end_of_day: Vec<(NaiveDate, Decimal)> = Vec::new();
-    for m in &flows {
-        balance += m.amount;
-        if m.saldo
-            .is_some_and(|s| (s - balance).abs() > Decimal::new(1, 2))
-        {
-            mismatches += 1;
-        }
-        if min.is_none_or(|(v, _)| balance < v) {
-            min = Some((balance, m.date));
-        }
-        if let Some(d) = m.date {
-            match end_of_day.last_mut() {
-                Some((last, v)) if *last == d => *v = balance,
-                _ => end_of_day.push((d, balance)),
-            }
-        }
-    }
-    let bal_shown = b.fig(
+    let balance = &figures.balance;
+    let closing = b.fig(
         "balance",
         ("Saldo final", "Closing balance"),
-        balance,
+        balance.closing,
         Unit::Eur,
     );
     b.sentence(b.pick(
-        format!("Entraron {i_shown} y salieron {o_shown}: flujo de caja neto de {nf_shown} y saldo final de {bal_shown}."),
-        format!("{i_shown} came in and {o_shown} went out: net cash flow of {nf_shown} and a closing balance of {bal_shown}."),
+        format!("Entraron {inflows} y salieron {outflows}: flujo de caja neto de {net_flow} y saldo final de {closing}."),
+        format!("{inflows} came in and {outflows} went out: net cash flow of {net_flow} and a closing balance of {closing}."),
     ));
-    if let Some((v, _)) = min {
+    if let Some(minimum) = balance.minimum {
         b.fig(
             "minimum_balance",
             ("Saldo mínimo", "Minimum balance"),
-            v,
+            minimum,
             Unit::Eur,
         );
     }
-    if mismatches > 0 {
+    if balance.mismatches > 0 {
         let n = b.fig(
             "balance_mismatches",
             ("Saldos que no cuadran", "Balances that do not add up"),
-            mismatches.into(),
+            balance.mismatches.into(),
             Unit::Count,
         );
         b.note(
@@ -269,170 +477,81 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
             format!("{n} balances do not match the movements: rows missing or a sign error."),
         );
     }
-    negative_days(b, &end_of_day, span, min.map_or(Decimal::ZERO, |m| m.0));
-    burn(b, &flows, balance);
-    cash_limit(b, &flows);
-    b.actions
-        .push(crate::analyses::actions::tax_calendar(b.lang));
-    b.actions
-        .push(crate::analyses::actions::compare(Module::Caja, b.lang));
 }
 
-/// Calendar days ending with a negative balance, and the longest streak.
-fn negative_days(
-    b: &mut Builder,
-    end_of_day: &[(NaiveDate, Decimal)],
-    span: Option<crate::analyses::report::Period>,
-    lowest: Decimal,
-) {
-    let Some(span) = span else { return };
-    let (mut days, mut streak, mut longest) = (0i64, 0i64, 0i64);
-    let mut k = 0;
-    let mut current: Option<Decimal> = None;
-    for d in span.from.iter_days().take_while(|d| *d <= span.to) {
-        while k < end_of_day.len() && end_of_day[k].0 == d {
-            current = Some(end_of_day[k].1);
-            k += 1;
-        }
-        if current.is_some_and(|v| v < Decimal::ZERO) {
-            days += 1;
-            streak += 1;
-            longest = longest.max(streak);
-        } else {
-            streak = 0;
-        }
-    }
+/// C1: any day ending with a negative balance.
+fn write_negative_days(b: &mut Builder, negative_days: &NegativeDays, lowest: Decimal) {
     let shown = b.fig(
         "negative_days",
         ("Días en negativo", "Days with negative balance"),
-        days.into(),
+        negative_days.days.into(),
         Unit::Days,
     );
-    if days > 0 {
-        let longest = b.fig(
-            "longest_negative_streak",
-            ("Racha negativa más larga", "Longest negative streak"),
-            longest.into(),
-            Unit::Days,
-        );
-        b.priority(
-            "C1",
-            Severity::High,
-            lowest.min(Decimal::ZERO),
-            b.pick(
-                format!("Saldo negativo {shown}, con una racha de {longest}."),
-                format!("Negative balance for {shown}, with a streak of {longest}."),
-            ),
-            Horizon::Week,
-            b.pick(
-                "Esta semana: mueve pagos a después de los cobros y pide una póliza de crédito."
-                    .into(),
-                "This week: move payments after collections and arrange a credit line.".into(),
-            ),
-        );
-    }
-}
-
-fn burn(b: &mut Builder, flows: &[&Movement], balance: Decimal) {
-    let series = monthly(flows.iter().filter_map(|m| m.date.map(|d| (d, m.amount))));
-    if series.is_empty() {
+    if negative_days.days == 0 {
         return;
     }
-    let outs = monthly(
-        flows
-            .iter()
-            .filter(|m| m.amount < Decimal::ZERO)
-            .filter_map(|m| m.date.map(|d| (d, -m.amount))),
+    let longest = b.fig(
+        "longest_negative_streak",
+        ("Racha negativa más larga", "Longest negative streak"),
+        negative_days.longest_streak.into(),
+        Unit::Days,
     );
-    let months = Decimal::from(series.len());
-    let gross: Decimal = outs.iter().map(|m| m.1).sum::<Decimal>() / months;
+    b.priority(
+        "C1",
+        Severity::High,
+        lowest.min(Decimal::ZERO),
+        b.pick(
+            format!("Saldo negativo {shown}, con una racha de {longest}."),
+            format!("Negative balance for {shown}, with a streak of {longest}."),
+        ),
+        Horizon::Week,
+        b.pick(
+            "Esta semana: mueve pagos a después de los cobros y pide una póliza de crédito.".into(),
+            "This week: move payments after collections and arrange a credit line.".into(),
+        ),
+    );
+}
+
+/// C2 and C3 (runway, or every month positive) and C4 (sustained burn).
+fn write_burn(b: &mut Builder, burn: &Burn, closing_balance: Decimal) {
     b.fig(
         "gross_burn",
         ("Salidas medias al mes", "Average monthly outflows"),
-        gross,
+        burn.gross,
         Unit::Eur,
     );
-    let last3 = &series[series.len().saturating_sub(3)..];
-    let mean_nf: Decimal = last3.iter().map(|m| m.1).sum::<Decimal>() / Decimal::from(last3.len());
-    let net_burn = (-mean_nf).max(Decimal::ZERO);
-    let all_positive = series.iter().all(|m| m.1 > Decimal::ZERO);
-    let last4 = &series[series.len().saturating_sub(4)..];
-    let negative_months = last4.iter().filter(|m| m.1 < Decimal::ZERO).count();
-    if net_burn > Decimal::ZERO {
-        let burn_shown = b.fig(
-            "net_burn",
-            ("Consumo de caja mensual", "Monthly burn"),
-            net_burn,
-            Unit::Eur,
-        );
-        let runway = balance.max(Decimal::ZERO) / net_burn;
-        let runway_shown = b.fig(
-            "runway",
-            ("Autonomía de caja", "Cash runway"),
-            runway,
-            Unit::Months,
-        );
-        if runway < Decimal::from(6) {
-            let severity = if runway < Decimal::from(3) {
-                Severity::High
-            } else {
-                Severity::Medium
-            };
-            b.priority(
-                "C2",
-                severity,
-                net_burn * Decimal::from(3),
-                b.pick(
-                    format!("Caja para {runway_shown} al ritmo actual de consumo de caja ({burn_shown} al mes)."),
-                    format!("Cash for {runway_shown} at the current burn ({burn_shown} a month)."),
-                ),
-                Horizon::Week,
-                b.pick(
-                    "Esta semana: recorta o aplaza gastos y adelanta cobros.".into(),
-                    "This week: cut or defer costs and collect faster.".into(),
-                ),
-            );
-        } else if runway >= Decimal::from(12) {
-            b.strength(
-                "C3",
-                balance,
-                b.pick(
-                    format!("Caja para {runway_shown} aun con el consumo actual."),
-                    format!("Cash for {runway_shown} even at the current burn."),
-                ),
-            );
-        }
-    } else if all_positive && series.len() >= 2 {
+    if let Some(runway) = burn.runway {
+        write_runway(b, burn.net, runway, closing_balance);
+    } else if burn.all_months_positive && burn.months >= 2 {
         let n = b.fig(
             "positive_months",
             ("Meses con flujo positivo", "Months with positive flow"),
-            series.len().into(),
+            burn.months.into(),
             Unit::Count,
         );
         b.strength(
             "C3",
-            balance,
+            closing_balance,
             b.pick(
                 format!("Flujo de caja positivo los {n} meses: no consume caja."),
                 format!("Positive cash flow in all {n} months: no cash burn."),
             ),
         );
     }
-    if negative_months >= 3 {
+    if burn.negative_months_last4 >= 3 {
         let n = b.fig(
             "negative_months_last4",
             (
                 "Meses negativos de los últimos 4",
                 "Negative months of the last 4",
             ),
-            negative_months.into(),
+            burn.negative_months_last4.into(),
             Unit::Count,
         );
-        let worst = last4.iter().map(|m| to_f64(m.1)).fold(f64::MAX, f64::min);
         b.priority(
             "C4",
             Severity::High,
-            crate::analyses::stats::from_f64(worst),
+            burn.worst_month_last4,
             b.pick(
                 format!("Consumes caja de forma continuada: {n} de los últimos meses con flujo negativo."),
                 format!("Sustained burn: {n} of the last months with negative flow."),
@@ -446,37 +565,76 @@ fn burn(b: &mut Builder, flows: &[&Movement], balance: Decimal) {
     }
 }
 
-fn cash_limit(b: &mut Builder, flows: &[&Movement]) {
-    let over: Vec<&&Movement> = flows
-        .iter()
-        .filter(|m| m.cash && m.amount.abs() >= CASH_LIMIT)
-        .collect();
-    if over.is_empty() {
-        return;
+/// C2: under 6 months of runway; C3: 12 months or more.
+fn write_runway(b: &mut Builder, net_burn: Decimal, runway: Decimal, closing_balance: Decimal) {
+    let burn_shown = b.fig(
+        "net_burn",
+        ("Consumo de caja mensual", "Monthly burn"),
+        net_burn,
+        Unit::Eur,
+    );
+    let runway_shown = b.fig(
+        "runway",
+        ("Autonomía de caja", "Cash runway"),
+        runway,
+        Unit::Months,
+    );
+    if runway < Decimal::from(6) {
+        let severity = if runway < Decimal::from(3) {
+            Severity::High
+        } else {
+            Severity::Medium
+        };
+        b.priority(
+            "C2",
+            severity,
+            net_burn * Decimal::from(3),
+            b.pick(
+                format!("Caja para {runway_shown} al ritmo actual de consumo de caja ({burn_shown} al mes)."),
+                format!("Cash for {runway_shown} at the current burn ({burn_shown} a month)."),
+            ),
+            Horizon::Week,
+            b.pick(
+                "Esta semana: recorta o aplaza gastos y adelanta cobros.".into(),
+                "This week: cut or defer costs and collect faster.".into(),
+            ),
+        );
+    } else if runway >= Decimal::from(12) {
+        b.strength(
+            "C3",
+            closing_balance,
+            b.pick(
+                format!("Caja para {runway_shown} aun con el consumo actual."),
+                format!("Cash for {runway_shown} even at the current burn."),
+            ),
+        );
     }
+}
+
+/// C5: cash payments at or over the legal limit.
+fn write_cash_over_limit(b: &mut Builder, over: &CashOverLimit) {
     let n = b.fig(
         "cash_over_limit",
         (
             "Pagos en efectivo de 1.000 € o más",
             "Cash payments of €1,000 or more",
         ),
-        over.len().into(),
+        over.count.into(),
         Unit::Count,
     );
-    let amount: Decimal = over.iter().map(|m| m.amount.abs()).sum();
     let shown = b.fig(
         "cash_over_limit_amount",
         (
             "Importe en efectivo sobre el límite",
             "Cash amount over the limit",
         ),
-        amount,
+        over.amount,
         Unit::Eur,
     );
     b.priority(
         "C5",
         Severity::High,
-        amount,
+        over.amount,
         b.pick(
             format!("Efectivo por encima del límite legal: {n} movimientos por {shown}."),
             format!("Cash over the legal limit: {n} movements for {shown}."),

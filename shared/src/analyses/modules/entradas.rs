@@ -1,4 +1,4 @@
-//! `entradas` (reference §2.4, rules E1–E5): spend net of VAT, input VAT,
+//! `entradas` (reference §2.4, rules E1–E6): spend net of VAT, input VAT,
 //! suppliers and their concentration, categories (PGC accounts), price
 //! rises of the same item, duplicates, incomplete tickets, withholdings,
 //! overdue payables.
@@ -9,12 +9,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::{Names, by_name, col, missing, note_odd_dates, period, sheet_total};
+use super::{Names, Nums, by_name, col, missing, note_odd_dates, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::normalize::name_key;
 use crate::analyses::report::{Horizon, Severity, Unit};
-use crate::analyses::request::Module;
+use crate::analyses::request::{Lang, Module};
 use crate::analyses::roles::Role;
 use crate::analyses::stats::{HUNDRED, concentration, pct, ranked};
 
@@ -59,14 +59,14 @@ const PGC: [(&str, &str, &str); 13] = [
 ];
 
 /// A category cell: a PGC account code becomes its group's name.
-pub fn category(text: &str, lang: crate::analyses::request::Lang) -> String {
+pub fn category(text: &str, lang: Lang) -> String {
     let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
     if digits.len() >= 3
         && let Some((_, es, en)) = PGC.iter().find(|(code, _, _)| digits.starts_with(code))
     {
         return match lang {
-            crate::analyses::request::Lang::Es => (*es).into(),
-            crate::analyses::request::Lang::En => (*en).into(),
+            Lang::Es => (*es).into(),
+            Lang::En => (*en).into(),
         };
     }
     text.trim().to_string()
@@ -79,6 +79,83 @@ pub fn has_amount(f: &Frame) -> bool {
         || (f.has(Role::Cantidad) && f.has(Role::Precio))
 }
 
+/// The amount columns of one frame.
+struct AmountColumns {
+    base: Nums,
+    amount: Nums,
+    total: Nums,
+    qty: Nums,
+    price: Nums,
+    vat_rate: Nums,
+    vat_amount: Nums,
+    withholding: Nums,
+    /// The withholding column holds a % of the net.
+    withholding_is_rate: bool,
+}
+
+/// A purchase line's amounts: net of VAT, VAT, withholding.
+struct Amounts {
+    net: Decimal,
+    vat: Decimal,
+    withholding: Decimal,
+}
+
+impl AmountColumns {
+    fn of(f: &Frame) -> Self {
+        AmountColumns {
+            base: col(f, Role::Base),
+            amount: col(f, Role::Importe),
+            total: col(f, Role::Total),
+            qty: col(f, Role::Cantidad),
+            price: col(f, Role::Precio),
+            vat_rate: col(f, Role::TipoIva),
+            vat_amount: col(f, Role::CuotaIva),
+            withholding: col(f, Role::Retencion),
+            withholding_is_rate: f
+                .column_header(Role::Retencion)
+                .is_some_and(|h| h.hints.rate),
+        }
+    }
+
+    /// Row `i`'s net is the base, else the amount, else quantity × price,
+    /// else the total less VAT; None when none is there.
+    fn amounts(&self, i: usize) -> Option<Amounts> {
+        let vat_rate = self.vat_rate[i].map(|r| r / HUNDRED);
+        let (base, amount, total, vat_amount) = (
+            self.base[i],
+            self.amount[i],
+            self.total[i],
+            self.vat_amount[i],
+        );
+        let from_total = total.map(|t| match (vat_amount, vat_rate) {
+            (Some(c), _) => t - c,
+            (None, Some(r)) => t / (Decimal::ONE + r),
+            (None, None) => t,
+        });
+        let from_price = match (self.qty[i], self.price[i]) {
+            (Some(q), Some(p)) => Some(q * p),
+            _ => None,
+        };
+        let net = base.or(amount).or(from_price).or(from_total)?;
+        let vat = vat_amount
+            .or(total.filter(|_| base.or(amount).is_some()).map(|t| t - net))
+            .or(vat_rate.map(|r| net * r))
+            .unwrap_or_default();
+        let withholding = self.withholding[i].map_or(Decimal::ZERO, |x| {
+            if self.withholding_is_rate {
+                net * x / HUNDRED
+            } else {
+                x.abs()
+            }
+        });
+        Some(Amounts {
+            net,
+            vat,
+            withholding,
+        })
+    }
+}
+
 pub fn purchases<'a>(
     b: &mut Builder,
     frames: &'a [Frame<'a>],
@@ -86,100 +163,80 @@ pub fn purchases<'a>(
 ) -> Vec<Purchase<'a>> {
     let mut out = Vec::with_capacity(frames.iter().map(Frame::len).sum());
     for f in frames {
-        let (base, importe, total) = (
-            col(f, Role::Base),
-            col(f, Role::Importe),
-            col(f, Role::Total),
-        );
-        let (qty, price, rate) = (
-            col(f, Role::Cantidad),
-            col(f, Role::Precio),
-            col(f, Role::TipoIva),
-        );
-        let (cuota, ret) = (col(f, Role::CuotaIva), col(f, Role::Retencion));
-        let ret_is_rate = f
-            .column_header(Role::Retencion)
-            .is_some_and(|h| h.hints.rate);
-        let suppliers = f.texts(Role::Proveedor);
-        let mut docs = f.texts(Role::Documento);
-        let items = f.texts(Role::Concepto);
-        let cats = f.texts(Role::Categoria);
-        let mut nifs = f.texts(Role::Nif);
-        let dates = f.dates(Role::Fecha);
-        let due = f.dates(Role::Vencimiento);
-        let paid = f.bools(Role::Estado);
-        let totals = f.total_rows();
-        let mut item_keys: HashMap<String, String> = HashMap::new();
-        let (mut skipped_total, mut no_amount) = (0, 0);
-        for i in 0..f.len() {
-            if totals[i] {
-                skipped_total += 1;
-                continue;
-            }
-            let r = rate[i].map(|r| r / HUNDRED);
-            let from_total = total[i].map(|t| match (cuota[i], r) {
-                (Some(c), _) => t - c,
-                (None, Some(r)) => t / (Decimal::ONE + r),
-                (None, None) => t,
-            });
-            let from_price = match (qty[i], price[i]) {
-                (Some(q), Some(p)) => Some(q * p),
-                _ => None,
-            };
-            let Some(net) = base[i].or(importe[i]).or(from_price).or(from_total) else {
-                no_amount += 1;
-                continue;
-            };
-            let vat = cuota[i]
-                .or(total[i]
-                    .filter(|_| base[i].or(importe[i]).is_some())
-                    .map(|t| t - net))
-                .or(r.map(|r| net * r))
-                .unwrap_or_default();
-            let withholding = ret[i].map_or(Decimal::ZERO, |x| {
-                if ret_is_rate {
-                    net * x / HUNDRED
-                } else {
-                    x.abs()
-                }
-            });
-            let take =
-                |t: &mut Option<Vec<Option<Cow<'a, str>>>>| t.as_mut().and_then(|t| t[i].take());
-            let supplier = suppliers.as_ref().and_then(|s| match &s[i] {
-                Some(Cow::Borrowed(x)) => names.id(x),
-                _ => None,
-            });
-            out.push(Purchase {
-                date: dates.as_ref().and_then(|d| d[i]),
-                supplier,
-                doc: take(&mut docs),
-                item: items.as_ref().and_then(|t| t[i].as_deref()).map(|s| {
-                    item_keys
-                        .entry(s.to_string())
-                        .or_insert_with(|| name_key(s))
-                        .clone()
-                }),
-                category: cats
-                    .as_ref()
-                    .and_then(|t| t[i].as_deref())
-                    .map(|c| category(c, b.lang)),
-                qty: qty[i],
-                unit_price: price[i].or(match qty[i] {
-                    Some(q) if !q.is_zero() => Some(net / q),
-                    _ => None,
-                }),
-                base: net,
-                vat,
-                withholding,
-                total: net + vat - withholding,
-                nif: take(&mut nifs),
-                paid: paid.as_ref().and_then(|p| p[i]),
-                due: due.as_ref().and_then(|d| d[i]),
-            });
-        }
-        b.note_frame(f, &[("total_row", skipped_total), ("no_amount", no_amount)]);
+        let (total_rows, no_amount) = frame_purchases(f, b.lang, names, &mut out);
+        b.note_frame(f, &[("total_row", total_rows), ("no_amount", no_amount)]);
     }
     out
+}
+
+/// Reads one frame's purchases into `out`; returns the total rows and the
+/// rows without an amount.
+fn frame_purchases<'a>(
+    f: &'a Frame<'a>,
+    lang: Lang,
+    names: &mut Names<'a>,
+    out: &mut Vec<Purchase<'a>>,
+) -> (usize, usize) {
+    let columns = AmountColumns::of(f);
+    let suppliers = f.texts(Role::Proveedor);
+    let mut docs = f.texts(Role::Documento);
+    let items = f.texts(Role::Concepto);
+    let categories = f.texts(Role::Categoria);
+    let mut nifs = f.texts(Role::Nif);
+    let dates = f.dates(Role::Fecha);
+    let due = f.dates(Role::Vencimiento);
+    let paid = f.bools(Role::Estado);
+    let totals = f.total_rows();
+    let mut item_keys: HashMap<String, String> = HashMap::new();
+    let (mut total_rows, mut no_amount) = (0, 0);
+    for i in 0..f.len() {
+        if totals[i] {
+            total_rows += 1;
+            continue;
+        }
+        let Some(Amounts {
+            net,
+            vat,
+            withholding,
+        }) = columns.amounts(i)
+        else {
+            no_amount += 1;
+            continue;
+        };
+        let take = |t: &mut Option<Vec<Option<Cow<'a, str>>>>| t.as_mut().and_then(|t| t[i].take());
+        let supplier = suppliers.as_ref().and_then(|s| match &s[i] {
+            Some(Cow::Borrowed(x)) => names.id(x),
+            _ => None,
+        });
+        out.push(Purchase {
+            date: dates.as_ref().and_then(|d| d[i]),
+            supplier,
+            doc: take(&mut docs),
+            item: items.as_ref().and_then(|t| t[i].as_deref()).map(|s| {
+                item_keys
+                    .entry(s.to_string())
+                    .or_insert_with(|| name_key(s))
+                    .clone()
+            }),
+            category: categories
+                .as_ref()
+                .and_then(|t| t[i].as_deref())
+                .map(|c| category(c, lang)),
+            qty: columns.qty[i],
+            unit_price: columns.price[i].or(match columns.qty[i] {
+                Some(q) if !q.is_zero() => Some(net / q),
+                _ => None,
+            }),
+            base: net,
+            vat,
+            withholding,
+            total: net + vat - withholding,
+            nif: take(&mut nifs),
+            paid: paid.as_ref().and_then(|p| p[i]),
+            due: due.as_ref().and_then(|d| d[i]),
+        });
+    }
+    (total_rows, no_amount)
 }
 
 pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
@@ -193,65 +250,100 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
         return;
     }
     let mut names = Names::default();
-    let p = purchases(b, frames, &mut names);
-    b.quality.rows_analysed = p.len() as u64;
-    let dates: Vec<NaiveDate> = p.iter().filter_map(|x| x.date).collect();
+    let purchases = purchases(b, frames, &mut names);
+    b.quality.rows_analysed = purchases.len() as u64;
+    let dates: Vec<NaiveDate> = purchases.iter().filter_map(|x| x.date).collect();
     note_odd_dates(b, &dates, as_of);
-    b.scope(p.len(), sheet_total(frames), period(dates.iter().copied()));
-    let spend: Decimal = p.iter().map(|x| x.base).sum();
-    let vat: Decimal = p.iter().map(|x| x.vat).sum();
-    let ret: Decimal = p.iter().map(|x| x.withholding).sum();
-    let spend_shown = b.fig(
-        "spend",
-        ("Gasto sin IVA", "Spend net of VAT"),
-        spend,
-        Unit::Eur,
+    b.scope(
+        purchases.len(),
+        sheet_total(frames),
+        period(dates.iter().copied()),
     );
-    let vat_shown = b.fig("input_vat", ("IVA soportado", "Input VAT"), vat, Unit::Eur);
-    b.fig(
-        "payable",
-        ("Total a pagar", "Total payable"),
-        spend + vat - ret,
-        Unit::Eur,
-    );
-    b.sentence(b.pick(
-        format!("Gasto de {spend_shown} sin IVA, con {vat_shown} de IVA soportado."),
-        format!("Spend of {spend_shown} net of VAT, with {vat_shown} of input VAT."),
-    ));
-    super::note_outliers(b, p.iter().map(|x| x.base));
+    let totals = Totals::of(&purchases);
+    write_totals(b, &totals);
+    super::note_outliers(b, purchases.iter().map(|x| x.base));
     totals_check(b, frames);
-    suppliers(b, &p, &names, spend);
-    categories(b, &p, spend);
-    price_rises(b, &p);
-    duplicates(b, &p, &names);
-    deductible(b, frames, &p, vat);
-    payables(b, &p, as_of);
-    if ret > Decimal::ZERO {
-        let shown = b.fig(
-            "withholdings",
-            ("Retenciones practicadas", "Withholdings"),
-            ret,
-            Unit::Eur,
-        );
-        b.priority(
-            "E6",
-            Severity::Medium,
-            ret,
-            b.pick(
-                format!("Has retenido {shown} a profesionales o arrendadores: debes ingresarlos con el «modelo 111» o el «modelo 115»."),
-                format!("You withheld {shown} from professionals or landlords: pay them in with «form 111» or «form 115»."),
-            ),
-            Horizon::Month,
-            b.pick(
-                "Este mes: mira en el calendario fiscal el plazo de los modelos 111 y 115 (consúltalo con tu asesor).".into(),
-                "This month: check the 111 and 115 deadlines in the tax calendar (check with your adviser).".into(),
-            ),
-        );
+    suppliers(b, &purchases, &names, totals.spend);
+    categories(b, &purchases, totals.spend);
+    price_rises(b, &purchases);
+    duplicates(b, &purchases, &names);
+    deductible(b, frames, &purchases, totals.input_vat);
+    payables(b, &purchases, as_of);
+    if totals.withholdings > Decimal::ZERO {
+        write_withholdings(b, totals.withholdings);
         b.actions
             .push(crate::analyses::actions::tax_calendar(b.lang));
     }
     b.actions
         .push(crate::analyses::actions::compare(Module::Entradas, b.lang));
+}
+
+/// Sums over every purchase line.
+struct Totals {
+    /// Net of VAT.
+    spend: Decimal,
+    input_vat: Decimal,
+    withholdings: Decimal,
+}
+
+impl Totals {
+    fn of(purchases: &[Purchase]) -> Self {
+        Totals {
+            spend: purchases.iter().map(|x| x.base).sum(),
+            input_vat: purchases.iter().map(|x| x.vat).sum(),
+            withholdings: purchases.iter().map(|x| x.withholding).sum(),
+        }
+    }
+}
+
+/// Spend, input VAT and total payable (the headline).
+fn write_totals(b: &mut Builder, totals: &Totals) {
+    let spend = b.fig(
+        "spend",
+        ("Gasto sin IVA", "Spend net of VAT"),
+        totals.spend,
+        Unit::Eur,
+    );
+    let input_vat = b.fig(
+        "input_vat",
+        ("IVA soportado", "Input VAT"),
+        totals.input_vat,
+        Unit::Eur,
+    );
+    b.fig(
+        "payable",
+        ("Total a pagar", "Total payable"),
+        totals.spend + totals.input_vat - totals.withholdings,
+        Unit::Eur,
+    );
+    b.sentence(b.pick(
+        format!("Gasto de {spend} sin IVA, con {input_vat} de IVA soportado."),
+        format!("Spend of {spend} net of VAT, with {input_vat} of input VAT."),
+    ));
+}
+
+/// E6: withholdings to pay in with forms 111 and 115.
+fn write_withholdings(b: &mut Builder, withholdings: Decimal) {
+    let shown = b.fig(
+        "withholdings",
+        ("Retenciones practicadas", "Withholdings"),
+        withholdings,
+        Unit::Eur,
+    );
+    b.priority(
+        "E6",
+        Severity::Medium,
+        withholdings,
+        b.pick(
+            format!("Has retenido {shown} a profesionales o arrendadores: debes ingresarlos con el «modelo 111» o el «modelo 115»."),
+            format!("You withheld {shown} from professionals or landlords: pay them in with «form 111» or «form 115»."),
+        ),
+        Horizon::Month,
+        b.pick(
+            "Este mes: mira en el calendario fiscal el plazo de los modelos 111 y 115 (consúltalo con tu asesor).".into(),
+            "This month: check the 111 and 115 deadlines in the tax calendar (check with your adviser).".into(),
+        ),
+    );
 }
 
 /// Rows whose base + VAT − withholding differs from their total by more

@@ -2,7 +2,9 @@
 //! variable / fixed (PGC group or keywords), contribution margin, result,
 //! break-even and margin of safety, cost structure, cost growth against
 //! revenue growth. Rows are classed by `tipo`, PGC account (7xx income, 6xx
-//! expense), in/out columns, concept keywords, or sign, in that order.
+//! expense), in/out columns, concept keywords, or sign, in that order. The
+//! figures are computed first (`ProfitAndLoss`), then the report is written
+//! from them.
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
@@ -11,7 +13,7 @@ use super::{col, missing, note_odd_dates, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::normalize::fold;
-use crate::analyses::report::{Horizon, Severity, Unit};
+use crate::analyses::report::{Horizon, Period, Severity, Unit};
 use crate::analyses::request::Module;
 use crate::analyses::roles::Role;
 use crate::analyses::stats::{HUNDRED, complete_months, monthly, pct};
@@ -147,79 +149,96 @@ pub fn has_amount(f: &Frame) -> bool {
     f.has(Role::Importe) || f.has(Role::Entrada) || f.has(Role::Salida) || f.has(Role::Base)
 }
 
+/// What reading one frame left out.
+#[derive(Default)]
+struct FrameRead {
+    total_rows: usize,
+    result_rows: usize,
+    no_amount: usize,
+}
+
 pub fn entries(b: &mut Builder, frames: &[Frame]) -> Vec<Entry> {
     let mut out = Vec::new();
     for f in frames {
-        let (amount, inc, exp, base) = (
-            col(f, Role::Importe),
-            col(f, Role::Entrada),
-            col(f, Role::Salida),
-            col(f, Role::Base),
-        );
-        let tipos = f.texts(Role::Tipo);
-        let concepts = f.texts(Role::Concepto);
-        let dates = f.dates(Role::Fecha);
-        let totals = f.total_rows();
-        let (mut skipped_total, mut no_amount, mut result_rows) = (0, 0, 0);
-        for i in 0..f.len() {
-            if totals[i] {
-                skipped_total += 1;
-                continue;
-            }
-            let concept = concepts
-                .as_ref()
-                .and_then(|c| c[i].as_deref())
-                .unwrap_or("");
-            let folded = fold(concept);
-            if folded.starts_with("resultado")
-                || folded.starts_with("beneficio")
-                || folded.starts_with("margen")
-            {
-                result_rows += 1;
-                continue;
-            }
-            let (value, in_out) = match (inc[i], exp[i]) {
-                (Some(x), _) if !x.is_zero() => (x.abs(), Some(true)),
-                (_, Some(x)) if !x.is_zero() => (x.abs(), Some(false)),
-                _ => match amount[i].or(base[i]) {
-                    Some(x) => (x, None),
-                    None => {
-                        no_amount += 1;
-                        continue;
-                    }
-                },
-            };
-            let side = tipos
-                .as_ref()
-                .and_then(|t| t[i].as_deref())
-                .and_then(tipo_side)
-                .or_else(|| {
-                    let code: String = concept.chars().take_while(char::is_ascii_digit).collect();
-                    if code.len() >= 3 {
-                        concept_side(concept)
-                    } else {
-                        None
-                    }
-                })
-                .or(in_out)
-                .or_else(|| concept_side(concept))
-                .unwrap_or(value >= Decimal::ZERO);
-            out.push(Entry {
-                date: dates.as_ref().and_then(|d| d[i]),
-                amount: value.abs(),
-                cost: (!side).then(|| cost_class(concept)),
-            });
-        }
+        let read = frame_entries(f, &mut out);
         b.note_frame(
             f,
             &[
-                ("total_row", skipped_total),
-                ("result_row", result_rows),
-                ("no_amount", no_amount),
+                ("total_row", read.total_rows),
+                ("result_row", read.result_rows),
+                ("no_amount", read.no_amount),
             ],
         );
     }
     out
+}
+
+fn frame_entries(f: &Frame, out: &mut Vec<Entry>) -> FrameRead {
+    let (amount, cash_in, cash_out, base) = (
+        col(f, Role::Importe),
+        col(f, Role::Entrada),
+        col(f, Role::Salida),
+        col(f, Role::Base),
+    );
+    let tipos = f.texts(Role::Tipo);
+    let concepts = f.texts(Role::Concepto);
+    let dates = f.dates(Role::Fecha);
+    let totals = f.total_rows();
+    let mut read = FrameRead::default();
+    for i in 0..f.len() {
+        if totals[i] {
+            read.total_rows += 1;
+            continue;
+        }
+        let concept = concepts
+            .as_ref()
+            .and_then(|c| c[i].as_deref())
+            .unwrap_or("");
+        let folded = fold(concept);
+        if folded.starts_with("resultado")
+            || folded.starts_with("beneficio")
+            || folded.starts_with("margen")
+        {
+            read.result_rows += 1;
+            continue;
+        }
+        let (value, in_out) = match (cash_in[i], cash_out[i]) {
+            (Some(x), _) if !x.is_zero() => (x.abs(), Some(true)),
+            (_, Some(x)) if !x.is_zero() => (x.abs(), Some(false)),
+            _ => match amount[i].or(base[i]) {
+                Some(x) => (x, None),
+                None => {
+                    read.no_amount += 1;
+                    continue;
+                }
+            },
+        };
+        let tipo = tipos.as_ref().and_then(|t| t[i].as_deref());
+        let income = is_income(tipo, concept, in_out, value);
+        out.push(Entry {
+            date: dates.as_ref().and_then(|d| d[i]),
+            amount: value.abs(),
+            cost: (!income).then(|| cost_class(concept)),
+        });
+    }
+    read
+}
+
+/// Whether a row is income: by `tipo`, then by PGC account, then by the
+/// in/out column it came from, then by concept keywords, then by sign.
+fn is_income(tipo: Option<&str>, concept: &str, in_out: Option<bool>, value: Decimal) -> bool {
+    tipo.and_then(tipo_side)
+        .or_else(|| {
+            let code: String = concept.chars().take_while(char::is_ascii_digit).collect();
+            if code.len() >= 3 {
+                concept_side(concept)
+            } else {
+                None
+            }
+        })
+        .or(in_out)
+        .or_else(|| concept_side(concept))
+        .unwrap_or(value >= Decimal::ZERO)
 }
 
 pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
@@ -232,59 +251,236 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
         );
         return;
     }
-    let e = entries(b, frames);
-    b.quality.rows_analysed = e.len() as u64;
-    let dates: Vec<NaiveDate> = e.iter().filter_map(|x| x.date).collect();
+    let entries = entries(b, frames);
+    b.quality.rows_analysed = entries.len() as u64;
+    let dates: Vec<NaiveDate> = entries.iter().filter_map(|x| x.date).collect();
     note_odd_dates(b, &dates, as_of);
     let span = period(dates.iter().copied());
-    b.scope(e.len(), sheet_total(frames), span);
-    profit_and_loss(b, &e, span);
+    b.scope(entries.len(), sheet_total(frames), span);
+    profit_and_loss(b, &entries, span);
     b.actions.push(crate::analyses::actions::model_130(b.lang));
     b.actions
         .push(crate::analyses::actions::analyze(Module::Caja, b.lang));
 }
 
 /// The figures and rules of a profit and loss (also the folder's combined view).
-pub fn profit_and_loss(
-    b: &mut Builder,
-    e: &[Entry],
-    span: Option<crate::analyses::report::Period>,
-) {
-    let sum =
-        |f: &dyn Fn(&Entry) -> bool| e.iter().filter(|x| f(x)).map(|x| x.amount).sum::<Decimal>();
-    let r = sum(&|x| x.cost.is_none());
-    let costs = sum(&|x| x.cost.is_some());
-    let variable = sum(&|x| x.cost.is_some_and(Cost::variable));
-    let fixed = costs - variable;
-    let result = r - costs;
-    let r_shown = b.fig("revenue", ("Ingresos", "Revenue"), r, Unit::Eur);
-    let c_shown = b.fig("costs", ("Gastos", "Costs"), costs, Unit::Eur);
-    let res_shown = b.fig("result", ("Resultado", "Result"), result, Unit::Eur);
+pub fn profit_and_loss(b: &mut Builder, entries: &[Entry], span: Option<Period>) {
+    report(b, &ProfitAndLoss::of(entries, span));
+}
+
+/// Every figure a profit and loss quotes.
+struct ProfitAndLoss {
+    revenue: Decimal,
+    costs: Decimal,
+    variable_costs: Decimal,
+    fixed_costs: Decimal,
+    result: Decimal,
+    /// None without revenue.
+    margins: Option<Margins>,
+}
+
+/// Ratios on revenue, in %.
+struct Margins {
+    /// With purchases taken as the cost of sales; None without purchases.
+    gross_margin_pct: Option<Decimal>,
+    contribution_margin_pct: Decimal,
+    net_margin: Decimal,
+    personnel_share: Option<Decimal>,
+    rent_share: Option<Decimal>,
+    purchases_share: Option<Decimal>,
+    /// None unless the contribution margin is positive.
+    break_even: Option<BreakEven>,
+    growth: Option<Growth>,
+}
+
+struct BreakEven {
+    revenue: Decimal,
+    margin_of_safety: Decimal,
+    /// Fixed costs to cut for a 10 % margin of safety.
+    fixed_cost_gap: Decimal,
+}
+
+/// Growth of the last 3 complete months over the 3 before, in %.
+struct Growth {
+    revenue: Decimal,
+    costs: Decimal,
+}
+
+impl ProfitAndLoss {
+    fn of(entries: &[Entry], span: Option<Period>) -> Self {
+        let sum = |f: &dyn Fn(&Entry) -> bool| {
+            entries
+                .iter()
+                .filter(|x| f(x))
+                .map(|x| x.amount)
+                .sum::<Decimal>()
+        };
+        let revenue = sum(&|x| x.cost.is_none());
+        let costs = sum(&|x| x.cost.is_some());
+        let variable_costs = sum(&|x| x.cost.is_some_and(Cost::variable));
+        let fixed_costs = costs - variable_costs;
+        let result = revenue - costs;
+        let margins = (revenue > Decimal::ZERO).then(|| {
+            let share = |class: Cost| {
+                let part = sum(&|x| x.cost == Some(class));
+                (part > Decimal::ZERO).then(|| pct(part, revenue))
+            };
+            let purchases = sum(&|x| x.cost == Some(Cost::Purchases));
+            let contribution_margin_pct = pct(revenue - variable_costs, revenue);
+            Margins {
+                gross_margin_pct: (purchases > Decimal::ZERO)
+                    .then(|| pct(revenue - purchases, revenue)),
+                contribution_margin_pct,
+                net_margin: pct(result, revenue),
+                personnel_share: share(Cost::Personnel),
+                rent_share: share(Cost::Rent),
+                purchases_share: share(Cost::Purchases),
+                break_even: BreakEven::of(revenue, fixed_costs, contribution_margin_pct),
+                growth: span.and_then(|span| Growth::of(entries, span)),
+            }
+        });
+        ProfitAndLoss {
+            revenue,
+            costs,
+            variable_costs,
+            fixed_costs,
+            result,
+            margins,
+        }
+    }
+}
+
+impl BreakEven {
+    fn of(
+        revenue: Decimal,
+        fixed_costs: Decimal,
+        contribution_margin_pct: Decimal,
+    ) -> Option<Self> {
+        if contribution_margin_pct <= Decimal::ZERO {
+            return None;
+        }
+        let break_even = fixed_costs * HUNDRED / contribution_margin_pct;
+        Some(BreakEven {
+            revenue: break_even,
+            margin_of_safety: pct(revenue - break_even, revenue),
+            fixed_cost_gap: (break_even - revenue * Decimal::new(9, 1)).max(Decimal::ZERO)
+                * contribution_margin_pct
+                / HUNDRED,
+        })
+    }
+}
+
+impl Growth {
+    /// None with fewer than 6 complete months or nothing in the earlier 3.
+    fn of(entries: &[Entry], span: Period) -> Option<Self> {
+        let series = |income: bool| {
+            let by_month = monthly(
+                entries
+                    .iter()
+                    .filter(|x| x.cost.is_none() == income)
+                    .filter_map(|x| x.date.map(|d| (d, x.amount))),
+            );
+            complete_months(&by_month, span.from, span.to)
+        };
+        let change = |s: &[(NaiveDate, Decimal)]| -> Option<Decimal> {
+            if s.len() < 6 {
+                return None;
+            }
+            let last: Decimal = s[s.len() - 3..].iter().map(|m| m.1).sum();
+            let previous: Decimal = s[s.len() - 6..s.len() - 3].iter().map(|m| m.1).sum();
+            (previous > Decimal::ZERO).then(|| (last / previous - Decimal::ONE) * HUNDRED)
+        };
+        Some(Growth {
+            revenue: change(&series(true))?,
+            costs: change(&series(false))?,
+        })
+    }
+}
+
+fn report(b: &mut Builder, figures: &ProfitAndLoss) {
+    let result_shown = write_result(b, figures);
+    let Some(margins) = &figures.margins else {
+        return;
+    };
+    let contribution_shown = write_margins(b, margins);
+    let net_shown = b.fig(
+        "net_margin",
+        ("Margen neto", "Net margin"),
+        margins.net_margin,
+        Unit::Pct,
+    );
+    for (id, label, share) in [
+        (
+            "personnel_share",
+            ("Personal sobre ingresos", "Personnel on revenue"),
+            margins.personnel_share,
+        ),
+        (
+            "rent_share",
+            ("Alquiler sobre ingresos", "Rent on revenue"),
+            margins.rent_share,
+        ),
+        (
+            "purchases_share",
+            ("Compras sobre ingresos", "Purchases on revenue"),
+            margins.purchases_share,
+        ),
+    ] {
+        if let Some(share) = share {
+            b.fig(id, label, share, Unit::Pct);
+        }
+    }
+    write_net_margin(
+        b,
+        figures.result,
+        margins.net_margin,
+        &net_shown,
+        &result_shown,
+    );
+    if let Some(break_even) = &margins.break_even {
+        write_break_even(b, break_even, figures.revenue, &contribution_shown);
+    }
+    if let Some(growth) = &margins.growth {
+        write_growth(b, growth);
+    }
+}
+
+/// Revenue, costs and result (the headline); returns the result as shown.
+fn write_result(b: &mut Builder, figures: &ProfitAndLoss) -> String {
+    let revenue = b.fig(
+        "revenue",
+        ("Ingresos", "Revenue"),
+        figures.revenue,
+        Unit::Eur,
+    );
+    let costs = b.fig("costs", ("Gastos", "Costs"), figures.costs, Unit::Eur);
+    let result = b.fig("result", ("Resultado", "Result"), figures.result, Unit::Eur);
     b.fig(
         "variable_costs",
         ("Costes variables", "Variable costs"),
-        variable,
+        figures.variable_costs,
         Unit::Eur,
     );
     b.fig(
         "fixed_costs",
         ("Costes fijos", "Fixed costs"),
-        fixed,
+        figures.fixed_costs,
         Unit::Eur,
     );
     b.sentence(b.pick(
-        format!("Ingresos de {r_shown} y gastos de {c_shown}: resultado de {res_shown}."),
-        format!("Revenue of {r_shown} and costs of {c_shown}: a result of {res_shown}."),
+        format!("Ingresos de {revenue} y gastos de {costs}: resultado de {result}."),
+        format!("Revenue of {revenue} and costs of {costs}: a result of {result}."),
     ));
-    if r <= Decimal::ZERO {
-        return;
-    }
-    let purchases = sum(&|x| x.cost == Some(Cost::Purchases));
-    if purchases > Decimal::ZERO {
+    result
+}
+
+/// Gross and contribution margins; returns the contribution margin as shown.
+fn write_margins(b: &mut Builder, margins: &Margins) -> String {
+    if let Some(gross) = margins.gross_margin_pct {
         b.fig(
             "gross_margin_pct",
             ("Margen bruto %", "Gross margin %"),
-            pct(r - purchases, r),
+            gross,
             Unit::Pct,
         );
         b.note(
@@ -292,37 +488,22 @@ pub fn profit_and_loss(
             "Cost of goods sold = purchases (no stock change known).".into(),
         );
     }
-    let cm_pct = pct(r - variable, r);
-    let cm_shown = b.fig(
+    b.fig(
         "contribution_margin_pct",
         ("Margen de contribución %", "Contribution margin %"),
-        cm_pct,
+        margins.contribution_margin_pct,
         Unit::Pct,
-    );
-    let net = pct(result, r);
-    let net_shown = b.fig("net_margin", ("Margen neto", "Net margin"), net, Unit::Pct);
-    for (id, label, class) in [
-        (
-            "personnel_share",
-            ("Personal sobre ingresos", "Personnel on revenue"),
-            Cost::Personnel,
-        ),
-        (
-            "rent_share",
-            ("Alquiler sobre ingresos", "Rent on revenue"),
-            Cost::Rent,
-        ),
-        (
-            "purchases_share",
-            ("Compras sobre ingresos", "Purchases on revenue"),
-            Cost::Purchases,
-        ),
-    ] {
-        let part = sum(&|x| x.cost == Some(class));
-        if part > Decimal::ZERO {
-            b.fig(id, label, pct(part, r), Unit::Pct);
-        }
-    }
+    )
+}
+
+/// T1: a loss is a priority, a net margin of 10 % or more a strength.
+fn write_net_margin(
+    b: &mut Builder,
+    result: Decimal,
+    net_margin: Decimal,
+    net_shown: &str,
+    result_shown: &str,
+) {
     if result < Decimal::ZERO {
         let loss = b.fig("loss", ("Pérdidas", "Loss"), -result, Unit::Eur);
         b.priority(
@@ -339,114 +520,99 @@ pub fn profit_and_loss(
                 "This month: draw up a break-even plan on price, costs and volume.".into(),
             ),
         );
-    } else if net >= Decimal::TEN {
+    } else if net_margin >= Decimal::TEN {
         b.strength(
             "T1",
             result,
             b.pick(
-                format!("Margen neto del {net_shown}: el negocio gana {res_shown}."),
-                format!("Net margin of {net_shown}: the business earns {res_shown}."),
+                format!("Margen neto del {net_shown}: el negocio gana {result_shown}."),
+                format!("Net margin of {net_shown}: the business earns {result_shown}."),
             ),
         );
     }
-    if cm_pct > Decimal::ZERO {
-        let be = fixed * HUNDRED / cm_pct;
-        let be_shown = b.fig(
-            "break_even",
-            ("Punto muerto", "Break-even revenue"),
-            be,
+}
+
+/// T2: a margin of safety under 10 % is a priority, 25 % or more a strength.
+fn write_break_even(
+    b: &mut Builder,
+    break_even: &BreakEven,
+    revenue: Decimal,
+    contribution_shown: &str,
+) {
+    let break_even_shown = b.fig(
+        "break_even",
+        ("Punto muerto", "Break-even revenue"),
+        break_even.revenue,
+        Unit::Eur,
+    );
+    let safety = break_even.margin_of_safety;
+    let safety_shown = b.fig(
+        "margin_of_safety",
+        ("Margen de seguridad", "Margin of safety"),
+        safety,
+        Unit::Pct,
+    );
+    if safety < Decimal::TEN {
+        let gap = b.fig(
+            "fixed_cost_gap",
+            (
+                "Costes fijos a recortar para un margen de seguridad del 10 %",
+                "Fixed costs to cut for a 10% margin of safety",
+            ),
+            break_even.fixed_cost_gap,
             Unit::Eur,
         );
-        let safety = pct(r - be, r);
-        let safety_shown = b.fig(
-            "margin_of_safety",
-            ("Margen de seguridad", "Margin of safety"),
-            safety,
-            Unit::Pct,
+        b.priority(
+            "T2",
+            Severity::High,
+            (break_even.revenue - revenue).max(Decimal::ZERO),
+            b.pick(
+                format!("Por debajo del punto muerto o cerca: punto muerto de {break_even_shown} y margen de seguridad del {safety_shown} (margen de contribución {contribution_shown})."),
+                format!("Below or near break-even: break-even of {break_even_shown} and margin of safety of {safety_shown} (contribution margin {contribution_shown})."),
+            ),
+            Horizon::Month,
+            b.pick(
+                format!("Este mes: sube el margen de contribución o recorta {gap} de costes fijos."),
+                format!("This month: raise the contribution margin or cut fixed costs by {gap}."),
+            ),
         );
-        if safety < Decimal::TEN {
-            let gap = b.fig(
-                "fixed_cost_gap",
-                (
-                    "Costes fijos a recortar para un margen de seguridad del 10 %",
-                    "Fixed costs to cut for a 10% margin of safety",
-                ),
-                (be - r * Decimal::new(9, 1)).max(Decimal::ZERO) * cm_pct / HUNDRED,
-                Unit::Eur,
-            );
-            b.priority(
-                "T2",
-                Severity::High,
-                (be - r).max(Decimal::ZERO),
-                b.pick(
-                    format!("Por debajo del punto muerto o cerca: punto muerto de {be_shown} y margen de seguridad del {safety_shown} (margen de contribución {cm_shown})."),
-                    format!("Below or near break-even: break-even of {be_shown} and margin of safety of {safety_shown} (contribution margin {cm_shown})."),
-                ),
-                Horizon::Month,
-                b.pick(
-                    format!("Este mes: sube el margen de contribución o recorta {gap} de costes fijos."),
-                    format!("This month: raise the contribution margin or cut fixed costs by {gap}."),
-                ),
-            );
-        } else if safety >= Decimal::from(25) {
-            b.strength(
-                "T2",
-                r - be,
-                b.pick(
-                    format!("Margen de seguridad del {safety_shown}: las ventas pueden caer bastante antes de llegar al punto muerto de {be_shown}."),
-                    format!("Margin of safety of {safety_shown}: sales can fall a good deal before the break-even of {be_shown}."),
-                ),
-            );
-        }
+    } else if safety >= Decimal::from(25) {
+        b.strength(
+            "T2",
+            revenue - break_even.revenue,
+            b.pick(
+                format!("Margen de seguridad del {safety_shown}: las ventas pueden caer bastante antes de llegar al punto muerto de {break_even_shown}."),
+                format!("Margin of safety of {safety_shown}: sales can fall a good deal before the break-even of {break_even_shown}."),
+            ),
+        );
     }
-    growth(b, e, span);
 }
 
 /// T5: costs growing faster than revenue (last 3 complete months vs previous 3).
-fn growth(b: &mut Builder, e: &[Entry], span: Option<crate::analyses::report::Period>) {
-    let Some(span) = span else { return };
-    let series = |income: bool| {
-        let m = monthly(
-            e.iter()
-                .filter(|x| x.cost.is_none() == income)
-                .filter_map(|x| x.date.map(|d| (d, x.amount))),
-        );
-        complete_months(&m, span.from, span.to)
-    };
-    let change = |s: &[(NaiveDate, Decimal)]| -> Option<Decimal> {
-        if s.len() < 6 {
-            return None;
-        }
-        let last: Decimal = s[s.len() - 3..].iter().map(|m| m.1).sum();
-        let prev: Decimal = s[s.len() - 6..s.len() - 3].iter().map(|m| m.1).sum();
-        (prev > Decimal::ZERO).then(|| (last / prev - Decimal::ONE) * HUNDRED)
-    };
-    let (Some(rev), Some(cost)) = (change(&series(true)), change(&series(false))) else {
-        return;
-    };
-    let rev_shown = b.fig(
+fn write_growth(b: &mut Builder, growth: &Growth) {
+    let revenue_shown = b.fig(
         "revenue_growth_3m",
         (
             "Crecimiento de ingresos (3 meses)",
             "Revenue growth (3 months)",
         ),
-        rev,
+        growth.revenue,
         Unit::Pct,
     );
-    let cost_shown = b.fig(
+    let costs_shown = b.fig(
         "cost_growth_3m",
         ("Crecimiento de gastos (3 meses)", "Cost growth (3 months)"),
-        cost,
+        growth.costs,
         Unit::Pct,
     );
-    if cost > rev + Decimal::from(5) {
+    if growth.costs > growth.revenue + Decimal::from(5) {
         b.priority(
             "T5",
             Severity::Medium,
             Decimal::ZERO,
             b.pick(
-                format!("Gastos crecen más que ventas: {cost_shown} frente a {rev_shown}."),
-                format!("Costs outgrow sales: {cost_shown} against {rev_shown}."),
+                format!("Gastos crecen más que ventas: {costs_shown} frente a {revenue_shown}."),
+                format!("Costs outgrow sales: {costs_shown} against {revenue_shown}."),
             ),
             Horizon::Quarter,
             b.pick(

@@ -1,6 +1,7 @@
 //! `ventas` (reference §2.1, rules V1–V12): revenue, ticket, customers and
 //! their concentration, monthly trend, products (ABC), margin, discounts,
-//! returns, repeat customers, receivables.
+//! returns, repeat customers, receivables. The figures are computed first
+//! (`SalesFigures`), then the report is written from them.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -13,11 +14,12 @@ use super::{Names, by_name, col, missing, note_odd_dates, period, sheet_total};
 use crate::analyses::builder::Builder;
 use crate::analyses::detect::Frame;
 use crate::analyses::format;
-use crate::analyses::report::{Horizon, Severity, Unit};
+use crate::analyses::report::{Horizon, Period, Severity, Unit};
 use crate::analyses::request::Module;
 use crate::analyses::roles::Role;
 use crate::analyses::stats::{
-    self, HUNDRED, abc, complete_months, concentration, from_f64, monthly, pct, ranked, to_f64,
+    self, Concentration, HUNDRED, abc, complete_months, concentration, from_f64, monthly, pct,
+    ranked, to_f64,
 };
 
 /// One sale line, net of VAT.
@@ -59,106 +61,167 @@ pub fn lines<'a>(
         has_cost: false,
     };
     for f in frames {
-        let (base, importe, total) = (
-            col(f, Role::Base),
-            col(f, Role::Importe),
-            col(f, Role::Total),
-        );
-        let (qty, price, dto) = (
-            col(f, Role::Cantidad),
-            col(f, Role::Precio),
-            col(f, Role::Descuento),
-        );
-        let (rate, cuota, coste) = (
-            col(f, Role::TipoIva),
-            col(f, Role::CuotaIva),
-            col(f, Role::Coste),
-        );
-        let dates = f.dates(Role::Fecha);
-        let due = f.dates(Role::Vencimiento);
-        let mut docs = f.texts(Role::Documento);
-        let paid = f.bools(Role::Estado);
-        let mut customers = f.per_text(Role::Cliente);
-        let mut products = f.per_text(Role::Producto);
-        let dto_pct = f
-            .column_header(Role::Descuento)
-            .is_some_and(|h| h.hints.rate);
-        let pvp = f
-            .column_header(Role::Precio)
-            .is_some_and(|h| h.has("pvp") && !h.has("sin") && !h.has("neto"));
-        let cost_is_total = f.column_header(Role::Coste).is_some_and(|h| h.has("total"));
-        sales.has_cost |= f.has(Role::Coste);
-        let totals = f.total_rows();
-        let (mut total_rows, mut no_amount) = (0, 0);
-        for i in 0..f.len() {
-            if totals[i] {
-                total_rows += 1;
-                continue;
-            }
-            let vat_rate = rate[i].map(|r| r / HUNDRED);
-            let list = match (qty[i], price[i]) {
-                (Some(q), Some(p)) => Some(q * p),
-                _ => None,
-            };
-            let discount = match (dto[i], list) {
-                (Some(d), Some(l)) if dto_pct => l * d / HUNDRED,
-                (Some(d), _) if !dto_pct => d,
-                _ => Decimal::ZERO,
-            };
-            let from_price = list.map(|l| {
-                let net = l - discount;
-                if pvp {
-                    net / (Decimal::ONE + vat_rate.unwrap_or(Decimal::new(21, 2)))
-                } else {
-                    net
-                }
-            });
-            let from_total = total[i].map(|t| match (cuota[i], vat_rate) {
-                (Some(c), _) => t - c,
-                (None, Some(r)) => t / (Decimal::ONE + r),
-                (None, None) => t,
-            });
-            let Some(revenue) = base[i].or(importe[i]).or(from_price).or(from_total) else {
-                no_amount += 1;
-                continue;
-            };
-            if base[i].or(importe[i]).or(from_price).is_none()
-                && cuota[i].is_none()
-                && vat_rate.is_none()
-            {
-                sales.vat_included = true;
-            }
-            let with_vat = total[i]
-                .or(cuota[i].map(|c| revenue + c))
-                .or(vat_rate.map(|r| revenue * (Decimal::ONE + r)))
-                .unwrap_or(revenue);
-            let cost = coste[i].map(|c| match qty[i] {
-                Some(q) if !cost_is_total => q * c,
-                _ => c,
-            });
-            let below_cost = cost.is_some_and(|c| revenue > Decimal::ZERO && revenue < c);
-            sales.lines.push(Line {
-                date: dates.as_ref().and_then(|d| d[i]),
-                doc: docs.as_mut().and_then(|d| d[i].take()),
-                customer: customers
-                    .as_mut()
-                    .and_then(|c| c.get(i, |t| sales.customers.id(t))),
-                product: products
-                    .as_mut()
-                    .and_then(|p| p.get(i, |t| sales.products.id(t))),
-                qty: qty[i],
-                revenue,
-                with_vat,
-                cost,
-                discount,
-                below_cost,
-                paid: paid.as_ref().and_then(|p| p[i]),
-                due: due.as_ref().and_then(|d| d[i]),
-            });
-        }
+        let (total_rows, no_amount) = frame_lines(f, &mut sales);
         skipped.push(vec![("total_row", total_rows), ("no_amount", no_amount)]);
     }
     sales
+}
+
+/// The numbers of one row as read; the VAT rate as a fraction.
+struct RowNumbers {
+    base: Option<Decimal>,
+    amount: Option<Decimal>,
+    total: Option<Decimal>,
+    qty: Option<Decimal>,
+    price: Option<Decimal>,
+    discount: Option<Decimal>,
+    vat_rate: Option<Decimal>,
+    vat_amount: Option<Decimal>,
+    cost: Option<Decimal>,
+}
+
+/// How a frame's headers say its numbers are meant.
+struct Reading {
+    discount_is_pct: bool,
+    price_with_vat: bool,
+    cost_is_total: bool,
+}
+
+/// A line's amounts; `vat_included` when the revenue could only come from a
+/// total with nothing to take its VAT off.
+struct Amounts {
+    revenue: Decimal,
+    with_vat: Decimal,
+    cost: Option<Decimal>,
+    discount: Decimal,
+    vat_included: bool,
+}
+
+/// The revenue is the base, else the amount, else quantity × price less
+/// discount, else the total less VAT; None when none is there.
+fn line_amounts(row: &RowNumbers, reading: &Reading) -> Option<Amounts> {
+    let list = match (row.qty, row.price) {
+        (Some(q), Some(p)) => Some(q * p),
+        _ => None,
+    };
+    let discount = match (row.discount, list) {
+        (Some(d), Some(l)) if reading.discount_is_pct => l * d / HUNDRED,
+        (Some(d), _) if !reading.discount_is_pct => d,
+        _ => Decimal::ZERO,
+    };
+    let from_price = list.map(|l| {
+        let net = l - discount;
+        if reading.price_with_vat {
+            net / (Decimal::ONE + row.vat_rate.unwrap_or(Decimal::new(21, 2)))
+        } else {
+            net
+        }
+    });
+    let from_total = row.total.map(|t| match (row.vat_amount, row.vat_rate) {
+        (Some(c), _) => t - c,
+        (None, Some(r)) => t / (Decimal::ONE + r),
+        (None, None) => t,
+    });
+    let net = row.base.or(row.amount).or(from_price);
+    let revenue = net.or(from_total)?;
+    let with_vat = row
+        .total
+        .or(row.vat_amount.map(|c| revenue + c))
+        .or(row.vat_rate.map(|r| revenue * (Decimal::ONE + r)))
+        .unwrap_or(revenue);
+    let cost = row.cost.map(|c| match row.qty {
+        Some(q) if !reading.cost_is_total => q * c,
+        _ => c,
+    });
+    Some(Amounts {
+        revenue,
+        with_vat,
+        cost,
+        discount,
+        vat_included: net.is_none() && row.vat_amount.is_none() && row.vat_rate.is_none(),
+    })
+}
+
+/// Reads one frame's lines into `sales`; returns the total rows and the
+/// rows without an amount.
+fn frame_lines<'a>(f: &'a Frame<'a>, sales: &mut Sales<'a>) -> (usize, usize) {
+    let (base, amount, total) = (
+        col(f, Role::Base),
+        col(f, Role::Importe),
+        col(f, Role::Total),
+    );
+    let (qty, price, discount) = (
+        col(f, Role::Cantidad),
+        col(f, Role::Precio),
+        col(f, Role::Descuento),
+    );
+    let (vat_rate, vat_amount, cost) = (
+        col(f, Role::TipoIva),
+        col(f, Role::CuotaIva),
+        col(f, Role::Coste),
+    );
+    let dates = f.dates(Role::Fecha);
+    let due = f.dates(Role::Vencimiento);
+    let mut docs = f.texts(Role::Documento);
+    let paid = f.bools(Role::Estado);
+    let mut customers = f.per_text(Role::Cliente);
+    let mut products = f.per_text(Role::Producto);
+    let reading = Reading {
+        discount_is_pct: f
+            .column_header(Role::Descuento)
+            .is_some_and(|h| h.hints.rate),
+        price_with_vat: f
+            .column_header(Role::Precio)
+            .is_some_and(|h| h.has("pvp") && !h.has("sin") && !h.has("neto")),
+        cost_is_total: f.column_header(Role::Coste).is_some_and(|h| h.has("total")),
+    };
+    sales.has_cost |= f.has(Role::Coste);
+    let totals = f.total_rows();
+    let (mut total_rows, mut no_amount) = (0, 0);
+    for i in 0..f.len() {
+        if totals[i] {
+            total_rows += 1;
+            continue;
+        }
+        let row = RowNumbers {
+            base: base[i],
+            amount: amount[i],
+            total: total[i],
+            qty: qty[i],
+            price: price[i],
+            discount: discount[i],
+            vat_rate: vat_rate[i].map(|r| r / HUNDRED),
+            vat_amount: vat_amount[i],
+            cost: cost[i],
+        };
+        let Some(amounts) = line_amounts(&row, &reading) else {
+            no_amount += 1;
+            continue;
+        };
+        sales.vat_included |= amounts.vat_included;
+        let revenue = amounts.revenue;
+        sales.lines.push(Line {
+            date: dates.as_ref().and_then(|d| d[i]),
+            doc: docs.as_mut().and_then(|d| d[i].take()),
+            customer: customers
+                .as_mut()
+                .and_then(|c| c.get(i, |t| sales.customers.id(t))),
+            product: products
+                .as_mut()
+                .and_then(|p| p.get(i, |t| sales.products.id(t))),
+            qty: row.qty,
+            revenue,
+            with_vat: amounts.with_vat,
+            cost: amounts.cost,
+            discount: amounts.discount,
+            below_cost: amounts
+                .cost
+                .is_some_and(|c| revenue > Decimal::ZERO && revenue < c),
+            paid: paid.as_ref().and_then(|p| p[i]),
+            due: due.as_ref().and_then(|d| d[i]),
+        });
+    }
+    (total_rows, no_amount)
 }
 
 pub fn has_amount(f: &Frame) -> bool {
@@ -178,58 +241,27 @@ pub fn analyze(b: &mut Builder, frames: &[Frame], as_of: NaiveDate) {
     for (f, s) in frames.iter().zip(&skipped) {
         b.note_frame(f, s);
     }
-    let l = &sales.lines;
-    b.quality.rows_analysed = l.len() as u64;
-    let dates: Vec<NaiveDate> = l.iter().filter_map(|x| x.date).collect();
+    let lines = &sales.lines;
+    b.quality.rows_analysed = lines.len() as u64;
+    let dates: Vec<NaiveDate> = lines.iter().filter_map(|x| x.date).collect();
     note_odd_dates(b, &dates, as_of);
     let span = period(dates.iter().copied());
-    b.scope(l.len(), sheet_total(frames), span);
+    b.scope(lines.len(), sheet_total(frames), span);
     if sales.vat_included {
         b.note(
             "Importes con IVA: no hay base imponible ni tipo de IVA.".into(),
             "Amounts include VAT: there is no taxable base or VAT rate.".into(),
         );
     }
-    duplicates(b, l);
-    super::note_outliers(b, l.iter().map(|x| x.revenue));
-
-    let r: Decimal = l.iter().map(|x| x.revenue).sum();
-    let mut docs = HashSet::with_capacity(l.len());
-    docs.extend(l.iter().filter_map(|x| x.doc.as_deref()));
-    let n = if docs.is_empty() { l.len() } else { docs.len() };
-    let revenue = b.fig("revenue", ("Facturación", "Revenue"), r, Unit::Eur);
-    let ops = b.fig(
-        "operations",
-        ("Operaciones", "Sales"),
-        n.into(),
-        Unit::Count,
-    );
-    let ticket = b.fig(
-        "average_ticket",
-        ("Ticket medio", "Average ticket"),
-        stats::ratio(r, n.into()).unwrap_or_default(),
-        Unit::Eur,
-    );
-    b.sentence(b.pick(
-        format!("Facturación de {revenue} en {ops} operaciones, con un ticket medio de {ticket}."),
-        format!("Revenue of {revenue} from {ops} sales, with an average ticket of {ticket}."),
-    ));
-    let units: Decimal = l.iter().filter_map(|x| x.qty).sum();
-    if l.iter().any(|x| x.qty.is_some()) && !units.is_zero() {
-        b.fig("units", ("Unidades", "Units"), units, Unit::Count);
-        b.fig(
-            "average_price",
-            ("Precio medio", "Average price"),
-            r / units,
-            Unit::Eur,
+    let repeated = repeated_lines(lines);
+    if repeated > 0 {
+        b.note(
+            format!("{repeated} líneas repetidas (misma fecha, documento e importe): se han contado, revísalas."),
+            format!("{repeated} repeated lines (same date, document and amount): counted, check them."),
         );
     }
-    customers(b, &sales, r);
-    trend(b, l, span);
-    products(b, &sales, r);
-    margin(b, &sales, r);
-    discounts_and_returns(b, l, r);
-    receivables(b, l, r, span, as_of);
+    super::note_outliers(b, lines.iter().map(|x| x.revenue));
+    report(b, &SalesFigures::of(&sales, span, as_of));
     b.actions
         .push(crate::analyses::actions::compare(Module::Ventas, b.lang));
     b.actions
@@ -248,35 +280,451 @@ impl Hash for Repeat<'_> {
     }
 }
 
-fn duplicates(b: &mut Builder, l: &[Line]) {
-    let mut seen = HashSet::with_capacity(l.len());
-    let dupes = l
+/// Lines with a document that repeat an earlier line's date, document and amount.
+fn repeated_lines(lines: &[Line]) -> usize {
+    let mut seen = HashSet::with_capacity(lines.len());
+    lines
         .iter()
         .filter(|x| x.doc.is_some())
         .filter(|x| !seen.insert(Repeat(x.date, x.doc.as_deref(), x.revenue)))
-        .count();
-    if dupes > 0 {
-        b.note(
-            format!("{dupes} líneas repetidas (misma fecha, documento e importe): se han contado, revísalas."),
-            format!("{dupes} repeated lines (same date, document and amount): counted, check them."),
+        .count()
+}
+
+/// Every figure the sales report quotes.
+struct SalesFigures {
+    revenue: Decimal,
+    /// Distinct documents, else lines.
+    operations: usize,
+    average_ticket: Decimal,
+    units: Option<UnitsSold>,
+    customers: Option<Customers>,
+    /// None without dates.
+    trend: Option<Trend>,
+    products: Option<Products>,
+    margin: Option<Margin>,
+    discounts: Option<Discounts>,
+    returns: Option<Returns>,
+    receivables: Option<Receivables>,
+}
+
+struct UnitsSold {
+    units: Decimal,
+    average_price: Decimal,
+}
+
+struct Customers {
+    concentration: Concentration,
+    top1_revenue: Decimal,
+    /// Share of customers buying on two or more dates, with 5 dated customers or more.
+    repeat_rate: Option<Decimal>,
+}
+
+struct Trend {
+    /// Last complete month against the one before.
+    month_over_month: Option<Decimal>,
+    /// Last complete month against the same month a year earlier.
+    year_over_year: Option<Decimal>,
+    /// Last 12 months against the first 12, with 24 months or more.
+    compound_annual_growth: Option<Decimal>,
+    last_3_months: Option<QuarterChange>,
+    /// OLS slope of the monthly sales as % of the mean month.
+    monthly_trend: Option<Decimal>,
+    seasonal_peak: Option<Peak>,
+}
+
+/// The last 3 complete months against the 3 before.
+struct QuarterChange {
+    pct: Decimal,
+    eur: Decimal,
+}
+
+struct Peak {
+    month: NaiveDate,
+    sales: Decimal,
+}
+
+/// ABC of the products by revenue, with 3 products or more.
+struct Products {
+    count: usize,
+    class_a: usize,
+    class_c_items_share: Decimal,
+    class_c_value_share: Decimal,
+    class_c_value: Decimal,
+}
+
+/// Over the lines with a cost.
+struct Margin {
+    cogs: Decimal,
+    gross_margin: Decimal,
+    gross_margin_pct: Decimal,
+    /// None when the cost is 0.
+    markup: Option<Decimal>,
+    below_cost_lines: usize,
+    below_cost_loss: Decimal,
+}
+
+struct Discounts {
+    amount: Decimal,
+    /// On gross sales (revenue + discounts).
+    rate: Decimal,
+}
+
+struct Returns {
+    amount: Decimal,
+    rate: Decimal,
+}
+
+/// Amounts with VAT of the unpaid lines.
+struct Receivables {
+    pending: Decimal,
+    overdue: Decimal,
+    overdue_60: Decimal,
+    overdue_60_share: Decimal,
+    days_sales_outstanding: Option<Decimal>,
+}
+
+impl SalesFigures {
+    fn of(sales: &Sales, span: Option<Period>, as_of: NaiveDate) -> Self {
+        let lines = &sales.lines;
+        let revenue: Decimal = lines.iter().map(|x| x.revenue).sum();
+        let mut docs = HashSet::with_capacity(lines.len());
+        docs.extend(lines.iter().filter_map(|x| x.doc.as_deref()));
+        let operations = if docs.is_empty() {
+            lines.len()
+        } else {
+            docs.len()
+        };
+        let units: Decimal = lines.iter().filter_map(|x| x.qty).sum();
+        SalesFigures {
+            revenue,
+            operations,
+            average_ticket: stats::ratio(revenue, operations.into()).unwrap_or_default(),
+            units: (lines.iter().any(|x| x.qty.is_some()) && !units.is_zero()).then(|| UnitsSold {
+                units,
+                average_price: revenue / units,
+            }),
+            customers: Customers::of(sales),
+            trend: span.map(|span| Trend::of(lines, span)),
+            products: Products::of(sales, revenue),
+            margin: Margin::of(sales, revenue),
+            discounts: Discounts::of(lines, revenue),
+            returns: Returns::of(lines, revenue),
+            receivables: Receivables::of(lines, revenue, span, as_of),
+        }
+    }
+}
+
+impl Customers {
+    fn of(sales: &Sales) -> Option<Self> {
+        let mut totals: BTreeMap<usize, Decimal> = BTreeMap::new();
+        for x in &sales.lines {
+            if let Some(c) = x.customer {
+                *totals.entry(c).or_default() += x.revenue;
+            }
+        }
+        if totals.is_empty() {
+            return None;
+        }
+        let ranked = ranked(&by_name(&sales.customers, &totals));
+        let concentration = concentration(&ranked)?;
+        Some(Customers {
+            concentration,
+            top1_revenue: ranked[0].1,
+            repeat_rate: repeat_rate(sales),
+        })
+    }
+}
+
+fn repeat_rate(sales: &Sales) -> Option<Decimal> {
+    let mut days: BTreeMap<usize, BTreeSet<NaiveDate>> = BTreeMap::new();
+    for x in &sales.lines {
+        if let (Some(c), Some(d)) = (x.customer, x.date) {
+            days.entry(c).or_default().insert(d);
+        }
+    }
+    if days.len() < 5 {
+        return None;
+    }
+    let repeaters = days.values().filter(|d| d.len() >= 2).count();
+    Some(pct(repeaters.into(), days.len().into()))
+}
+
+impl Trend {
+    fn of(lines: &[Line], span: Period) -> Self {
+        let series = monthly(lines.iter().filter_map(|x| x.date.map(|d| (d, x.revenue))));
+        let months = complete_months(&series, span.from, span.to);
+        let sales: Vec<f64> = months.iter().map(|m| to_f64(m.1)).collect();
+        let mean = sales.iter().sum::<f64>() / sales.len() as f64;
+        Trend {
+            month_over_month: month_over_month(&months),
+            year_over_year: year_over_year(&months),
+            compound_annual_growth: compound_annual_growth(&months),
+            last_3_months: QuarterChange::of(&months),
+            monthly_trend: (months.len() >= 4 && mean > 0.0)
+                .then(|| from_f64(stats::ols_slope(&sales) / mean * 100.0)),
+            seasonal_peak: Peak::of(&months, &sales, mean),
+        }
+    }
+}
+
+fn month_over_month(months: &[(NaiveDate, Decimal)]) -> Option<Decimal> {
+    let n = months.len();
+    (n >= 2 && months[n - 2].1 > Decimal::ZERO)
+        .then(|| (months[n - 1].1 / months[n - 2].1 - Decimal::ONE) * HUNDRED)
+}
+
+fn year_over_year(months: &[(NaiveDate, Decimal)]) -> Option<Decimal> {
+    let (last_month, now) = months.last()?;
+    let target = last_month.checked_sub_months(chrono::Months::new(12))?;
+    let (_, then) = months.iter().find(|(x, _)| *x == target)?;
+    (*then > Decimal::ZERO).then(|| (*now / *then - Decimal::ONE) * HUNDRED)
+}
+
+fn compound_annual_growth(months: &[(NaiveDate, Decimal)]) -> Option<Decimal> {
+    let n = months.len();
+    if n < 24 {
+        return None;
+    }
+    let first: Decimal = months[..12].iter().map(|m| m.1).sum();
+    let latest: Decimal = months[n - 12..].iter().map(|m| m.1).sum();
+    if first <= Decimal::ZERO || latest <= Decimal::ZERO {
+        return None;
+    }
+    let years = (n - 12) as f64 / 12.0;
+    let cagr = (to_f64(latest) / to_f64(first)).powf(1.0 / years) - 1.0;
+    Some(from_f64(cagr * 100.0))
+}
+
+impl QuarterChange {
+    /// None with fewer than 6 months or nothing in the earlier 3.
+    fn of(months: &[(NaiveDate, Decimal)]) -> Option<Self> {
+        let n = months.len();
+        if n < 6 {
+            return None;
+        }
+        let last: Decimal = months[n - 3..].iter().map(|m| m.1).sum();
+        let previous: Decimal = months[n - 6..n - 3].iter().map(|m| m.1).sum();
+        (previous > Decimal::ZERO).then(|| QuarterChange {
+            pct: (last / previous - Decimal::ONE) * HUNDRED,
+            eur: last - previous,
+        })
+    }
+}
+
+impl Peak {
+    /// With 12 months or more: the best month when it is over twice the
+    /// mean or the months vary widely (coefficient of variation over 0.35).
+    fn of(months: &[(NaiveDate, Decimal)], sales: &[f64], mean: f64) -> Option<Self> {
+        if months.len() < 12 {
+            return None;
+        }
+        let (peak_index, peak) =
+            sales.iter().enumerate().fold(
+                (0, f64::MIN),
+                |acc, (i, y)| if *y > acc.1 { (i, *y) } else { acc },
+            );
+        (mean > 0.0 && (peak > 2.0 * mean || stats::cv(sales) > 0.35)).then(|| Peak {
+            month: months[peak_index].0,
+            sales: from_f64(peak),
+        })
+    }
+}
+
+impl Products {
+    fn of(sales: &Sales, revenue: Decimal) -> Option<Self> {
+        let mut totals: BTreeMap<usize, Decimal> = BTreeMap::new();
+        for x in &sales.lines {
+            if let Some(p) = x.product {
+                *totals.entry(p).or_default() += x.revenue;
+            }
+        }
+        if totals.len() < 3 {
+            return None;
+        }
+        let ranked = ranked(&by_name(&sales.products, &totals));
+        let classes = abc(&ranked);
+        let class_c_items = classes.iter().filter(|c| **c == 'C').count();
+        let class_c_value: Decimal = ranked
+            .iter()
+            .zip(&classes)
+            .filter(|(_, c)| **c == 'C')
+            .map(|(x, _)| x.1)
+            .sum();
+        Some(Products {
+            count: ranked.len(),
+            class_a: classes.iter().filter(|c| **c == 'A').count(),
+            class_c_items_share: pct(class_c_items.into(), ranked.len().into()),
+            class_c_value_share: pct(class_c_value, revenue),
+            class_c_value,
+        })
+    }
+}
+
+impl Margin {
+    /// None without a cost column or without revenue.
+    fn of(sales: &Sales, revenue: Decimal) -> Option<Self> {
+        if !sales.has_cost || revenue <= Decimal::ZERO {
+            return None;
+        }
+        let costed: Vec<&Line> = sales.lines.iter().filter(|x| x.cost.is_some()).collect();
+        let cogs: Decimal = costed.iter().filter_map(|x| x.cost).sum();
+        let revenue_costed: Decimal = costed.iter().map(|x| x.revenue).sum();
+        let gross_margin = revenue_costed - cogs;
+        let below: Vec<&&Line> = costed.iter().filter(|x| x.below_cost).collect();
+        Some(Margin {
+            cogs,
+            gross_margin,
+            gross_margin_pct: pct(gross_margin, revenue_costed),
+            markup: (!cogs.is_zero()).then(|| pct(gross_margin, cogs)),
+            below_cost_lines: below.len(),
+            below_cost_loss: below
+                .iter()
+                .map(|x| x.cost.unwrap_or_default() - x.revenue)
+                .sum(),
+        })
+    }
+}
+
+impl Discounts {
+    fn of(lines: &[Line], revenue: Decimal) -> Option<Self> {
+        let amount: Decimal = lines.iter().map(|x| x.discount).sum();
+        (amount > Decimal::ZERO).then(|| Discounts {
+            amount,
+            rate: pct(amount, revenue + amount),
+        })
+    }
+}
+
+impl Returns {
+    fn of(lines: &[Line], revenue: Decimal) -> Option<Self> {
+        let amount: Decimal = lines
+            .iter()
+            .filter(|x| x.revenue < Decimal::ZERO)
+            .map(|x| -x.revenue)
+            .sum();
+        (amount > Decimal::ZERO && revenue > Decimal::ZERO).then(|| Returns {
+            amount,
+            rate: pct(amount, revenue),
+        })
+    }
+}
+
+impl Receivables {
+    /// None when no line says whether it was paid.
+    fn of(
+        lines: &[Line],
+        revenue: Decimal,
+        span: Option<Period>,
+        as_of: NaiveDate,
+    ) -> Option<Self> {
+        if !lines.iter().any(|x| x.paid.is_some()) {
+            return None;
+        }
+        let unpaid: Vec<&Line> = lines.iter().filter(|x| x.paid == Some(false)).collect();
+        let pending: Decimal = unpaid.iter().map(|x| x.with_vat).sum();
+        let overdue_60: Decimal = unpaid
+            .iter()
+            .filter(|x| x.due.is_some_and(|d| (as_of - d).num_days() > 60))
+            .map(|x| x.with_vat)
+            .sum();
+        let sales_with_vat: Decimal = lines.iter().map(|x| x.with_vat).sum();
+        let days = span.map_or(0, |s| (s.to - s.from).num_days() + 1);
+        Some(Receivables {
+            pending,
+            overdue: unpaid
+                .iter()
+                .filter(|x| x.due.is_some_and(|d| d < as_of))
+                .map(|x| x.with_vat)
+                .sum(),
+            overdue_60,
+            overdue_60_share: pct(overdue_60, revenue),
+            days_sales_outstanding: (days > 0 && sales_with_vat > Decimal::ZERO)
+                .then(|| pending / sales_with_vat * Decimal::from(days)),
+        })
+    }
+}
+
+fn report(b: &mut Builder, figures: &SalesFigures) {
+    write_revenue(b, figures);
+    if let Some(customers) = &figures.customers {
+        write_customers(b, customers, figures.revenue);
+        if let Some(rate) = customers.repeat_rate {
+            write_repeat_rate(b, rate);
+        }
+    }
+    if let Some(trend) = &figures.trend {
+        write_trend(b, trend);
+    }
+    if let Some(products) = &figures.products {
+        write_products(b, products);
+    }
+    if let Some(margin) = &figures.margin {
+        write_margin(b, margin);
+    }
+    if let Some(discounts) = &figures.discounts {
+        write_discounts(b, discounts);
+    }
+    if let Some(returns) = &figures.returns {
+        b.fig(
+            "returns",
+            ("Devoluciones y abonos", "Returns and credit notes"),
+            returns.amount,
+            Unit::Eur,
+        );
+        b.fig(
+            "returns_rate",
+            ("Devoluciones sobre ventas", "Returns on sales"),
+            returns.rate,
+            Unit::Pct,
+        );
+    }
+    if let Some(receivables) = &figures.receivables {
+        write_receivables(b, receivables);
+    }
+}
+
+/// Revenue, sales and average ticket (the headline), units and average price.
+fn write_revenue(b: &mut Builder, figures: &SalesFigures) {
+    let revenue = b.fig(
+        "revenue",
+        ("Facturación", "Revenue"),
+        figures.revenue,
+        Unit::Eur,
+    );
+    let operations = b.fig(
+        "operations",
+        ("Operaciones", "Sales"),
+        figures.operations.into(),
+        Unit::Count,
+    );
+    let ticket = b.fig(
+        "average_ticket",
+        ("Ticket medio", "Average ticket"),
+        figures.average_ticket,
+        Unit::Eur,
+    );
+    b.sentence(b.pick(
+        format!(
+            "Facturación de {revenue} en {operations} operaciones, con un ticket medio de {ticket}."
+        ),
+        format!(
+            "Revenue of {revenue} from {operations} sales, with an average ticket of {ticket}."
+        ),
+    ));
+    if let Some(units) = &figures.units {
+        b.fig("units", ("Unidades", "Units"), units.units, Unit::Count);
+        b.fig(
+            "average_price",
+            ("Precio medio", "Average price"),
+            units.average_price,
+            Unit::Eur,
         );
     }
 }
 
-fn customers(b: &mut Builder, sales: &Sales, r: Decimal) {
-    let mut totals: BTreeMap<usize, Decimal> = BTreeMap::new();
-    for x in &sales.lines {
-        if let Some(c) = x.customer {
-            *totals.entry(c).or_default() += x.revenue;
-        }
-    }
-    if totals.is_empty() {
-        return;
-    }
-    let ranked = ranked(&by_name(&sales.customers, &totals));
-    let Some(c) = concentration(&ranked) else {
-        return;
-    };
+/// V1 (largest customer over 30 %), V2 (concentrated base), V3 (diversified base).
+fn write_customers(b: &mut Builder, customers: &Customers, revenue: Decimal) {
+    let c = &customers.concentration;
     let count = b.fig(
         "customers",
         ("Clientes", "Customers"),
@@ -296,7 +744,7 @@ fn customers(b: &mut Builder, sales: &Sales, r: Decimal) {
         Unit::Pct,
     );
     let hhi = b.fig("hhi", ("Índice HHI", "HHI"), c.hhi, Unit::Count);
-    let k = b.fig(
+    let pareto_customers = b.fig(
         "pareto_customers",
         ("Clientes que hacen el 80 %", "Customers making 80%"),
         c.pareto_k.into(),
@@ -311,34 +759,8 @@ fn customers(b: &mut Builder, sales: &Sales, r: Decimal) {
         c.pareto_share,
         Unit::Pct,
     );
-    let top_amount = ranked[0].1;
-    let name = &c.top1_name;
     if c.top1 > Decimal::from(30) {
-        let at_stake = b.fig(
-            "top1_revenue",
-            ("Ventas del mayor cliente", "Largest customer revenue"),
-            top_amount,
-            Unit::Eur,
-        );
-        let severity = if c.top1 > Decimal::from(50) {
-            Severity::High
-        } else {
-            Severity::Medium
-        };
-        b.priority(
-            "V1",
-            severity,
-            top_amount,
-            b.pick(
-                format!("«{name}» concentra el {top1} de las ventas: si lo pierdes, la facturación bajaría {at_stake}."),
-                format!("«{name}» makes {top1} of sales: losing it would cut revenue by {at_stake}."),
-            ),
-            Horizon::Quarter,
-            b.pick(
-                format!("Este trimestre: asegura a «{name}» con contrato o anticipo y busca 5 clientes parecidos para bajar su peso de {top1}."),
-                format!("This quarter: secure «{name}» with a contract or advance payment and list 5 lookalike prospects to bring its {top1} share down."),
-            ),
-        );
+        write_largest_customer(b, customers, &top1);
     }
     if c.top5 > Decimal::from(70) || c.hhi > Decimal::from(2500) {
         let effective = b.fig(
@@ -350,7 +772,7 @@ fn customers(b: &mut Builder, sales: &Sales, r: Decimal) {
         b.priority(
             "V2",
             Severity::Medium,
-            r * c.top5 / HUNDRED / Decimal::from(5),
+            revenue * c.top5 / HUNDRED / Decimal::from(5),
             b.pick(
                 format!("Cartera concentrada: los cinco mayores clientes suman el {top5} (índice HHI {hhi}), equivale a {effective} clientes del mismo tamaño."),
                 format!("Concentrated customer base: the top five make {top5} (HHI {hhi}), like {effective} customers of equal size."),
@@ -365,28 +787,48 @@ fn customers(b: &mut Builder, sales: &Sales, r: Decimal) {
     if c.hhi < Decimal::from(1000) && c.count >= 20 {
         b.strength(
             "V3",
-            r,
+            revenue,
             b.pick(
-                format!("Cartera diversificada: {count} clientes e índice HHI de {hhi}; {k} clientes hacen el {pareto} de las ventas (principio de Pareto)."),
-                format!("Diversified customers: {count} customers and an HHI of {hhi}; {k} customers make {pareto} of sales (Pareto principle)."),
+                format!("Cartera diversificada: {count} clientes e índice HHI de {hhi}; {pareto_customers} clientes hacen el {pareto} de las ventas (principio de Pareto)."),
+                format!("Diversified customers: {count} customers and an HHI of {hhi}; {pareto_customers} customers make {pareto} of sales (Pareto principle)."),
             ),
         );
     }
-    repeat(b, sales);
 }
 
-fn repeat(b: &mut Builder, sales: &Sales) {
-    let mut days: BTreeMap<usize, BTreeSet<NaiveDate>> = BTreeMap::new();
-    for x in &sales.lines {
-        if let (Some(c), Some(d)) = (x.customer, x.date) {
-            days.entry(c).or_default().insert(d);
-        }
-    }
-    if days.len() < 5 {
-        return;
-    }
-    let repeaters = days.values().filter(|d| d.len() >= 2).count();
-    let rate = pct(repeaters.into(), days.len().into());
+/// V1: the largest customer makes over 30 % of sales (over 50 %: high).
+fn write_largest_customer(b: &mut Builder, customers: &Customers, top1: &str) {
+    let c = &customers.concentration;
+    let at_stake = b.fig(
+        "top1_revenue",
+        ("Ventas del mayor cliente", "Largest customer revenue"),
+        customers.top1_revenue,
+        Unit::Eur,
+    );
+    let severity = if c.top1 > Decimal::from(50) {
+        Severity::High
+    } else {
+        Severity::Medium
+    };
+    let name = &c.top1_name;
+    b.priority(
+        "V1",
+        severity,
+        customers.top1_revenue,
+        b.pick(
+            format!("«{name}» concentra el {top1} de las ventas: si lo pierdes, la facturación bajaría {at_stake}."),
+            format!("«{name}» makes {top1} of sales: losing it would cut revenue by {at_stake}."),
+        ),
+        Horizon::Quarter,
+        b.pick(
+            format!("Este trimestre: asegura a «{name}» con contrato o anticipo y busca 5 clientes parecidos para bajar su peso de {top1}."),
+            format!("This quarter: secure «{name}» with a contract or advance payment and list 5 lookalike prospects to bring its {top1} share down."),
+        ),
+    );
+}
+
+/// V11: half the customers or more buy again.
+fn write_repeat_rate(b: &mut Builder, rate: Decimal) {
     let shown = b.fig(
         "repeat_rate",
         ("Clientes que repiten", "Repeat customers"),
@@ -405,122 +847,10 @@ fn repeat(b: &mut Builder, sales: &Sales) {
     }
 }
 
-fn trend(b: &mut Builder, l: &[Line], span: Option<crate::analyses::report::Period>) {
-    let Some(span) = span else { return };
-    let series = monthly(l.iter().filter_map(|x| x.date.map(|d| (d, x.revenue))));
-    let months = complete_months(&series, span.from, span.to);
-    growth_rates(b, &months);
-    if months.len() >= 6 {
-        let last: Decimal = months[months.len() - 3..].iter().map(|m| m.1).sum();
-        let prev: Decimal = months[months.len() - 6..months.len() - 3]
-            .iter()
-            .map(|m| m.1)
-            .sum();
-        if prev > Decimal::ZERO {
-            let change = (last / prev - Decimal::ONE) * HUNDRED;
-            let shown = b.fig(
-                "change_3m",
-                (
-                    "Últimos 3 meses frente a los 3 anteriores",
-                    "Last 3 months vs previous 3",
-                ),
-                change,
-                Unit::Pct,
-            );
-            let diff = b.fig(
-                "change_3m_eur",
-                (
-                    "Diferencia de los últimos 3 meses",
-                    "Last 3 months difference",
-                ),
-                last - prev,
-                Unit::Eur,
-            );
-            if change <= Decimal::from(-10) {
-                b.priority(
-                    "V4",
-                    Severity::High,
-                    last - prev,
-                    b.pick(
-                        format!("Ventas {shown} en el último trimestre frente al anterior ({diff})."),
-                        format!("Sales {shown} in the last quarter against the one before ({diff})."),
-                    ),
-                    Horizon::Week,
-                    b.pick(
-                        "Esta semana: llama a los mayores clientes que han dejado de comprar y compara precio y volumen con el periodo anterior.".into(),
-                        "This week: call the biggest customers who stopped buying and split price from volume against the previous period.".into(),
-                    ),
-                );
-            } else if change >= Decimal::from(10) {
-                b.strength(
-                    "V5",
-                    last - prev,
-                    b.pick(
-                        format!(
-                            "Ventas +{shown} en el último trimestre frente al anterior ({diff})."
-                        ),
-                        format!(
-                            "Sales up {shown} in the last quarter against the one before ({diff})."
-                        ),
-                    ),
-                );
-            }
-        }
-    }
-    if months.len() >= 4 {
-        let ys: Vec<f64> = months.iter().map(|m| to_f64(m.1)).collect();
-        let mean = ys.iter().sum::<f64>() / ys.len() as f64;
-        if mean > 0.0 {
-            b.fig(
-                "trend_month",
-                ("Tendencia mensual", "Monthly trend"),
-                from_f64(stats::ols_slope(&ys) / mean * 100.0),
-                Unit::Pct,
-            );
-        }
-    }
-    if months.len() >= 12 {
-        let ys: Vec<f64> = months.iter().map(|m| to_f64(m.1)).collect();
-        let mean = ys.iter().sum::<f64>() / ys.len() as f64;
-        let (peak_i, peak) =
-            ys.iter().enumerate().fold(
-                (0, f64::MIN),
-                |acc, (i, y)| if *y > acc.1 { (i, *y) } else { acc },
-            );
-        let cv = stats::cv(&ys);
-        if mean > 0.0 && (peak > 2.0 * mean || cv > 0.35) {
-            let month = format::month(months[peak_i].0, b.lang);
-            let peak_shown = b.fig(
-                "peak_month",
-                ("Ventas del mes pico", "Peak month sales"),
-                from_f64(peak),
-                Unit::Eur,
-            );
-            b.priority(
-                "V10",
-                Severity::Low,
-                Decimal::ZERO,
-                b.pick(
-                    format!("Estacionalidad: pico en {month} con {peak_shown}."),
-                    format!("Strong seasonality: peak in {month} with {peak_shown}."),
-                ),
-                Horizon::Quarter,
-                b.pick(
-                    "Este trimestre: ahorra en los meses fuertes y prepara campañas para los flojos.".into(),
-                    "This quarter: save in peak months and plan campaigns for the valley.".into(),
-                ),
-            );
-        }
-    }
-}
-
-/// MoM (last complete month against the one before), YoY (against the same
-/// month a year earlier) and CAGR (last 12 months against the first 12,
-/// with 24 months or more).
-fn growth_rates(b: &mut Builder, months: &[(NaiveDate, Decimal)]) {
-    let n = months.len();
-    if n >= 2 && months[n - 2].1 > Decimal::ZERO {
-        let mom = (months[n - 1].1 / months[n - 2].1 - Decimal::ONE) * HUNDRED;
+/// Growth rates, V4/V5 (last 3 months down or up 10 %), the monthly trend
+/// and V10 (seasonality).
+fn write_trend(b: &mut Builder, trend: &Trend) {
+    if let Some(mom) = trend.month_over_month {
         b.fig(
             "mom",
             ("Variación del último mes", "Month over month"),
@@ -528,259 +858,259 @@ fn growth_rates(b: &mut Builder, months: &[(NaiveDate, Decimal)]) {
             Unit::Pct,
         );
     }
-    let last = months[n.saturating_sub(1)..].first();
-    let year_before = last.and_then(|(m, _)| {
-        let target = m.checked_sub_months(chrono::Months::new(12))?;
-        months.iter().find(|(x, _)| *x == target)
-    });
-    if let (Some((_, now)), Some((_, then))) = (last, year_before)
-        && *then > Decimal::ZERO
-    {
+    if let Some(yoy) = trend.year_over_year {
         b.fig(
             "yoy",
             (
                 "Variación interanual del último mes",
                 "Year over year (last month)",
             ),
-            (*now / *then - Decimal::ONE) * HUNDRED,
+            yoy,
             Unit::Pct,
         );
     }
-    if n >= 24 {
-        let first: Decimal = months[..12].iter().map(|m| m.1).sum();
-        let latest: Decimal = months[n - 12..].iter().map(|m| m.1).sum();
-        if first > Decimal::ZERO && latest > Decimal::ZERO {
-            let years = (n - 12) as f64 / 12.0;
-            let cagr = (to_f64(latest) / to_f64(first)).powf(1.0 / years) - 1.0;
-            b.fig(
-                "cagr",
-                ("Crecimiento anual compuesto", "Compound annual growth"),
-                from_f64(cagr * 100.0),
-                Unit::Pct,
-            );
-        }
+    if let Some(cagr) = trend.compound_annual_growth {
+        b.fig(
+            "cagr",
+            ("Crecimiento anual compuesto", "Compound annual growth"),
+            cagr,
+            Unit::Pct,
+        );
+    }
+    if let Some(change) = &trend.last_3_months {
+        write_quarter_change(b, change);
+    }
+    if let Some(monthly_trend) = trend.monthly_trend {
+        b.fig(
+            "trend_month",
+            ("Tendencia mensual", "Monthly trend"),
+            monthly_trend,
+            Unit::Pct,
+        );
+    }
+    if let Some(peak) = &trend.seasonal_peak {
+        let month = format::month(peak.month, b.lang);
+        let peak_shown = b.fig(
+            "peak_month",
+            ("Ventas del mes pico", "Peak month sales"),
+            peak.sales,
+            Unit::Eur,
+        );
+        b.priority(
+            "V10",
+            Severity::Low,
+            Decimal::ZERO,
+            b.pick(
+                format!("Estacionalidad: pico en {month} con {peak_shown}."),
+                format!("Strong seasonality: peak in {month} with {peak_shown}."),
+            ),
+            Horizon::Quarter,
+            b.pick(
+                "Este trimestre: ahorra en los meses fuertes y prepara campañas para los flojos."
+                    .into(),
+                "This quarter: save in peak months and plan campaigns for the valley.".into(),
+            ),
+        );
     }
 }
 
-fn products(b: &mut Builder, sales: &Sales, r: Decimal) {
-    let mut totals: BTreeMap<usize, Decimal> = BTreeMap::new();
-    for x in &sales.lines {
-        if let Some(p) = x.product {
-            *totals.entry(p).or_default() += x.revenue;
-        }
+/// V4: the last 3 months down 10 % or more; V5: up 10 % or more.
+fn write_quarter_change(b: &mut Builder, change: &QuarterChange) {
+    let shown = b.fig(
+        "change_3m",
+        (
+            "Últimos 3 meses frente a los 3 anteriores",
+            "Last 3 months vs previous 3",
+        ),
+        change.pct,
+        Unit::Pct,
+    );
+    let diff = b.fig(
+        "change_3m_eur",
+        (
+            "Diferencia de los últimos 3 meses",
+            "Last 3 months difference",
+        ),
+        change.eur,
+        Unit::Eur,
+    );
+    if change.pct <= Decimal::from(-10) {
+        b.priority(
+            "V4",
+            Severity::High,
+            change.eur,
+            b.pick(
+                format!("Ventas {shown} en el último trimestre frente al anterior ({diff})."),
+                format!("Sales {shown} in the last quarter against the one before ({diff})."),
+            ),
+            Horizon::Week,
+            b.pick(
+                "Esta semana: llama a los mayores clientes que han dejado de comprar y compara precio y volumen con el periodo anterior.".into(),
+                "This week: call the biggest customers who stopped buying and split price from volume against the previous period.".into(),
+            ),
+        );
+    } else if change.pct >= Decimal::from(10) {
+        b.strength(
+            "V5",
+            change.eur,
+            b.pick(
+                format!("Ventas +{shown} en el último trimestre frente al anterior ({diff})."),
+                format!("Sales up {shown} in the last quarter against the one before ({diff})."),
+            ),
+        );
     }
-    if totals.len() < 3 {
-        return;
-    }
-    let ranked = ranked(&by_name(&sales.products, &totals));
-    let classes = abc(&ranked);
-    let a = classes.iter().filter(|c| **c == 'A').count();
-    let c_items = classes.iter().filter(|c| **c == 'C').count();
-    let c_value: Decimal = ranked
-        .iter()
-        .zip(&classes)
-        .filter(|(_, c)| **c == 'C')
-        .map(|(x, _)| x.1)
-        .sum();
+}
+
+/// V8: over half the products in class C making under 5 % of sales.
+fn write_products(b: &mut Builder, products: &Products) {
     b.fig(
         "products",
         ("Productos", "Products"),
-        ranked.len().into(),
+        products.count.into(),
         Unit::Count,
     );
     b.fig(
         "class_a_products",
         ("Productos clase A", "Class A products"),
-        a.into(),
+        products.class_a.into(),
         Unit::Count,
     );
-    let c_share_items = pct(c_items.into(), ranked.len().into());
-    let c_share_value = pct(c_value, r);
-    if c_share_items > Decimal::from(50) && c_share_value < Decimal::from(5) {
-        let items = b.fig(
-            "class_c_items_share",
-            ("Productos clase C", "Class C products"),
-            c_share_items,
-            Unit::Pct,
-        );
-        let value = b.fig(
-            "class_c_value_share",
-            ("Ventas de la clase C", "Class C sales"),
-            c_share_value,
-            Unit::Pct,
-        );
-        b.priority(
-            "V8",
-            Severity::Low,
-            c_value,
-            b.pick(
-                format!("Cola larga de productos poco vendidos: el {items} de los productos (clase C del análisis ABC) hace solo el {value} de las ventas."),
-                format!("Long tail of slow sellers: {items} of products (class C in the ABC analysis) make only {value} of sales."),
-            ),
-            Horizon::Quarter,
-            b.pick(
-                "Este trimestre: elimina o agrupa la cola de productos clase C y empuja los de clase A.".into(),
-                "This quarter: prune or bundle the class C tail and push class A items.".into(),
-            ),
-        );
-    }
-}
-
-fn margin(b: &mut Builder, sales: &Sales, r: Decimal) {
-    if !sales.has_cost || r <= Decimal::ZERO {
+    if products.class_c_items_share <= Decimal::from(50)
+        || products.class_c_value_share >= Decimal::from(5)
+    {
         return;
     }
-    let costed: Vec<&Line> = sales.lines.iter().filter(|x| x.cost.is_some()).collect();
-    let cogs: Decimal = costed.iter().filter_map(|x| x.cost).sum();
-    let r_costed: Decimal = costed.iter().map(|x| x.revenue).sum();
-    let gm = r_costed - cogs;
+    let items = b.fig(
+        "class_c_items_share",
+        ("Productos clase C", "Class C products"),
+        products.class_c_items_share,
+        Unit::Pct,
+    );
+    let value = b.fig(
+        "class_c_value_share",
+        ("Ventas de la clase C", "Class C sales"),
+        products.class_c_value_share,
+        Unit::Pct,
+    );
+    b.priority(
+        "V8",
+        Severity::Low,
+        products.class_c_value,
+        b.pick(
+            format!("Cola larga de productos poco vendidos: el {items} de los productos (clase C del análisis ABC) hace solo el {value} de las ventas."),
+            format!("Long tail of slow sellers: {items} of products (class C in the ABC analysis) make only {value} of sales."),
+        ),
+        Horizon::Quarter,
+        b.pick(
+            "Este trimestre: elimina o agrupa la cola de productos clase C y empuja los de clase A.".into(),
+            "This quarter: prune or bundle the class C tail and push class A items.".into(),
+        ),
+    );
+}
+
+/// Gross margin and markup; V6: lines sold below cost.
+fn write_margin(b: &mut Builder, margin: &Margin) {
     b.fig(
         "cogs",
         ("Coste de ventas", "Cost of goods sold"),
-        cogs,
+        margin.cogs,
         Unit::Eur,
     );
     b.fig(
         "gross_margin",
         ("Margen bruto", "Gross margin"),
-        gm,
+        margin.gross_margin,
         Unit::Eur,
     );
     b.fig(
         "gross_margin_pct",
         ("Margen bruto %", "Gross margin %"),
-        pct(gm, r_costed),
+        margin.gross_margin_pct,
         Unit::Pct,
     );
-    if !cogs.is_zero() {
+    if let Some(markup) = margin.markup {
         b.fig(
             "markup",
             ("Recargo sobre coste", "Markup"),
-            pct(gm, cogs),
+            markup,
             Unit::Pct,
         );
     }
-    let below: Vec<&&Line> = costed.iter().filter(|x| x.below_cost).collect();
-    if !below.is_empty() {
-        let loss: Decimal = below
-            .iter()
-            .map(|x| x.cost.unwrap_or_default() - x.revenue)
-            .sum();
-        let lines = b.fig(
-            "below_cost_lines",
-            ("Líneas bajo coste", "Lines below cost"),
-            below.len().into(),
-            Unit::Count,
-        );
-        let shown = b.fig(
-            "below_cost_loss",
-            ("Pérdida en líneas bajo coste", "Loss on lines below cost"),
-            loss,
-            Unit::Eur,
-        );
-        b.priority(
-            "V6",
-            Severity::High,
-            loss,
-            b.pick(
-                format!("Vendes por debajo de coste en {lines} líneas: pierdes {shown}."),
-                format!("Selling below cost on {lines} lines: {shown} lost."),
-            ),
-            Horizon::Week,
-            b.pick(
-                format!("Esta semana: sube el precio o deja de vender esas {lines} líneas y limita los descuentos."),
-                format!("This week: reprice or drop those {lines} lines and cap discounts."),
-            ),
-        );
-    }
-}
-
-fn discounts_and_returns(b: &mut Builder, l: &[Line], r: Decimal) {
-    let discounts: Decimal = l.iter().map(|x| x.discount).sum();
-    if discounts > Decimal::ZERO {
-        let rate = pct(discounts, r + discounts);
-        let shown = b.fig(
-            "discount_rate",
-            ("Descuentos sobre venta bruta", "Discounts on gross sales"),
-            rate,
-            Unit::Pct,
-        );
-        if rate > Decimal::from(10) {
-            let amount = b.fig(
-                "discounts",
-                ("Descuentos", "Discounts"),
-                discounts,
-                Unit::Eur,
-            );
-            b.priority(
-                "V9",
-                Severity::Medium,
-                discounts,
-                b.pick(
-                    format!("Descuentos altos: {amount}, el {shown} de la venta bruta."),
-                    format!("High discounts: {amount}, {shown} of gross sales."),
-                ),
-                Horizon::Month,
-                b.pick(
-                    "Este mes: escribe una política de descuentos con límites por cliente y producto.".into(),
-                    "This month: write a discount policy with limits per customer and product.".into(),
-                ),
-            );
-        }
-    }
-    let returns: Decimal = l
-        .iter()
-        .filter(|x| x.revenue < Decimal::ZERO)
-        .map(|x| -x.revenue)
-        .sum();
-    if returns > Decimal::ZERO && r > Decimal::ZERO {
-        b.fig(
-            "returns",
-            ("Devoluciones y abonos", "Returns and credit notes"),
-            returns,
-            Unit::Eur,
-        );
-        b.fig(
-            "returns_rate",
-            ("Devoluciones sobre ventas", "Returns on sales"),
-            pct(returns, r),
-            Unit::Pct,
-        );
-    }
-}
-
-fn receivables(
-    b: &mut Builder,
-    l: &[Line],
-    r: Decimal,
-    span: Option<crate::analyses::report::Period>,
-    as_of: NaiveDate,
-) {
-    if !l.iter().any(|x| x.paid.is_some()) {
+    if margin.below_cost_lines == 0 {
         return;
     }
-    let unpaid: Vec<&Line> = l.iter().filter(|x| x.paid == Some(false)).collect();
-    let pending: Decimal = unpaid.iter().map(|x| x.with_vat).sum();
+    let lines = b.fig(
+        "below_cost_lines",
+        ("Líneas bajo coste", "Lines below cost"),
+        margin.below_cost_lines.into(),
+        Unit::Count,
+    );
+    let shown = b.fig(
+        "below_cost_loss",
+        ("Pérdida en líneas bajo coste", "Loss on lines below cost"),
+        margin.below_cost_loss,
+        Unit::Eur,
+    );
+    b.priority(
+        "V6",
+        Severity::High,
+        margin.below_cost_loss,
+        b.pick(
+            format!("Vendes por debajo de coste en {lines} líneas: pierdes {shown}."),
+            format!("Selling below cost on {lines} lines: {shown} lost."),
+        ),
+        Horizon::Week,
+        b.pick(
+            format!("Esta semana: sube el precio o deja de vender esas {lines} líneas y limita los descuentos."),
+            format!("This week: reprice or drop those {lines} lines and cap discounts."),
+        ),
+    );
+}
+
+/// V9: discounts over 10 % of gross sales.
+fn write_discounts(b: &mut Builder, discounts: &Discounts) {
+    let shown = b.fig(
+        "discount_rate",
+        ("Descuentos sobre venta bruta", "Discounts on gross sales"),
+        discounts.rate,
+        Unit::Pct,
+    );
+    if discounts.rate <= Decimal::from(10) {
+        return;
+    }
+    let amount = b.fig(
+        "discounts",
+        ("Descuentos", "Discounts"),
+        discounts.amount,
+        Unit::Eur,
+    );
+    b.priority(
+        "V9",
+        Severity::Medium,
+        discounts.amount,
+        b.pick(
+            format!("Descuentos altos: {amount}, el {shown} de la venta bruta."),
+            format!("High discounts: {amount}, {shown} of gross sales."),
+        ),
+        Horizon::Month,
+        b.pick(
+            "Este mes: escribe una política de descuentos con límites por cliente y producto."
+                .into(),
+            "This month: write a discount policy with limits per customer and product.".into(),
+        ),
+    );
+}
+
+/// V12: over 10 % of revenue overdue for 60 days, or a collection period
+/// over 60 days.
+fn write_receivables(b: &mut Builder, receivables: &Receivables) {
     let shown = b.fig(
         "pending",
         ("Pendiente de cobro", "Pending collection"),
-        pending,
+        receivables.pending,
         Unit::Eur,
     );
-    let over_60: Decimal = unpaid
-        .iter()
-        .filter(|x| x.due.is_some_and(|d| (as_of - d).num_days() > 60))
-        .map(|x| x.with_vat)
-        .sum();
-    let overdue: Decimal = unpaid
-        .iter()
-        .filter(|x| x.due.is_some_and(|d| d < as_of))
-        .map(|x| x.with_vat)
-        .sum();
-    let sales_vat: Decimal = l.iter().map(|x| x.with_vat).sum();
-    let days = span.map_or(0, |s| (s.to - s.from).num_days() + 1);
-    let dso =
-        (days > 0 && sales_vat > Decimal::ZERO).then(|| pending / sales_vat * Decimal::from(days));
+    let dso = receivables.days_sales_outstanding;
     let dso_shown = dso.map(|d| {
         b.fig(
             "dso",
@@ -789,45 +1119,45 @@ fn receivables(
             Unit::Days,
         )
     });
-    if overdue > Decimal::ZERO {
+    if receivables.overdue > Decimal::ZERO {
         b.fig(
             "overdue",
             ("Vencido sin cobrar", "Overdue"),
-            overdue,
+            receivables.overdue,
             Unit::Eur,
         );
     }
-    let over_share = pct(over_60, r);
     let dso_high = dso.is_some_and(|d| d > Decimal::from(60));
-    if over_share > Decimal::from(10) || dso_high {
-        let amount = b.fig(
-            "overdue_60",
-            ("Vencido hace más de 60 días", "Overdue over 60 days"),
-            over_60,
-            Unit::Eur,
-        );
-        let text = match (dso_shown, dso_high) {
-            (Some(d), true) => b.pick(
-                format!("{amount} vencidos hace más de dos meses y un periodo medio de cobro de {d}; pendiente total {shown}."),
-                format!("{amount} overdue for over two months and days sales outstanding of {d}; {shown} pending in all."),
-            ),
-            _ => b.pick(
-                format!("{amount} vencidos hace más de dos meses sin cobrar; pendiente total {shown}."),
-                format!("{amount} overdue for over two months; {shown} pending in all."),
-            ),
-        };
-        b.priority(
-            "V12",
-            Severity::High,
-            over_60.max(pending),
-            text,
-            Horizon::Week,
-            b.pick(
-                format!("Esta semana: reclama {amount} vencidos; la ley permite intereses de demora y 40 € por factura (consúltalo con tu asesor)."),
-                format!("This week: claim the {amount} overdue; the law allows late interest plus €40 per invoice (check with your adviser)."),
-            ),
-        );
+    if receivables.overdue_60_share <= Decimal::from(10) && !dso_high {
+        return;
     }
+    let amount = b.fig(
+        "overdue_60",
+        ("Vencido hace más de 60 días", "Overdue over 60 days"),
+        receivables.overdue_60,
+        Unit::Eur,
+    );
+    let text = match (dso_shown, dso_high) {
+        (Some(d), true) => b.pick(
+            format!("{amount} vencidos hace más de dos meses y un periodo medio de cobro de {d}; pendiente total {shown}."),
+            format!("{amount} overdue for over two months and days sales outstanding of {d}; {shown} pending in all."),
+        ),
+        _ => b.pick(
+            format!("{amount} vencidos hace más de dos meses sin cobrar; pendiente total {shown}."),
+            format!("{amount} overdue for over two months; {shown} pending in all."),
+        ),
+    };
+    b.priority(
+        "V12",
+        Severity::High,
+        receivables.overdue_60.max(receivables.pending),
+        text,
+        Horizon::Week,
+        b.pick(
+            format!("Esta semana: reclama {amount} vencidos; la ley permite intereses de demora y 40 € por factura (consúltalo con tu asesor)."),
+            format!("This week: claim the {amount} overdue; the law allows late interest plus €40 per invoice (check with your adviser)."),
+        ),
+    );
 }
 
 #[cfg(test)]
