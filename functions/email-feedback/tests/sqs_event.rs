@@ -41,7 +41,7 @@ async fn history(scratch: &Scratch, caller: &Caller, id: u64) -> Vec<(HistoryKin
 
 async fn bounce_events(scratch: &Scratch) -> usize {
     let filter = Filter {
-        kind: Some(EVENT.code().into()),
+        kind: Some(EVENT),
         ..Filter::default()
     };
     let (found, _) = events::list(

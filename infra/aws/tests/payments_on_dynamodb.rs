@@ -15,6 +15,7 @@ use shared::app::events::{Filter, list};
 use shared::app::invoices::{due_index, overdue};
 use shared::domain::account::Mode;
 use shared::ports::clock::{Clock, ManualClock};
+use shared::webhooks::event_type::EventType;
 use support::call;
 
 fn post(path: &str, key: &str, idem: &str, body: Value) -> Request<Body> {
@@ -117,7 +118,7 @@ async fn the_due_date_index_and_overdue_runs_on_dynamodb() {
         .parse()
         .unwrap();
     let filter = Filter {
-        kind: Some("invoice.overdue".into()),
+        kind: Some(EventType::InvoiceOverdue),
         ..Filter::default()
     };
     let (events, _) = list(&ports, &account, Mode::Live, 10, None, &filter)

@@ -246,7 +246,7 @@ mod tests {
     /// (form, period, days_left, created_at) of the account's fiscal events, oldest first.
     async fn reminders(ports: &Ports, id: &AccountId) -> Vec<(String, String, u64, String)> {
         let filter = Filter {
-            kind: Some(EVENT.code().into()),
+            kind: Some(EVENT),
             ..Filter::default()
         };
         let (events, _) = list(ports, id, Mode::Live, 100, None, &filter)

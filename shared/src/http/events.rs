@@ -27,14 +27,6 @@ impl From<EventsError> for ApiError {
     fn from(e: EventsError) -> Self {
         match e {
             EventsError::NotFound(id) => ApiError::not_found(format!("no event {id}")),
-            EventsError::UnknownType(kind) => ApiError::invalid(
-                "parameter_invalid",
-                format!(
-                    "unknown event type {kind:?}; valid types: {}",
-                    EventType::SUBSCRIBABLE.map(EventType::code).join(", ")
-                ),
-            )
-            .param("type"),
             EventsError::Storage(t) => t.into(),
         }
     }
@@ -93,8 +85,23 @@ async fn list_events(
     caller: Caller,
     ListQuery { page, filters: q }: ListQuery<EventFilters>,
 ) -> Result<Json<List<Envelope>>, ApiError> {
+    let kind = q
+        .kind
+        .map(|kind| {
+            EventType::parse_subscribable(&kind).ok_or_else(|| {
+                ApiError::invalid(
+                    "parameter_invalid",
+                    format!(
+                        "unknown event type {kind:?}; valid types: {}",
+                        EventType::SUBSCRIBABLE.map(EventType::code).join(", ")
+                    ),
+                )
+                .param("type")
+            })
+        })
+        .transpose()?;
     let filter = Filter {
-        kind: q.kind,
+        kind,
         delivery_success: q.delivery_success,
     };
     let (found, has_more) = events::list(
