@@ -75,10 +75,16 @@ impl Amount {
 pub struct Money(Decimal);
 
 impl Money {
-    pub const ZERO: Money = Money(Decimal::ZERO);
-
     pub fn value(self) -> Decimal {
         self.0
+    }
+
+    pub fn is_zero(self) -> bool {
+        self.0.is_zero()
+    }
+
+    pub fn is_sign_negative(self) -> bool {
+        self.0.is_sign_negative()
     }
 }
 
@@ -91,16 +97,6 @@ impl From<Decimal> for Money {
 impl From<Money> for Decimal {
     fn from(money: Money) -> Self {
         money.0
-    }
-}
-
-impl Money {
-    pub fn is_zero(self) -> bool {
-        self.0.is_zero()
-    }
-
-    pub fn is_sign_negative(self) -> bool {
-        self.0.is_sign_negative()
     }
 }
 
@@ -125,18 +121,6 @@ impl std::ops::Neg for Money {
     }
 }
 
-impl std::ops::AddAssign for Money {
-    fn add_assign(&mut self, other: Money) {
-        self.0 += other.0;
-    }
-}
-
-impl std::ops::SubAssign for Money {
-    fn sub_assign(&mut self, other: Money) {
-        self.0 -= other.0;
-    }
-}
-
 /// Scaling by a factor (a sign, a share).
 impl std::ops::Mul<Money> for Decimal {
     type Output = Money;
@@ -148,12 +132,6 @@ impl std::ops::Mul<Money> for Decimal {
 impl std::iter::Sum for Money {
     fn sum<I: Iterator<Item = Money>>(iter: I) -> Money {
         Money(iter.map(|m| m.0).sum())
-    }
-}
-
-impl<'a> std::iter::Sum<&'a Money> for Money {
-    fn sum<I: Iterator<Item = &'a Money>>(iter: I) -> Money {
-        iter.copied().sum()
     }
 }
 
@@ -177,15 +155,7 @@ impl<'de> Deserialize<'de> for Money {
 
 impl utoipa::PartialSchema for Money {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::schema::ObjectBuilder::new()
-            .schema_type(utoipa::openapi::schema::Type::Number)
-            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
-                utoipa::openapi::KnownFormat::Double,
-            )))
-            .description(Some(
-                "An amount in euros, exact to the cent (unit prices: to 6 decimals).",
-            ))
-            .into()
+        number_schema("An amount in euros, exact to the cent (unit prices: to 6 decimals).")
     }
 }
 
@@ -231,17 +201,22 @@ impl<'de> Deserialize<'de> for Percent {
 
 impl utoipa::PartialSchema for Percent {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::schema::ObjectBuilder::new()
-            .schema_type(utoipa::openapi::schema::Type::Number)
-            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
-                utoipa::openapi::KnownFormat::Double,
-            )))
-            .description(Some("A rate in percent: 21 is 21 %."))
-            .into()
+        number_schema("A rate in percent: 21 is 21 %.")
     }
 }
 
 impl utoipa::ToSchema for Percent {}
+
+/// A JSON number (a double in the document, exact in the service).
+fn number_schema(description: &str) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Number)
+        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+            utoipa::openapi::KnownFormat::Double,
+        )))
+        .description(Some(description))
+        .into()
+}
 
 /// A decimal written as plain text: digits, an optional sign and at most one
 /// dot (no exponent, no thousands separators), parsed exactly.
