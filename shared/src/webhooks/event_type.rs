@@ -7,46 +7,27 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// An event's type (API spec §6). Every type but `webhook.test` can be
-/// subscribed to; `webhook.test` is what `POST /api/v1/webhooks/{id}/test`
-/// sends, to the webhook being tested only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+/// An event's type (API spec §6), written as its `code()`; its schema below
+/// says which ones a webhook can subscribe to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventType {
-    #[serde(rename = "analysis.completed")]
     AnalysisCompleted,
-    #[serde(rename = "job.completed")]
     JobCompleted,
-    #[serde(rename = "job.failed")]
     JobFailed,
-    #[serde(rename = "quota.threshold")]
     QuotaThreshold,
-    #[serde(rename = "fiscal.deadline")]
     FiscalDeadline,
-    #[serde(rename = "invoice.issued")]
     InvoiceIssued,
-    #[serde(rename = "invoice.cancelled")]
     InvoiceCancelled,
-    #[serde(rename = "invoice.rejected")]
     InvoiceRejected,
-    #[serde(rename = "invoice.accepted")]
     InvoiceAccepted,
-    #[serde(rename = "invoice.paid")]
     InvoicePaid,
-    #[serde(rename = "invoice.unpaid")]
     InvoiceUnpaid,
-    #[serde(rename = "invoice.payment_received")]
     InvoicePaymentReceived,
-    #[serde(rename = "invoice.overdue")]
     InvoiceOverdue,
-    #[serde(rename = "invoice.sent")]
     InvoiceSent,
-    #[serde(rename = "invoice.send_failed")]
     InvoiceSendFailed,
-    #[serde(rename = "verifactu.accepted")]
     VerifactuAccepted,
-    #[serde(rename = "verifactu.rejected")]
     VerifactuRejected,
-    #[serde(rename = "webhook.test")]
     WebhookTest,
 }
 
@@ -110,6 +91,41 @@ impl EventType {
             .find(|t| t.code() == code)
     }
 }
+
+/// Written and read as its code (`invoice.paid`).
+impl Serialize for EventType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let code = String::deserialize(d)?;
+        EventType::parse(&code)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown event type {code:?}")))
+    }
+}
+
+impl utoipa::PartialSchema for EventType {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let codes = EventType::SUBSCRIBABLE
+            .into_iter()
+            .chain([EventType::WebhookTest])
+            .map(EventType::code);
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .description(Some(
+                "An event's type (API spec §6). Every type but `webhook.test` can be\n\
+                 subscribed to; `webhook.test` is what `POST /api/v1/webhooks/{id}/test`\n\
+                 sends, to the webhook being tested only.",
+            ))
+            .enum_values(Some(codes))
+            .into()
+    }
+}
+
+impl ToSchema for EventType {}
 
 /// An event type is its code: `event.kind == "invoice.paid"` reads as the API writes it.
 impl PartialEq<&str> for EventType {
