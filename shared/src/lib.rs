@@ -54,6 +54,8 @@ pub mod tax;
 /// VERI*FACTU billing records: their XML, fingerprint (huella), QR URL, chain
 /// check, status and the AEAT's SOAP messages.
 pub mod verifactu;
+/// The web application: sign-up, sign-in, keys, members and the account's pages.
+pub mod web;
 /// Webhooks, the pure part: event types, signature, secrets, retry schedule,
 /// endpoint health and the SSRF address rules.
 pub mod webhooks;

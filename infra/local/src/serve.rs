@@ -123,15 +123,21 @@ pub async fn serve(
         "  try: curl -H \"Authorization: Bearer <key>\" http://{local}/api/v1/usage"
     ));
     let clock = ports.clock.clone();
-    let mut app = service_router(AppState::new(ports, config));
+    let state = AppState::new(ports, config);
+    let mut api = service_router(state.clone());
     if let Some(blobs) = blobs {
         background.push(tokio::spawn(blobs_lifecycle(blobs.clone())));
-        app = app.merge(blob_put::router(blobs, clock));
+        api = api.merge(blob_put::router(blobs, clock));
     }
-    let served = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown())
-        .await
-        .map_err(|e| e.to_string());
+    let app = shared::web::beside(api, state);
+    say(&format!("  the application: http://{local}/sign-up"));
+    let served = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown())
+    .await
+    .map_err(|e| e.to_string());
     for task in background {
         task.abort();
     }

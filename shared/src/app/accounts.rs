@@ -88,17 +88,11 @@ fn decode(id: AccountId, item: &Item) -> Result<Account, AccountError> {
     })
 }
 
-pub async fn create(
-    ports: &Ports,
-    name: &str,
-    plan: Plan,
-    nif: Option<Nif>,
-) -> Result<Account, AccountError> {
+/// A new account and the writes that store it (not the claim of its NIF):
+/// for the operator's `create` and the application's sign-up, which commits
+/// them with the person who signed up.
+pub fn opening(ports: &Ports, name: &str, plan: Plan, issuer: Issuer) -> (Account, Vec<Write>) {
     let id = AccountId::generate();
-    let issuer = Issuer {
-        nif,
-        ..Issuer::default()
-    };
     let now = ports.clock.now().to_rfc3339();
     let profile = Item::new(key(&id))
         .with("name", name)
@@ -106,7 +100,7 @@ pub async fn create(
         .with("issuer", issuer_value(&issuer))
         .with("created_at", now.clone());
     let index = Item::new(Key::new(INDEX_PK, id.as_str())).with("created_at", now);
-    let mut writes = vec![
+    let writes = vec![
         Write::Put {
             item: profile,
             condition: Some(Condition::Absent),
@@ -116,23 +110,39 @@ pub async fn create(
             condition: Some(Condition::Absent),
         },
     ];
-    if let Some(nif) = &issuer.nif {
-        writes.push(nif_claims::claim(ports, &id, nif.as_str()).await?);
-    }
-    ports
-        .table
-        .transact(writes)
-        .await
-        .map_err(condition_failed(&id, issuer.nif.as_ref()))?;
-    ports.cache.forget(&key(&id));
-    Ok(Account {
+    let account = Account {
         id,
         name: name.to_string(),
         plan,
         issuer,
         payment_terms_days: DEFAULT_TERMS_DAYS,
         simplified_limit: account::SIMPLIFIED_LIMIT,
-    })
+    };
+    (account, writes)
+}
+
+pub async fn create(
+    ports: &Ports,
+    name: &str,
+    plan: Plan,
+    nif: Option<Nif>,
+) -> Result<Account, AccountError> {
+    let issuer = Issuer {
+        nif: nif.clone(),
+        ..Issuer::default()
+    };
+    let (account, mut writes) = opening(ports, name, plan, issuer);
+    let id = account.id.clone();
+    if let Some(nif) = &nif {
+        writes.push(nif_claims::claim(ports, &id, nif.as_str()).await?);
+    }
+    ports
+        .table
+        .transact(writes)
+        .await
+        .map_err(condition_failed(&id, nif.as_ref()))?;
+    ports.cache.forget(&key(&id));
+    Ok(account)
 }
 
 pub async fn get(ports: &Ports, id: &AccountId) -> Result<Account, AccountError> {

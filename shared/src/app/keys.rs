@@ -6,7 +6,7 @@ use crate::app::accounts::{self, AccountError};
 use crate::domain::account::{AccountId, Mode, Plan};
 use crate::domain::api_key::ApiKey;
 use crate::ports::Ports;
-use crate::ports::table::{Condition, Item, Key, TableError, UpdateOp, Write};
+use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, UpdateOp, Write};
 
 /// How stale `last_used_at` may get before a request refreshes it (saves a
 /// write per request); a bookkeeping write, as losing one costs nothing.
@@ -53,6 +53,11 @@ fn key_by_id(key_id: &str) -> Key {
     Key::new(format!("APIKEYID#{key_id}"), "KEY")
 }
 
+/// The account's list of its keys: what the application's Keys page shows.
+fn listed(account: &AccountId, key_id: &str) -> Key {
+    Key::new(format!("ACCOUNT#{account}"), format!("KEY#{key_id}"))
+}
+
 fn table_error(e: TableError) -> AccountError {
     AccountError::Table(e)
 }
@@ -77,11 +82,18 @@ pub async fn create(
                 .with("key_id", key_id.clone())
                 .with("account_id", account.as_str())
                 .with("mode", mode.as_str())
-                .with("created_at", now),
+                .with("created_at", now.clone()),
             condition: Some(Condition::Absent),
         },
         Write::Put {
             item: Item::new(key_by_id(&key_id)).with("hash", hash.clone()),
+            condition: Some(Condition::Absent),
+        },
+        Write::Put {
+            item: Item::new(listed(account, &key_id))
+                .with("prefix", key.prefix())
+                .with("mode", mode.as_str())
+                .with("created_at", now),
             condition: Some(Condition::Absent),
         },
     ];
@@ -112,7 +124,7 @@ pub async fn revoke(ports: &Ports, key_id: &str) -> Result<(), KeyError> {
         .table
         .update(
             &key_by_hash(hash),
-            vec![UpdateOp::set("revoked_at", now)],
+            vec![UpdateOp::set("revoked_at", now.clone())],
             Some(Condition::Present),
         )
         .await
@@ -121,7 +133,98 @@ pub async fn revoke(ports: &Ports, key_id: &str) -> Result<(), KeyError> {
             other => table_error(other).into(),
         })?;
     ports.cache.forget(&key_by_hash(hash));
+    if let Some(account) = stored_account(ports, hash).await? {
+        ports
+            .table
+            .update(
+                &listed(&account, key_id),
+                vec![UpdateOp::set("revoked_at", now)],
+                Some(Condition::Present),
+            )
+            .await
+            .or_else(|e| match e {
+                TableError::ConditionFailed { .. } => Ok(Item::new(listed(&account, key_id))),
+                other => Err(table_error(other)),
+            })?;
+    }
     Ok(())
+}
+
+async fn stored_account(ports: &Ports, hash: &str) -> Result<Option<AccountId>, KeyError> {
+    let stored = ports
+        .table
+        .get(&key_by_hash(hash))
+        .await
+        .map_err(table_error)?;
+    Ok(stored.and_then(|i| i.s("account_id").and_then(|a| a.parse().ok())))
+}
+
+/// A key as the account's list shows it; the key itself is never shown again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeySummary {
+    pub key_id: String,
+    /// The key's first characters (`svc_test_1a2b3c4d`), to tell keys apart.
+    pub prefix: String,
+    pub mode: Mode,
+    pub created_at: String,
+    pub last_used_at: Option<String>,
+    pub revoked_at: Option<String>,
+}
+
+/// The account's keys, newest first (keys made before the list existed are
+/// not in it).
+pub async fn list(ports: &Ports, account: &AccountId) -> Result<Vec<KeySummary>, KeyError> {
+    let query = Query::new(format!("ACCOUNT#{account}"), SortKey::Prefix("KEY#".into()));
+    let page = ports.table.query(&query).await.map_err(table_error)?;
+    let mut keys = Vec::new();
+    for item in page.items {
+        let Some(key_id) = item.key.sk.strip_prefix("KEY#") else {
+            continue;
+        };
+        let last_used_at = match ports
+            .table
+            .get(&key_by_id(key_id))
+            .await
+            .map_err(table_error)?
+        {
+            Some(pointer) => match pointer.s("hash") {
+                Some(hash) => ports
+                    .table
+                    .get(&key_by_hash(hash))
+                    .await
+                    .map_err(table_error)?
+                    .and_then(|k| k.s("last_used_at").map(str::to_string)),
+                None => None,
+            },
+            None => None,
+        };
+        keys.push(KeySummary {
+            key_id: key_id.to_string(),
+            prefix: item.s("prefix").unwrap_or_default().to_string(),
+            mode: item
+                .s("mode")
+                .and_then(|m| m.parse().ok())
+                .unwrap_or(Mode::Test),
+            created_at: item.s("created_at").unwrap_or_default().to_string(),
+            last_used_at,
+            revoked_at: item.s("revoked_at").map(str::to_string),
+        });
+    }
+    keys.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+    Ok(keys)
+}
+
+/// Revokes one of the account's keys; another account's key is not found.
+pub async fn revoke_own(ports: &Ports, account: &AccountId, key_id: &str) -> Result<(), KeyError> {
+    let owned = ports
+        .table
+        .get(&listed(account, key_id))
+        .await
+        .map_err(table_error)?;
+    if owned.is_none() {
+        return Err(KeyError::NotFound(key_id.to_string()));
+    }
+    revoke(ports, key_id).await
 }
 
 /// Resolves the `Authorization` header value to the caller it identifies.
@@ -279,5 +382,30 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, KeyError::Account(AccountError::NotFound(_))));
+    }
+
+    #[tokio::test]
+    async fn an_accounts_keys_are_listed_and_only_it_revokes_them() {
+        let (ports, _dir, account) = setup(Plan::Pro).await;
+        let (_, _, other) = setup(Plan::Pro).await;
+        let (test_id, test) = create(&ports, &account, Mode::Test).await.unwrap();
+        let (live_id, _) = create(&ports, &account, Mode::Live).await.unwrap();
+        authenticate(&ports, Some(&bearer(&test))).await.unwrap();
+        let keys = list(&ports, &account).await.unwrap();
+        assert_eq!(keys.len(), 2);
+        let listed = keys.iter().find(|k| k.key_id == test_id).unwrap();
+        assert_eq!(listed.prefix, test.prefix());
+        assert!(test.reveal().starts_with(&listed.prefix));
+        assert_eq!(listed.mode, Mode::Test);
+        assert!(listed.last_used_at.is_some() && listed.revoked_at.is_none());
+        assert!(matches!(
+            revoke_own(&ports, &other, &live_id).await,
+            Err(KeyError::NotFound(_))
+        ));
+        revoke_own(&ports, &account, &live_id).await.unwrap();
+        let keys = list(&ports, &account).await.unwrap();
+        let revoked = keys.iter().find(|k| k.key_id == live_id).unwrap();
+        assert!(revoked.revoked_at.is_some());
+        assert!(list(&ports, &other).await.unwrap().is_empty());
     }
 }

@@ -29,6 +29,8 @@ pub mod ledger;
 pub mod nif_claims;
 /// Events, written in the same transaction as the change that causes them.
 pub mod outbox;
+/// The application's people: sign-up, sign-in, sessions, resets, members.
+pub mod people;
 /// The daily quota per plan, charged in the request's transaction.
 pub mod quota;
 /// The pause before a write that lost a race runs again.

@@ -31,6 +31,11 @@ impl ApiKey {
     }
 
     /// The full key; to be shown once to its owner and never stored.
+    /// The key's first characters, enough to tell it apart, not to use it.
+    pub fn prefix(&self) -> String {
+        format!("svc_{}_{}", self.mode.as_str(), &self.secret[..8])
+    }
+
     pub fn reveal(&self) -> String {
         format!("svc_{}_{}", self.mode.as_str(), self.secret)
     }

@@ -12,6 +12,7 @@ pub mod documents;
 pub mod error;
 pub mod events;
 pub mod extraction;
+pub mod hosts;
 pub mod invoice_send;
 pub mod invoices;
 pub mod jobs;

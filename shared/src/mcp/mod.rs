@@ -38,6 +38,7 @@ use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer, ExposeHeaders};
 
 use crate::config::Config;
 use crate::http::error::ApiError;
+use crate::http::hosts::{check_host, origin_allowed};
 use crate::http::{AppState, auth, in_process, observe, rate_limit};
 pub use server::McpServer;
 
@@ -107,25 +108,6 @@ fn cors(public_hosts: Vec<String>) -> CorsLayer {
         .max_age(std::time::Duration::from_secs(600))
 }
 
-/// `http://` a loopback host on any port, or `https://` a public host.
-fn origin_allowed(origin: &str, public: &[String]) -> bool {
-    if let Some(authority) = origin.strip_prefix("http://") {
-        let host = match authority.strip_prefix('[') {
-            Some(v6) => v6.split(']').next().unwrap_or(v6),
-            None => authority.split(':').next().unwrap_or(authority),
-        };
-        return LOOPBACK.contains(&host);
-    }
-    origin.strip_prefix("https://").is_some_and(|authority| {
-        let host = authority.strip_suffix(":443").unwrap_or(authority);
-        public
-            .iter()
-            .any(|entry| !entry.starts_with("*.") && entry == host)
-    })
-}
-
-const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
-
 /// Stateless, JSON answers, the REST body limit, and the Origin check
 /// against loopback and the configured public hosts (the Host check is
 /// `check_host`, which also takes `*.` patterns).
@@ -147,48 +129,6 @@ fn transport_config(config: &Config) -> StreamableHttpServerConfig {
         .disable_allowed_hosts()
         .with_allowed_origins(origins)
         .with_max_request_body_bytes(config.max_body_bytes + ENVELOPE_BYTES)
-}
-
-/// DNS-rebinding protection: the `Host` must be loopback or one of the
-/// public hosts (`api.example.com`, `api.example.com:8443`, or a pattern
-/// `*.execute-api.eu-west-1.amazonaws.com` for the API Gateway domain, which
-/// the template cannot name without a circular reference).
-async fn check_host(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let host = req
-        .headers()
-        .get(axum::http::header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_ascii_lowercase)
-        .or_else(|| {
-            req.uri()
-                .authority()
-                .map(|a| a.as_str().to_ascii_lowercase())
-        });
-    match host {
-        Some(host) if host_allowed(&host, &state.config.public_hosts) => next.run(req).await,
-        Some(host) => ApiError::status(
-            StatusCode::FORBIDDEN,
-            "host_not_allowed",
-            format!("{host} is not a host this service answers to; its operator can add it to SVC_PUBLIC_HOSTS"),
-        )
-        .into_response(),
-        None => ApiError::invalid("host_missing", "the request has no Host header").into_response(),
-    }
-}
-
-fn host_allowed(host: &str, public: &[String]) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(v6),
-        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
-    };
-    LOOPBACK.contains(&name)
-        || public.iter().any(|entry| match entry.strip_prefix("*.") {
-            Some(suffix) => name
-                .strip_suffix(suffix)
-                .is_some_and(|sub| sub.ends_with('.') && sub.len() > 1),
-            None if entry.contains(':') && !entry.starts_with('[') => entry == host,
-            None => entry == name,
-        })
 }
 
 async fn no_oauth() -> ApiError {
@@ -228,63 +168,5 @@ async fn count_tool_calls(State(state): State<AppState>, req: Request, next: Nex
         rate_limit::limit(State(state), req, next).await
     } else {
         next.run(req).await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{host_allowed, origin_allowed};
-
-    #[test]
-    fn browser_origins_are_loopback_or_https_public_hosts() {
-        let public = ["api.example.com".to_string(), "*.example.org".to_string()];
-        for allowed in [
-            "http://localhost:6274",
-            "http://127.0.0.1:6274",
-            "http://[::1]:3000",
-            "https://api.example.com",
-            "https://api.example.com:443",
-        ] {
-            assert!(origin_allowed(allowed, &public), "{allowed}");
-        }
-        for refused in [
-            "https://evil.com",
-            "http://api.example.com",
-            "https://a.example.org",
-            "http://localhost.evil.com",
-            "null",
-        ] {
-            assert!(!origin_allowed(refused, &public), "{refused}");
-        }
-    }
-
-    #[test]
-    fn hosts_are_loopback_or_configured_exactly_or_by_pattern() {
-        let public = [
-            "api.example.com".to_string(),
-            "mcp.example.com:8443".to_string(),
-            "*.execute-api.eu-west-1.amazonaws.com".to_string(),
-        ];
-        for allowed in [
-            "localhost:3000",
-            "127.0.0.1",
-            "[::1]:8080",
-            "api.example.com",
-            "api.example.com:443",
-            "mcp.example.com:8443",
-            "abc123.execute-api.eu-west-1.amazonaws.com",
-        ] {
-            assert!(host_allowed(allowed, &public), "{allowed}");
-        }
-        for refused in [
-            "evil.com",
-            "api.example.com.evil.com",
-            "mcp.example.com",
-            "execute-api.eu-west-1.amazonaws.com",
-            "x.execute-api.us-east-1.amazonaws.com",
-            "evilexecute-api.eu-west-1.amazonaws.com",
-        ] {
-            assert!(!host_allowed(refused, &public), "{refused}");
-        }
     }
 }

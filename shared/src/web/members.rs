@@ -1,0 +1,148 @@
+//! Members: the owner invites people by email and removes them. A member
+//! can do everything else; this page is the owner's (a member gets a 404).
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use maud::html;
+
+use crate::app::people::members::{self, MemberError};
+use crate::app::people::store;
+use crate::domain::person::{Email, Role};
+use crate::http::AppState;
+
+use super::form::Submitted;
+use super::page::{self, Field, csrf_field, see_other};
+use super::visit::{SignedIn, Visit};
+
+async fn show(
+    state: &AppState,
+    visit: &Visit,
+    status: StatusCode,
+    notice: Option<&str>,
+    error: Option<&str>,
+) -> Response {
+    let lang = visit.lang;
+    let Some(session) = visit.signed_in() else {
+        return page::not_found(visit);
+    };
+    let list = match store::members(&state.ports, &session.person.account_id).await {
+        Ok(list) => list,
+        Err(e) => return page::failure(lang, &e),
+    };
+    page::respond(
+        visit,
+        status,
+        lang.pick("Miembros", "Members"),
+        html! {
+            @if let Some(notice) = notice { p role="status" class="notice" { (notice) } }
+            table {
+                thead { tr {
+                    th scope="col" { (lang.pick("Correo", "Email")) }
+                    th scope="col" { (lang.pick("Papel", "Role")) }
+                    th scope="col" { (lang.pick("Desde", "Since")) }
+                    th scope="col" { span class="visually-hidden" { (lang.pick("Acciones", "Actions")) } }
+                } }
+                tbody {
+                    @for member in &list {
+                        tr {
+                            td { (member.email) }
+                            td { (match member.role { Role::Owner => lang.pick("propietario", "owner"), Role::Member => lang.pick("miembro", "member") }) }
+                            td { (member.created_at.get(..10).unwrap_or(&member.created_at)) }
+                            td {
+                                @if member.role == Role::Member {
+                                    form method="post" action={ "/members/" (member.id) "/remove" } {
+                                        (csrf_field(visit))
+                                        button type="submit" class="secondary" aria-label={ (lang.pick("Quitar a ", "Remove ")) (member.email) } { (lang.pick("Quitar", "Remove")) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            form method="post" action="/members" {
+                (csrf_field(visit))
+                (Field { label: lang.pick("Invitar por correo", "Invite by email"), name: "email", kind: "email",
+                    value: "", autocomplete: "off", error }.render())
+                button type="submit" { (lang.pick("Invitar", "Invite")) }
+            }
+        },
+    )
+}
+
+pub async fn list(State(state): State<AppState>, SignedIn(visit, session): SignedIn) -> Response {
+    if !session.person.role.manages_account() {
+        return page::not_found(&visit);
+    }
+    show(&state, &visit, StatusCode::OK, None, None).await
+}
+
+pub async fn invite(State(state): State<AppState>, form: Submitted) -> Response {
+    let visit = &form.visit;
+    let lang = visit.lang;
+    let Some(owner) = visit
+        .signed_in()
+        .map(|s| s.person.clone())
+        .filter(|p| p.role.manages_account())
+    else {
+        return page::not_found(visit);
+    };
+    let Ok(email) = form.text("email").parse::<Email>() else {
+        let error = lang.pick(
+            "Escribe una dirección de correo (ana@ejemplo.es).",
+            "Type an email address (ana@example.com).",
+        );
+        return show(
+            &state,
+            visit,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            None,
+            Some(error),
+        )
+        .await;
+    };
+    match members::invite(&state.ports, &owner, email, lang, &visit.base).await {
+        Ok(_) => {
+            show(
+                &state,
+                visit,
+                StatusCode::OK,
+                Some(lang.pick("Invitación enviada.", "Invitation sent.")),
+                None,
+            )
+            .await
+        }
+        Err(MemberError::Taken(_)) => {
+            let error = lang.pick(
+                "Esa dirección ya tiene una cuenta aquí.",
+                "That address already has an account here.",
+            );
+            show(&state, visit, StatusCode::CONFLICT, None, Some(error)).await
+        }
+        Err(e) => page::failure(lang, &e),
+    }
+}
+
+pub async fn remove(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    form: Submitted,
+) -> Response {
+    let visit = &form.visit;
+    let Some(owner) = visit
+        .signed_in()
+        .map(|s| s.person.clone())
+        .filter(|p| p.role.manages_account())
+    else {
+        return page::not_found(visit);
+    };
+    let Ok(id) = id.parse() else {
+        return page::not_found(visit);
+    };
+    match members::remove(&state.ports, &owner, &id).await {
+        Ok(()) => see_other(visit, "/members", Vec::new()),
+        Err(MemberError::NotFound(_) | MemberError::Owner) => page::not_found(visit),
+        Err(e) => page::failure(visit.lang, &e),
+    }
+}

@@ -1,0 +1,215 @@
+//! The page every screen is drawn in (head, navigation, language switch),
+//! the form fields with their errors beside them, and the pages for what
+//! went wrong.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use maud::{DOCTYPE, Markup, html};
+
+use crate::domain::lang::Lang;
+
+use super::assets;
+use super::visit::Visit;
+
+/// A page: `title` in the tab and as its heading, `body` under it.
+pub fn render(visit: &Visit, title: &str, body: Markup) -> Response {
+    respond(visit, StatusCode::OK, title, body)
+}
+
+/// A page with another status (a form sent back with its errors is 422).
+pub fn respond(visit: &Visit, status: StatusCode, title: &str, body: Markup) -> Response {
+    let lang = visit.lang;
+    let markup = html! {
+        (DOCTYPE)
+        html lang=(lang.code()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · svc" }
+                link rel="stylesheet" href=(assets::PICO);
+                link rel="stylesheet" href=(assets::APP_CSS);
+                script src=(assets::APP_JS) defer {}
+            }
+            body {
+                header { (navigation(visit)) }
+                main {
+                    h1 { (title) }
+                    (body)
+                }
+                footer { (language_switch(visit)) }
+            }
+        }
+    };
+    let mut response = (status, markup).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    for cookie in visit.cookies_to_set() {
+        headers.append(header::SET_COOKIE, cookie);
+    }
+    response
+}
+
+fn navigation(visit: &Visit) -> Markup {
+    let lang = visit.lang;
+    html! {
+        nav aria-label=(lang.pick("Principal", "Main")) {
+            ul { li { strong { a href="/" { "svc" } } } }
+            @if let Some(session) = visit.signed_in() {
+                ul {
+                    li { a href="/" { (lang.pick("Resumen", "Overview")) } }
+                    @if session.person.role.manages_account() {
+                        li { a href="/developers/keys" { (lang.pick("Claves", "Keys")) } }
+                        li { a href="/members" { (lang.pick("Miembros", "Members")) } }
+                    }
+                    li {
+                        form method="post" action="/sign-out" {
+                            (csrf_field(visit))
+                            button type="submit" { (lang.pick("Salir", "Sign out")) }
+                        }
+                    }
+                }
+            } @else {
+                ul {
+                    li { a href="/sign-in" { (lang.pick("Entrar", "Sign in")) } }
+                    li { a href="/sign-up" { (lang.pick("Crear cuenta", "Sign up")) } }
+                }
+            }
+        }
+    }
+}
+
+fn language_switch(visit: &Visit) -> Markup {
+    let back = url::form_urlencoded::byte_serialize(visit.path.as_bytes()).collect::<String>();
+    html! {
+        p {
+            @match visit.lang {
+                Lang::Es => a href={ "/lang/en?back=" (back) } lang="en" hreflang="en" { "English" },
+                Lang::En => a href={ "/lang/es?back=" (back) } lang="es" hreflang="es" { "Español" },
+            }
+        }
+    }
+}
+
+/// The hidden field every form carries.
+pub fn csrf_field(visit: &Visit) -> Markup {
+    html! { input type="hidden" name="_csrf" value=(visit.csrf()); }
+}
+
+/// One input with its label, and its error beside it when the form came back.
+pub struct Field<'a> {
+    pub label: &'a str,
+    pub name: &'a str,
+    pub kind: &'a str,
+    pub value: &'a str,
+    pub autocomplete: &'a str,
+    pub error: Option<&'a str>,
+}
+
+impl Field<'_> {
+    pub fn render(&self) -> Markup {
+        let error_id = format!("{}-error", self.name);
+        html! {
+            label for=(self.name) {
+                (self.label)
+                input id=(self.name) name=(self.name) type=(self.kind) value=(self.value)
+                    autocomplete=(self.autocomplete) required
+                    aria-invalid=[self.error.map(|_| "true")]
+                    aria-describedby=[self.error.map(|_| error_id.as_str())];
+                @if let Some(error) = self.error {
+                    small id=(error_id) class="error" { (error) }
+                }
+            }
+        }
+    }
+}
+
+/// The errors of a form sent back, by field name.
+#[derive(Default)]
+pub struct Errors(Vec<(&'static str, String)>);
+
+impl Errors {
+    pub fn add(&mut self, field: &'static str, message: impl Into<String>) {
+        self.0.push((field, message.into()));
+    }
+
+    pub fn get(&self, field: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(f, _)| *f == field)
+            .map(|(_, m)| m.as_str())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A 303 to `path`, setting `cookies` (and the visit's own).
+pub fn see_other(visit: &Visit, path: &str, cookies: Vec<HeaderValue>) -> Response {
+    let mut response = (
+        StatusCode::SEE_OTHER,
+        [(header::LOCATION, path.to_string())],
+    )
+        .into_response();
+    for cookie in visit.cookies_to_set().into_iter().chain(cookies) {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+    }
+    response
+}
+
+/// A path of this application to go back to, or `/` for anything else (an
+/// open redirect would send a signed-in person anywhere).
+pub fn local_path(candidate: Option<&str>) -> String {
+    match candidate {
+        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => {
+            path.to_string()
+        }
+        _ => "/".into(),
+    }
+}
+
+pub fn not_found(visit: &Visit) -> Response {
+    let lang = visit.lang;
+    respond(
+        visit,
+        StatusCode::NOT_FOUND,
+        lang.pick("No está aquí", "Not found"),
+        html! {
+            p { (lang.pick("Esta página no existe o no es de tu cuenta.", "This page does not exist or is not your account's.")) }
+            p { a href="/" { (lang.pick("Volver al resumen", "Back to the overview")) } }
+        },
+    )
+}
+
+/// A form whose CSRF token is missing or stale.
+pub fn forbidden(visit: &Visit) -> Response {
+    let lang = visit.lang;
+    respond(
+        visit,
+        StatusCode::FORBIDDEN,
+        lang.pick("Formulario caducado", "Form expired"),
+        html! {
+            p { (lang.pick(
+                "El formulario no llevaba su código de seguridad o ha caducado. Vuelve a la página, recárgala y envíalo otra vez.",
+                "The form did not carry its security code, or it expired. Go back, reload the page and send it again."
+            )) }
+        },
+    )
+}
+
+/// A 500 page for a failure of the service (storage unavailable, …), logged.
+pub fn failure(lang: Lang, error: &dyn std::fmt::Display) -> Response {
+    tracing::error!(error = %error, "web page failed");
+    let markup = html! {
+        (DOCTYPE)
+        html lang=(lang.code()) {
+            head { meta charset="utf-8"; title { "svc" } link rel="stylesheet" href=(assets::PICO); }
+            body { main {
+                h1 { (lang.pick("Algo ha fallado", "Something went wrong")) }
+                p { (lang.pick("No hemos podido completar la petición. Inténtalo de nuevo en un momento.",
+                    "We could not complete the request. Try again in a moment.")) }
+            } }
+        }
+    };
+    (StatusCode::INTERNAL_SERVER_ERROR, markup).into_response()
+}
