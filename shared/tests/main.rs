@@ -55,6 +55,7 @@ mod verifactu_certificates;
 mod verifactu_corrections;
 mod verifactu_submit;
 mod verifactu_xsd;
+mod web_app;
 mod webhooks_api;
 mod webhooks_delivery;
 mod webhooks_ssrf;
