@@ -1,0 +1,252 @@
+"""The web application in a real browser: Debian's Chromium driven by
+Playwright, against `svc serve` emailing through the local SMTP receiver.
+
+A person signs up, follows the confirmation link they were emailed, signs
+in, creates a test key and calls the REST API with it, invites a member who
+accepts and signs in, and signs out. Also: a wrong password is throttled, a
+form without its CSRF token gets 403, another account's key is not found,
+and axe-core reports no serious or critical accessibility violation on any
+page visited. Every page runs under the service's own CSP (a violation
+fails the run); axe is injected in a second context that bypasses the CSP.
+
+Usage: python web_browser.py SVC_BINARY AXE_JS [SCREENSHOT_DIR]
+Needs SVC_SMTP_TEST_URL and SVC_SMTP_TEST_DIR (the receiver .ci/run starts).
+"""
+
+import email
+import email.policy
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+# Without these Chromium keeps calling Google's hosts, which this network refuses.
+CHROMIUM_ARGS = [
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+PASSWORD = "una frase bastante larga"
+
+
+def start_svc(binary, data):
+    env = dict(os.environ)
+    env.update(
+        SVC_SMTP_URL=os.environ["SVC_SMTP_TEST_URL"],
+        SVC_EMAIL_FROM="svc <app@svc.test>",
+        SVC_WEBHOOK_ALLOW_PRIVATE="true",
+    )
+    out = open(data / "serve.out", "w")
+    proc = subprocess.Popen(
+        [binary, "--data", str(data / "data"), "serve", "--addr", "127.0.0.1:0"],
+        stdout=out, stderr=open(data / "serve.err", "w"), env=env,
+    )
+    for _ in range(150):
+        text = (data / "serve.out").read_text()
+        found = re.search(r"^svc listening on (\S+)$", text, re.M)
+        if found:
+            return proc, found.group(1)
+        if proc.poll() is not None:
+            break
+        time.sleep(0.2)
+    proc.terminate()
+    sys.exit("svc serve did not start: " + (data / "serve.err").read_text()[-2000:])
+
+
+def link_in_mail(to, path, count):
+    """The link to `path` in the `count`-th message to `to` (waits for it)."""
+    folder = pathlib.Path(os.environ["SVC_SMTP_TEST_DIR"]) / to.lower()
+    for _ in range(100):
+        files = sorted(folder.glob("*.eml")) if folder.exists() else []
+        if len(files) >= count:
+            message = email.message_from_bytes(files[count - 1].read_bytes(), policy=email.policy.default)
+            text = message.get_body(preferencelist=("plain",)).get_content()
+            found = re.search(r"https?://\S+" + re.escape(path) + r"\?token=[0-9a-f]{64}", text)
+            assert found, f"no {path} link in: {text}"
+            return found.group(0)
+        time.sleep(0.1)
+    sys.exit(f"no message {count} to {to} in {folder}")
+
+
+class Run:
+    def __init__(self, browser, base, axe, shots):
+        self.browser, self.base, self.axe, self.shots = browser, base, axe, shots
+        self.checked = []
+        self.csp_errors = []
+
+    def context(self):
+        ctx = self.browser.new_context(base_url=self.base, locale="es-ES")
+        ctx.on("console", lambda m: self.csp_errors.append(m.text)
+               if "Content Security Policy" in m.text else None)
+        return ctx
+
+    def accessible(self, page, name):
+        """axe-core on the page's URL with the same cookies, CSP bypassed."""
+        state = page.context.storage_state()
+        ctx = self.browser.new_context(base_url=self.base, bypass_csp=True, storage_state=state)
+        probe = ctx.new_page()
+        probe.goto(page.url)
+        probe.add_script_tag(path=self.axe)
+        violations = probe.evaluate(
+            "async () => (await axe.run()).violations"
+            ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
+            ".map(v => v.id + ' (' + v.impact + '): ' + v.nodes.map(n => n.target.join(' ')).join(', '))")
+        ctx.close()
+        assert not violations, f"{name} {page.url}: {violations}"
+        self.checked.append(name)
+        if self.shots and name in ("overview", "keys-created", "sign-up"):
+            page.screenshot(path=str(pathlib.Path(self.shots) / f"{name}.png"), full_page=True)
+
+    def sign_up(self, page, business, address, mails_before=0):
+        page.goto("/sign-up")
+        self.accessible(page, "sign-up")
+        page.fill("#business", business)
+        page.fill("#email", address)
+        page.fill("#password", PASSWORD)
+        page.click("button[type=submit] >> text=Crear cuenta")
+        page.wait_for_selector("text=Revisa tu correo")
+        self.accessible(page, "check-your-email")
+        page.goto(link_in_mail(address, "/verify", mails_before + 1))
+        page.wait_for_selector("text=Correo confirmado")
+        self.accessible(page, "confirmed")
+
+    def sign_in(self, page, address, password=PASSWORD):
+        page.goto("/sign-in")
+        page.fill("#email", address)
+        page.fill("#password", password)
+        page.click("main button[type=submit]")
+        page.wait_for_load_state()
+
+
+def api_status(base, path, key):
+    req = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {key}"})
+    try:
+        with urllib.request.urlopen(req) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, None
+
+
+def main():
+    binary, axe = sys.argv[1], sys.argv[2]
+    shots = sys.argv[3] if len(sys.argv) > 3 else None
+    if shots:
+        pathlib.Path(shots).mkdir(parents=True, exist_ok=True)
+    work = pathlib.Path(tempfile.mkdtemp())
+    svc, base = start_svc(binary, work)
+    stamp = str(int(time.time() * 1000))
+    owner = f"ana-{stamp}@example.com"
+    member = f"eva-{stamp}@example.com"
+    stranger = f"luz-{stamp}@example.com"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            run = Run(browser, base, axe, shots)
+
+            # Sign up, confirm, sign in (a wrong password first).
+            ctx = run.context()
+            page = ctx.new_page()
+            run.sign_up(page, "Taller Ana", owner)
+            run.sign_in(page, owner, "no es la buena")
+            assert page.locator("[role=alert]").inner_text().startswith("El correo o la contraseña"), page.content()
+            run.accessible(page, "sign-in-error")
+            run.sign_in(page, owner)
+            page.wait_for_selector("h1 >> text=Taller Ana")
+            run.accessible(page, "overview")
+
+            # A test key, shown once, works on the REST API.
+            page.click("nav >> text=Claves")
+            page.wait_for_selector("h1 >> text=Claves de la API")
+            run.accessible(page, "keys")
+            page.check("input[name=mode][value=test]")
+            page.click("main button[type=submit] >> text=Crear clave")
+            key = page.locator("#new-key").inner_text().strip()
+            assert key.startswith("svc_test_"), key
+            run.accessible(page, "keys-created")
+            status, usage = api_status(base, "/api/v1/usage", key)
+            assert status == 200 and usage["livemode"] is False, (status, usage)
+
+            # A form without its CSRF token is refused.
+            refused = ctx.request.post(base + "/developers/keys", form={"mode": "test"})
+            assert refused.status == 403, refused.status
+
+            # Members: the owner invites, the member sets a password and signs in.
+            page.goto("/members")
+            run.accessible(page, "members")
+            page.fill("#email", member)
+            page.click("main button[type=submit] >> text=Invitar")
+            page.wait_for_selector("text=Invitación enviada")
+            member_ctx = run.context()
+            member_page = member_ctx.new_page()
+            member_page.goto(link_in_mail(member, "/invitation", 1))
+            run.accessible(member_page, "invitation")
+            member_page.fill("#password", PASSWORD)
+            member_page.click("main button[type=submit]")
+            member_page.wait_for_selector("text=Contraseña guardada")
+            run.sign_in(member_page, member)
+            member_page.wait_for_selector("h1 >> text=Taller Ana")
+            assert member_page.goto(base + "/developers/keys").status == 404
+            run.accessible(member_page, "not-found")
+            member_ctx.close()
+
+            # Another account cannot reach this account's key.
+            page.goto("/developers/keys")
+            key_id = re.search(r"/developers/keys/(key_[0-9a-f]+)/revoke", page.content()).group(1)
+            other_ctx = run.context()
+            other = other_ctx.new_page()
+            run.sign_up(other, "Otra Empresa", stranger)
+            run.sign_in(other, stranger)
+            other.goto("/developers/keys")
+            token = other.locator("input[name=_csrf]").first.get_attribute("value")
+            foreign = other_ctx.request.post(
+                base + f"/developers/keys/{key_id}/revoke",
+                form={"_csrf": token, "confirm": "yes"},
+                headers={"Origin": base},
+            )
+            assert foreign.status == 404, foreign.status
+            other_ctx.close()
+            assert api_status(base, "/api/v1/usage", key)[0] == 200, "the key still works"
+
+            # The forgotten-password page.
+            anon = run.context()
+            anon_page = anon.new_page()
+            anon_page.goto("/forgot")
+            run.accessible(anon_page, "forgot")
+
+            # Throttling: past five failures even the right password is refused.
+            for _ in range(5):
+                run.sign_in(anon_page, owner, "tampoco es esta")
+            run.sign_in(anon_page, owner)
+            alert = anon_page.locator("[role=alert]").inner_text()
+            assert alert.startswith("Demasiados intentos"), alert
+            anon.close()
+
+            # English, then sign out.
+            page.click("footer >> text=English")
+            page.wait_for_selector("nav >> text=Keys")
+            run.accessible(page, "keys-en")
+            page.click("nav >> text=Sign out")
+            page.wait_for_url("**/sign-in")
+            assert page.goto(base + "/developers/keys").url.endswith("/sign-in?next=%2Fdevelopers%2Fkeys")
+            ctx.close()
+            browser.close()
+            assert not run.csp_errors, run.csp_errors
+            print(f"web application OK in Chromium; axe clean on {len(run.checked)} pages: {', '.join(run.checked)}")
+    finally:
+        svc.terminate()
+        svc.wait()
+
+
+if __name__ == "__main__":
+    main()
