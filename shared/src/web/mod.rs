@@ -14,11 +14,13 @@
 
 mod assets;
 mod auth;
+mod developers;
 mod form;
 mod keys;
 mod members;
 mod overview;
 mod page;
+mod rest;
 mod visit;
 
 use axum::Router;
@@ -67,7 +69,9 @@ pub fn router(state: AppState) -> Router {
         .route("/members", get(members::list).post(members::invite))
         .route("/members/{id}/remove", post(members::remove))
         .route("/static/{name}", get(assets::serve))
+        .merge(developers::routes())
         .fallback(not_found)
+        .layer(axum::Extension(rest::Rest::new(state.clone())))
         .layer(CsrfLayer::new().with_rejection_response(|_| {
             (StatusCode::FORBIDDEN, "cross-origin form refused").into_response()
         }))
@@ -112,6 +116,21 @@ async fn security_headers(req: Request, next: Next) -> Response {
         );
     }
     response
+}
+
+/// The signed-in person's account, and the caller the operations see in
+/// `requested` mode: live only on a plan with live keys (Pro, Max); by
+/// default live where allowed, else test.
+async fn acting(
+    state: &AppState,
+    session: &Session,
+    requested: Option<Mode>,
+) -> Result<(Account, Caller), crate::app::accounts::AccountError> {
+    let account = crate::app::accounts::get(&state.ports, &session.person.account_id).await?;
+    let live = account.plan.allows_live_keys() && requested != Some(Mode::Test);
+    let mode = if live { Mode::Live } else { Mode::Test };
+    let caller = caller(&account, session, mode);
+    Ok((account, caller))
 }
 
 /// The caller the use cases see for a signed-in person: their account, in

@@ -57,8 +57,14 @@ fn navigation(visit: &Visit) -> Markup {
             @if let Some(session) = visit.signed_in() {
                 ul {
                     li { a href="/" { (lang.pick("Resumen", "Overview")) } }
+                    li { a href="/invoices" { (lang.pick("Facturas", "Invoices")) } }
+                    li { a href="/customers" { (lang.pick("Clientes", "Customers")) } }
+                    li { a href="/extraction" { (lang.pick("Extracción", "Extraction")) } }
+                    li { a href="/analyses" { (lang.pick("Análisis", "Analyses")) } }
+                    li { a href="/taxes" { (lang.pick("Impuestos", "Taxes")) } }
+                    li { a href="/business" { (lang.pick("Negocio", "Business")) } }
+                    li { a href="/developers" { (lang.pick("Desarrolladores", "Developers")) } }
                     @if session.person.role.manages_account() {
-                        li { a href="/developers/keys" { (lang.pick("Claves", "Keys")) } }
                         li { a href="/members" { (lang.pick("Miembros", "Members")) } }
                     }
                     li {

@@ -9,6 +9,7 @@ pub mod invoice_fixtures;
 pub mod jobs;
 pub mod nif_corpus;
 pub mod smtp;
+pub mod web;
 pub mod webhooks;
 
 use std::sync::Arc;

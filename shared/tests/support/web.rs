@@ -1,0 +1,261 @@
+//! The web application's test client: the application beside the API on a
+//! fresh embedded engine, an email port that keeps what it sends, and a
+//! browser-like client that keeps cookies and sends forms with their token.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use http_body_util::BodyExt;
+use tower::ServiceExt;
+
+use shared::config::Config;
+use shared::embedded::SqliteTable;
+use shared::http::{AppState, service_router};
+use shared::ports::Ports;
+use shared::ports::clock::ManualClock;
+use shared::ports::email::{Email, EmailError, Mailer, OutgoingEmail};
+
+/// An email port that keeps every message.
+#[derive(Default)]
+pub struct Kept(Mutex<Vec<OutgoingEmail>>);
+
+#[async_trait]
+impl Email for Kept {
+    pub async fn send(&self, message: &OutgoingEmail) -> Result<String, EmailError> {
+        self.0.lock().unwrap().push(message.clone());
+        Ok("<kept@test>".into())
+    }
+}
+
+impl Kept {
+    /// The link to `path` in the last message to `to`.
+    pub fn link(&self, to: &str, path: &str) -> String {
+        let sent = self.0.lock().unwrap();
+        let message = sent
+            .iter()
+            .rev()
+            .find(|m| m.to == [to.to_string()])
+            .unwrap_or_else(|| panic!("no message to {to}"));
+        let start = message
+            .text
+            .find(path)
+            .unwrap_or_else(|| panic!("no {path} link: {}", message.text));
+        let rest = &message.text[start..];
+        rest[..rest.find(char::is_whitespace).unwrap_or(rest.len())].to_string()
+    }
+
+    pub fn count_to(&self, to: &str) -> usize {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|m| m.to == [to.to_string()])
+            .count()
+    }
+}
+
+pub struct App {
+    pub router: Router,
+    pub mail: Arc<Kept>,
+    pub ports: Ports,
+    pub clock: Arc<ManualClock>,
+    _dir: tempfile::TempDir,
+}
+
+pub fn app_with(config: Config) -> App {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
+    let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
+    let mail = Arc::new(Kept::default());
+    let ports = shared::adapters::ports(Arc::new(table), clock.clone()).with_mailer(Mailer {
+        email: mail.clone(),
+        from: "svc <app@svc.test>".into(),
+    });
+    let state = AppState::new(ports.clone(), config);
+    App {
+        router: shared::web::beside(service_router(state.clone()), state),
+        mail,
+        ports,
+        clock,
+        _dir: dir,
+    }
+}
+
+pub fn app() -> App {
+    app_with(Config::default())
+}
+
+/// A browser: keeps cookies, sends the Host it was given.
+pub struct Browser<'a> {
+    pub app: &'a App,
+    pub host: &'static str,
+    pub cookies: HashMap<String, String>,
+}
+
+pub struct Page {
+    pub status: StatusCode,
+    pub headers: axum::http::HeaderMap,
+    pub html: String,
+}
+
+impl Page {
+    pub fn location(&self) -> &str {
+        self.headers
+            .get(header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+
+    /// The value of the first hidden `_csrf` field.
+    pub fn csrf(&self) -> String {
+        let at = self
+            .html
+            .find("name=\"_csrf\" value=\"")
+            .expect("a form with its token")
+            + 20;
+        self.html[at..at + 64].to_string()
+    }
+}
+
+impl<'a> Browser<'a> {
+    pub fn new(app: &'a App) -> Self {
+        Browser {
+            app,
+            host: "127.0.0.1:8080",
+            cookies: HashMap::new(),
+        }
+    }
+
+    pub async fn send(&mut self, req: axum::http::request::Builder, body: Body) -> Page {
+        let cookie = self
+            .cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut req = req.header(header::HOST, self.host);
+        if !cookie.is_empty() {
+            req = req.header(header::COOKIE, cookie);
+        }
+        let response = self
+            .app
+            .router
+            .clone()
+            .oneshot(req.body(body).unwrap())
+            .await
+            .unwrap();
+        for set in response.headers().get_all(header::SET_COOKIE) {
+            let parsed = cookie::Cookie::parse(set.to_str().unwrap().to_string()).unwrap();
+            if parsed.max_age() == Some(cookie::time::Duration::ZERO) {
+                self.cookies.remove(parsed.name());
+            } else {
+                self.cookies
+                    .insert(parsed.name().to_string(), parsed.value().to_string());
+            }
+        }
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        Page {
+            status,
+            headers,
+            html: String::from_utf8_lossy(&bytes).into_owned(),
+        }
+    }
+
+    pub async fn get(&mut self, path: &str) -> Page {
+        self.send(Request::get(path), Body::empty()).await
+    }
+
+    pub async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
+        let body: String = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(fields)
+            .finish();
+        let req =
+            Request::post(path).header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+        self.send(req, Body::from(body)).await
+    }
+
+    /// Opens the form at `form_path` and sends it with its token and `fields`.
+    pub async fn submit(&mut self, form_path: &str, action: &str, fields: &[(&str, &str)]) -> Page {
+        let token = self.get(form_path).await.csrf();
+        let mut all = vec![("_csrf", token.as_str())];
+        all.extend_from_slice(fields);
+        self.post(action, &all).await
+    }
+
+    /// Signs up, follows the emailed link, and signs in.
+    pub async fn sign_up_and_in(&mut self, business: &str, email: &str) {
+        let page = self
+            .submit(
+                "/sign-up",
+                "/sign-up",
+                &[
+                    ("business", business),
+                    ("email", email),
+                    ("password", "una frase larga"),
+                ],
+            )
+            .await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.html);
+        let link = self.app.mail.link(email, "/verify?token=");
+        let path = &link[link.find("/verify").unwrap()..];
+        let page = self.get(path).await;
+        assert!(page.html.contains("Correo confirmado"), "{}", page.html);
+        let page = self.sign_in(email, "una frase larga").await;
+        assert_eq!(page.status, StatusCode::SEE_OTHER, "{}", page.html);
+    }
+
+    pub async fn sign_in(&mut self, email: &str, password: &str) -> Page {
+        self.submit(
+            "/sign-in",
+            "/sign-in",
+            &[("email", email), ("password", password), ("next", "/")],
+        )
+        .await
+    }
+
+    /// Creates a key of `mode` on the Keys page; the key shown once.
+    pub async fn create_key(&mut self, mode: &str) -> String {
+        let page = self
+            .submit("/developers/keys", "/developers/keys", &[("mode", mode)])
+            .await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.html);
+        let marker = "id=\"new-key\" class=\"secret\">";
+        let at = page.html.find(marker).expect("the new key") + marker.len();
+        let rest = &page.html[at..];
+        rest[..rest.find('<').unwrap()].to_string()
+    }
+}
+
+pub async fn api_status(app: &App, key: &str) -> StatusCode {
+    let req = Request::get("/api/v1/usage")
+        .header(header::AUTHORIZATION, format!("Bearer {key}"))
+        .body(Body::empty())
+        .unwrap();
+    app.router.clone().oneshot(req).await.unwrap().status()
+}
+
+impl Page {
+    /// The id in the first revoke form of the Keys page.
+    pub fn first_key_id(&self) -> String {
+        let at = self
+            .html
+            .find("/developers/keys/key_")
+            .expect("a key to revoke")
+            + "/developers/keys/".len();
+        self.html[at..at + self.html[at..].find('/').unwrap()].to_string()
+    }
+
+    pub fn csrf_or_empty(&self) -> String {
+        if self.html.contains("name=\"_csrf\"") {
+            self.csrf()
+        } else {
+            String::new()
+        }
+    }
+}
