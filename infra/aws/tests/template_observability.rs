@@ -38,7 +38,7 @@ fn every_function_is_traced_and_logs_to_a_group_that_expires() {
     let globals = &template["Globals"]["Function"];
     assert_eq!(globals["Tracing"].as_str(), Some("Active"));
     let functions = functions(&template);
-    assert!(functions.len() >= 17, "{functions:?}");
+    assert!(functions.len() >= 19, "{functions:?}");
     let groups = resources_of(&template, "AWS::Logs::LogGroup");
     for function in functions {
         let tracing = &template["Resources"][function]["Properties"]["Tracing"];

@@ -2,7 +2,9 @@
 //! checked against) is routed to a function by an `HttpApi` event of
 //! `template.yaml`, the template routes nothing the document lacks, and each
 //! route goes to the function whose binary serves it (the binary named after
-//! its endpoint group, whose `main` runs that group's router).
+//! its endpoint group, whose `main` runs that group's router). Every other
+//! path reaches the web function, whose catch-all the API's routes outrank
+//! (HTTP APIs pick the most specific route).
 
 mod template;
 
@@ -19,6 +21,11 @@ const ONLY_IN_TEMPLATE: [(&str, &str); 2] = [
     // OAuth discovery of MCP clients, answered 404 by the MCP function.
     ("ANY", "/.well-known/{proxy+}"),
 ];
+
+/// The web application's routes (`shared::web::router`): the home page and
+/// every other path, and the sign-in form's own route, which the stage
+/// throttles.
+const WEB_ROUTES: [(&str, &str); 3] = [("GET", "/"), ("ANY", "/{proxy+}"), ("POST", "/sign-in")];
 
 /// Operations of the document that only `svc serve` has.
 const ONLY_IN_SVC_SERVE: [(&str, &str); 1] = [
@@ -83,7 +90,10 @@ fn every_operation_of_the_document_is_routed_and_nothing_else() {
     let routed: BTreeSet<(String, String)> = routes
         .iter()
         .map(|(method, path, _)| (method.clone(), path.clone()))
-        .filter(|(method, path)| !ONLY_IN_TEMPLATE.contains(&(method.as_str(), path.as_str())))
+        .filter(|(method, path)| {
+            let route = (method.as_str(), path.as_str());
+            !ONLY_IN_TEMPLATE.contains(&route) && !WEB_ROUTES.contains(&route)
+        })
         .collect();
     let unrouted: Vec<_> = document.difference(&routed).collect();
     assert!(
@@ -96,7 +106,7 @@ fn every_operation_of_the_document_is_routed_and_nothing_else() {
         "routes of template.yaml that are no operation of the OpenAPI document: {undocumented:?}"
     );
     assert_eq!(
-        routed.len() + ONLY_IN_TEMPLATE.len(),
+        routed.len() + ONLY_IN_TEMPLATE.len() + WEB_ROUTES.len(),
         routes.len(),
         "a route is given to two functions: {routes:?}"
     );
@@ -111,6 +121,54 @@ fn the_mcp_and_discovery_routes_stay_on_the_mcp_function() {
                 .iter()
                 .any(|(m, p, f)| m == method && p == path && f == "McpFunction"),
             "{method} {path}: {routes:?}"
+        );
+    }
+}
+
+#[test]
+fn every_path_outside_the_api_reaches_the_web_function() {
+    let routes = template_routes();
+    let web: BTreeSet<(&str, &str)> = routes
+        .iter()
+        .filter(|(_, _, f)| f == "WebFunction")
+        .map(|(method, path, _)| (method.as_str(), path.as_str()))
+        .collect();
+    assert_eq!(web, BTreeSet::from(WEB_ROUTES));
+    assert_eq!(function_of_binary("web"), "WebFunction");
+    // One catch-all: every other route is the API's, under /api/ (or the
+    // MCP function's /.well-known/), so no path outside those reaches
+    // another function, and the catch-all never outranks an API route.
+    for (method, path, function) in &routes {
+        if function == "WebFunction" {
+            continue;
+        }
+        assert!(
+            path.starts_with("/api/") || path.starts_with("/.well-known/"),
+            "{method} {path} ({function}) is outside /api/"
+        );
+        assert!(
+            !path.contains('+') || path.starts_with("/.well-known/"),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn the_stage_throttles_the_sign_in_route() {
+    let template = template();
+    let settings = &template["Resources"]["HttpApi"]["Properties"]["RouteSettings"];
+    let sign_in = &settings["POST /sign-in"];
+    assert_eq!(sign_in["ThrottlingBurstLimit"].as_u64(), Some(5));
+    assert_eq!(sign_in["ThrottlingRateLimit"].as_u64(), Some(2));
+    // Settings of a route key the API lacks fail the deployment.
+    let routes = template_routes();
+    for key in settings.as_mapping().unwrap().keys() {
+        let key = key.as_str().unwrap();
+        assert!(
+            routes
+                .iter()
+                .any(|(method, path, _)| format!("{method} {path}") == key),
+            "RouteSettings name {key}, which no HttpApi event routes"
         );
     }
 }

@@ -1,9 +1,10 @@
 //! `template.yaml` keeps the data safe and the traffic bounded: the table
 //! cannot be deleted by accident, the bucket and every queue refuse plain
 //! HTTP, no principal but the submitter's role may decrypt certificates,
-//! every function writes only its own item kinds, the API is throttled
-//! before Lambda and the costly functions are capped, scheduled runs that
-//! fail are kept, and the submitter deploys gradually. checkov has no
+//! every function writes only its own item kinds (accounts and keys only the
+//! web application's), the API is throttled before Lambda and the costly
+//! functions are capped, email goes out as the SES identity only, scheduled
+//! runs that fail are kept, and the submitter deploys gradually. checkov has no
 //! CloudFormation check for deletion protection or TLS-only policies; these
 //! tests are the check.
 
@@ -186,17 +187,26 @@ fn every_function_writes_only_the_item_kinds_it_names() {
                 !prefixes.is_empty(),
                 "{function}: a write without dynamodb:LeadingKeys: {statement:?}"
             );
-            for forbidden in [
-                "APIKEY#",
-                "APIKEYID#",
-                "ACCOUNT#",
-                "ACCOUNTS",
-                "CERTIFICATES",
-            ] {
+            assert!(
+                !prefixes.iter().any(|p| p.starts_with('*')),
+                "{function} may write any item: {prefixes:?}"
+            );
+            // The web application opens accounts (sign-up) and makes keys
+            // (its keys page): no function of the API may.
+            let forbidden: &[&str] = if function == "WebFunction" {
+                &["CERTIFICATES"]
+            } else {
+                &[
+                    "APIKEY#",
+                    "APIKEYID#",
+                    "ACCOUNT#",
+                    "ACCOUNTS",
+                    "CERTIFICATES",
+                ]
+            };
+            for forbidden in forbidden {
                 assert!(
-                    !prefixes
-                        .iter()
-                        .any(|p| p.starts_with(forbidden) || *p == "*"),
+                    !prefixes.iter().any(|p| p.starts_with(forbidden)),
                     "{function} may write {forbidden} items: {prefixes:?}"
                 );
             }
@@ -208,6 +218,85 @@ fn every_function_writes_only_the_item_kinds_it_names() {
             "{function}: BatchWriteItem is not restricted by item"
         );
     }
+}
+
+#[test]
+fn the_web_function_writes_accounts_keys_and_people_only() {
+    let template = template();
+    let statements = statements(&template, "WebFunction");
+    let writes: Vec<&str> = statements
+        .iter()
+        .filter(|s| strings(&s["Action"]).contains(&"dynamodb:PutItem"))
+        .flat_map(|s| strings(&s["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]))
+        .collect();
+    assert_eq!(
+        writes,
+        [
+            "ACCOUNT#*",
+            "ACCOUNTS",
+            "APIKEY#*",
+            "APIKEYID#*",
+            "PERSON#*",
+            "EMAIL#*",
+            "SESSION#*",
+            "LINK#*",
+            "THROTTLE#*"
+        ]
+    );
+}
+
+#[test]
+fn the_functions_that_email_send_as_the_ses_identity_only() {
+    let template = template();
+    for function in ["InvoicesFunction", "McpFunction", "WebFunction"] {
+        let properties = &template["Resources"][function]["Properties"];
+        let variables = &properties["Environment"]["Variables"];
+        assert!(
+            refers_to(&variables["SVC_EMAIL_FROM"], "EmailFrom"),
+            "{function}"
+        );
+        let ses = intrinsic(&variables["SVC_EMAIL_SES"], "If").expect("SVC_EMAIL_SES");
+        assert_eq!(ses[0].as_str(), Some("HasEmailIdentity"), "{function}");
+        let statement = statements(&template, function)
+            .into_iter()
+            .filter_map(|s| intrinsic(s, "If"))
+            .find(|choice| choice[0].as_str() == Some("HasEmailIdentity"))
+            .map(|choice| &choice[1])
+            .unwrap_or_else(|| panic!("{function}: no SES statement"));
+        assert_eq!(
+            strings(&statement["Action"]),
+            ["ses:SendEmail", "ses:SendRawEmail"],
+            "{function}"
+        );
+        let resources: Vec<&str> = statement["Resource"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .filter_map(|r| intrinsic(r, "Sub").and_then(Value::as_str))
+            .collect();
+        assert!(
+            resources
+                .iter()
+                .any(|r| r.ends_with(":identity/${EmailIdentity}")),
+            "{function}: {resources:?}"
+        );
+        assert!(
+            resources.iter().all(|r| !r.contains('*')),
+            "{function}: {resources:?}"
+        );
+    }
+    // The web function's links point at AppUrl, else the custom domain,
+    // else each request's own (API Gateway) Host, which it must accept.
+    let web = &template["Resources"]["WebFunction"]["Properties"]["Environment"]["Variables"];
+    let url = intrinsic(&web["SVC_PUBLIC_URL"], "If").expect("SVC_PUBLIC_URL");
+    assert_eq!(url[0].as_str(), Some("HasAppUrl"));
+    assert!(refers_to(&url[1], "AppUrl"));
+    let hosts = intrinsic(&web["SVC_PUBLIC_HOSTS"], "If").expect("SVC_PUBLIC_HOSTS");
+    let without_app_url = intrinsic(&hosts[2], "Sub").and_then(Value::as_str).unwrap();
+    assert!(
+        without_app_url.starts_with("*.execute-api.${AWS::Region}.${AWS::URLSuffix},"),
+        "{without_app_url}"
+    );
 }
 
 #[test]
