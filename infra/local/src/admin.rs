@@ -4,7 +4,7 @@ use std::io::{BufRead, IsTerminal};
 
 use shared::app::verifactu::certificates;
 use shared::app::{accounts, keys};
-use shared::domain::account::{AccountId, Issuer, Mode, Plan};
+use shared::domain::account::{AccountId, Issuer, IssuerFields, Mode, Plan};
 use shared::ports::Ports;
 use shared::tax::nif::Nif;
 use shared::verifactu::certificate::CertificateInfo;
@@ -173,34 +173,32 @@ fn describe(account: &AccountId, info: &CertificateInfo, issuer_nif: Option<&str
         info.not_after.date_naive(),
         info.fingerprint
     );
-    if let Some(issuer) = issuer_nif
-        && info.nif.as_deref() != Some(issuer)
-    {
-        out.push_str(&format!(
-            "\nNote: the issuer's NIF is {issuer}; the AEAT accepts this certificate only if its holder may act for the issuer (a representative, apoderamiento or social collaborator)."
-        ));
+    if let Some(note) = certificates::nif_note(info, issuer_nif) {
+        out.push_str(&format!("\nNote: {note}"));
     }
     out
 }
 
 fn issuer_details(args: IssuerArgs) -> Result<Issuer, String> {
-    let country = args.country.trim().to_ascii_uppercase();
-    if country.len() != 2 || !country.bytes().all(|b| b.is_ascii_uppercase()) {
-        return Err(format!(
-            "--country {:?}: use a two-letter ISO code such as ES",
-            args.country
-        ));
-    }
-    Ok(Issuer {
-        name: Some(non_empty("--name", &args.name)?),
-        nif: Some(nif(&args.nif)?),
-        address: Some(non_empty("--address", &args.address)?),
-        postal_code: Some(non_empty("--postal-code", &args.postal_code)?),
-        city: Some(non_empty("--city", &args.city)?),
-        province: args
-            .province
-            .map(|p| non_empty("--province", &p))
-            .transpose()?,
-        country: Some(country),
+    let typed = IssuerFields {
+        name: &args.name,
+        nif: &args.nif,
+        address: &args.address,
+        postal_code: &args.postal_code,
+        city: &args.city,
+        province: args.province.as_deref().unwrap_or_default(),
+        country: &args.country,
+    };
+    Issuer::parse(&typed).map_err(|problems| {
+        let (field, problem) = &problems[0];
+        let value = match *field {
+            "name" => &args.name,
+            "nif" => &args.nif,
+            "address" => &args.address,
+            "postal_code" => &args.postal_code,
+            "city" => &args.city,
+            _ => &args.country,
+        };
+        format!("--{} {value:?}: {problem}", field.replace('_', "-"))
     })
 }

@@ -128,6 +128,18 @@ pub struct Issuer {
     pub country: Option<String>,
 }
 
+/// Issuer details as typed, before `Issuer::parse` checks them.
+pub struct IssuerFields<'a> {
+    pub name: &'a str,
+    pub nif: &'a str,
+    pub address: &'a str,
+    pub postal_code: &'a str,
+    pub city: &'a str,
+    /// Optional: empty for none.
+    pub province: &'a str,
+    pub country: &'a str,
+}
+
 impl Issuer {
     /// A complete issuer for demonstrations and tests: the issuer of the demo
     /// account `svc serve` creates on an empty data directory.
@@ -141,6 +153,50 @@ impl Issuer {
             province: Some("Madrid".into()),
             country: Some("ES".into()),
         }
+    }
+
+    /// Issuer details as typed (in the application's form or `svc issuer
+    /// set`): trimmed, the required parts present, the NIF checked by the tax
+    /// engine, the country a two-letter code. Each problem names its field.
+    pub fn parse(typed: &IssuerFields<'_>) -> Result<Issuer, Vec<(&'static str, String)>> {
+        let mut problems = Vec::new();
+        let mut required = |field: &'static str, value: &str| {
+            let value = value.trim();
+            if value.is_empty() {
+                problems.push((field, "must not be empty".to_string()));
+            }
+            Some(value.to_string()).filter(|v| !v.is_empty())
+        };
+        let name = required("name", typed.name);
+        let address = required("address", typed.address);
+        let postal_code = required("postal_code", typed.postal_code);
+        let city = required("city", typed.city);
+        let nif = match Nif::parse(typed.nif.trim()) {
+            Ok(nif) => Some(nif),
+            Err(e) => {
+                problems.push(("nif", e.to_string()));
+                None
+            }
+        };
+        let country = typed.country.trim().to_ascii_uppercase();
+        if country.len() != 2 || !country.bytes().all(|b| b.is_ascii_uppercase()) {
+            problems.push((
+                "country",
+                "use a two-letter ISO code such as ES".to_string(),
+            ));
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(Issuer {
+            name,
+            nif,
+            address,
+            postal_code,
+            city,
+            province: Some(typed.province.trim().to_string()).filter(|p| !p.is_empty()),
+            country: Some(country),
+        })
     }
 
     /// The required parts that are still missing, by field name.
@@ -272,5 +328,37 @@ mod tests {
             ..Issuer::default()
         };
         assert_eq!(issuer.missing_fields(), ["nif", "address", "postal_code"]);
+    }
+
+    #[test]
+    fn typed_issuer_details_are_checked_field_by_field() {
+        let typed = IssuerFields {
+            name: " Taller Ana SL ",
+            nif: "b64717838",
+            address: "Calle Real 4",
+            postal_code: "10003",
+            city: "Cáceres",
+            province: "",
+            country: "es",
+        };
+        let issuer = Issuer::parse(&typed).unwrap();
+        assert_eq!(issuer.name.as_deref(), Some("Taller Ana SL"));
+        assert_eq!(issuer.nif.unwrap().as_str(), "B64717838");
+        assert_eq!(
+            (issuer.province, issuer.country.as_deref()),
+            (None, Some("ES"))
+        );
+        let bad = IssuerFields {
+            name: "",
+            nif: "B64717839",
+            country: "España",
+            ..typed
+        };
+        let fields: Vec<_> = Issuer::parse(&bad)
+            .unwrap_err()
+            .into_iter()
+            .map(|(f, _)| f)
+            .collect();
+        assert_eq!(fields, ["name", "nif", "country"]);
     }
 }

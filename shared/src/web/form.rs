@@ -29,6 +29,11 @@ impl Submitted {
         self.fields.get(name).map_or("", |v| v.trim())
     }
 
+    /// Every field as sent.
+    pub fn fields(&self) -> &HashMap<String, String> {
+        &self.fields
+    }
+
     /// A field's value as typed (passwords keep their spaces).
     pub fn raw(&self, name: &str) -> &str {
         self.fields.get(name).map_or("", String::as_str)

@@ -14,8 +14,10 @@
 
 mod assets;
 mod auth;
+mod business;
 mod developers;
 mod form;
+mod invoices;
 mod keys;
 mod members;
 mod overview;
@@ -68,8 +70,12 @@ pub fn router(state: AppState) -> Router {
         .route("/developers/keys/{id}/revoke", post(keys::revoke))
         .route("/members", get(members::list).post(members::invite))
         .route("/members/{id}/remove", post(members::remove))
+        .route("/business", get(business::view).post(business::save))
+        .route("/business/certificate", post(business::upload))
+        .route("/business/certificate/remove", post(business::remove))
         .route("/static/{name}", get(assets::serve))
         .merge(developers::routes())
+        .merge(invoices::routes())
         .fallback(not_found)
         .layer(axum::Extension(rest::Rest::new(state.clone())))
         .layer(CsrfLayer::new().with_rejection_response(|_| {
@@ -96,11 +102,13 @@ async fn security_headers(req: Request, next: Next) -> Response {
         .is_some_and(|host| !is_loopback(host));
     let mut response = next.run(req).await;
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    // A response that set its own framing rules (the PDF preview) keeps them.
+    headers
+        .entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(CSP));
+    headers
+        .entry(header::X_FRAME_OPTIONS)
+        .or_insert(HeaderValue::from_static("DENY"));
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

@@ -13,11 +13,12 @@ use http_body_util::BodyExt;
 use tower::ServiceExt;
 
 use shared::config::Config;
-use shared::embedded::SqliteTable;
+use shared::embedded::{LocalSecrets, SqliteTable};
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
 use shared::ports::clock::ManualClock;
 use shared::ports::email::{Email, EmailError, Mailer, OutgoingEmail};
+use shared::secrets_key::SecretsKey;
 
 /// An email port that keeps every message.
 #[derive(Default)]
@@ -25,7 +26,7 @@ pub struct Kept(Mutex<Vec<OutgoingEmail>>);
 
 #[async_trait]
 impl Email for Kept {
-    pub async fn send(&self, message: &OutgoingEmail) -> Result<String, EmailError> {
+    async fn send(&self, message: &OutgoingEmail) -> Result<String, EmailError> {
         self.0.lock().unwrap().push(message.clone());
         Ok("<kept@test>".into())
     }
@@ -71,10 +72,13 @@ pub fn app_with(config: Config) -> App {
     let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
     let mail = Arc::new(Kept::default());
-    let ports = shared::adapters::ports(Arc::new(table), clock.clone()).with_mailer(Mailer {
-        email: mail.clone(),
-        from: "svc <app@svc.test>".into(),
-    });
+    let key = SecretsKey::parse(&SecretsKey::generate()).unwrap();
+    let ports = shared::adapters::ports(Arc::new(table), clock.clone())
+        .with_mailer(Mailer {
+            email: mail.clone(),
+            from: "svc <app@svc.test>".into(),
+        })
+        .with_secrets(Arc::new(LocalSecrets::new(key)));
     let state = AppState::new(ports.clone(), config);
     App {
         router: shared::web::beside(service_router(state.clone()), state),
@@ -177,6 +181,29 @@ impl<'a> Browser<'a> {
             .finish();
         let req =
             Request::post(path).header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+        self.send(req, Body::from(body)).await
+    }
+
+    /// Sends a multipart form (`fields`, then one file) to `action`.
+    pub async fn post_file(
+        &mut self,
+        action: &str,
+        fields: &[(&str, &str)],
+        file: (&str, &str, &[u8]),
+    ) -> Page {
+        let boundary = "svc-test-boundary-7d2f";
+        let mut body = Vec::new();
+        for (name, value) in fields {
+            body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").as_bytes());
+        }
+        let (name, filename, bytes) = file;
+        body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\nContent-Type: application/x-pkcs12\r\n\r\n").as_bytes());
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+        let req = Request::post(action).header(
+            header::CONTENT_TYPE,
+            format!("multipart/form-data; boundary={boundary}"),
+        );
         self.send(req, Body::from(body)).await
     }
 

@@ -75,6 +75,16 @@ pub async fn import(
     Ok(info)
 }
 
+/// What to know when the certificate speaks for another NIF than the issuer's.
+pub fn nif_note(info: &CertificateInfo, issuer_nif: Option<&str>) -> Option<String> {
+    let issuer = issuer_nif?;
+    (info.nif.as_deref() != Some(issuer)).then(|| {
+        format!(
+            "the issuer's NIF is {issuer}; the AEAT accepts this certificate only if its holder may act for the issuer (a representative, apoderamiento or social collaborator)."
+        )
+    })
+}
+
 /// Removes the account's certificate; false when there was none.
 pub async fn remove(ports: &Ports, account: &AccountId) -> Result<bool, TableError> {
     let delete = Write::Delete {

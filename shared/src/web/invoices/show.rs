@@ -1,0 +1,292 @@
+//! One invoice: its parties, lines and totals, the VERI*FACTU status with
+//! the AEAT's answer and reason, its history, a PDF preview, the downloads,
+//! and the forms of the actions it allows. Another account's invoice, or
+//! one of the other mode, is not found.
+
+use std::collections::HashMap;
+
+use axum::Extension;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use maud::{Markup, html};
+use serde_json::Value;
+
+use crate::app::keys::Caller;
+use crate::domain::lang::Lang;
+use crate::http::AppState;
+
+use super::super::page;
+use super::super::rest::Rest;
+use super::super::visit::{SignedIn, Visit};
+use super::{euros, requested_mode, status_name, text};
+
+/// The invoice id of a path: digits only, else not found.
+pub(super) fn invoice_id(raw: &str) -> Option<u64> {
+    raw.parse().ok().filter(|id| *id > 0)
+}
+
+/// The caller for the `?mode=` of the request.
+pub(super) async fn caller_for(
+    state: &AppState,
+    visit: &Visit,
+    mode: Option<&str>,
+) -> Result<Caller, Response> {
+    let Some(session) = visit.signed_in() else {
+        return Err(page::not_found(visit));
+    };
+    super::super::acting(state, session, requested_mode(mode))
+        .await
+        .map(|(_, caller)| caller)
+        .map_err(|e| page::failure(visit.lang, &e))
+}
+
+pub async fn show(
+    State(state): State<AppState>,
+    Extension(rest): Extension<Rest>,
+    SignedIn(visit, _): SignedIn,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let caller = match caller_for(&state, &visit, query.get("mode").map(String::as_str)).await {
+        Ok(caller) => caller,
+        Err(response) => return response,
+    };
+    let Some(id) = invoice_id(&id) else {
+        return page::not_found(&visit);
+    };
+    let reply = rest.get(&caller, &format!("/api/v1/invoices/{id}")).await;
+    if reply.status == StatusCode::NOT_FOUND {
+        return page::not_found(&visit);
+    }
+    if !reply.ok() {
+        return page::failure(
+            visit.lang,
+            &reply.problem().map(|p| p.0).unwrap_or_default(),
+        );
+    }
+    let invoice = reply.json();
+    render(
+        &visit,
+        &invoice,
+        caller.mode.as_str(),
+        query.get("notice").map(String::as_str),
+        None,
+    )
+}
+
+/// The invoice page; `problem` is an action's refusal to show above its forms.
+pub(super) fn render(
+    visit: &Visit,
+    invoice: &Value,
+    mode: &str,
+    notice: Option<&str>,
+    problem: Option<&str>,
+) -> Response {
+    let lang = visit.lang;
+    let id = &invoice["id"];
+    let number = text(&invoice["number"]);
+    let status = if problem.is_some() {
+        StatusCode::UNPROCESSABLE_ENTITY
+    } else {
+        StatusCode::OK
+    };
+    let base = format!("/invoices/{id}");
+    page::respond(
+        visit,
+        status,
+        &format!("{} {number}", lang.pick("Factura", "Invoice")),
+        html! {
+            @if let Some(notice) = notice { p role="status" class="notice" { (notice_text(lang, notice)) } }
+            @if let Some(problem) = problem { p role="alert" class="error" { (problem) } }
+            (summary(lang, invoice))
+            (lines(lang, invoice))
+            section aria-labelledby="verifactu" {
+                h2 id="verifactu" { "VERI*FACTU" }
+                p { (lang.pick("Estado: ", "Status: ")) strong { (text(&invoice["verifactu"]["status"])) } }
+                @if let Some(reason) = invoice["verifactu"]["status_reason"].as_str() { p { (lang.pick("Motivo: ", "Reason: ")) (reason) } }
+                @if !invoice["verifactu"]["answer"].is_null() {
+                    details { summary { (lang.pick("Respuesta de la AEAT", "The AEAT's answer")) } pre { (serde_json::to_string_pretty(&invoice["verifactu"]["answer"]).unwrap_or_default()) } }
+                }
+            }
+            section aria-labelledby="documents" {
+                h2 id="documents" { (lang.pick("Documentos", "Documents")) }
+                ul {
+                    li { a href={ (base) "/pdf?mode=" (mode) } download { (lang.pick("Descargar PDF", "Download PDF")) } }
+                    li { a href={ (base) "/xml?format=facturae&mode=" (mode) } download { "Facturae" } }
+                    li { a href={ (base) "/xml?format=ubl&mode=" (mode) } download { "UBL" } }
+                    li { a href={ (base) "/xml?format=cii&mode=" (mode) } download { "CII" } }
+                }
+                iframe src={ (base) "/pdf?inline=1&mode=" (mode) } title=(lang.pick("Vista previa del PDF", "PDF preview")) width="100%" height="600" {}
+            }
+            (super::actions::forms(visit, invoice, mode))
+            section aria-labelledby="history" {
+                h2 id="history" { (lang.pick("Historial", "History")) }
+                ul {
+                    @for event in invoice["events"].as_array().into_iter().flatten() {
+                        li { time { (text(&event["at"])) } " · " (text(&event["type"])) @if let Some(detail) = event["detail"].as_str() { " · " (detail) } }
+                    }
+                }
+            }
+            p { a href={ "/invoices?mode=" (mode) } { (lang.pick("Volver a las facturas", "Back to the invoices")) } }
+        },
+    )
+}
+
+fn notice_text(lang: Lang, notice: &str) -> &'static str {
+    match notice {
+        "issued" => lang.pick("Factura emitida.", "Invoice issued."),
+        "sent" => lang.pick("Factura enviada.", "Invoice sent."),
+        _ => lang.pick("Hecho.", "Done."),
+    }
+}
+
+fn summary(lang: Lang, invoice: &Value) -> Markup {
+    let customer = &invoice["customer"];
+    html! {
+        table { tbody {
+            tr { th scope="row" { (lang.pick("Tipo", "Kind")) } td { (text(&invoice["kind"])) } }
+            tr { th scope="row" { (lang.pick("Estado", "Status")) } td { (status_name(lang, text(&invoice["status"]))) " · " (text(&invoice["payment_status"])) } }
+            tr { th scope="row" { (lang.pick("Fecha", "Date")) } td { (text(&invoice["issue_date"])) } }
+            tr { th scope="row" { (lang.pick("Vence", "Due")) } td { (invoice["due_date"].as_str().unwrap_or("—")) } }
+            tr { th scope="row" { (lang.pick("Cliente", "Customer")) } td {
+                (customer["name"].as_str().unwrap_or("—"))
+                @if let Some(tax_id) = customer["tax_id"].as_str() { " · " (tax_id) }
+            } }
+            tr { th scope="row" { (lang.pick("Modo", "Mode")) } td { @if invoice["livemode"] == Value::Bool(true) { (lang.pick("real", "live")) } @else { (lang.pick("de prueba", "test")) } } }
+        } }
+    }
+}
+
+fn lines(lang: Lang, invoice: &Value) -> Markup {
+    html! {
+        section aria-labelledby="lines" {
+            h2 id="lines" { (lang.pick("Líneas", "Lines")) }
+            table {
+                thead { tr {
+                    th scope="col" { (lang.pick("Concepto", "Description")) }
+                    th scope="col" { (lang.pick("Cantidad", "Quantity")) }
+                    th scope="col" { (lang.pick("Precio", "Price")) }
+                    th scope="col" { (lang.pick("IVA %", "VAT %")) }
+                    th scope="col" { (lang.pick("Base", "Base")) }
+                } }
+                tbody {
+                    @for line in invoice["lines"].as_array().into_iter().flatten() {
+                        tr {
+                            td { (text(&line["description"])) }
+                            td { (line["quantity"]) }
+                            td { (euros(&line["unit_price"])) }
+                            td { (line["vat_rate"]) }
+                            td { (euros(&line["base"])) }
+                        }
+                    }
+                }
+            }
+            table { tbody {
+                tr { th scope="row" { (lang.pick("Base imponible", "Taxable base")) } td { (euros(&invoice["base"])) } }
+                tr { th scope="row" { (lang.pick("Impuesto", "Tax")) } td { (euros(&invoice["vat_amount"])) } }
+                @if invoice["surcharge_amount"].as_f64().unwrap_or(0.0) != 0.0 {
+                    tr { th scope="row" { (lang.pick("Recargo de equivalencia", "Equivalence surcharge")) } td { (euros(&invoice["surcharge_amount"])) } }
+                }
+                @if invoice["irpf_amount"].as_f64().unwrap_or(0.0) != 0.0 {
+                    tr { th scope="row" { (lang.pick("Retención IRPF", "IRPF withheld")) } td { "−" (euros(&invoice["irpf_amount"])) } }
+                }
+                tr { th scope="row" { "Total" } td { strong { (euros(&invoice["total"])) } } }
+                tr { th scope="row" { (lang.pick("Pendiente", "Due")) } td { (euros(&invoice["amount_due"])) } }
+            } }
+        }
+    }
+}
+
+/// A document of the invoice, as the REST operation answers it.
+async fn document(
+    state: &AppState,
+    rest: &Rest,
+    visit: &Visit,
+    id: &str,
+    query: &HashMap<String, String>,
+    path: &str,
+) -> Response {
+    let caller = match caller_for(state, visit, query.get("mode").map(String::as_str)).await {
+        Ok(caller) => caller,
+        Err(response) => return response,
+    };
+    let Some(id) = invoice_id(id) else {
+        return page::not_found(visit);
+    };
+    let reply = rest
+        .get(&caller, &format!("/api/v1/invoices/{id}/{path}"))
+        .await;
+    if reply.status == StatusCode::NOT_FOUND {
+        return page::not_found(visit);
+    }
+    if !reply.ok() {
+        return page::failure(
+            visit.lang,
+            &reply.problem().map(|p| p.0).unwrap_or_default(),
+        );
+    }
+    let mut response = (StatusCode::OK, reply.bytes.clone()).into_response();
+    let headers = response.headers_mut();
+    for name in [header::CONTENT_TYPE, header::CONTENT_DISPOSITION] {
+        if let Some(value) = reply.headers.get(&name) {
+            headers.insert(name, value.clone());
+        }
+    }
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    response
+}
+
+/// The PDF: a download, or with `?inline=1` the preview the invoice page
+/// frames (the one response another page of this origin may frame).
+pub async fn pdf(
+    State(state): State<AppState>,
+    Extension(rest): Extension<Rest>,
+    SignedIn(visit, _): SignedIn,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let mut response = document(&state, &rest, &visit, &id, &query, "pdf").await;
+    if query.contains_key("inline") && response.status().is_success() {
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_DISPOSITION,
+            HeaderValue::from_static("inline"),
+        );
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("default-src 'none'; frame-ancestors 'self'"),
+        );
+        headers.insert(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("SAMEORIGIN"),
+        );
+    }
+    response
+}
+
+/// An e-invoice: `?format=facturae|ubl|cii`.
+pub async fn xml(
+    State(state): State<AppState>,
+    Extension(rest): Extension<Rest>,
+    SignedIn(visit, _): SignedIn,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let format = match query.get("format").map(String::as_str) {
+        Some(format @ ("facturae" | "ubl" | "cii")) => format,
+        _ => return page::not_found(&visit),
+    };
+    document(
+        &state,
+        &rest,
+        &visit,
+        &id,
+        &query,
+        &format!("xml?format={format}"),
+    )
+    .await
+}

@@ -1,0 +1,287 @@
+//! The application's business and invoice pages over HTTP, in-process:
+//! issuer details with their errors beside the fields, the certificate
+//! upload with the CLI's messages, issuing on the web (errors beside the
+//! field the API names, a double submit issuing once), the list and its
+//! filters, one invoice with its PDF and e-invoices, the actions, and
+//! another account's invoice as a 404.
+
+use axum::http::StatusCode;
+
+use shared::verifactu::certificate_fixture::Fixture;
+
+use crate::support::web::{App, Browser, app};
+
+const ISSUER: [(&str, &str); 6] = [
+    ("name", "Taller Ana SL"),
+    ("nif", "B64717838"),
+    ("address", "Calle Real 4"),
+    ("postal_code", "10003"),
+    ("city", "Cáceres"),
+    ("country", "ES"),
+];
+
+async fn with_issuer<'a>(app: &'a App, email: &str) -> Browser<'a> {
+    let mut browser = Browser::new(app);
+    browser.sign_up_and_in("Taller Ana", email).await;
+    let saved = browser.submit("/business", "/business", &ISSUER).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.html);
+    browser
+}
+
+const LINE: [(&str, &str); 11] = [
+    ("mode", "test"),
+    ("lines", "1"),
+    ("customer.name", "Bar Lola SL"),
+    ("customer.tax_id", "B10000024"),
+    ("customer.address", "Plaza Mayor 1"),
+    ("customer.postal_code", "10001"),
+    ("customer.city", "Cáceres"),
+    ("lines[0].description", "Reparación"),
+    ("lines[0].quantity", "2"),
+    ("lines[0].unit_price", "50,00"),
+    ("lines[0].vat_rate", "21"),
+];
+
+#[tokio::test]
+async fn issuer_details_are_checked_beside_their_fields_and_saved() {
+    let app = app();
+    let mut browser = Browser::new(&app);
+    browser
+        .sign_up_and_in("Taller Ana", "ana@example.com")
+        .await;
+    let mut bad = ISSUER.to_vec();
+    bad[1] = ("nif", "B64717839");
+    bad[0] = ("name", "");
+    let page = browser.submit("/business", "/business", &bad).await;
+    assert_eq!(page.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        page.html.contains("id=\"nif-error\"") && page.html.contains("id=\"name-error\""),
+        "{}",
+        page.html
+    );
+    assert!(
+        page.html.contains("value=\"B64717839\""),
+        "typed values come back"
+    );
+    let saved = browser.submit("/business", "/business", &ISSUER).await;
+    assert_eq!(saved.location(), "/business?saved=1");
+    let page = browser.get("/business?saved=1").await;
+    assert!(
+        page.html.contains("Datos guardados") && page.html.contains("value=\"B64717838\""),
+        "{}",
+        page.html
+    );
+
+    let mut other = Browser::new(&app);
+    other.sign_up_and_in("Otro", "eva@example.com").await;
+    let taken = other.submit("/business", "/business", &ISSUER).await;
+    assert_eq!(taken.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        taken.html.contains("Otra cuenta ya emite con este NIF"),
+        "{}",
+        taken.html
+    );
+}
+
+#[tokio::test]
+async fn the_certificate_upload_refuses_a_wrong_password_with_the_clis_message() {
+    let app = app();
+    let mut browser = with_issuer(&app, "ana@example.com").await;
+    let p12 = Fixture::person().pkcs12("clave del certificado");
+    let token = browser.get("/business").await.csrf();
+    let wrong = browser
+        .post_file(
+            "/business/certificate",
+            &[("_csrf", &token), ("password", "otra")],
+            ("p12", "ana.p12", &p12),
+        )
+        .await;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        wrong
+            .html
+            .contains("the password does not open this PKCS#12 file"),
+        "{}",
+        wrong.html
+    );
+    let no_token = browser
+        .post_file(
+            "/business/certificate",
+            &[("password", "clave del certificado")],
+            ("p12", "ana.p12", &p12),
+        )
+        .await;
+    assert_eq!(no_token.status, StatusCode::FORBIDDEN);
+    let stored = browser
+        .post_file(
+            "/business/certificate",
+            &[("_csrf", &token), ("password", "clave del certificado")],
+            ("p12", "ana.p12", &p12),
+        )
+        .await;
+    assert_eq!(stored.status, StatusCode::OK, "{}", stored.html);
+    assert!(
+        stored.html.contains("Certificado guardado") && stored.html.contains("Válido hasta"),
+        "{}",
+        stored.html
+    );
+    assert!(browser.get("/").await.html.contains("caduca el"));
+    let removed = browser
+        .submit(
+            "/business",
+            "/business/certificate/remove",
+            &[("confirm", "yes")],
+        )
+        .await;
+    assert_eq!(removed.status, StatusCode::SEE_OTHER);
+    assert!(
+        browser
+            .get("/business")
+            .await
+            .html
+            .contains("No hay certificado")
+    );
+}
+
+#[tokio::test]
+async fn an_invoice_is_issued_on_the_web_once_listed_and_downloaded() {
+    let app = app();
+    let mut browser = with_issuer(&app, "ana@example.com").await;
+    let form = browser.get("/invoices/new").await;
+    assert_eq!(form.status, StatusCode::OK);
+    let mut fields = vec![("_csrf", form.csrf()), ("_idem", "web-test-1".to_string())];
+    fields.extend(LINE.iter().map(|(k, v)| (*k, v.to_string())));
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let issued = browser.post("/invoices/new", &fields).await;
+    assert_eq!(issued.status, StatusCode::SEE_OTHER, "{}", issued.html);
+    let location = issued.location().to_string();
+    assert!(location.starts_with("/invoices/1?mode=test"), "{location}");
+    let again = browser.post("/invoices/new", &fields).await;
+    assert_eq!(again.location(), location, "a double submit issues once");
+
+    let page = browser.get(&location).await;
+    assert!(
+        page.html.contains("TEST-F2026-000001") && page.html.contains("121"),
+        "{}",
+        page.html
+    );
+    let list = browser.get("/invoices?mode=test").await;
+    assert!(list.html.contains("TEST-F2026-000001") && list.html.contains("Bar Lola SL"));
+    assert_eq!(
+        list.html.matches("/invoices/1?mode=test").count(),
+        1,
+        "one invoice"
+    );
+    let filtered = browser.get("/invoices?mode=test&status=cancelled").await;
+    assert!(!filtered.html.contains("TEST-F2026-000001"));
+
+    let pdf = browser.get("/invoices/1/pdf?mode=test").await;
+    assert_eq!(pdf.status, StatusCode::OK);
+    assert_eq!(pdf.headers.get("content-type").unwrap(), "application/pdf");
+    assert!(pdf.html.starts_with("%PDF"));
+    let preview = browser.get("/invoices/1/pdf?mode=test&inline=1").await;
+    assert!(
+        preview
+            .headers
+            .get("content-security-policy")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .contains("frame-ancestors 'self'")
+    );
+    let xml = browser
+        .get("/invoices/1/xml?mode=test&format=facturae")
+        .await;
+    assert_eq!(xml.status, StatusCode::OK);
+    assert!(
+        xml.html.contains("Facturae"),
+        "{}",
+        &xml.html[..200.min(xml.html.len())]
+    );
+
+    let paid = browser
+        .submit(
+            &location,
+            "/invoices/1/status",
+            &[("mode", "test"), ("status", "paid")],
+        )
+        .await;
+    assert_eq!(paid.status, StatusCode::SEE_OTHER);
+    assert!(browser.get(&location).await.html.contains("pagada"));
+    let unconfirmed = browser
+        .submit(&location, "/invoices/1/cancel", &[("mode", "test")])
+        .await;
+    assert_eq!(unconfirmed.status, StatusCode::SEE_OTHER);
+    assert!(!browser.get(&location).await.html.contains(">anulada<"));
+}
+
+#[tokio::test]
+async fn the_apis_refusal_is_shown_beside_the_field_it_names() {
+    let app = app();
+    let mut browser = with_issuer(&app, "ana@example.com").await;
+    let mut fields: Vec<(&str, &str)> = LINE.to_vec();
+    fields[3] = ("customer.tax_id", "B10000025");
+    let page = browser
+        .submit("/invoices/new", "/invoices/new", &fields)
+        .await;
+    assert_eq!(
+        page.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        page.html
+    );
+    assert!(
+        page.html.contains("id=\"customer-tax_id-error\""),
+        "{}",
+        page.html
+    );
+    assert!(
+        page.html.contains("value=\"Bar Lola SL\""),
+        "typed values come back"
+    );
+    let more = browser
+        .submit(
+            "/invoices/new",
+            "/invoices/new",
+            &[("mode", "test"), ("lines", "1"), ("add_line", "1")],
+        )
+        .await;
+    assert!(more.html.contains("lines[1].description"), "a second line");
+}
+
+#[tokio::test]
+async fn another_accounts_invoice_is_not_found() {
+    let app = app();
+    let mut owner = with_issuer(&app, "ana@example.com").await;
+    let issued = owner.submit("/invoices/new", "/invoices/new", &LINE).await;
+    assert_eq!(issued.status, StatusCode::SEE_OTHER, "{}", issued.html);
+    let mut stranger = Browser::new(&app);
+    stranger.sign_up_and_in("Otro", "eva@example.com").await;
+    assert_eq!(
+        stranger.get("/invoices/1?mode=test").await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        stranger.get("/invoices/1/pdf?mode=test").await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        stranger.get("/invoices/nope").await.status,
+        StatusCode::NOT_FOUND
+    );
+    let cancel = stranger
+        .submit(
+            "/invoices",
+            "/invoices/1/cancel",
+            &[("mode", "test"), ("confirm", "yes")],
+        )
+        .await;
+    assert_eq!(cancel.status, StatusCode::NOT_FOUND);
+    assert!(
+        owner
+            .get("/invoices/1?mode=test")
+            .await
+            .html
+            .contains("TEST-F2026-000001")
+    );
+}
