@@ -285,3 +285,90 @@ async fn another_accounts_invoice_is_not_found() {
             .contains("TEST-F2026-000001")
     );
 }
+
+#[tokio::test]
+async fn customers_are_created_searched_edited_and_deleted_on_the_web() {
+    let app = app();
+    let mut browser = with_issuer(&app, "ana@example.com").await;
+    let customer = [
+        ("mode", "test"),
+        ("name", "Bar Lola SL"),
+        ("tax_id", "B10000024"),
+        ("city", "Cáceres"),
+        ("country", "ES"),
+    ];
+    let mut bad = customer.to_vec();
+    bad[2] = ("tax_id", "B10000025");
+    let refused = browser
+        .submit("/customers/new?mode=test", "/customers/new", &bad)
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        refused.html.contains("id=\"tax_id-error\""),
+        "{}",
+        refused.html
+    );
+    let created = browser
+        .submit("/customers/new?mode=test", "/customers/new", &customer)
+        .await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.html);
+    let other = [("mode", "test"), ("name", "Taller Eva"), ("country", "ES")];
+    browser
+        .submit("/customers/new?mode=test", "/customers/new", &other)
+        .await;
+    let found = browser.get("/customers?mode=test&q=lola").await;
+    assert!(
+        found.html.contains("Bar Lola SL") && !found.html.contains("Taller Eva"),
+        "{}",
+        found.html
+    );
+    let at = found.html.find("/customers/cus_").expect("a customer link") + "/customers/".len();
+    let id = found.html[at..at + found.html[at..].find('?').unwrap()].to_string();
+    let path = format!("/customers/{id}?mode=test");
+    let edited = browser
+        .submit(
+            &path,
+            &format!("/customers/{id}"),
+            &[
+                ("mode", "test"),
+                ("name", "Bar Lola e Hijos SL"),
+                ("tax_id", "B10000024"),
+                ("country", "ES"),
+            ],
+        )
+        .await;
+    assert_eq!(edited.status, StatusCode::SEE_OTHER, "{}", edited.html);
+    assert!(
+        browser
+            .get(&path)
+            .await
+            .html
+            .contains("Bar Lola e Hijos SL")
+    );
+    assert!(
+        browser
+            .get("/invoices/new?mode=test")
+            .await
+            .html
+            .contains("Bar Lola e Hijos SL"),
+        "the issue form offers the book"
+    );
+    let mut stranger = Browser::new(&app);
+    stranger.sign_up_and_in("Otro", "eva@example.com").await;
+    assert_eq!(stranger.get(&path).await.status, StatusCode::NOT_FOUND);
+    let deleted = browser
+        .submit(
+            &path,
+            &format!("/customers/{id}/delete"),
+            &[("mode", "test"), ("confirm", "yes")],
+        )
+        .await;
+    assert_eq!(deleted.status, StatusCode::SEE_OTHER);
+    assert!(
+        !browser
+            .get("/customers?mode=test")
+            .await
+            .html
+            .contains("Bar Lola")
+    );
+}

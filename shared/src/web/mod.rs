@@ -15,6 +15,7 @@
 mod assets;
 mod auth;
 mod business;
+mod customers;
 mod developers;
 mod form;
 mod invoices;
@@ -76,6 +77,7 @@ pub fn router(state: AppState) -> Router {
         .route("/static/{name}", get(assets::serve))
         .merge(developers::routes())
         .merge(invoices::routes())
+        .merge(customers::routes())
         .fallback(not_found)
         .layer(axum::Extension(rest::Rest::new(state.clone())))
         .layer(CsrfLayer::new().with_rejection_response(|_| {
