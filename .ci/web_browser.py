@@ -2,8 +2,10 @@
 Playwright, against `svc serve` emailing through the local SMTP receiver.
 
 A person signs up, follows the confirmation link they were emailed, signs
-in, creates a test key and calls the REST API with it, invites a member who
-accepts and signs in, and signs out. Also: a wrong password is throttled, a
+in, creates a test key and calls the REST API with it, fills in the issuer
+details, issues an invoice, finds it in the list and downloads its PDF,
+invites a member who accepts and signs in, and signs out. The certificate
+upload refuses a wrong password with the CLI's message. Also: a wrong password is throttled, a
 form without its CSRF token gets 403, another account's key is not found,
 and axe-core reports no serious or critical accessibility violation on any
 page visited. Every page runs under the service's own CSP (a violation
@@ -92,10 +94,13 @@ class Run:
         return ctx
 
     def accessible(self, page, name):
-        """axe-core on the page's URL with the same cookies, CSP bypassed."""
+        """axe-core on the page as shown (also the answer of a POST), at its
+        URL with the same cookies, in a context that bypasses the CSP."""
         state = page.context.storage_state()
+        html = page.content()
         ctx = self.browser.new_context(base_url=self.base, bypass_csp=True, storage_state=state)
         probe = ctx.new_page()
+        probe.route(page.url, lambda route: route.fulfill(status=200, body=html, content_type="text/html; charset=utf-8"))
         probe.goto(page.url)
         probe.add_script_tag(path=self.axe)
         violations = probe.evaluate(
@@ -127,6 +132,25 @@ class Run:
         page.fill("#password", password)
         page.click("main button[type=submit]")
         page.wait_for_load_state()
+
+
+def pkcs12(password):
+    """A person's certificate (self-signed, with an NIF) as a PKCS#12 file."""
+    import datetime
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import pkcs12 as p12
+    from cryptography.x509.oid import NameOID
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "ANA GARCIA - 12345678Z"),
+                      x509.NameAttribute(NameOID.SERIAL_NUMBER, "IDCES-12345678Z")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=365)).sign(key, hashes.SHA256()))
+    return p12.serialize_key_and_certificates(b"ana", key, cert, None,
+                                              serialization.BestAvailableEncryption(password.encode()))
 
 
 def api_status(base, path, key):
@@ -166,7 +190,7 @@ def main():
             run.accessible(page, "overview")
 
             # A test key, shown once, works on the REST API.
-            page.click("nav >> text=Claves")
+            page.goto("/developers/keys")
             page.wait_for_selector("h1 >> text=Claves de la API")
             run.accessible(page, "keys")
             page.check("input[name=mode][value=test]")
@@ -176,6 +200,48 @@ def main():
             run.accessible(page, "keys-created")
             status, usage = api_status(base, "/api/v1/usage", key)
             assert status == 200 and usage["livemode"] is False, (status, usage)
+
+            # The issuer details, then an invoice issued on the web, listed and downloaded.
+            page.click("nav >> text=Negocio")
+            for field, value in [("#name", "Taller Ana SL"), ("#nif", "B64717838"), ("#address", "Calle Real 4"),
+                                 ("#postal_code", "10003"), ("#city", "Cáceres")]:
+                page.fill(field, value)
+            page.click("main button[type=submit] >> text=Guardar")
+            page.wait_for_selector("text=Datos guardados")
+            run.accessible(page, "business")
+
+            # The certificate upload refuses a wrong password with the CLI's message.
+            page.set_input_files("#p12", files=[{"name": "ana.p12", "mimeType": "application/x-pkcs12",
+                                                  "buffer": pkcs12("la buena")}])
+            page.fill("#p12-password", "la mala")
+            page.click("main button[type=submit] >> text=Subir el certificado")
+            error = page.locator("#p12-error").inner_text()
+            assert "the password does not open this PKCS#12 file" in error, error
+            run.accessible(page, "certificate-refused")
+
+            page.click("nav >> text=Facturas")
+            page.click("main >> text=Nueva factura")
+            run.accessible(page, "invoice-form")
+            for field, value in [("#customer-name", "Bar Lola SL"), ("#customer-tax_id", "B10000024"),
+                                 ("#customer-address", "Plaza Mayor 1"), ("#customer-postal_code", "10001"),
+                                 ("#customer-city", "Cáceres"), ("#lines-0--description", "Reparación"),
+                                 ("#lines-0--quantity", "2"), ("#lines-0--unit_price", "50")]:
+                page.fill(field, value)
+            page.click("main button[type=submit] >> text=Emitir la factura")
+            page.wait_for_selector("text=Factura emitida")
+            number = page.locator("h1").inner_text().split()[-1]
+            assert number.startswith("TEST-F"), number
+            run.accessible(page, "invoice")
+            page.click("nav >> text=Facturas")
+            page.wait_for_selector(f"main a >> text={number}")
+            run.accessible(page, "invoices")
+            page.click(f"main a >> text={number}")
+            with page.expect_download() as download:
+                page.click("text=Descargar PDF")
+            pdf = pathlib.Path(download.value.path()).read_bytes()
+            assert pdf.startswith(b"%PDF"), pdf[:20]
+            page.goto("/customers")
+            run.accessible(page, "customers")
 
             # A form without its CSRF token is refused.
             refused = ctx.request.post(base + "/developers/keys", form={"mode": "test"})
@@ -233,8 +299,9 @@ def main():
             anon.close()
 
             # English, then sign out.
+            page.goto("/developers/keys")
             page.click("footer >> text=English")
-            page.wait_for_selector("nav >> text=Keys")
+            page.wait_for_selector("nav >> text=Developers")
             run.accessible(page, "keys-en")
             page.click("nav >> text=Sign out")
             page.wait_for_url("**/sign-in")
