@@ -372,3 +372,38 @@ async fn customers_are_created_searched_edited_and_deleted_on_the_web() {
             .contains("Bar Lola")
     );
 }
+
+#[tokio::test]
+async fn on_pro_the_overview_counts_the_live_records_by_their_aeat_status() {
+    let app = app();
+    let mut browser = with_issuer(&app, "ana@example.com").await;
+    assert!(
+        !browser.get("/").await.html.contains("Registros VERI*FACTU"),
+        "Mini has no live records"
+    );
+    let person =
+        shared::app::people::store::by_email(&app.ports, &"ana@example.com".parse().unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+    shared::app::accounts::set_plan(
+        &app.ports,
+        &person.account_id,
+        shared::domain::account::Plan::Pro,
+    )
+    .await
+    .unwrap();
+    let mut live = LINE.to_vec();
+    live[0] = ("mode", "live");
+    let issued = browser
+        .submit("/invoices/new?mode=live", "/invoices/new", &live)
+        .await;
+    assert_eq!(issued.status, StatusCode::SEE_OTHER, "{}", issued.html);
+    assert!(issued.location().starts_with("/invoices/1?mode=live"));
+    let overview = browser.get("/").await.html;
+    let row = overview
+        .find("Pendientes de envío</th><td>")
+        .expect("the summary")
+        + "Pendientes de envío</th><td>".len();
+    assert_eq!(&overview[row..row + 1], "1", "{overview}");
+}

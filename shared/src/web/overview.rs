@@ -6,15 +6,20 @@ use axum::response::Response;
 use chrono::Duration;
 use maud::html;
 
+use crate::app::invoices::lifecycle::{self, Filters};
 use crate::app::verifactu::certificates;
 use crate::app::{accounts, events, usage};
 use crate::domain::account::{Mode, Plan};
+use crate::domain::lang::Lang;
 use crate::http::AppState;
+use crate::verifactu::status::RecordStatus;
 
 use super::caller;
 use super::page::{self, csrf_field};
 use super::visit::SignedIn;
 
+/// How many of the latest live invoices the VERI*FACTU summary counts.
+const SUMMARY_INVOICES: usize = 100;
 /// How many recent events the overview lists.
 const RECENT_EVENTS: usize = 10;
 /// How long before its expiry the certificate is flagged.
@@ -45,9 +50,26 @@ pub async fn show(State(state): State<AppState>, SignedIn(visit, session): Signe
         let certificate = certificates::info(ports, account_id)
             .await
             .map_err(|e| e.to_string())?;
-        Ok::<_, String>((account, usage, recent, certificate))
+        let records = if account.plan.allows_live_keys() {
+            let (latest, _) =
+                lifecycle::list(ports, &caller, &Filters::default(), SUMMARY_INVOICES, None)
+                    .await
+                    .map_err(|e| format!("{e:?}"))?;
+            Some(RecordStatus::ALL.map(|status| {
+                (
+                    status,
+                    latest
+                        .iter()
+                        .filter(|i| i.verifactu.status == status)
+                        .count(),
+                )
+            }))
+        } else {
+            None
+        };
+        Ok::<_, String>((account, usage, recent, certificate, records))
     };
-    let (account, usage, recent, certificate) = match loaded.await {
+    let (account, usage, recent, certificate, records) = match loaded.await {
         Ok(loaded) => loaded,
         Err(e) => return page::failure(lang, &e),
     };
@@ -76,7 +98,18 @@ pub async fn show(State(state): State<AppState>, SignedIn(visit, session): Signe
                     }
                 }
             }
-            section aria-labelledby="certificate" {
+            @if let Some(records) = &records {
+            section aria-labelledby="records" {
+                h2 id="records" { (lang.pick("Registros VERI*FACTU", "VERI*FACTU records")) }
+                p { (lang.pick("De las últimas 100 facturas reales:", "Of the latest 100 live invoices:")) }
+                table { tbody {
+                    @for (status, count) in records {
+                        tr { th scope="row" { (record_status(lang, *status)) } td { (count) } }
+                    }
+                } }
+            }
+        }
+        section aria-labelledby="certificate" {
                 h2 id="certificate" { (lang.pick("Certificado VERI*FACTU", "VERI*FACTU certificate")) }
                 @match &certificate {
                     None => p { (lang.pick(
@@ -117,4 +150,15 @@ pub async fn show(State(state): State<AppState>, SignedIn(visit, session): Signe
             }
         },
     )
+}
+
+fn record_status(lang: Lang, status: RecordStatus) -> &'static str {
+    match status {
+        RecordStatus::Pending => lang.pick("Pendientes de envío", "Pending"),
+        RecordStatus::Accepted => lang.pick("Aceptados", "Accepted"),
+        RecordStatus::AcceptedWithErrors => {
+            lang.pick("Aceptados con errores", "Accepted with errors")
+        }
+        RecordStatus::Rejected => lang.pick("Rechazados", "Rejected"),
+    }
 }
