@@ -407,3 +407,85 @@ async fn on_pro_the_overview_counts_the_live_records_by_their_aeat_status() {
         + "Pendientes de envío</th><td>".len();
     assert_eq!(&overview[row..row + 1], "1", "{overview}");
 }
+
+#[tokio::test]
+async fn series_are_managed_on_the_web_and_chosen_when_issuing() {
+    let app = app();
+    let mut browser = with_issuer(&app, "ana@example.com").await;
+    let page = browser.get("/business/series?mode=test").await;
+    assert!(
+        page.html.contains("TEST-F2026-000001"),
+        "the builtin series and its next number: {}",
+        page.html
+    );
+    let bad = browser
+        .submit(
+            "/business/series?mode=test",
+            "/business/series",
+            &[("mode", "test"), ("code", "t1"), ("purpose", "ordinary")],
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.html.contains("id=\"code-error\""), "{}", bad.html);
+    let created = browser
+        .submit(
+            "/business/series?mode=test",
+            "/business/series",
+            &[
+                ("mode", "test"),
+                ("code", "TA"),
+                ("purpose", "ordinary"),
+                ("yearly_restart", "yes"),
+            ],
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.html);
+    let spare = browser
+        .submit(
+            "/business/series?mode=test",
+            "/business/series",
+            &[
+                ("mode", "test"),
+                ("code", "TB"),
+                ("purpose", "ordinary"),
+                ("yearly_restart", "yes"),
+            ],
+        )
+        .await;
+    assert_eq!(spare.status, StatusCode::SEE_OTHER);
+
+    let mut fields = LINE.to_vec();
+    fields.push(("series", "TA"));
+    let issued = browser
+        .submit("/invoices/new?mode=test", "/invoices/new", &fields)
+        .await;
+    assert_eq!(issued.status, StatusCode::SEE_OTHER, "{}", issued.html);
+    assert!(
+        browser
+            .get(issued.location())
+            .await
+            .html
+            .contains("TEST-TA2026-000001")
+    );
+    let page = browser.get("/business/series?mode=test").await;
+    assert!(
+        !page.html.contains("/business/series/TA/delete"),
+        "a series with invoices cannot be deleted"
+    );
+    assert!(page.html.contains("/business/series/TB/delete"));
+    let deleted = browser
+        .submit(
+            "/business/series?mode=test",
+            "/business/series/TB/delete",
+            &[("mode", "test"), ("confirm", "yes")],
+        )
+        .await;
+    assert_eq!(deleted.status, StatusCode::SEE_OTHER, "{}", deleted.html);
+    assert!(
+        !browser
+            .get("/business/series?mode=test")
+            .await
+            .html
+            .contains(">TB<")
+    );
+}

@@ -169,7 +169,8 @@ async fn show(state: &AppState, visit: &Visit, account: &Account, shown: Shown<'
             @if shown.saved { p role="status" class="notice" { (lang.pick("Datos guardados.", "Details saved.")) } }
             section aria-labelledby="issuer" {
                 h2 id="issuer" { (lang.pick("Datos del emisor", "Issuer details")) }
-                p { (lang.pick("Aparecen en cada factura que emites.", "They appear on every invoice you issue.")) }
+                p { (lang.pick("Aparecen en cada factura que emites.", "They appear on every invoice you issue.")) " "
+                a href="/business/series" { (lang.pick("Series de numeración", "Numbering series")) } }
                 form method="post" action="/business" novalidate {
                     (csrf_field(visit))
                     (Field { label: lang.pick("Nombre o razón social", "Name or company name"), name: "name", kind: "text", value: &v.name, autocomplete: "organization", error: e.get("name") }.render())

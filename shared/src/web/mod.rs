@@ -24,6 +24,7 @@ mod members;
 mod overview;
 mod page;
 mod rest;
+mod series;
 mod visit;
 
 use axum::Router;
@@ -78,6 +79,7 @@ pub fn router(state: AppState) -> Router {
         .merge(developers::routes())
         .merge(invoices::routes())
         .merge(customers::routes())
+        .merge(series::routes())
         .fallback(not_found)
         .layer(axum::Extension(rest::Rest::new(state.clone())))
         .layer(CsrfLayer::new().with_rejection_response(|_| {

@@ -104,7 +104,8 @@ fn input(draft: &Draft, label: &str, name: &str, kind: &str, fallback: &str) -> 
     }
 }
 
-fn render(visit: &Visit, draft: &Draft, customers: &Value, status: StatusCode) -> Response {
+fn render(visit: &Visit, draft: &Draft, book: &Book, status: StatusCode) -> Response {
+    let customers = &book.customers;
     let lang = visit.lang;
     page::respond(
         visit,
@@ -166,7 +167,16 @@ fn render(visit: &Visit, draft: &Draft, customers: &Value, status: StatusCode) -
                         (lang.pick(" Recargo de equivalencia (cliente minorista)", " Equivalence surcharge (retailer customer)"))
                     }
                 }
-                (input(draft, lang.pick("Fecha de emisión (vacío: hoy)", "Issue date (empty: today)"), "issue_date", "date", ""))
+                label for="series" { (lang.pick("Serie", "Series"))
+                select id="series" name="series" aria-invalid=[draft.error("series").map(|_| "true")] {
+                    option value="" { (lang.pick("La de su tipo por defecto", "The default for its kind")) }
+                    @for series in book.series["data"].as_array().into_iter().flatten() {
+                        option value=(text(&series["code"])) selected[draft.value("series") == text(&series["code"])] { (text(&series["code"])) }
+                    }
+                }
+                @if let Some(error) = draft.error("series") { small class="error" { (error) } }
+            }
+            (input(draft, lang.pick("Fecha de emisión (vacío: hoy)", "Issue date (empty: today)"), "issue_date", "date", ""))
                 (input(draft, lang.pick("Vencimiento (vacío: según tus condiciones de pago)", "Due date (empty: your payment terms)"), "due_date", "date", ""))
                 (input(draft, lang.pick("Notas (opcional)", "Notes (optional)"), "notes", "text", ""))
                 button type="submit" { (lang.pick("Emitir la factura", "Issue the invoice")) }
@@ -175,8 +185,17 @@ fn render(visit: &Visit, draft: &Draft, customers: &Value, status: StatusCode) -
     )
 }
 
-async fn customers(rest: &Rest, caller: &crate::app::keys::Caller) -> Value {
-    rest.get(caller, "/api/v1/customers?limit=100").await.json()
+/// What the form offers from the account: its customers and series.
+struct Book {
+    customers: Value,
+    series: Value,
+}
+
+async fn book(rest: &Rest, caller: &crate::app::keys::Caller) -> Book {
+    Book {
+        customers: rest.get(caller, "/api/v1/customers?limit=100").await.json(),
+        series: rest.get(caller, "/api/v1/series").await.json(),
+    }
 }
 
 pub async fn blank(
@@ -197,12 +216,7 @@ pub async fn blank(
         idempotency: crate::ids::random_token(16),
         problem: None,
     };
-    render(
-        &visit,
-        &draft,
-        &customers(&rest, &caller).await,
-        StatusCode::OK,
-    )
+    render(&visit, &draft, &book(&rest, &caller).await, StatusCode::OK)
 }
 
 /// A typed number as the API reads it: a decimal string with a point.
@@ -249,7 +263,7 @@ fn request(values: &HashMap<String, String>, lines: usize) -> Value {
     if get("equivalence_surcharge") == "yes" {
         body.insert("equivalence_surcharge".into(), json!(true));
     }
-    for optional in ["issue_date", "due_date", "notes"] {
+    for optional in ["issue_date", "due_date", "notes", "series"] {
         if !get(optional).is_empty() {
             body.insert(optional.into(), json!(get(optional)));
         }
@@ -284,12 +298,7 @@ pub async fn submit(
     if form.text("add_line") == "1" {
         lines = (lines + 1).min(MAX_LINES);
         draft.lines = lines;
-        return render(
-            visit,
-            &draft,
-            &customers(&rest, &caller).await,
-            StatusCode::OK,
-        );
+        return render(visit, &draft, &book(&rest, &caller).await, StatusCode::OK);
     }
     let reply = rest
         .call(
@@ -314,5 +323,5 @@ pub async fn submit(
     } else {
         reply.status
     };
-    render(visit, &draft, &customers(&rest, &caller).await, status)
+    render(visit, &draft, &book(&rest, &caller).await, status)
 }
