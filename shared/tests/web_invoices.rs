@@ -489,3 +489,66 @@ async fn series_are_managed_on_the_web_and_chosen_when_issuing() {
             .contains(">TB<")
     );
 }
+
+#[tokio::test]
+async fn an_invoice_is_emailed_from_its_page_and_a_test_invoice_only_says_what_would_go() {
+    let app = app();
+    let mut browser = with_issuer(&app, "ana@example.com").await;
+    let mut fields = LINE.to_vec();
+    fields.push(("customer.email", "lola@example.com"));
+    let issued = browser
+        .submit("/invoices/new?mode=test", "/invoices/new", &fields)
+        .await;
+    let path = issued.location().to_string();
+    let simulated = browser
+        .submit(
+            &path,
+            "/invoices/1/send",
+            &[("mode", "test"), ("format", "facturae")],
+        )
+        .await;
+    assert_eq!(simulated.status, StatusCode::OK, "{}", simulated.html);
+    assert!(
+        simulated.html.contains("no se ha enviado nada")
+            && simulated.html.contains("lola@example.com"),
+        "{}",
+        simulated.html
+    );
+    assert_eq!(app.mail.count_to("lola@example.com"), 0);
+
+    let person =
+        shared::app::people::store::by_email(&app.ports, &"ana@example.com".parse().unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+    shared::app::accounts::set_plan(
+        &app.ports,
+        &person.account_id,
+        shared::domain::account::Plan::Pro,
+    )
+    .await
+    .unwrap();
+    let mut live = fields.clone();
+    live[0] = ("mode", "live");
+    let issued = browser
+        .submit("/invoices/new?mode=live", "/invoices/new", &live)
+        .await;
+    let path = issued.location().to_string();
+    let sent = browser
+        .submit(
+            &path,
+            "/invoices/1/send",
+            &[("mode", "live"), ("format", "ubl")],
+        )
+        .await;
+    assert!(
+        sent.html.contains("Enviada a lola@example.com"),
+        "{}",
+        sent.html
+    );
+    assert_eq!(app.mail.count_to("lola@example.com"), 1);
+    assert!(
+        browser.get(&path).await.html.contains("sent"),
+        "the send is in the history"
+    );
+}

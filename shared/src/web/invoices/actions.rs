@@ -142,6 +142,11 @@ async fn act(
     if reply.status == StatusCode::NOT_FOUND {
         return page::not_found(visit);
     }
+    if reply.ok() && operation == "send" {
+        let current = rest.get(&caller, &format!("/api/v1/invoices/{id}")).await;
+        let notice = sent(visit.lang, &reply.json());
+        return render(visit, &current.json(), mode, Some(&notice), None);
+    }
     if reply.ok() {
         let target = match operation {
             "rectify" => reply.json()["id"].to_string(),
@@ -234,4 +239,39 @@ pub async fn send(
         body["to"] = json!([form.text("to")]);
     }
     act(&state, &rest, &form, &id, "send", body, "sent").await
+}
+
+/// What a send did: to whom, with what; for a test invoice, what it would do.
+fn sent(lang: crate::domain::lang::Lang, answer: &Value) -> String {
+    let to = answer["to"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let files = answer["attachments"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a["filename"].as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if answer["simulated"] == Value::Bool(true) {
+        format!(
+            "{} {to} {} {files}.",
+            lang.pick(
+                "Prueba: no se ha enviado nada. Se enviaría a",
+                "Test: nothing was sent. It would go to"
+            ),
+            lang.pick("con", "with")
+        )
+    } else {
+        format!(
+            "{} {to} {} {files} ({}).",
+            lang.pick("Enviada a", "Sent to"),
+            lang.pick("con", "with"),
+            text(&answer["state"])
+        )
+    }
 }

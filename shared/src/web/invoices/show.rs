@@ -70,12 +70,14 @@ pub async fn show(
         &visit,
         &invoice,
         caller.mode.as_str(),
-        query.get("notice").map(String::as_str),
+        query
+            .get("notice")
+            .map(|code| notice_text(visit.lang, code)),
         None,
     )
 }
 
-/// The invoice page; `problem` is an action's refusal to show above its forms.
+/// The invoice page; `notice` says what an action did, `problem` why it was refused.
 pub(super) fn render(
     visit: &Visit,
     invoice: &Value,
@@ -97,7 +99,7 @@ pub(super) fn render(
         status,
         &format!("{} {number}", lang.pick("Factura", "Invoice")),
         html! {
-            @if let Some(notice) = notice { p role="status" class="notice" { (notice_text(lang, notice)) } }
+            @if let Some(notice) = notice { p role="status" class="notice" { (notice) } }
             @if let Some(problem) = problem { p role="alert" class="error" { (problem) } }
             (summary(lang, invoice))
             (lines(lang, invoice))
