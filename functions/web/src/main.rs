@@ -1,6 +1,10 @@
-//! The web application (sign-up, sign-in, keys, members, static files) as a
-//! Lambda function, on every path outside `/api/`; its emails (confirmation,
-//! reset and invitation links) go through SES when `SVC_EMAIL_SES` is set.
+//! The web application as a Lambda function, on every path outside `/api/`:
+//! its pages run every REST operation in-process as the signed-in account
+//! (as the agent-tool endpoint does: OCR by AWS Textract, the AI model,
+//! staged job inputs, webhooks over HTTP), its emails (confirmation, reset
+//! and invitation links, invoices) go through SES when `SVC_EMAIL_SES` is
+//! set, and its Business page seals the uploaded VERI*FACTU certificate
+//! with KMS (`SVC_KMS_KEY_ID`; it can seal, never open).
 
 use infra_aws::{environment, http_function};
 use shared::config::Config;
@@ -10,7 +14,12 @@ use shared::http::AppState;
 async fn main() -> Result<(), lambda_http::Error> {
     shared::http::observe::init_logging();
     let config = Config::from_env()?;
-    let ports = environment::with_mailer(environment::ports().await?, &config).await?;
+    let ports = environment::with_queues(environment::ports().await?).await?;
+    let ports = environment::with_blobs(environment::with_ocr(ports).await?).await?;
+    let ports = environment::with_ai(ports, &config).await?;
+    let ports = environment::with_mailer(ports, &config).await?;
+    let ports =
+        environment::with_verifactu(environment::with_sender(ports, &config), &config).await;
     let state = AppState::new(ports, config);
     http_function::serve(shared::web::router(state)).await
 }

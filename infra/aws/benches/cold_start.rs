@@ -8,7 +8,7 @@
 //! the emulator:
 //!
 //! ```sh
-//! cargo lambda build --release --x86-64 $(printf -- '-p function-%s ' usage tax customers invoices extraction analyses openapi events jobs webhooks mcp worker deliveries dispatcher scheduler verifactu uploads email-feedback)
+//! cargo lambda build --release --x86-64 $(printf -- '-p function-%s ' usage tax customers invoices extraction analyses openapi events jobs webhooks mcp worker deliveries dispatcher scheduler verifactu uploads email-feedback web)
 //! AWS_ENDPOINT_URL=http://127.0.0.1:5055 cargo bench -p infra-aws --bench cold_start
 //! ```
 //!
@@ -35,7 +35,7 @@ use tokio::sync::mpsc;
 const PLACEHOLDER_KEY: &str = "svc_test_000000000000000000000000000000000000000000000000";
 
 /// Each function and the sample event it starts on.
-const FUNCTIONS: [(&str, &str); 18] = [
+const FUNCTIONS: [(&str, &str); 19] = [
     ("usage", include_str!("../../../events/usage-get.json")),
     ("tax", include_str!("../../../events/tax-nif-get.json")),
     (
@@ -62,6 +62,7 @@ const FUNCTIONS: [(&str, &str); 18] = [
         include_str!("../../../events/webhooks-post.json"),
     ),
     ("mcp", include_str!("../../../events/mcp-post.json")),
+    ("web", include_str!("../../../events/web-get.json")),
     ("worker", include_str!("../../../events/worker-sqs.json")),
     (
         "deliveries",

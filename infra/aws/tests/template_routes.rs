@@ -23,9 +23,19 @@ const ONLY_IN_TEMPLATE: [(&str, &str); 2] = [
 ];
 
 /// The web application's routes (`shared::web::router`): the home page and
-/// every other path, and the sign-in form's own route, which the stage
-/// throttles.
-const WEB_ROUTES: [(&str, &str); 3] = [("GET", "/"), ("ANY", "/{proxy+}"), ("POST", "/sign-in")];
+/// every other path, and the routes of their own that the stage throttles
+/// (`THROTTLED_WEB_ROUTES`).
+const WEB_ROUTES: [(&str, &str); 5] = [
+    ("GET", "/"),
+    ("ANY", "/{proxy+}"),
+    ("POST", "/sign-in"),
+    ("POST", "/sign-up"),
+    ("POST", "/forgot"),
+];
+
+/// The web forms the stage throttles for all clients together: password
+/// guessing, and sign-ups and resets, which send email.
+const THROTTLED_WEB_ROUTES: [&str; 3] = ["POST /sign-in", "POST /sign-up", "POST /forgot"];
 
 /// Operations of the document that only `svc serve` has.
 const ONLY_IN_SVC_SERVE: [(&str, &str); 1] = [
@@ -154,12 +164,14 @@ fn every_path_outside_the_api_reaches_the_web_function() {
 }
 
 #[test]
-fn the_stage_throttles_the_sign_in_route() {
+fn the_stage_throttles_the_sign_in_sign_up_and_reset_routes() {
     let template = template();
     let settings = &template["Resources"]["HttpApi"]["Properties"]["RouteSettings"];
-    let sign_in = &settings["POST /sign-in"];
-    assert_eq!(sign_in["ThrottlingBurstLimit"].as_u64(), Some(5));
-    assert_eq!(sign_in["ThrottlingRateLimit"].as_u64(), Some(2));
+    for key in THROTTLED_WEB_ROUTES {
+        let route = &settings[key];
+        assert_eq!(route["ThrottlingBurstLimit"].as_u64(), Some(5), "{key}");
+        assert_eq!(route["ThrottlingRateLimit"].as_u64(), Some(2), "{key}");
+    }
     // Settings of a route key the API lacks fail the deployment.
     let routes = template_routes();
     for key in settings.as_mapping().unwrap().keys() {

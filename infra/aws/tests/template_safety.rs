@@ -1,8 +1,9 @@
 //! `template.yaml` keeps the data safe and the traffic bounded: the table
 //! cannot be deleted by accident, the bucket and every queue refuse plain
-//! HTTP, no principal but the submitter's role may decrypt certificates,
-//! every function writes only its own item kinds (accounts and keys only the
-//! web application's), the API is throttled before Lambda and the costly
+//! HTTP, no principal but the submitter's role may decrypt certificates
+//! (the web application may seal them), every function writes only its own
+//! item kinds (accounts, keys and certificates only the web application's),
+//! the API is throttled before Lambda and the costly
 //! functions are capped, email goes out as the SES identity only, scheduled
 //! runs that fail are kept, and the submitter deploys gradually. checkov has no
 //! CloudFormation check for deletion protection or TLS-only policies; these
@@ -145,20 +146,35 @@ fn only_the_submitters_role_may_decrypt_certificates() {
         !actions.iter().any(|a| a.contains("Decrypt")),
         "{actions:?}"
     );
-    // No function but the submitter names the key in its permissions.
+    // No function but the submitter names the key in its permissions, and
+    // the web function (its Business page uploads certificates), which may
+    // only seal: a data key, for certificates, never a decryption.
     for (function, _) in resources_of(&template, "AWS::Serverless::Function") {
         if function == "VerifactuFunction" {
             continue;
         }
         for statement in statements(&template, function) {
-            assert!(
-                !strings(&statement["Action"])
-                    .iter()
-                    .any(|a| a.starts_with("kms:")),
-                "{function}: {statement:?}"
+            let actions = strings(&statement["Action"]);
+            if !actions.iter().any(|a| a.starts_with("kms:")) {
+                continue;
+            }
+            assert_eq!(function, "WebFunction", "{statement:?}");
+            assert_eq!(actions, ["kms:GenerateDataKey"], "{statement:?}");
+            assert_eq!(
+                intrinsic(&statement["Resource"], "GetAtt").and_then(Value::as_str),
+                Some("CertificatesKey.Arn")
+            );
+            assert_eq!(
+                statement["Condition"]["StringEquals"]["kms:EncryptionContext:purpose"].as_str(),
+                Some("svc-certificate")
             );
         }
     }
+    let web = &template["Resources"]["WebFunction"]["Properties"];
+    assert!(refers_to(
+        &web["Environment"]["Variables"]["SVC_KMS_KEY_ID"],
+        "CertificatesKey"
+    ));
 }
 
 #[test]
@@ -191,10 +207,11 @@ fn every_function_writes_only_the_item_kinds_it_names() {
                 !prefixes.iter().any(|p| p.starts_with('*')),
                 "{function} may write any item: {prefixes:?}"
             );
-            // The web application opens accounts (sign-up) and makes keys
-            // (its keys page): no function of the API may.
+            // The web application opens accounts (sign-up), makes keys (its
+            // keys page) and stores the issuer's details and certificate (its
+            // Business page): no function of the API may.
             let forbidden: &[&str] = if function == "WebFunction" {
-                &["CERTIFICATES"]
+                &[]
             } else {
                 &[
                     "APIKEY#",
@@ -221,16 +238,18 @@ fn every_function_writes_only_the_item_kinds_it_names() {
 }
 
 #[test]
-fn the_web_function_writes_accounts_keys_and_people_only() {
+fn the_web_function_writes_its_own_items_and_what_the_api_writes() {
     let template = template();
-    let statements = statements(&template, "WebFunction");
-    let writes: Vec<&str> = statements
+    let web = statements(&template, "WebFunction");
+    let writes: Vec<&str> = web
         .iter()
         .filter(|s| strings(&s["Action"]).contains(&"dynamodb:PutItem"))
         .flat_map(|s| strings(&s["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]))
         .collect();
+    // Its own: accounts (with the issuer's details), keys, people,
+    // sessions, links, failed sign-ins and certificates.
     assert_eq!(
-        writes,
+        writes[..10],
         [
             "ACCOUNT#*",
             "ACCOUNTS",
@@ -240,9 +259,22 @@ fn the_web_function_writes_accounts_keys_and_people_only() {
             "EMAIL#*",
             "SESSION#*",
             "LINK#*",
-            "THROTTLE#*"
+            "THROTTLE#*",
+            "CERTIFICATES"
         ]
     );
+    // Its pages run the REST operations in-process as the signed-in
+    // account: it writes what the MCP function's tools write, and the
+    // webhooks operations' items.
+    let mcp: Vec<&str> = statements(&template, "McpFunction")
+        .iter()
+        .filter(|s| strings(&s["Action"]).contains(&"dynamodb:PutItem"))
+        .flat_map(|s| strings(&s["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]))
+        .collect();
+    for kind in mcp.iter().chain(&["WEBHOOKS#*", "WEBHOOK#*"]) {
+        assert!(writes.contains(kind), "WebFunction cannot write {kind}");
+    }
+    assert_eq!(writes.len(), 10 + mcp.len() + 2, "{writes:?}");
 }
 
 #[test]
