@@ -235,6 +235,15 @@ def main():
             page.click("nav >> text=Facturas")
             page.wait_for_selector(f"main a >> text={number}")
             run.accessible(page, "invoices")
+            # The filters swap the list in place with htmx (no reload, the URL follows).
+            page.evaluate("window.stillThisPage = true")
+            page.select_option("#status", "cancelled")
+            page.click("main button[type=submit] >> text=Filtrar")
+            page.wait_for_selector("#invoice-list >> text=No hay facturas")
+            assert "status=cancelled" in page.url, page.url
+            assert page.evaluate("window.stillThisPage === true"), "the filter reloaded the page"
+            page.select_option("#status", "")
+            page.click("main button[type=submit] >> text=Filtrar")
             page.click(f"main a >> text={number}")
             with page.expect_download() as download:
                 page.click("text=Descargar PDF")

@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 pub const PICO: &str = "/static/pico-2.1.1.classless.min.css";
 pub const APP_CSS: &str = "/static/app.css";
 pub const APP_JS: &str = "/static/app.js";
+pub const HTMX: &str = "/static/htmx-2.0.11.min.js";
 
 struct Asset {
     name: &'static str,
@@ -17,11 +18,17 @@ struct Asset {
     immutable: bool,
 }
 
-const ASSETS: [Asset; 3] = [
+const ASSETS: [Asset; 4] = [
     Asset {
         name: "pico-2.1.1.classless.min.css",
         bytes: include_bytes!("static/pico-2.1.1.classless.min.css"),
         content_type: "text/css; charset=utf-8",
+        immutable: true,
+    },
+    Asset {
+        name: "htmx-2.0.11.min.js",
+        bytes: include_bytes!("static/htmx-2.0.11.min.js"),
+        content_type: "text/javascript; charset=utf-8",
         immutable: true,
     },
     Asset {

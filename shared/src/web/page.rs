@@ -28,6 +28,10 @@ pub fn respond(visit: &Visit, status: StatusCode, title: &str, body: Markup) -> 
                 title { (title) " · svc" }
                 link rel="stylesheet" href=(assets::PICO);
                 link rel="stylesheet" href=(assets::APP_CSS);
+                // htmx 2 under a CSP without inline styles or eval: its
+                // indicator styles off, no eval (filters, hx-on) anywhere.
+                meta name="htmx-config" content=r#"{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false}"#;
+                script src=(assets::HTMX) defer {}
                 script src=(assets::APP_JS) defer {}
             }
             body {

@@ -94,7 +94,10 @@ pub async fn list(
                 p { (lang.pick("Facturas de prueba (plan Mini): números TEST-, sin envío a la AEAT.", "Test invoices (Mini plan): TEST- numbers, never sent to the AEAT.")) }
             }
             p { a href={ "/invoices/new?mode=" (mode) } role="button" { (lang.pick("Nueva factura", "New invoice")) } }
-            form method="get" action="/invoices" {
+            // With htmx the filters swap the table in place (and push the URL);
+        // without it the form loads the page.
+        form method="get" action="/invoices" hx-get="/invoices" hx-target="#invoice-list"
+            hx-select="#invoice-list" hx-swap="outerHTML" hx-push-url="true" {
                 input type="hidden" name="mode" value=(mode);
                 fieldset {
                     legend { (lang.pick("Filtrar", "Filter")) }
@@ -119,37 +122,39 @@ pub async fn list(
                 }
                 button type="submit" class="secondary" { (lang.pick("Filtrar", "Filter")) }
             }
-            @if let Some((message, _)) = problem {
-                p role="alert" class="error" { (message) }
-            }
-            @if invoices.is_empty() {
-                p { (lang.pick("No hay facturas.", "No invoices.")) }
-            } @else {
-                table {
-                    thead { tr {
-                        th scope="col" { (lang.pick("Número", "Number")) }
-                        th scope="col" { (lang.pick("Fecha", "Date")) }
-                        th scope="col" { (lang.pick("Cliente", "Customer")) }
-                        th scope="col" { "Total" }
-                        th scope="col" { (lang.pick("Estado", "Status")) }
-                        th scope="col" { "VERI*FACTU" }
-                    } }
-                    tbody {
-                        @for invoice in &invoices {
-                            tr {
-                                td { a href={ "/invoices/" (invoice["id"]) "?mode=" (mode) } { (text(&invoice["number"])) } }
-                                td { (text(&invoice["issue_date"])) }
-                                td { (invoice["customer"]["name"].as_str().unwrap_or("—")) }
-                                td { (euros(&invoice["total"])) }
-                                td { (status_name(lang, text(&invoice["status"]))) }
-                                td { (text(&invoice["verifactu"]["status"])) }
+            div id="invoice-list" aria-live="polite" {
+                @if let Some((message, _)) = problem {
+                    p role="alert" class="error" { (message) }
+                }
+                @if invoices.is_empty() {
+                    p { (lang.pick("No hay facturas.", "No invoices.")) }
+                } @else {
+                    table {
+                        thead { tr {
+                            th scope="col" { (lang.pick("Número", "Number")) }
+                            th scope="col" { (lang.pick("Fecha", "Date")) }
+                            th scope="col" { (lang.pick("Cliente", "Customer")) }
+                            th scope="col" { "Total" }
+                            th scope="col" { (lang.pick("Estado", "Status")) }
+                            th scope="col" { "VERI*FACTU" }
+                        } }
+                        tbody {
+                            @for invoice in &invoices {
+                                tr {
+                                    td { a href={ "/invoices/" (invoice["id"]) "?mode=" (mode) } { (text(&invoice["number"])) } }
+                                    td { (text(&invoice["issue_date"])) }
+                                    td { (invoice["customer"]["name"].as_str().unwrap_or("—")) }
+                                    td { (euros(&invoice["total"])) }
+                                    td { (status_name(lang, text(&invoice["status"]))) }
+                                    td { (text(&invoice["verifactu"]["status"])) }
+                                }
                             }
                         }
                     }
                 }
-            }
-            @if let Some(link) = next_link {
-                p { a href=(link) { (lang.pick("Siguientes", "Next")) } }
+                @if let Some(link) = next_link {
+                    p { a href=(link) { (lang.pick("Siguientes", "Next")) } }
+                }
             }
         },
     )
