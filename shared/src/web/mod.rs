@@ -96,10 +96,10 @@ async fn security_headers(req: Request, next: Next) -> Response {
         .is_some_and(|host| !is_loopback(host));
     let mut response = next.run(req).await;
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
+    // A handler may set its own (the API reference's Redoc needs inline styles).
+    headers
+        .entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(CSP));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
