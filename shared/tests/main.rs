@@ -56,6 +56,7 @@ mod verifactu_corrections;
 mod verifactu_submit;
 mod verifactu_xsd;
 mod web_app;
+mod web_developers;
 mod web_invoices;
 mod webhooks_api;
 mod webhooks_delivery;

@@ -1,6 +1,7 @@
 //! The static files of the application, compiled in: the vendored styles
-//! (see `static/VENDOR.md`) and its own CSS and script. Vendored names carry
-//! their version and may be cached for good; the own files for an hour.
+//! and the API reference's Redoc (see `static/VENDOR.md`) and its own CSS
+//! and script. Vendored names carry their version and may be cached for
+//! good; the own files for an hour.
 
 use axum::extract::Path;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -10,6 +11,7 @@ pub const PICO: &str = "/static/pico-2.1.1.classless.min.css";
 pub const APP_CSS: &str = "/static/app.css";
 pub const APP_JS: &str = "/static/app.js";
 pub const HTMX: &str = "/static/htmx-2.0.11.min.js";
+pub const REDOC: &str = "/static/redoc-3.0.1.standalone.js";
 
 struct Asset {
     name: &'static str,
@@ -18,7 +20,7 @@ struct Asset {
     immutable: bool,
 }
 
-const ASSETS: [Asset; 4] = [
+const ASSETS: [Asset; 5] = [
     Asset {
         name: "pico-2.1.1.classless.min.css",
         bytes: include_bytes!("static/pico-2.1.1.classless.min.css"),
@@ -42,6 +44,12 @@ const ASSETS: [Asset; 4] = [
         bytes: include_bytes!("static/app.js"),
         content_type: "text/javascript; charset=utf-8",
         immutable: false,
+    },
+    Asset {
+        name: "redoc-3.0.1.standalone.js",
+        bytes: include_bytes!("static/redoc-3.0.1.standalone.js"),
+        content_type: "text/javascript; charset=utf-8",
+        immutable: true,
     },
 ];
 

@@ -106,7 +106,8 @@ async fn security_headers(req: Request, next: Next) -> Response {
         .is_some_and(|host| !is_loopback(host));
     let mut response = next.run(req).await;
     let headers = response.headers_mut();
-    // A response that set its own framing rules (the PDF preview) keeps them.
+    // A response that set its own rules keeps them (the PDF preview may be
+    // framed by this origin; Redoc, on the API reference, needs inline styles).
     headers
         .entry(header::CONTENT_SECURITY_POLICY)
         .or_insert(HeaderValue::from_static(CSP));

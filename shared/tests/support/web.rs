@@ -68,17 +68,24 @@ pub struct App {
 }
 
 pub fn app_with(config: Config) -> App {
+    app_with_ports(config, |ports| ports)
+}
+
+/// The application on ports changed by `adjust` (another webhook sender, …).
+pub fn app_with_ports(config: Config, adjust: impl FnOnce(Ports) -> Ports) -> App {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
     let mail = Arc::new(Kept::default());
     let key = SecretsKey::parse(&SecretsKey::generate()).unwrap();
-    let ports = shared::adapters::ports(Arc::new(table), clock.clone())
-        .with_mailer(Mailer {
-            email: mail.clone(),
-            from: "svc <app@svc.test>".into(),
-        })
-        .with_secrets(Arc::new(LocalSecrets::new(key)));
+    let ports = adjust(
+        shared::adapters::ports(Arc::new(table), clock.clone())
+            .with_mailer(Mailer {
+                email: mail.clone(),
+                from: "svc <app@svc.test>".into(),
+            })
+            .with_secrets(Arc::new(LocalSecrets::new(key))),
+    );
     let state = AppState::new(ports.clone(), config);
     App {
         router: shared::web::beside(service_router(state.clone()), state),
