@@ -8,6 +8,8 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 
+use tower::ServiceExt;
+
 use shared::app::people::throttle;
 use shared::config::Config;
 
@@ -32,6 +34,21 @@ async fn a_person_signs_up_confirms_signs_in_and_gets_a_working_test_key() {
     let key = browser.create_key("test").await;
     assert!(key.starts_with("svc_test_"), "{key}");
     assert_eq!(api_status(&app, &key).await, StatusCode::OK);
+    let with_path_parameter = Request::get("/api/v1/customers/cus_0123")
+        .header(header::AUTHORIZATION, format!("Bearer {key}"))
+        .body(Body::empty())
+        .unwrap();
+    let response = app
+        .router
+        .clone()
+        .oneshot(with_path_parameter)
+        .await
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        StatusCode::NOT_FOUND,
+        "the API's own answer beside the application"
+    );
     let keys = browser.get("/developers/keys").await;
     assert!(keys.html.contains(&key[..17]), "the list shows the prefix");
     assert!(

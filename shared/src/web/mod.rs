@@ -33,6 +33,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{Next, from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::csrf::CsrfLayer;
@@ -159,9 +160,15 @@ fn caller(account: &Account, session: &Session, mode: Mode) -> Caller {
 
 /// One host's whole HTTP surface: the API (`/api/…` and the OAuth discovery
 /// paths under `/.well-known/`) and the application on every other path.
+/// Dispatched by prefix rather than by a route with a wildcard, which would
+/// add its capture to the path parameters the API's handlers extract.
 pub fn beside(api: Router, state: AppState) -> Router {
-    Router::new()
-        .route_service("/api/{*rest}", api.clone().into_service())
-        .route_service("/.well-known/{*rest}", api.into_service())
-        .fallback_service(router(state))
+    let web = router(state);
+    Router::new().fallback_service(tower::service_fn(move |req: Request| {
+        let path = req.uri().path();
+        let to_api =
+            path == "/api" || path.starts_with("/api/") || path.starts_with("/.well-known/");
+        let target = if to_api { api.clone() } else { web.clone() };
+        target.oneshot(req)
+    }))
 }
