@@ -3,7 +3,9 @@ Playwright, against `svc serve` emailing through the local SMTP receiver.
 
 A person signs up, follows the confirmation link they were emailed, signs
 in, creates a test key and calls the REST API with it, fills in the issuer
-details, issues an invoice, finds it in the list and downloads its PDF,
+details, creates a webhook whose local receiver then gets the
+`invoice.issued` of the invoice it issues, finds that invoice in the list
+and downloads its PDF,
 invites a member who accepts and signs in, and signs out. The certificate
 upload refuses a wrong password with the CLI's message. Also: a wrong password is throttled, a
 form without its CSRF token gets 403, another account's key is not found,
@@ -153,6 +155,41 @@ def pkcs12(password):
                                               serialization.BestAvailableEncryption(password.encode()))
 
 
+class Receiver:
+    """A webhook endpoint on loopback that keeps the events it is sent."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        events = self.events = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                events.append((self.headers.get("svc-signature"), json.loads(body)))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def wait_for(self, kind, seconds=30):
+        for _ in range(seconds * 10):
+            for signature, event in self.events:
+                if event.get("type") == kind:
+                    assert signature and signature.startswith("t="), signature
+                    return event
+            time.sleep(0.1)
+        sys.exit(f"the webhook received no {kind}: {self.events}")
+
+    def close(self):
+        self.server.shutdown()
+
+
 def api_status(base, path, key):
     req = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {key}"})
     try:
@@ -169,6 +206,7 @@ def main():
         pathlib.Path(shots).mkdir(parents=True, exist_ok=True)
     work = pathlib.Path(tempfile.mkdtemp())
     svc, base = start_svc(binary, work)
+    receiver = Receiver()
     stamp = str(int(time.time() * 1000))
     owner = f"ana-{stamp}@example.com"
     member = f"eva-{stamp}@example.com"
@@ -219,6 +257,16 @@ def main():
             assert "the password does not open this PKCS#12 file" in error, error
             run.accessible(page, "certificate-refused")
 
+            # A webhook whose local receiver gets the invoice.issued of the invoice issued next.
+            page.goto("/developers/webhooks")
+            run.accessible(page, "webhooks")
+            page.fill("#url", receiver.url)
+            page.check("input[name='event.invoice.issued']")
+            page.click("main button[type=submit] >> text=Crear webhook")
+            secret = page.locator("#webhook-secret").inner_text().strip()
+            assert secret.startswith("whsec_"), secret
+            run.accessible(page, "webhook-created")
+
             page.click("nav >> text=Facturas")
             page.click("main >> text=Nueva factura")
             run.accessible(page, "invoice-form")
@@ -232,6 +280,8 @@ def main():
             number = page.locator("h1").inner_text().split()[-1]
             assert number.startswith("TEST-F"), number
             run.accessible(page, "invoice")
+            event = receiver.wait_for("invoice.issued")
+            assert event["data"]["object"]["number"] == number, event
             page.click("nav >> text=Facturas")
             page.wait_for_selector(f"main a >> text={number}")
             run.accessible(page, "invoices")
@@ -320,6 +370,7 @@ def main():
             assert not run.csp_errors, run.csp_errors
             print(f"web application OK in Chromium; axe clean on {len(run.checked)} pages: {', '.join(run.checked)}")
     finally:
+        receiver.close()
         svc.terminate()
         svc.wait()
 
