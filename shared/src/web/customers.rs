@@ -10,17 +10,16 @@ use axum::extract::{Path, Query, State};
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
-use maud::{Markup, html};
+use maud::html;
 use serde_json::{Map, Value, json};
 
-use crate::app::keys::Caller;
-use crate::domain::account::Mode;
 use crate::http::AppState;
 
 use super::form::Submitted;
 use super::page::{self, csrf_field, see_other};
 use super::rest::Rest;
 use super::visit::{SignedIn, Visit};
+use super::{caller_for, text};
 
 const FIELDS: [&str; 7] = [
     "name",
@@ -42,28 +41,6 @@ pub fn routes() -> Router<AppState> {
         .route("/customers/{id}/delete", post(delete))
 }
 
-fn mode_of(value: Option<&str>) -> Option<Mode> {
-    match value {
-        Some("test") => Some(Mode::Test),
-        Some("live") => Some(Mode::Live),
-        _ => None,
-    }
-}
-
-async fn caller(state: &AppState, visit: &Visit, mode: Option<&str>) -> Result<Caller, Response> {
-    let Some(session) = visit.signed_in() else {
-        return Err(page::not_found(visit));
-    };
-    super::acting(state, session, mode_of(mode))
-        .await
-        .map(|(_, caller)| caller)
-        .map_err(|e| page::failure(visit.lang, &e))
-}
-
-fn text(value: &Value) -> &str {
-    value.as_str().unwrap_or("")
-}
-
 pub async fn list(
     State(state): State<AppState>,
     Extension(rest): Extension<Rest>,
@@ -71,7 +48,7 @@ pub async fn list(
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     let lang = visit.lang;
-    let caller = match caller(&state, &visit, query.get("mode").map(String::as_str)).await {
+    let caller = match caller_for(&state, &visit, query.get("mode").map(String::as_str)).await {
         Ok(caller) => caller,
         Err(response) => return response,
     };
@@ -183,7 +160,7 @@ fn form_page(
                 (csrf_field(visit))
                 input type="hidden" name="mode" value=(mode);
                 @for (field, label) in FIELDS.iter().zip(labels) {
-                    (field_input(label, field, text(values.get(*field).unwrap_or(&Value::Null)), error_for(field)))
+                    (page::input(label, field, if *field == "email" { "email" } else { "text" }, text(values.get(*field).unwrap_or(&Value::Null)), error_for(field)))
                 }
                 button type="submit" { (lang.pick("Guardar", "Save")) }
             }
@@ -200,24 +177,12 @@ fn form_page(
     )
 }
 
-fn field_input(label: &str, name: &str, value: &str, error: Option<&str>) -> Markup {
-    let kind = if name == "email" { "email" } else { "text" };
-    html! {
-        label for=(name) {
-            (label)
-            input id=(name) name=(name) type=(kind) value=(value)
-                aria-invalid=[error.map(|_| "true")] aria-describedby=[error.map(|_| format!("{name}-error"))];
-            @if let Some(error) = error { small id={ (name) "-error" } class="error" { (error) } }
-        }
-    }
-}
-
 pub async fn blank(
     State(state): State<AppState>,
     SignedIn(visit, _): SignedIn,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let caller = match caller(&state, &visit, query.get("mode").map(String::as_str)).await {
+    let caller = match caller_for(&state, &visit, query.get("mode").map(String::as_str)).await {
         Ok(caller) => caller,
         Err(response) => return response,
     };
@@ -251,7 +216,7 @@ pub async fn create(
     form: Submitted,
 ) -> Response {
     let visit = &form.visit;
-    let caller = match caller(&state, visit, Some(form.text("mode"))).await {
+    let caller = match caller_for(&state, visit, Some(form.text("mode"))).await {
         Ok(caller) => caller,
         Err(response) => return response,
     };
@@ -289,7 +254,7 @@ pub async fn edit(
     Path(id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let caller = match caller(&state, &visit, query.get("mode").map(String::as_str)).await {
+    let caller = match caller_for(&state, &visit, query.get("mode").map(String::as_str)).await {
         Ok(caller) => caller,
         Err(response) => return response,
     };
@@ -321,7 +286,7 @@ pub async fn update(
     form: Submitted,
 ) -> Response {
     let visit = &form.visit;
-    let caller = match caller(&state, visit, Some(form.text("mode"))).await {
+    let caller = match caller_for(&state, visit, Some(form.text("mode"))).await {
         Ok(caller) => caller,
         Err(response) => return response,
     };
@@ -360,7 +325,7 @@ pub async fn delete(
     form: Submitted,
 ) -> Response {
     let visit = &form.visit;
-    let caller = match caller(&state, visit, Some(form.text("mode"))).await {
+    let caller = match caller_for(&state, visit, Some(form.text("mode"))).await {
         Ok(caller) => caller,
         Err(response) => return response,
     };

@@ -132,19 +132,47 @@ async fn security_headers(req: Request, next: Next) -> Response {
     response
 }
 
-/// The signed-in person's account, and the caller the operations see in
-/// `requested` mode: live only on a plan with live keys (Pro, Max); by
-/// default live where allowed, else test.
+/// The mode a query or a form asks for (`live`, `test`); anything else is the default.
+fn requested_mode(text: Option<&str>) -> Option<Mode> {
+    text.and_then(|t| t.parse().ok())
+}
+
+/// The signed-in person's account, and the caller the operations see in the
+/// mode `mode` asks for: live only on a plan with live keys (Pro, Max); by
+/// default live where allowed, else test. No session is a 404 page (the
+/// routes that call it are behind sign-in), a storage failure a 500 page.
 async fn acting(
     state: &AppState,
-    session: &Session,
-    requested: Option<Mode>,
-) -> Result<(Account, Caller), crate::app::accounts::AccountError> {
-    let account = crate::app::accounts::get(&state.ports, &session.person.account_id).await?;
-    let live = account.plan.allows_live_keys() && requested != Some(Mode::Test);
-    let mode = if live { Mode::Live } else { Mode::Test };
-    let caller = caller(&account, session, mode);
+    visit: &visit::Visit,
+    mode: Option<&str>,
+) -> Result<(Account, Caller), Response> {
+    let Some(session) = visit.signed_in() else {
+        return Err(page::not_found(visit));
+    };
+    let account = crate::app::accounts::get(&state.ports, &session.person.account_id)
+        .await
+        .map_err(|e| page::failure(visit.lang, &e))?;
+    let live = account.plan.allows_live_keys() && requested_mode(mode) != Some(Mode::Test);
+    let caller = caller(
+        &account,
+        session,
+        if live { Mode::Live } else { Mode::Test },
+    );
     Ok((account, caller))
+}
+
+/// `acting`'s caller alone.
+async fn caller_for(
+    state: &AppState,
+    visit: &visit::Visit,
+    mode: Option<&str>,
+) -> Result<Caller, Response> {
+    acting(state, visit, mode).await.map(|(_, caller)| caller)
+}
+
+/// A string of the API's JSON, or empty.
+fn text(value: &serde_json::Value) -> &str {
+    value.as_str().unwrap_or("")
 }
 
 /// The caller the use cases see for a signed-in person: their account, in

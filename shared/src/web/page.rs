@@ -133,6 +133,22 @@ impl Field<'_> {
     }
 }
 
+/// An optional input with its label and, when the form came back, its error
+/// beside it. Its id is its name with `[`, `]` and `.` made `-`
+/// (`lines[0].vat_rate` → `lines-0--vat_rate`); numbers take any decimal.
+pub fn input(label: &str, name: &str, kind: &str, value: &str, error: Option<&str>) -> Markup {
+    let id = name.replace(['[', ']', '.'], "-");
+    let error_id = format!("{id}-error");
+    html! {
+        label for=(id) {
+            (label)
+            input id=(id) name=(name) type=(kind) value=(value) step=[(kind == "number").then_some("any")]
+                aria-invalid=[error.map(|_| "true")] aria-describedby=[error.map(|_| error_id.as_str())];
+            @if let Some(error) = error { small id=(error_id) class="error" { (error) } }
+        }
+    }
+}
+
 /// The errors of a form sent back, by field name.
 #[derive(Default)]
 pub struct Errors(Vec<(&'static str, String)>);

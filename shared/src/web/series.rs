@@ -16,7 +16,6 @@ use axum::routing::{get, post};
 use maud::html;
 use serde_json::{Value, json};
 
-use crate::domain::account::Mode;
 use crate::domain::lang::Lang;
 use crate::http::AppState;
 
@@ -24,6 +23,7 @@ use super::form::Submitted;
 use super::page::{self, csrf_field, see_other};
 use super::rest::Rest;
 use super::visit::Visit;
+use super::{caller_for, text};
 
 const PURPOSES: [&str; 4] = [
     "ordinary",
@@ -50,32 +50,6 @@ fn purpose_name(lang: Lang, purpose: &str) -> &'static str {
             "rectifying simplified (R5)",
         ),
     }
-}
-
-fn mode_of(value: Option<&str>) -> Option<Mode> {
-    match value {
-        Some("test") => Some(Mode::Test),
-        Some("live") => Some(Mode::Live),
-        _ => None,
-    }
-}
-
-async fn caller(
-    state: &AppState,
-    visit: &Visit,
-    mode: Option<&str>,
-) -> Result<crate::app::keys::Caller, Response> {
-    let Some(session) = visit.signed_in() else {
-        return Err(page::not_found(visit));
-    };
-    super::acting(state, session, mode_of(mode))
-        .await
-        .map(|(_, caller)| caller)
-        .map_err(|e| page::failure(visit.lang, &e))
-}
-
-fn text(value: &Value) -> &str {
-    value.as_str().unwrap_or("")
 }
 
 async fn show(
@@ -151,8 +125,8 @@ async fn show(
                 input type="hidden" name="mode" value=(mode);
                 fieldset {
                     legend { (lang.pick("Nueva serie", "New series")) }
-                    (input("code", lang.pick("Código (letras mayúsculas)", "Code (capital letters)"), value("code"), error_for("code")))
-                    (input("pattern", lang.pick("Formato (vacío: {code}{year}-{n:06})", "Pattern (empty: {code}{year}-{n:06})"), value("pattern"), error_for("pattern")))
+                    (page::input(lang.pick("Código (letras mayúsculas)", "Code (capital letters)"), "code", "text", value("code"), error_for("code").as_deref()))
+                    (page::input(lang.pick("Formato (vacío: {code}{year}-{n:06})", "Pattern (empty: {code}{year}-{n:06})"), "pattern", "text", value("pattern"), error_for("pattern").as_deref()))
                     label for="purpose" { (lang.pick("Para", "For"))
                         select id="purpose" name="purpose" {
                             @for purpose in PURPOSES {
@@ -160,7 +134,7 @@ async fn show(
                             }
                         }
                     }
-                    (input("description", lang.pick("Descripción (opcional)", "Description (optional)"), value("description"), error_for("description")))
+                    (page::input(lang.pick("Descripción (opcional)", "Description (optional)"), "description", "text", value("description"), error_for("description").as_deref()))
                     label { input type="checkbox" name="yearly_restart" value="yes" checked[typed.is_empty() || value("yearly_restart") == "yes"]; (lang.pick(" Empieza de nuevo cada año", " Restarts every year")) }
                     label { input type="checkbox" name="default" value="yes" checked[value("default") == "yes"]; (lang.pick(" Por defecto para su tipo", " Default for its purpose")) }
                 }
@@ -170,24 +144,13 @@ async fn show(
     )
 }
 
-fn input(name: &str, label: &str, value: &str, error: Option<String>) -> maud::Markup {
-    html! {
-        label for=(name) {
-            (label)
-            input id=(name) name=(name) type="text" value=(value)
-                aria-invalid=[error.as_ref().map(|_| "true")] aria-describedby=[error.as_ref().map(|_| format!("{name}-error"))];
-            @if let Some(error) = &error { small id={ (name) "-error" } class="error" { (error) } }
-        }
-    }
-}
-
 pub async fn list(
     State(state): State<AppState>,
     Extension(rest): Extension<Rest>,
     super::visit::SignedIn(visit, _): super::visit::SignedIn,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let caller = match caller(&state, &visit, query.get("mode").map(String::as_str)).await {
+    let caller = match caller_for(&state, &visit, query.get("mode").map(String::as_str)).await {
         Ok(caller) => caller,
         Err(response) => return response,
     };
@@ -200,7 +163,7 @@ pub async fn create(
     form: Submitted,
 ) -> Response {
     let visit = &form.visit;
-    let caller = match caller(&state, visit, Some(form.text("mode"))).await {
+    let caller = match caller_for(&state, visit, Some(form.text("mode"))).await {
         Ok(caller) => caller,
         Err(response) => return response,
     };
@@ -237,7 +200,7 @@ async fn change(
     body: Option<Value>,
 ) -> Response {
     let visit = &form.visit;
-    let caller = match caller(state, visit, Some(form.text("mode"))).await {
+    let caller = match caller_for(state, visit, Some(form.text("mode"))).await {
         Ok(caller) => caller,
         Err(response) => return response,
     };

@@ -55,11 +55,11 @@ pub async fn list(
     State(state): State<AppState>,
     Extension(rest): Extension<Rest>,
     Query(query): Query<HashMap<String, String>>,
-    SignedIn(visit, session): SignedIn,
+    SignedIn(visit, _): SignedIn,
 ) -> Response {
     let lang = visit.lang;
     let q = |name: &str| query.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
-    let (account, caller) = match acting(&state, &visit, &session, q("mode")).await {
+    let (account, caller) = match acting(&state, &visit, q("mode")).await {
         Ok(acting) => acting,
         Err(response) => return response,
     };
@@ -180,20 +180,13 @@ pub async fn show(
     Extension(rest): Extension<Rest>,
     Path(id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
-    SignedIn(visit, session): SignedIn,
+    SignedIn(visit, _): SignedIn,
 ) -> Response {
     let lang = visit.lang;
     if !plain_id(&id) {
         return page::not_found(&visit);
     }
-    let (_, caller) = match acting(
-        &state,
-        &visit,
-        &session,
-        query.get("mode").map(String::as_str),
-    )
-    .await
-    {
+    let (_, caller) = match acting(&state, &visit, query.get("mode").map(String::as_str)).await {
         Ok(acting) => acting,
         Err(response) => return response,
     };

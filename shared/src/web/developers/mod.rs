@@ -14,14 +14,12 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use maud::{Markup, html};
 
-use crate::app::keys::Caller;
-use crate::app::people::sessions::Session;
 use crate::domain::account::{Account, Mode};
 use crate::domain::lang::Lang;
 use crate::http::AppState;
 
-use super::page;
-use super::visit::{SignedIn, Visit};
+use super::visit::SignedIn;
+use super::{acting, page};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -80,23 +78,6 @@ async fn landing(SignedIn(visit, session): SignedIn) -> Response {
             }
         },
     )
-}
-
-/// The mode a query or a form asks for; anything else is the default.
-fn requested(text: Option<&str>) -> Option<Mode> {
-    text.and_then(|t| t.parse().ok())
-}
-
-/// The account and the caller in the mode asked for, or the failure page.
-async fn acting(
-    state: &AppState,
-    visit: &Visit,
-    session: &Session,
-    mode: Option<&str>,
-) -> Result<(Account, Caller), Response> {
-    super::acting(state, session, requested(mode))
-        .await
-        .map_err(|e| page::failure(visit.lang, &e))
 }
 
 /// Whether `id` can be put in a REST path as it is (ids are `we_…`,

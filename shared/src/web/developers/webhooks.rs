@@ -285,20 +285,14 @@ pub async fn list(
     State(state): State<AppState>,
     Extension(rest): Extension<Rest>,
     Query(query): Query<HashMap<String, String>>,
-    SignedIn(visit, session): SignedIn,
+    SignedIn(visit, _): SignedIn,
 ) -> Response {
     let lang = visit.lang;
-    let (account, caller) = match acting(
-        &state,
-        &visit,
-        &session,
-        query.get("mode").map(String::as_str),
-    )
-    .await
-    {
-        Ok(acting) => acting,
-        Err(response) => return response,
-    };
+    let (account, caller) =
+        match acting(&state, &visit, query.get("mode").map(String::as_str)).await {
+            Ok(acting) => acting,
+            Err(response) => return response,
+        };
     let notice = (query.get("done").map(String::as_str) == Some("deleted"))
         .then(|| lang.pick("Webhook eliminado.", "Webhook deleted."));
     list_page(
@@ -334,7 +328,7 @@ pub async fn create(
     let Some(session) = visit.signed_in() else {
         return page::not_found(visit);
     };
-    let (account, caller) = match acting(&state, visit, session, Some(form.text("mode"))).await {
+    let (account, caller) = match acting(&state, visit, Some(form.text("mode"))).await {
         Ok(acting) => acting,
         Err(response) => return response,
     };
@@ -662,10 +656,10 @@ pub async fn show(
     Extension(rest): Extension<Rest>,
     Path(id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
-    SignedIn(visit, session): SignedIn,
+    SignedIn(visit, _): SignedIn,
 ) -> Response {
     let q = |name: &str| query.get(name).map(String::as_str);
-    let (_, caller) = match acting(&state, &visit, &session, q("mode")).await {
+    let (_, caller) = match acting(&state, &visit, q("mode")).await {
         Ok(acting) => acting,
         Err(response) => return response,
     };
@@ -686,10 +680,10 @@ pub async fn show(
 /// instead (signed out or an id that cannot be the account's: 404).
 async fn acting_on(state: &AppState, form: &Submitted, id: &str) -> Result<Caller, Response> {
     let visit = &form.visit;
-    let Some(session) = visit.signed_in().filter(|_| plain_id(id)) else {
+    if !plain_id(id) {
         return Err(page::not_found(visit));
-    };
-    let (_, caller) = acting(state, visit, session, Some(form.text("mode"))).await?;
+    }
+    let (_, caller) = acting(state, visit, Some(form.text("mode"))).await?;
     Ok(caller)
 }
 

@@ -12,10 +12,11 @@ use serde_json::{Value, json};
 
 use crate::http::AppState;
 
+use super::super::caller_for;
 use super::super::form::Submitted;
 use super::super::page::{self, csrf_field, see_other};
 use super::super::rest::Rest;
-use super::show::{caller_for, invoice_id, render};
+use super::show::{invoice_id, render};
 use super::{idempotency_key, text};
 
 /// The hidden fields every action form carries.

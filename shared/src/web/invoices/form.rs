@@ -16,11 +16,11 @@ use serde_json::{Map, Value, json};
 
 use crate::http::AppState;
 
+use super::super::caller_for;
 use super::super::form::Submitted;
 use super::super::page::{self, csrf_field, see_other};
 use super::super::rest::Rest;
 use super::super::visit::{SignedIn, Visit};
-use super::show::caller_for;
 use super::{idempotency_key, text};
 
 /// Lines a new form starts with, and the most it may have.
@@ -88,20 +88,11 @@ impl Draft<'_> {
 }
 
 fn input(draft: &Draft, label: &str, name: &str, kind: &str, fallback: &str) -> Markup {
-    let error = draft.error(name);
-    let id = name.replace(['[', ']', '.'], "-");
     let value = match draft.value(name) {
         "" => fallback,
         typed => typed,
     };
-    html! {
-        label for=(id) {
-            (label)
-            input id=(id) name=(name) type=(kind) value=(value) step=[(kind == "number").then_some("any")]
-                aria-invalid=[error.map(|_| "true")] aria-describedby=[error.map(|_| format!("{id}-error"))];
-            @if let Some(error) = error { small id={ (id) "-error" } class="error" { (error) } }
-        }
-    }
+    page::input(label, name, kind, value, draft.error(name))
 }
 
 fn render(visit: &Visit, draft: &Draft, book: &Book, status: StatusCode) -> Response {

@@ -15,7 +15,7 @@ use crate::http::AppState;
 use super::super::page;
 use super::super::rest::Rest;
 use super::super::visit::SignedIn;
-use super::{euros, requested_mode, status_name, text};
+use super::{euros, status_name, text};
 
 const PAGE: usize = 25;
 const FILTERS: [&str; 4] = ["status", "from", "to", "customer_id"];
@@ -31,20 +31,15 @@ const STATUSES: [&str; 6] = [
 pub async fn list(
     State(state): State<AppState>,
     Extension(rest): Extension<Rest>,
-    SignedIn(visit, session): SignedIn,
+    SignedIn(visit, _): SignedIn,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     let lang = visit.lang;
-    let (account, caller) = match super::super::acting(
-        &state,
-        &session,
-        requested_mode(query.get("mode").map(String::as_str)),
-    )
-    .await
-    {
-        Ok(acting) => acting,
-        Err(e) => return page::failure(lang, &e),
-    };
+    let (account, caller) =
+        match super::super::acting(&state, &visit, query.get("mode").map(String::as_str)).await {
+            Ok(acting) => acting,
+            Err(response) => return response,
+        };
     let mode = caller.mode.as_str();
     let params = {
         let mut params = url::form_urlencoded::Serializer::new(String::new());

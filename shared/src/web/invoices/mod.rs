@@ -13,9 +13,10 @@ use axum::Router;
 use axum::routing::{get, post};
 use serde_json::Value;
 
-use crate::domain::account::Mode;
 use crate::domain::lang::Lang;
 use crate::http::AppState;
+
+use super::text;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -29,15 +30,6 @@ pub fn routes() -> Router<AppState> {
         .route("/invoices/{id}/rectify", post(actions::rectify))
         .route("/invoices/{id}/resubmit", post(actions::resubmit))
         .route("/invoices/{id}/send", post(actions::send))
-}
-
-/// The `?mode=` of a page: `test` or `live`; anything else is the default.
-fn requested_mode(value: Option<&str>) -> Option<Mode> {
-    match value {
-        Some("test") => Some(Mode::Test),
-        Some("live") => Some(Mode::Live),
-        _ => None,
-    }
 }
 
 /// The idempotency key a form was drawn with; a form sent without one
@@ -55,10 +47,6 @@ fn euros(value: &Value) -> String {
         Value::Number(n) => format!("{n} €"),
         _ => "—".into(),
     }
-}
-
-fn text(value: &Value) -> &str {
-    value.as_str().unwrap_or("")
 }
 
 /// An invoice status in the page's language.

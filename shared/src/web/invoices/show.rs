@@ -12,33 +12,18 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use serde_json::Value;
 
-use crate::app::keys::Caller;
 use crate::domain::lang::Lang;
 use crate::http::AppState;
 
+use super::super::caller_for;
 use super::super::page;
 use super::super::rest::Rest;
 use super::super::visit::{SignedIn, Visit};
-use super::{euros, requested_mode, status_name, text};
+use super::{euros, status_name, text};
 
 /// The invoice id of a path: digits only, else not found.
 pub(super) fn invoice_id(raw: &str) -> Option<u64> {
     raw.parse().ok().filter(|id| *id > 0)
-}
-
-/// The caller for the `?mode=` of the request.
-pub(super) async fn caller_for(
-    state: &AppState,
-    visit: &Visit,
-    mode: Option<&str>,
-) -> Result<Caller, Response> {
-    let Some(session) = visit.signed_in() else {
-        return Err(page::not_found(visit));
-    };
-    super::super::acting(state, session, requested_mode(mode))
-        .await
-        .map(|(_, caller)| caller)
-        .map_err(|e| page::failure(visit.lang, &e))
 }
 
 pub async fn show(
