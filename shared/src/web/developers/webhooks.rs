@@ -731,21 +731,35 @@ pub async fn test(
         Ok(acting) => acting,
         Err(response) => return response,
     };
-    let reply = rest
-        .call(
-            &caller,
-            Method::POST,
-            &format!("/api/v1/webhooks/{id}/test"),
-            None,
-            None,
-        )
-        .await;
+    let path = format!("/api/v1/webhooks/{id}/test");
+    attempt(
+        &rest,
+        &form,
+        &caller,
+        &id,
+        &path,
+        ("test-ok", "test-failed"),
+    )
+    .await
+}
+
+/// Runs an operation that makes one delivery attempt (a test, a retry) and
+/// goes back to the webhook's page saying whether it succeeded.
+async fn attempt(
+    rest: &Rest,
+    form: &Submitted,
+    caller: &Caller,
+    id: &str,
+    path: &str,
+    (ok, failed): (&str, &str),
+) -> Response {
+    let reply = rest.call(caller, Method::POST, path, None, None).await;
     if !reply.ok() {
-        return refused(&rest, &form, &caller, &id, &reply).await;
+        return refused(rest, form, caller, id, &reply).await;
     }
     match parsed::<Attempt>(&reply) {
-        Ok(attempt) if attempt.succeeded => back_to(&form, &caller, &id, "test-ok"),
-        Ok(_) => back_to(&form, &caller, &id, "test-failed"),
+        Ok(attempt) if attempt.succeeded => back_to(form, caller, id, ok),
+        Ok(_) => back_to(form, caller, id, failed),
         Err(e) => page::failure(form.visit.lang, &e),
     }
 }
@@ -763,23 +777,16 @@ pub async fn retry(
         Ok(acting) => acting,
         Err(response) => return response,
     };
-    let reply = rest
-        .call(
-            &caller,
-            Method::POST,
-            &format!("/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry"),
-            None,
-            None,
-        )
-        .await;
-    if !reply.ok() {
-        return refused(&rest, &form, &caller, &id, &reply).await;
-    }
-    match parsed::<Attempt>(&reply) {
-        Ok(attempt) if attempt.succeeded => back_to(&form, &caller, &id, "retry-ok"),
-        Ok(_) => back_to(&form, &caller, &id, "retry-failed"),
-        Err(e) => page::failure(form.visit.lang, &e),
-    }
+    let path = format!("/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry");
+    attempt(
+        &rest,
+        &form,
+        &caller,
+        &id,
+        &path,
+        ("retry-ok", "retry-failed"),
+    )
+    .await
 }
 
 pub async fn rotate(
