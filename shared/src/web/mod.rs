@@ -17,6 +17,7 @@ mod auth;
 mod business;
 mod customers;
 mod developers;
+mod extraction;
 mod form;
 mod invoices;
 mod keys;
@@ -78,6 +79,7 @@ pub fn router(state: AppState) -> Router {
         .merge(developers::routes())
         .merge(invoices::routes())
         .merge(customers::routes())
+        .merge(extraction::routes(state.config.max_body_bytes))
         .fallback(not_found)
         .layer(axum::Extension(rest::Rest::new(state.clone())))
         .layer(CsrfLayer::new().with_rejection_response(|_| {
