@@ -1,7 +1,10 @@
-//! The application's extraction page over HTTP, in-process: it renders
-//! for a signed-in person; an extraction of a real PDF and a Facturae file
-//! shows their fields and checks, a sixth file and files over the body the
-//! API takes are refused beside the field; a form without its token is a 403.
+//! The application's extraction and analyses pages over HTTP, in-process:
+//! every page renders for a signed-in person; an extraction of a real PDF
+//! and a Facturae file shows their fields and checks, a sixth file and
+//! files over the body the API takes are refused beside the field; the
+//! cuestionario gives its report (kept in live mode, sample data in test
+//! mode), the list shows it and another account's is a 404; a form without
+//! its token is a 403.
 
 use axum::http::StatusCode;
 use base64::Engine;
@@ -71,7 +74,11 @@ fn golden(path: &str) -> Vec<u8> {
 async fn every_page_renders_for_a_signed_in_person() {
     let app = app();
     let mut browser = signed_in(&app, "ana@example.com").await;
-    for (path, heading) in [("/extraction", "Extracción de facturas")] {
+    for (path, heading) in [
+        ("/extraction", "Extracción de facturas"),
+        ("/analyses", "Análisis"),
+        ("/analyses/cuestionario", "Cuestionario del negocio"),
+    ] {
         let page = browser.get(path).await;
         assert_eq!(page.status, StatusCode::OK, "{path}: {}", page.html);
         assert!(
@@ -88,6 +95,17 @@ async fn every_page_renders_for_a_signed_in_person() {
         form.html
     );
     assert!(form.html.contains("Modo de prueba"), "Mini is test mode");
+    let questionnaire = browser.get("/analyses/cuestionario").await;
+    assert_eq!(
+        questionnaire.html.matches("type=\"radio\"").count(),
+        90,
+        "30 questions, three answers each"
+    );
+    assert!(
+        questionnaire
+            .html
+            .contains("¿Separas las cuentas bancarias del negocio de las personales?")
+    );
     let signed_out = Browser::new(&app).get("/extraction").await;
     assert_eq!(signed_out.status, StatusCode::SEE_OTHER);
     assert!(signed_out.location().starts_with("/sign-in"));
@@ -238,11 +256,120 @@ async fn a_sixth_file_and_files_over_the_body_limit_are_refused_beside_the_field
     assert!(page.html.contains("Los archivos pasan de"), "{}", page.html);
 }
 
+/// Every answer of the cuestionario form: yes to all but two critical ones.
+fn answers(token: &str) -> Vec<(String, String)> {
+    let mut fields = vec![
+        ("_csrf".to_string(), token.to_string()),
+        ("mode".into(), "live".into()),
+    ];
+    for area in ["FIN", "FIS", "VEN", "OPE", "DIG", "PER"] {
+        for n in 1..=5 {
+            let id = format!("{area}{n}");
+            let answer = match id.as_str() {
+                "FIN3" | "FIS2" => "no",
+                "OPE2" => "na",
+                _ => "yes",
+            };
+            fields.push((id, answer.into()));
+        }
+    }
+    fields
+}
+
+#[tokio::test]
+async fn the_cuestionario_gives_its_report_kept_in_the_list_and_hidden_from_others() {
+    let app = app();
+    let mut browser = signed_in(&app, "ana@example.com").await;
+    on_pro(&app, "ana@example.com").await;
+    let form = browser.get("/analyses/cuestionario").await;
+    let owned = answers(&form.csrf());
+    let fields: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let done = browser.post("/analyses/cuestionario", &fields).await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.html);
+    let location = done.location().to_string();
+    assert!(location.starts_with("/analyses/an_"), "{location}");
+    let report = browser.get(&location).await;
+    assert_eq!(report.status, StatusCode::OK, "{}", report.html);
+    assert!(report.html.contains("Análisis hecho y guardado."));
+    assert!(report.html.contains("Puntuación global"), "{}", report.html);
+    assert!(
+        report
+            .html
+            .contains("¿Tienes una previsión de tesorería a 3 meses?"),
+        "the priorities name the «No» answers: {}",
+        report.html
+    );
+    assert!(
+        report
+            .html
+            .contains("<h2 id=\"priorities\">Prioridades</h2>")
+    );
+
+    let list = browser.get("/analyses").await;
+    assert!(
+        list.html.contains("Cuestionario de salud del negocio"),
+        "{}",
+        list.html
+    );
+    let id = &location["/analyses/".len()..location.find('?').unwrap()];
+    assert!(
+        list.html
+            .contains(&format!("href=\"/analyses/{id}?mode=live\""))
+    );
+
+    let mut other = signed_in(&app, "eva@example.com").await;
+    on_pro(&app, "eva@example.com").await;
+    let theirs = other.get(&format!("/analyses/{id}?mode=live")).await;
+    assert_eq!(theirs.status, StatusCode::NOT_FOUND);
+    assert!(!theirs.html.contains("Puntuación global"));
+    assert!(
+        !other
+            .get("/analyses")
+            .await
+            .html
+            .contains("Cuestionario de salud del negocio")
+    );
+    let malformed = browser.get("/analyses/an_..%2Fkeys").await;
+    assert_eq!(malformed.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn the_cuestionario_in_test_mode_shows_sample_data_at_once() {
+    let app = app();
+    let mut browser = signed_in(&app, "ana@example.com").await;
+    let form = browser.get("/analyses/cuestionario").await;
+    let mut owned = answers(&form.csrf());
+    owned[1].1 = "test".into();
+    let fields: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let page = browser.post("/analyses/cuestionario", &fields).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.html);
+    assert!(page.html.contains("Resultado de muestra (modo de prueba)"));
+    assert!(page.html.contains("<h2 id=\"summary\">Resumen</h2>"));
+    let list = browser.get("/analyses").await;
+    assert!(
+        list.html
+            .contains("En modo de prueba no se guarda ningún análisis")
+    );
+}
+
 #[tokio::test]
 async fn forms_without_their_token_are_refused() {
     let png = png();
     let app = app();
     let mut browser = signed_in(&app, "ana@example.com").await;
+    let page = browser
+        .post(
+            "/analyses/cuestionario",
+            &[("mode", "test"), ("FIN1", "yes")],
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::FORBIDDEN);
     let page = browser
         .post_files(
             "/extraction",

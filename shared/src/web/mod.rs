@@ -12,6 +12,7 @@
 //! `X-Content-Type-Options`, and HSTS over HTTPS; only loopback and the
 //! public hosts are answered (`http::hosts`).
 
+mod analyses;
 mod assets;
 mod auth;
 mod business;
@@ -80,6 +81,7 @@ pub fn router(state: AppState) -> Router {
         .merge(invoices::routes())
         .merge(customers::routes())
         .merge(extraction::routes(state.config.max_body_bytes))
+        .merge(analyses::routes())
         .fallback(not_found)
         .layer(axum::Extension(rest::Rest::new(state.clone())))
         .layer(CsrfLayer::new().with_rejection_response(|_| {
