@@ -1,10 +1,11 @@
-//! The application's extraction and analyses pages over HTTP, in-process:
-//! every page renders for a signed-in person; an extraction of a real PDF
-//! and a Facturae file shows their fields and checks, a sixth file and
-//! files over the body the API takes are refused beside the field; the
-//! cuestionario gives its report (kept in live mode, sample data in test
-//! mode), the list shows it and another account's is a 404; a form without
-//! its token is a 403.
+//! The application's extraction, analyses and taxes pages over HTTP,
+//! in-process: every page renders for a signed-in person; an extraction of
+//! a real PDF and a Facturae file shows their fields and checks, a sixth
+//! file and files over the body the API takes are refused beside the field;
+//! the cuestionario gives its report (kept in live mode, sample data in
+//! test mode), the list shows it and another account's is a 404; the tax
+//! page shows the deadlines and the quarter; a bad Modelo 130 amount comes
+//! back beside its field; a form without its token is a 403.
 
 use axum::http::StatusCode;
 use base64::Engine;
@@ -78,6 +79,8 @@ async fn every_page_renders_for_a_signed_in_person() {
         ("/extraction", "Extracción de facturas"),
         ("/analyses", "Análisis"),
         ("/analyses/cuestionario", "Cuestionario del negocio"),
+        ("/taxes", "Impuestos"),
+        ("/taxes/model-130", "Modelo 130: estimación"),
     ] {
         let page = browser.get(path).await;
         assert_eq!(page.status, StatusCode::OK, "{path}: {}", page.html);
@@ -106,7 +109,7 @@ async fn every_page_renders_for_a_signed_in_person() {
             .html
             .contains("¿Separas las cuentas bancarias del negocio de las personales?")
     );
-    let signed_out = Browser::new(&app).get("/extraction").await;
+    let signed_out = Browser::new(&app).get("/taxes").await;
     assert_eq!(signed_out.status, StatusCode::SEE_OTHER);
     assert!(signed_out.location().starts_with("/sign-in"));
 }
@@ -359,6 +362,79 @@ async fn the_cuestionario_in_test_mode_shows_sample_data_at_once() {
 }
 
 #[tokio::test]
+async fn taxes_show_the_deadlines_and_the_chosen_quarter() {
+    let app = app();
+    let mut browser = signed_in(&app, "ana@example.com").await;
+    on_pro(&app, "ana@example.com").await;
+    let page = browser.get("/taxes").await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.html);
+    let html = &page.html;
+    assert!(html.contains("<h2 id=\"deadlines\">Próximos plazos</h2>"));
+    assert!(
+        html.contains("<th scope=\"row\">303</th><td>2026-4T</td>"),
+        "the VAT return of the current quarter is due in January: {html}"
+    );
+    assert!(
+        html.contains("<h3>4T 2026</h3>"),
+        "the current quarter: {html}"
+    );
+    assert!(html.contains("Del 2026-10-01 al 2026-12-31"), "{html}");
+
+    let chosen = browser.get("/taxes?mode=live&year=2026&quarter=2").await;
+    assert!(chosen.html.contains("<h3>2T 2026</h3>"), "{}", chosen.html);
+    let bad = browser.get("/taxes?mode=live&year=1999&quarter=1").await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        bad.html
+            .contains("id=\"year-error\" class=\"error\">year 1999 is outside"),
+        "{}",
+        bad.html
+    );
+}
+
+#[tokio::test]
+async fn modelo_130_shows_its_boxes_and_a_bad_number_beside_its_field() {
+    let app = app();
+    let mut browser = signed_in(&app, "ana@example.com").await;
+    let fields = [
+        ("mode", "test"),
+        ("year", "2026"),
+        ("quarter", "1"),
+        ("income", "12.000,00"),
+        ("expenses", "3000"),
+        ("withholdings", "720"),
+    ];
+    let page = browser
+        .submit("/taxes/model-130", "/taxes/model-130", &fields)
+        .await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.html);
+    assert!(
+        page.html.contains("Casilla 19: <strong>1080") && page.html.contains("A ingresar"),
+        "{}",
+        page.html
+    );
+    assert!(page.html.contains("Rendimiento neto"));
+
+    let mut bad = fields;
+    bad[4] = ("expenses", "mucho");
+    let page = browser
+        .submit("/taxes/model-130", "/taxes/model-130", &bad)
+        .await;
+    assert_eq!(page.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        page.html
+            .contains("<small id=\"expenses-error\" class=\"error\">Escribe un importe en euros"),
+        "{}",
+        page.html
+    );
+    assert!(
+        page.html.contains("value=\"mucho\""),
+        "typed values come back"
+    );
+    assert!(!page.html.contains("income-error"));
+}
+
+#[tokio::test]
 async fn forms_without_their_token_are_refused() {
     let png = png();
     let app = app();
@@ -367,6 +443,13 @@ async fn forms_without_their_token_are_refused() {
         .post(
             "/analyses/cuestionario",
             &[("mode", "test"), ("FIN1", "yes")],
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::FORBIDDEN);
+    let page = browser
+        .post(
+            "/taxes/model-130",
+            &[("mode", "test"), ("year", "2026"), ("quarter", "1")],
         )
         .await;
     assert_eq!(page.status, StatusCode::FORBIDDEN);

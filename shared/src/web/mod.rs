@@ -26,6 +26,7 @@ mod members;
 mod overview;
 mod page;
 mod rest;
+mod taxes;
 mod visit;
 
 use axum::Router;
@@ -82,6 +83,7 @@ pub fn router(state: AppState) -> Router {
         .merge(customers::routes())
         .merge(extraction::routes(state.config.max_body_bytes))
         .merge(analyses::routes())
+        .merge(taxes::routes())
         .fallback(not_found)
         .layer(axum::Extension(rest::Rest::new(state.clone())))
         .layer(CsrfLayer::new().with_rejection_response(|_| {
