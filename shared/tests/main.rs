@@ -58,6 +58,7 @@ mod verifactu_xsd;
 mod web_app;
 mod web_developers;
 mod web_invoices;
+mod web_pages;
 mod webhooks_api;
 mod webhooks_delivery;
 mod webhooks_ssrf;

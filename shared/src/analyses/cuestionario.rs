@@ -309,6 +309,18 @@ const QUESTIONS: [Question; 30] = [
     },
 ];
 
+/// The areas as a form shows them, in order: the prefix of their question
+/// ids and their names in Spanish and English.
+pub fn areas() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
+    AREAS.iter().map(|a| (a.prefix, a.es, a.en))
+}
+
+/// The questions as a form asks them, in order: the id the request names
+/// (`FIN1`), the Spanish and the English wording.
+pub fn questions() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
+    QUESTIONS.iter().map(|q| (q.id, q.es, q.en))
+}
+
 /// Unknown question ids are an error naming the id.
 pub fn check_answers(answers: &BTreeMap<String, Option<bool>>) -> Result<(), AnalysisError> {
     match answers

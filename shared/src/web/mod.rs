@@ -12,11 +12,13 @@
 //! `X-Content-Type-Options`, and HSTS over HTTPS; only loopback and the
 //! public hosts are answered (`http::hosts`).
 
+mod analyses;
 mod assets;
 mod auth;
 mod business;
 mod customers;
 mod developers;
+mod extraction;
 mod form;
 mod invoices;
 mod keys;
@@ -25,6 +27,7 @@ mod overview;
 mod page;
 mod rest;
 mod series;
+mod taxes;
 mod visit;
 
 use axum::Router;
@@ -81,6 +84,9 @@ pub fn router(state: AppState) -> Router {
         .merge(invoices::routes())
         .merge(customers::routes())
         .merge(series::routes())
+        .merge(extraction::routes(state.config.max_body_bytes))
+        .merge(analyses::routes())
+        .merge(taxes::routes())
         .fallback(not_found)
         .layer(axum::Extension(rest::Rest::new(state.clone())))
         .layer(CsrfLayer::new().with_rejection_response(|_| {

@@ -5,7 +5,10 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
+use rust_decimal::Decimal;
+use serde_json::Value;
 
+use crate::domain::account::Mode;
 use crate::domain::lang::Lang;
 
 use super::assets;
@@ -98,6 +101,56 @@ fn language_switch(visit: &Visit) -> Markup {
             }
         }
     }
+}
+
+/// The live/test switch of a page whose operations run in either mode: the
+/// mode shown in bold, the other a link to `path?mode=…`; nothing on a plan
+/// without live keys (every operation is then in test mode).
+pub fn mode_switch(lang: Lang, live_allowed: bool, mode: Mode, path: &str) -> Markup {
+    let live = lang.pick("reales", "live");
+    let test = lang.pick("de prueba", "test");
+    html! {
+        @if live_allowed {
+            p {
+                (lang.pick("Modo: ", "Mode: "))
+                @if mode == Mode::Live { strong { (live) } } @else { a href={ (path) "?mode=live" } { (live) } }
+                " · "
+                @if mode == Mode::Test { strong { (test) } } @else { a href={ (path) "?mode=test" } { (test) } }
+            }
+        }
+    }
+}
+
+/// A number of the API's JSON as the page's language writes it (decimal
+/// comma in Spanish): with `decimals` fixed, or as exact as sent without
+/// trailing zeros; None when it is not a number.
+pub fn number(lang: Lang, value: &Value, decimals: Option<u32>) -> Option<String> {
+    let Value::Number(n) = value else {
+        return None;
+    };
+    let text = n.to_string();
+    let exact = text
+        .parse::<Decimal>()
+        .or_else(|_| Decimal::from_scientific(&text))
+        .ok()?;
+    let written = match decimals {
+        Some(places) => format!("{:.*}", places as usize, exact.round_dp(places)),
+        None => exact.normalize().to_string(),
+    };
+    Some(match lang {
+        Lang::Es => written.replace('.', ","),
+        Lang::En => written,
+    })
+}
+
+/// An amount in euros with its cents (`1.234,5` → `1234,50 €`), or `—`.
+pub fn euros(lang: Lang, value: &Value) -> String {
+    number(lang, value, Some(2)).map_or_else(|| "—".into(), |n| format!("{n} €"))
+}
+
+/// A percentage as exact as sent (`21 %`), or `—`.
+pub fn percent(lang: Lang, value: &Value) -> String {
+    number(lang, value, None).map_or_else(|| "—".into(), |n| format!("{n} %"))
 }
 
 /// The hidden field every form carries.

@@ -111,6 +111,8 @@ pub struct Page {
     pub status: StatusCode,
     pub headers: axum::http::HeaderMap,
     pub html: String,
+    /// The body as sent (a PDF's bytes).
+    pub bytes: Vec<u8>,
 }
 
 impl Page {
@@ -175,6 +177,7 @@ impl<'a> Browser<'a> {
             status,
             headers,
             html: String::from_utf8_lossy(&bytes).into_owned(),
+            bytes: bytes.to_vec(),
         }
     }
 
@@ -207,6 +210,32 @@ impl<'a> Browser<'a> {
         body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\nContent-Type: application/x-pkcs12\r\n\r\n").as_bytes());
         body.extend_from_slice(bytes);
         body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+        let req = Request::post(action).header(
+            header::CONTENT_TYPE,
+            format!("multipart/form-data; boundary={boundary}"),
+        );
+        self.send(req, Body::from(body)).await
+    }
+
+    /// Sends a multipart form (`fields`, then every file as `(field, file
+    /// name, content type, bytes)`) to `action`.
+    pub async fn post_files(
+        &mut self,
+        action: &str,
+        fields: &[(&str, &str)],
+        files: &[(&str, &str, &str, &[u8])],
+    ) -> Page {
+        let boundary = "svc-test-boundary-7d2f";
+        let mut body = Vec::new();
+        for (name, value) in fields {
+            body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").as_bytes());
+        }
+        for (name, filename, content_type, bytes) in files {
+            body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\nContent-Type: {content_type}\r\n\r\n").as_bytes());
+            body.extend_from_slice(bytes);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
         let req = Request::post(action).header(
             header::CONTENT_TYPE,
             format!("multipart/form-data; boundary={boundary}"),
