@@ -302,7 +302,9 @@ def main():
             page.goto("/customers")
             run.accessible(page, "customers")
             for path, name in [("/developers", "developers"), ("/developers/events", "events"),
-                               ("/business/series", "series")]:
+                               ("/business/series", "series"), ("/extraction", "extraction"),
+                               ("/analyses", "analyses"), ("/analyses/cuestionario", "cuestionario"),
+                               ("/taxes", "taxes"), ("/taxes/model-130", "model-130")]:
                 page.goto(path)
                 run.accessible(page, name)
             page.goto("/developers/api")
