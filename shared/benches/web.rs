@@ -4,7 +4,8 @@
 //! the p50 and p95 server time of `BENCH_RUNS` GETs (default 200, after 20
 //! to warm up), and the compressed transfer (the page gzip-encoded, as the
 //! router sends it to a browser that accepts gzip, plus the styles and
-//! script it loads, also gzip-encoded, as a first visit fetches them).
+//! scripts it loads, also gzip-encoded, as a first visit fetches them). The
+//! API reference (`/developers/api`, Redoc) is left out, as the issue allows.
 //!
 //! Run: `cargo bench -p shared --bench web` (`BENCH_INVOICES` sizes the account).
 
@@ -28,8 +29,9 @@ use shared::embedded::SqliteTable;
 use shared::http::{AppState, service_router};
 use shared::ports::clock::SystemClock;
 
-const ASSETS: [&str; 3] = [
+const ASSETS: [&str; 4] = [
     "/static/pico-2.1.1.classless.min.css",
+    "/static/htmx-2.0.11.min.js",
     "/static/app.css",
     "/static/app.js",
 ];
@@ -141,7 +143,16 @@ async fn main() {
         "/invoices/new".into(),
         "/customers".into(),
         "/business".into(),
+        "/business/series".into(),
+        "/developers".into(),
         "/developers/keys".into(),
+        "/developers/webhooks".into(),
+        "/developers/events".into(),
+        "/extraction".into(),
+        "/analyses".into(),
+        "/analyses/cuestionario".into(),
+        "/taxes".into(),
+        "/taxes/model-130".into(),
         "/members".into(),
         "/sign-in".into(),
     ];

@@ -9,38 +9,7 @@ use axum::http::StatusCode;
 
 use shared::verifactu::certificate_fixture::Fixture;
 
-use crate::support::web::{App, Browser, app};
-
-const ISSUER: [(&str, &str); 6] = [
-    ("name", "Taller Ana SL"),
-    ("nif", "B64717838"),
-    ("address", "Calle Real 4"),
-    ("postal_code", "10003"),
-    ("city", "Cáceres"),
-    ("country", "ES"),
-];
-
-async fn with_issuer<'a>(app: &'a App, email: &str) -> Browser<'a> {
-    let mut browser = Browser::new(app);
-    browser.sign_up_and_in("Taller Ana", email).await;
-    let saved = browser.submit("/business", "/business", &ISSUER).await;
-    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.html);
-    browser
-}
-
-const LINE: [(&str, &str); 11] = [
-    ("mode", "test"),
-    ("lines", "1"),
-    ("customer.name", "Bar Lola SL"),
-    ("customer.tax_id", "B10000024"),
-    ("customer.address", "Plaza Mayor 1"),
-    ("customer.postal_code", "10001"),
-    ("customer.city", "Cáceres"),
-    ("lines[0].description", "Reparación"),
-    ("lines[0].quantity", "2"),
-    ("lines[0].unit_price", "50,00"),
-    ("lines[0].vat_rate", "21"),
-];
+use crate::support::web::{Browser, ISSUER, LINE, app, on_pro, with_issuer};
 
 #[tokio::test]
 async fn issuer_details_are_checked_beside_their_fields_and_saved() {
@@ -381,18 +350,7 @@ async fn on_pro_the_overview_counts_the_live_records_by_their_aeat_status() {
         !browser.get("/").await.html.contains("Registros VERI*FACTU"),
         "Mini has no live records"
     );
-    let person =
-        shared::app::people::store::by_email(&app.ports, &"ana@example.com".parse().unwrap())
-            .await
-            .unwrap()
-            .unwrap();
-    shared::app::accounts::set_plan(
-        &app.ports,
-        &person.account_id,
-        shared::domain::account::Plan::Pro,
-    )
-    .await
-    .unwrap();
+    on_pro(&app, "ana@example.com").await;
     let mut live = LINE.to_vec();
     live[0] = ("mode", "live");
     let issued = browser
@@ -516,18 +474,7 @@ async fn an_invoice_is_emailed_from_its_page_and_a_test_invoice_only_says_what_w
     );
     assert_eq!(app.mail.count_to("lola@example.com"), 0);
 
-    let person =
-        shared::app::people::store::by_email(&app.ports, &"ana@example.com".parse().unwrap())
-            .await
-            .unwrap()
-            .unwrap();
-    shared::app::accounts::set_plan(
-        &app.ports,
-        &person.account_id,
-        shared::domain::account::Plan::Pro,
-    )
-    .await
-    .unwrap();
+    on_pro(&app, "ana@example.com").await;
     let mut live = fields.clone();
     live[0] = ("mode", "live");
     let issued = browser

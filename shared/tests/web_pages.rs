@@ -11,50 +11,13 @@ use axum::http::StatusCode;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 
-use shared::app::{accounts, people};
-use shared::domain::account::Plan;
-
-use crate::support::web::{App, Browser, app};
+use crate::support::web::{App, Browser, ISSUER, LINE, app, on_pro};
 
 /// A valid 1×1 PNG (the one `extraction_api` sends).
 const PNG_1X1_B64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 fn png() -> Vec<u8> {
     B64.decode(PNG_1X1_B64).unwrap()
-}
-
-const ISSUER: [(&str, &str); 6] = [
-    ("name", "Taller Ana SL"),
-    ("nif", "B64717838"),
-    ("address", "Calle Real 4"),
-    ("postal_code", "10003"),
-    ("city", "Cáceres"),
-    ("country", "ES"),
-];
-
-const LINE: [(&str, &str); 11] = [
-    ("mode", "test"),
-    ("lines", "1"),
-    ("customer.name", "Bar Lola SL"),
-    ("customer.tax_id", "B10000024"),
-    ("customer.address", "Plaza Mayor 1"),
-    ("customer.postal_code", "10001"),
-    ("customer.city", "Cáceres"),
-    ("lines[0].description", "Reparación"),
-    ("lines[0].quantity", "2"),
-    ("lines[0].unit_price", "50,00"),
-    ("lines[0].vat_rate", "21"),
-];
-
-/// Moves the account of `email` to the Pro plan (live keys, live pages).
-async fn on_pro(app: &App, email: &str) {
-    let person = people::store::by_email(&app.ports, &email.parse().unwrap())
-        .await
-        .unwrap()
-        .expect("signed up");
-    accounts::set_plan(&app.ports, &person.account_id, Plan::Pro)
-        .await
-        .unwrap();
 }
 
 async fn signed_in<'a>(app: &'a App, email: &str) -> Browser<'a> {

@@ -322,3 +322,50 @@ impl Page {
         }
     }
 }
+
+/// Issuer details the business page accepts (a Cáceres SL).
+pub const ISSUER: [(&str, &str); 6] = [
+    ("name", "Taller Ana SL"),
+    ("nif", "B64717838"),
+    ("address", "Calle Real 4"),
+    ("postal_code", "10003"),
+    ("city", "Cáceres"),
+    ("country", "ES"),
+];
+
+pub async fn with_issuer<'a>(app: &'a App, email: &str) -> Browser<'a> {
+    let mut browser = Browser::new(app);
+    browser.sign_up_and_in("Taller Ana", email).await;
+    let saved = browser.submit("/business", "/business", &ISSUER).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.html);
+    browser
+}
+
+pub const LINE: [(&str, &str); 11] = [
+    ("mode", "test"),
+    ("lines", "1"),
+    ("customer.name", "Bar Lola SL"),
+    ("customer.tax_id", "B10000024"),
+    ("customer.address", "Plaza Mayor 1"),
+    ("customer.postal_code", "10001"),
+    ("customer.city", "Cáceres"),
+    ("lines[0].description", "Reparación"),
+    ("lines[0].quantity", "2"),
+    ("lines[0].unit_price", "50,00"),
+    ("lines[0].vat_rate", "21"),
+];
+
+/// Moves the account of `email` to the Pro plan (live keys, live pages).
+pub async fn on_pro(app: &App, email: &str) {
+    let person = shared::app::people::store::by_email(&app.ports, &email.parse().unwrap())
+        .await
+        .unwrap()
+        .expect("signed up");
+    shared::app::accounts::set_plan(
+        &app.ports,
+        &person.account_id,
+        shared::domain::account::Plan::Pro,
+    )
+    .await
+    .unwrap();
+}
