@@ -9,8 +9,8 @@ and downloads its PDF,
 invites a member who accepts and signs in, and signs out. The certificate
 upload refuses a wrong password with the CLI's message. Also: a wrong password is throttled, a
 form without its CSRF token gets 403, another account's key is not found,
-and axe-core reports no serious or critical accessibility violation on any
-page visited. Every page runs under the service's own CSP (a violation
+another account's invoice URL is a 404, and axe-core reports no serious
+or critical accessibility violation on any page visited. Every page runs under the service's own CSP (a violation
 fails the run); axe is injected in a second context that bypasses the CSP.
 
 Usage: python web_browser.py SVC_BINARY AXE_JS [SCREENSHOT_DIR]
@@ -278,6 +278,7 @@ def main():
             page.click("main button[type=submit] >> text=Emitir la factura")
             page.wait_for_selector("text=Factura emitida")
             number = page.locator("h1").inner_text().split()[-1]
+            invoice_url = page.url
             assert number.startswith("TEST-F"), number
             run.accessible(page, "invoice")
             event = receiver.wait_for("invoice.issued")
@@ -341,6 +342,9 @@ def main():
             other = other_ctx.new_page()
             run.sign_up(other, "Otra Empresa", stranger)
             run.sign_in(other, stranger)
+            foreign_invoice = other.goto(invoice_url)
+            assert foreign_invoice.status == 404, foreign_invoice.status
+            run.accessible(other, "foreign-invoice")
             other.goto("/developers/keys")
             token = other.locator("input[name=_csrf]").first.get_attribute("value")
             foreign = other_ctx.request.post(
