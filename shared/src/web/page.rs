@@ -103,20 +103,32 @@ fn language_switch(visit: &Visit) -> Markup {
     }
 }
 
-/// The live/test switch of a page whose operations run in either mode: the
-/// mode shown in bold, the other a link to `path?mode=…`; nothing on a plan
-/// without live keys (every operation is then in test mode).
+/// The live/test switch of a page whose operations run in either mode: both
+/// modes as links to `path?mode=…`, the shown one marked; on a plan without
+/// live keys, a line saying that every operation is in test mode.
 pub fn mode_switch(lang: Lang, live_allowed: bool, mode: Mode, path: &str) -> Markup {
-    let live = lang.pick("reales", "live");
-    let test = lang.pick("de prueba", "test");
+    let label = |each: Mode| match each {
+        Mode::Live => lang.pick("Modo real", "Live mode"),
+        Mode::Test => lang.pick("Modo de prueba", "Test mode"),
+    };
     html! {
         @if live_allowed {
-            p {
-                (lang.pick("Modo: ", "Mode: "))
-                @if mode == Mode::Live { strong { (live) } } @else { a href={ (path) "?mode=live" } { (live) } }
-                " · "
-                @if mode == Mode::Test { strong { (test) } } @else { a href={ (path) "?mode=test" } { (test) } }
+            nav aria-label=(lang.pick("Modo", "Mode")) {
+                ul {
+                    @for each in [Mode::Live, Mode::Test] {
+                        li {
+                            a href={ (path) "?mode=" (each.as_str()) } aria-current=[(each == mode).then_some("page")] {
+                                @if each == mode { strong { (label(each)) } } @else { (label(each)) }
+                            }
+                        }
+                    }
+                }
             }
+        } @else {
+            p { (lang.pick(
+                "Modo de prueba: el plan Mini no tiene modo real. Lo que ves aquí es lo que ven las claves de prueba.",
+                "Test mode: the Mini plan has no live mode. What you see here is what test keys see."
+            )) }
         }
     }
 }

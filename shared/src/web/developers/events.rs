@@ -19,7 +19,7 @@ use crate::webhooks::event_type::EventType;
 use super::super::page::{self, Errors};
 use super::super::rest::Rest;
 use super::super::visit::SignedIn;
-use super::{acting, encoded, link, mode_name, mode_switch, plain_id, when};
+use super::{acting, encoded, link, mode_name, plain_id, when};
 
 const LIST_PATH: &str = "/developers/events";
 
@@ -105,7 +105,7 @@ pub async fn list(
         status,
         lang.pick("Eventos", "Events"),
         html! {
-            (mode_switch(lang, &account, mode, LIST_PATH))
+            (page::mode_switch(lang, account.plan.allows_live_keys(), mode, LIST_PATH))
             p { (lang.pick(
                 "Lo ocurrido en tu cuenta los últimos 30 días, del más reciente al más antiguo, tal como lo reciben tus webhooks: úsalo para recuperar lo que tu servidor no recibió.",
                 "What happened in your account in the last 30 days, newest first, as your webhooks receive it: use it to recover what your server missed."

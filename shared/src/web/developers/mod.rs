@@ -14,7 +14,7 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use maud::{Markup, html};
 
-use crate::domain::account::{Account, Mode};
+use crate::domain::account::Mode;
 use crate::domain::lang::Lang;
 use crate::http::AppState;
 
@@ -108,38 +108,6 @@ fn mode_name(lang: Lang, mode: Mode) -> &'static str {
     match mode {
         Mode::Live => lang.pick("real", "live"),
         Mode::Test => lang.pick("prueba", "test"),
-    }
-}
-
-/// The live/test switch of a page at `path`, or where the plan has no live
-/// mode, a line saying so.
-fn mode_switch(lang: Lang, account: &Account, mode: Mode, path: &str) -> Markup {
-    html! {
-        @if account.plan.allows_live_keys() {
-            nav aria-label=(lang.pick("Modo", "Mode")) {
-                ul {
-                    @for each in [Mode::Live, Mode::Test] {
-                        li {
-                            a href=(link(path, each, &[])) aria-current=[(each == mode).then_some("page")] {
-                                @if each == mode { strong { (mode_label(lang, each)) } } @else { (mode_label(lang, each)) }
-                            }
-                        }
-                    }
-                }
-            }
-        } @else {
-            p { (lang.pick(
-                "Modo de prueba: el plan Mini no tiene modo real. Lo que ves aquí es lo que ven las claves de prueba.",
-                "Test mode: the Mini plan has no live mode. What you see here is what test keys see."
-            )) }
-        }
-    }
-}
-
-fn mode_label(lang: Lang, mode: Mode) -> &'static str {
-    match mode {
-        Mode::Live => lang.pick("Modo real", "Live mode"),
-        Mode::Test => lang.pick("Modo de prueba", "Test mode"),
     }
 }
 

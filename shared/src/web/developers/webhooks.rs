@@ -28,7 +28,7 @@ use super::super::form::Submitted;
 use super::super::page::{self, Errors, csrf_field, see_other};
 use super::super::rest::{Reply, Rest};
 use super::super::visit::{SignedIn, Visit};
-use super::{acting, encoded, link, mode_name, mode_switch, plain_id, when};
+use super::{acting, encoded, link, mode_name, plain_id, when};
 
 const LIST_PATH: &str = "/developers/webhooks";
 /// How many attempts a page of the delivery log shows.
@@ -241,7 +241,7 @@ async fn list_page(
         status,
         "Webhooks",
         html! {
-            (mode_switch(lang, account, mode, LIST_PATH))
+            (page::mode_switch(lang, account.plan.allows_live_keys(), mode, LIST_PATH))
             @if let Some(notice) = notice { p role="status" class="notice" { (notice) } }
             @if let Some(error) = errors.get("form") { p role="alert" class="error" { (error) } }
             p { (lang.pick(

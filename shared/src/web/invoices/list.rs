@@ -9,13 +9,12 @@ use axum::response::Response;
 use maud::html;
 use serde_json::Value;
 
-use crate::domain::account::Mode;
 use crate::http::AppState;
 
 use super::super::page;
 use super::super::rest::Rest;
 use super::super::visit::SignedIn;
-use super::{euros, status_name, text};
+use super::{status_name, text};
 
 const PAGE: usize = 25;
 const FILTERS: [&str; 4] = ["status", "from", "to", "customer_id"];
@@ -78,16 +77,7 @@ pub async fn list(
         &visit,
         lang.pick("Facturas", "Invoices"),
         html! {
-            @if account.plan.allows_live_keys() {
-                p {
-                    (lang.pick("Modo: ", "Mode: "))
-                    @if caller.mode == Mode::Live { strong { (lang.pick("reales", "live")) } } @else { a href="/invoices?mode=live" { (lang.pick("reales", "live")) } }
-                    " · "
-                    @if caller.mode == Mode::Test { strong { (lang.pick("de prueba", "test")) } } @else { a href="/invoices?mode=test" { (lang.pick("de prueba", "test")) } }
-                }
-            } @else {
-                p { (lang.pick("Facturas de prueba (plan Mini): números TEST-, sin envío a la AEAT.", "Test invoices (Mini plan): TEST- numbers, never sent to the AEAT.")) }
-            }
+            (page::mode_switch(lang, account.plan.allows_live_keys(), caller.mode, "/invoices"))
             p { a href={ "/invoices/new?mode=" (mode) } role="button" { (lang.pick("Nueva factura", "New invoice")) } }
             // With htmx the filters swap the table in place (and push the URL);
         // without it the form loads the page.
@@ -139,7 +129,7 @@ pub async fn list(
                                     td { a href={ "/invoices/" (invoice["id"]) "?mode=" (mode) } { (text(&invoice["number"])) } }
                                     td { (text(&invoice["issue_date"])) }
                                     td { (invoice["customer"]["name"].as_str().unwrap_or("—")) }
-                                    td { (euros(&invoice["total"])) }
+                                    td { (page::euros(lang, &invoice["total"])) }
                                     td { (status_name(lang, text(&invoice["status"]))) }
                                     td { (text(&invoice["verifactu"]["status"])) }
                                 }

@@ -11,7 +11,6 @@ mod show;
 
 use axum::Router;
 use axum::routing::{get, post};
-use serde_json::Value;
 
 use crate::domain::lang::Lang;
 use crate::http::AppState;
@@ -38,14 +37,6 @@ fn idempotency_key(form: &super::form::Submitted) -> String {
     match form.text("_idem") {
         "" => crate::ids::random_token(16),
         key => key.to_string(),
-    }
-}
-
-/// An amount of the API's JSON (an exact decimal number) in euros.
-fn euros(value: &Value) -> String {
-    match value {
-        Value::Number(n) => format!("{n} €"),
-        _ => "—".into(),
     }
 }
 

@@ -19,7 +19,7 @@ use super::super::caller_for;
 use super::super::page;
 use super::super::rest::Rest;
 use super::super::visit::{SignedIn, Visit};
-use super::{euros, status_name, text};
+use super::{status_name, text};
 
 /// The invoice id of a path: digits only, else not found.
 pub(super) fn invoice_id(raw: &str) -> Option<u64> {
@@ -161,25 +161,25 @@ fn lines(lang: Lang, invoice: &Value) -> Markup {
                     @for line in invoice["lines"].as_array().into_iter().flatten() {
                         tr {
                             td { (text(&line["description"])) }
-                            td { (line["quantity"]) }
-                            td { (euros(&line["unit_price"])) }
-                            td { (line["vat_rate"]) }
-                            td { (euros(&line["base"])) }
+                            td { (page::number(lang, &line["quantity"], None).unwrap_or_default()) }
+                            td { (page::euros(lang, &line["unit_price"])) }
+                            td { (page::percent(lang, &line["vat_rate"])) }
+                            td { (page::euros(lang, &line["base"])) }
                         }
                     }
                 }
             }
             table { tbody {
-                tr { th scope="row" { (lang.pick("Base imponible", "Taxable base")) } td { (euros(&invoice["base"])) } }
-                tr { th scope="row" { (lang.pick("Impuesto", "Tax")) } td { (euros(&invoice["vat_amount"])) } }
+                tr { th scope="row" { (lang.pick("Base imponible", "Taxable base")) } td { (page::euros(lang, &invoice["base"])) } }
+                tr { th scope="row" { (lang.pick("Impuesto", "Tax")) } td { (page::euros(lang, &invoice["vat_amount"])) } }
                 @if invoice["surcharge_amount"].as_f64().unwrap_or(0.0) != 0.0 {
-                    tr { th scope="row" { (lang.pick("Recargo de equivalencia", "Equivalence surcharge")) } td { (euros(&invoice["surcharge_amount"])) } }
+                    tr { th scope="row" { (lang.pick("Recargo de equivalencia", "Equivalence surcharge")) } td { (page::euros(lang, &invoice["surcharge_amount"])) } }
                 }
                 @if invoice["irpf_amount"].as_f64().unwrap_or(0.0) != 0.0 {
-                    tr { th scope="row" { (lang.pick("Retención IRPF", "IRPF withheld")) } td { "−" (euros(&invoice["irpf_amount"])) } }
+                    tr { th scope="row" { (lang.pick("Retención IRPF", "IRPF withheld")) } td { "−" (page::euros(lang, &invoice["irpf_amount"])) } }
                 }
-                tr { th scope="row" { "Total" } td { strong { (euros(&invoice["total"])) } } }
-                tr { th scope="row" { (lang.pick("Pendiente", "Due")) } td { (euros(&invoice["amount_due"])) } }
+                tr { th scope="row" { "Total" } td { strong { (page::euros(lang, &invoice["total"])) } } }
+                tr { th scope="row" { (lang.pick("Pendiente", "Due")) } td { (page::euros(lang, &invoice["amount_due"])) } }
             } }
         }
     }
