@@ -17,7 +17,7 @@ use crate::http::AppState;
 
 use super::form::Submitted;
 use super::page::{self, csrf_field, see_other};
-use super::rest::Rest;
+use super::rest::{Rest, item_path};
 use super::visit::{SignedIn, Visit};
 use super::{caller_for, text};
 
@@ -258,10 +258,7 @@ pub async fn edit(
         Ok(caller) => caller,
         Err(response) => return response,
     };
-    let path = format!(
-        "/api/v1/customers/{}",
-        url::form_urlencoded::byte_serialize(id.as_bytes()).collect::<String>()
-    );
+    let path = item_path("/api/v1/customers", &id);
     let reply = rest.get(&caller, &path).await;
     if !reply.ok() {
         return page::not_found(&visit);
@@ -290,10 +287,7 @@ pub async fn update(
         Ok(caller) => caller,
         Err(response) => return response,
     };
-    let path = format!(
-        "/api/v1/customers/{}",
-        url::form_urlencoded::byte_serialize(id.as_bytes()).collect::<String>()
-    );
+    let path = item_path("/api/v1/customers", &id);
     let body = Value::Object(typed(&form, true));
     let reply = rest
         .call(&caller, Method::PATCH, &path, Some(&body), None)
@@ -333,10 +327,7 @@ pub async fn delete(
     if form.text("confirm") != "yes" {
         return see_other(visit, &format!("/customers/{id}?mode={mode}"), Vec::new());
     }
-    let path = format!(
-        "/api/v1/customers/{}",
-        url::form_urlencoded::byte_serialize(id.as_bytes()).collect::<String>()
-    );
+    let path = item_path("/api/v1/customers", &id);
     let reply = rest.call(&caller, Method::DELETE, &path, None, None).await;
     if reply.ok() {
         see_other(visit, &format!("/customers?mode={mode}"), Vec::new())

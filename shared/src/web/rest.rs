@@ -7,6 +7,7 @@
 use axum::Router;
 use axum::body::{Body, Bytes, to_bytes};
 use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 use tower::ServiceExt;
 
@@ -69,6 +70,11 @@ impl Rest {
     pub async fn get(&self, caller: &Caller, path: &str) -> Reply {
         self.call(caller, Method::GET, path, None, None).await
     }
+}
+
+/// `collection/<id>` with the id percent-encoded, whatever a URL brought.
+pub fn item_path(collection: &str, id: &str) -> String {
+    format!("{collection}/{}", utf8_percent_encode(id, NON_ALPHANUMERIC))
 }
 
 pub struct Reply {

@@ -21,7 +21,7 @@ use crate::http::AppState;
 
 use super::form::Submitted;
 use super::page::{self, csrf_field, see_other};
-use super::rest::Rest;
+use super::rest::{Rest, item_path};
 use super::visit::Visit;
 use super::{caller_for, text};
 
@@ -218,13 +218,6 @@ async fn change(
     show(rest, visit, &caller, &HashMap::new(), reply.problem()).await
 }
 
-fn series_path(code: &str) -> String {
-    format!(
-        "/api/v1/series/{}",
-        url::form_urlencoded::byte_serialize(code.as_bytes()).collect::<String>()
-    )
-}
-
 pub async fn make_default(
     State(state): State<AppState>,
     Extension(rest): Extension<Rest>,
@@ -236,7 +229,7 @@ pub async fn make_default(
         &rest,
         &form,
         Method::PATCH,
-        series_path(&code),
+        item_path("/api/v1/series", &code),
         Some(json!({"default": true})),
     )
     .await
@@ -260,7 +253,7 @@ pub async fn delete(
         &rest,
         &form,
         Method::DELETE,
-        series_path(&code),
+        item_path("/api/v1/series", &code),
         None,
     )
     .await
