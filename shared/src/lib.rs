@@ -29,6 +29,8 @@ pub mod extraction;
 pub mod http;
 /// Random identifiers and secrets.
 pub mod ids;
+/// Received invoices: the book of expenses' fields, checks and deductible figures.
+pub mod expense;
 /// Invoices: lines, totals, numbering, series, statuses, kinds (F1–R5),
 /// payments and the stored invoice.
 pub mod invoice;

@@ -24,6 +24,7 @@ mod einvoice_read;
 mod email_smtp_contract;
 mod error_sanitising;
 mod events_api;
+mod expenses_api;
 mod extraction_ai;
 mod extraction_api;
 mod extraction_corpus;

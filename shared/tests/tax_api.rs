@@ -567,7 +567,7 @@ async fn the_quarter_summary_reads_the_live_ledger() {
     }
     assert_eq!(
         q["model_130"],
-        json!({"income_year_to_date": 1600.0, "withholdings_year_to_date": 105.0})
+        json!({"income_year_to_date": 1600.0, "expenses_year_to_date": 0.0, "withholdings_year_to_date": 105.0})
     );
 
     let test = send(

@@ -11,6 +11,8 @@ pub mod customers;
 pub mod dispatch;
 /// Reading an account's events of the last 30 days.
 pub mod events;
+/// The book of expenses (received invoices): add, list, correct, delete, history, document.
+pub mod expenses;
 /// The extraction use case, in two phases (`prepare` before the quota charge, `finish`).
 pub mod extraction;
 /// `fiscal.deadline` reminders, 7 days and 1 day before each tax deadline.

@@ -2,9 +2,10 @@
 //! `<data dir>/blobs/`. A put writes a temporary file beside the target and
 //! renames it over it, so a reader sees the old bytes or the new, never a
 //! part. A key cannot be both a blob and the folder of others (`a` and `a/b`);
-//! the service's keys (`jobs/<job_id>/input`, `uploads/<account>/<mode>/<id>`)
-//! never are. Presigned PUTs are URLs of `svc serve` itself
-//! (`embedded::presigned_put`); `expire` is the bucket's lifecycle rule.
+//! the service's keys (`jobs/<job_id>/input`, `uploads/<account>/<mode>/<id>`,
+//! `kept/expenses/<account>/<id>`) never are. Presigned PUTs are URLs of
+//! `svc serve` itself (`embedded::presigned_put`); `expire` is the bucket's
+//! lifecycle rule, which spares what is kept (`KEPT`).
 
 use std::io::{ErrorKind, Write as _};
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ use chrono::{DateTime, Utc};
 
 use super::presigned_put::{Grant, Signer};
 use crate::ids::random_token;
-use crate::ports::blobs::{BlobError, Blobs, PresignedPut, is_valid_key};
+use crate::ports::blobs::{BlobError, Blobs, KEPT, PresignedPut, is_valid_key};
 
 /// How long a blob is kept, as the staging bucket's lifecycle rule keeps it.
 pub const LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
@@ -45,6 +46,7 @@ impl FileBlobs {
 
     /// Removes the blobs last written more than `age` ago (and the folders
     /// that leaves empty): what a put left behind that no delete removed.
+    /// Blobs under `kept/` stay.
     /// The number removed.
     pub async fn expire(&self, age: Duration) -> Result<usize, BlobError> {
         let root = self.root.clone();
@@ -116,6 +118,9 @@ fn remove_older(
         let meta = entry.metadata()?;
         let path = entry.path();
         if meta.is_dir() {
+            if path == root.join(KEPT) {
+                continue;
+            }
             remove_older(root, &path, cutoff, removed)?;
         } else if meta.modified()? < cutoff && std::fs::remove_file(&path).is_ok() {
             *removed += 1;
@@ -260,15 +265,22 @@ mod tests {
         let blobs = FileBlobs::new(dir.path());
         blobs.put("uploads/a/live/old", vec![1]).await.unwrap();
         blobs.put("jobs/job_1/input", vec![2]).await.unwrap();
-        let old = dir.path().join("blobs/uploads/a/live/old");
+        blobs.put("kept/expenses/a/exp_1", vec![3]).await.unwrap();
         let two_days_ago = SystemTime::now() - 2 * LIFETIME;
-        std::fs::File::options()
-            .write(true)
-            .open(&old)
-            .unwrap()
-            .set_modified(two_days_ago)
-            .unwrap();
+        for old in ["blobs/uploads/a/live/old", "blobs/kept/expenses/a/exp_1"] {
+            std::fs::File::options()
+                .write(true)
+                .open(dir.path().join(old))
+                .unwrap()
+                .set_modified(two_days_ago)
+                .unwrap();
+        }
         assert_eq!(blobs.expire(LIFETIME).await.unwrap(), 1);
+        assert_eq!(
+            blobs.get("kept/expenses/a/exp_1").await.unwrap(),
+            Some(vec![3]),
+            "kept blobs never expire"
+        );
         assert!(!dir.path().join("blobs/uploads").exists());
         assert_eq!(blobs.get("jobs/job_1/input").await.unwrap(), Some(vec![2]));
         assert_eq!(blobs.expire(LIFETIME).await.unwrap(), 0);

@@ -11,6 +11,7 @@ pub mod deadline;
 pub mod documents;
 pub mod error;
 pub mod events;
+pub mod expenses;
 pub mod extraction;
 pub mod hosts;
 pub mod invoice_send;
@@ -49,6 +50,7 @@ pub enum Group {
     Usage,
     Tax,
     Customers,
+    Expenses,
     Invoices,
     Extraction,
     Analyses,
@@ -60,10 +62,11 @@ pub enum Group {
 }
 
 impl Group {
-    pub const ALL: [Group; 11] = [
+    pub const ALL: [Group; 12] = [
         Group::Usage,
         Group::Tax,
         Group::Customers,
+        Group::Expenses,
         Group::Invoices,
         Group::Extraction,
         Group::Analyses,
@@ -79,6 +82,7 @@ impl Group {
             Group::Usage => usage::routes(),
             Group::Tax => tax::routes(),
             Group::Customers => customers::routes(),
+            Group::Expenses => expenses::routes(),
             Group::Invoices => invoices::routes(),
             Group::Extraction => extraction::routes(),
             Group::Analyses => analyses::routes(),

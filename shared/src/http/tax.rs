@@ -1,5 +1,5 @@
-//! The tax group: NIF validation, VAT, withholding, Modelo 130, the quarter
-//! summary and the tax calendar. Computed by rules; no quota.
+//! The tax group: NIF validation, VAT, withholding, Modelos 130 and 303, the
+//! quarter summary and the tax calendar. Computed by rules; no quota.
 
 use axum::Json;
 use axum::extract::State;
@@ -17,6 +17,7 @@ use crate::app::keys::Caller;
 use crate::app::tax_tools::ToolError;
 use crate::app::tax_tools::calendar::{CalendarResponse, fiscal_calendar, parse_forms, parse_lang};
 use crate::app::tax_tools::model130::{Model130Request, Model130Response, estimate_model_130};
+use crate::app::tax_tools::model303::{Model303Request, Model303Response, estimate_model_303};
 use crate::app::tax_tools::nif::{NifCheck, validate_tax_id};
 use crate::app::tax_tools::quarter::{QuarterResponse, quarter_summary};
 use crate::app::tax_tools::vat::{VatRequest, VatResponse, calculate_vat};
@@ -34,6 +35,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(post_vat))
         .routes(routes!(post_withholding))
         .routes(routes!(post_model_130))
+        .routes(routes!(post_model_303))
         .routes(routes!(get_quarter))
         .routes(routes!(get_calendar))
 }
@@ -121,7 +123,11 @@ async fn post_withholding(
 /// Estimate Modelo 130
 ///
 /// Every box (01–19) of the quarterly IRPF instalment, computed year to date.
-/// Income and withholdings left out come from the account's ledger (live keys).
+/// Income and withholdings left out come from the account's ledger of issued
+/// invoices, expenses (box 02) from the book of expenses: the deductible cost
+/// of the confirmed expenses dated (operation, else issue date) from 1
+/// January to the quarter's end (live keys). `*_source` says where each came
+/// from, and `invoices` / `expenses` list what was counted.
 #[utoipa::path(post, path = "/api/v1/tax/model-130", tag = "tax", operation_id = "estimate_model_130",
     request_body = Model130Request,
     responses((status = 200, description = "The boxes and the result", body = Model130Response)))]
@@ -131,6 +137,32 @@ async fn post_model_130(
     ApiJson(req): ApiJson<Model130Request>,
 ) -> Result<Json<Model130Response>, ApiError> {
     Ok(Json(estimate_model_130(&state.ports, &caller, &req).await?))
+}
+
+/// Estimate Modelo 303
+///
+/// The quarterly VAT return from both books (live keys). Output VAT: the
+/// issued invoices of the quarter per rate (01–09), the VAT self-assessed on
+/// intra-EU purchases (10/11) and other reverse-charge purchases (12/13),
+/// rectifying invoices (14/15), equivalence surcharge (16–26), total 27.
+/// Input VAT: the confirmed expenses received in the quarter, as far as
+/// deductible (their `deductible.vat`): domestic purchases and deducted
+/// self-assessed VAT in 28/29 (capital goods 30/31), imports 32–35, intra-EU
+/// goods 36–39, suppliers' credit notes 40/41; total 45. Result: 46 = 27 −
+/// 45, then 64, 66, the amounts to offset from earlier quarters
+/// (`carried_forward`: box 110, applied 78, left 87), 69 and 71. Expenses
+/// with equivalence surcharge deduct nothing (LIVA art. 154.Dos); drafts
+/// are not counted. `not_handled` lists the parts left at 0. Every invoice
+/// and expense counted is listed, with the boxes it went to.
+#[utoipa::path(post, path = "/api/v1/tax/model-303", tag = "tax", operation_id = "estimate_model_303",
+    request_body = Model303Request,
+    responses((status = 200, description = "The boxes, the result and what was counted", body = Model303Response)))]
+async fn post_model_303(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(req): ApiJson<Model303Request>,
+) -> Result<Json<Model303Response>, ApiError> {
+    Ok(Json(estimate_model_303(&state.ports, &caller, &req).await?))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -145,11 +177,15 @@ struct QuarterQuery {
     quarter: u8,
 }
 
-/// Quarter summary from the ledger
+/// Quarter summary from both books
 ///
-/// Output VAT and surcharge per rate, IRPF withheld by clients, totals, and the
-/// Modelo 303 boxes and Modelo 130 inputs they give. Live keys only see the
-/// live ledger; test keys get an empty quarter.
+/// Output VAT and surcharge per rate, IRPF withheld by clients, totals, and
+/// with the confirmed expenses: the Modelo 303 boxes (output, input and
+/// result, nothing carried from earlier quarters), the Modelo 130 inputs
+/// (income, expenses and withholdings year to date) and the Modelo 111/115
+/// figures of the IRPF the account withheld from its suppliers (rent: 115).
+/// Lists the invoices and expenses counted. Live keys only see the live
+/// books; test keys get an empty quarter.
 #[utoipa::path(get, path = "/api/v1/tax/quarter", tag = "tax", operation_id = "quarter_summary", params(QuarterQuery),
     responses((status = 200, description = "The quarter", body = QuarterResponse)))]
 async fn get_quarter(

@@ -1,13 +1,18 @@
 //! The `Blobs` port: short-lived large inputs: those of jobs (extraction
 //! files, analysis rows), written when a job is queued and deleted when it
 //! ends, and the files clients upload themselves through a presigned PUT
-//! (`presign_put`, see `app::uploads`). Two adapters: the S3 staging bucket on
-//! AWS and files under the data directory; both drop what is older than a
-//! day (the bucket's lifecycle rule, `FileBlobs::expire`). Keys are relative
-//! paths of `[A-Za-z0-9_.-]` segments joined by `/`.
+//! (`presign_put`, see `app::uploads`); and, under `kept/`, the documents of
+//! expenses, kept until their expense is deleted. Two adapters: the S3
+//! staging bucket on AWS and files under the data directory; both drop what
+//! is older than a day outside `kept/` (the bucket's lifecycle rules,
+//! `FileBlobs::expire`). Keys are relative paths of `[A-Za-z0-9_.-]`
+//! segments joined by `/`.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+
+/// The first segment of the keys that never expire.
+pub const KEPT: &str = "kept";
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum BlobError {

@@ -9,6 +9,7 @@ use rust_decimal::dec;
 
 use super::indirect::IndirectTax;
 use super::ledger_entry::LedgerEntry;
+use super::model303::SelfAssessed;
 
 /// The first and last day of a quarter.
 pub fn quarter_dates(year: i32, quarter: u8) -> (chrono::NaiveDate, chrono::NaiveDate) {
@@ -170,10 +171,16 @@ fn push_row(
     });
 }
 
-/// The Modelo 303 output boxes the quarter's invoices fill, and box 27 (total
-/// output VAT). Rates without a box of their own are left out of the boxes
-/// (they still count in the summary totals).
-pub fn model_303_boxes(s: &QuarterSummary, year: i32, quarter: u8) -> Vec<ReturnBox> {
+/// The Modelo 303 output boxes the quarter's invoices and the VAT
+/// self-assessed on purchases fill, and box 27 (total output VAT). Rates
+/// without a box of their own are left out of the boxes (they still count
+/// in the summary totals).
+pub fn model_303_boxes(
+    s: &QuarterSummary,
+    purchases: &SelfAssessed,
+    year: i32,
+    quarter: u8,
+) -> Vec<ReturnBox> {
     let mut boxes = Vec::new();
     let mut total = Decimal::ZERO;
     for (rate, t) in &s.vat {
@@ -181,6 +188,22 @@ pub fn model_303_boxes(s: &QuarterSummary, year: i32, quarter: u8) -> Vec<Return
             push_row(&mut boxes, numbers, "Output VAT", *rate, t);
             total += t.amount;
         }
+    }
+    for (numbers, what, t) in [
+        (["10", "11"], "Intra-EU acquisitions of goods and services", &purchases.intra_eu),
+        (["12", "13"], "Other reverse-charge purchases", &purchases.reverse_charge),
+    ] {
+        boxes.push(ReturnBox {
+            number: numbers[0],
+            label: format!("{what}: base"),
+            value: t.base,
+        });
+        boxes.push(ReturnBox {
+            number: numbers[1],
+            label: format!("{what}: quota"),
+            value: t.amount,
+        });
+        total += t.amount;
     }
     boxes.push(ReturnBox {
         number: "14",
@@ -313,7 +336,7 @@ mod tests {
         assert_eq!(s.irpf_withheld, dec!(135));
         assert_eq!(s.total, dec!(1060) + dec!(1819) + dec!(10.40) - dec!(106));
 
-        let boxes = model_303_boxes(&s, 2026, 2);
+        let boxes = model_303_boxes(&s, &SelfAssessed::default(), 2026, 2);
         assert_eq!(value(&boxes, "07"), dec!(2000));
         assert_eq!(value(&boxes, "08"), dec!(21));
         assert_eq!(value(&boxes, "09"), dec!(420));
@@ -359,7 +382,7 @@ mod tests {
     #[test]
     fn an_empty_ledger_gives_zeros() {
         let s = summarize(&[]);
-        let boxes = model_303_boxes(&s, 2026, 1);
+        let boxes = model_303_boxes(&s, &SelfAssessed::default(), 2026, 1);
         assert_eq!(value(&boxes, "27"), dec!(0));
         assert_eq!(s.invoice_count, 0);
     }

@@ -28,12 +28,15 @@ pub enum EventType {
     InvoiceSendFailed,
     VerifactuAccepted,
     VerifactuRejected,
+    ExpenseCreated,
+    ExpenseUpdated,
+    ExpenseDeleted,
     WebhookTest,
 }
 
 impl EventType {
     /// The types a webhook can subscribe to, in the order the API lists them.
-    pub const SUBSCRIBABLE: [EventType; 17] = [
+    pub const SUBSCRIBABLE: [EventType; 20] = [
         EventType::AnalysisCompleted,
         EventType::JobCompleted,
         EventType::JobFailed,
@@ -51,6 +54,9 @@ impl EventType {
         EventType::InvoiceSendFailed,
         EventType::VerifactuAccepted,
         EventType::VerifactuRejected,
+        EventType::ExpenseCreated,
+        EventType::ExpenseUpdated,
+        EventType::ExpenseDeleted,
     ];
 
     pub fn code(self) -> &'static str {
@@ -72,6 +78,9 @@ impl EventType {
             EventType::InvoiceSendFailed => "invoice.send_failed",
             EventType::VerifactuAccepted => "verifactu.accepted",
             EventType::VerifactuRejected => "verifactu.rejected",
+            EventType::ExpenseCreated => "expense.created",
+            EventType::ExpenseUpdated => "expense.updated",
+            EventType::ExpenseDeleted => "expense.deleted",
             EventType::WebhookTest => "webhook.test",
         }
     }

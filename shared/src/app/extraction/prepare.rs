@@ -159,7 +159,7 @@ fn kind_name(kind: FileKind) -> &'static str {
 
 /// Lenient base64: standard or URL-safe alphabet, padding optional, white
 /// space ignored, an optional `data:…;base64,` prefix.
-fn decode_base64(data: &str) -> Result<Vec<u8>, ItemError> {
+pub fn decode_base64(data: &str) -> Result<Vec<u8>, ItemError> {
     let payload = match data.trim_start().strip_prefix("data:") {
         Some(rest) => rest.split_once(',').map(|(_, p)| p).unwrap_or(""),
         None => data,
@@ -273,6 +273,31 @@ fn read_einvoice(xml: &[u8], source: Option<Source>) -> Result<Work, ItemError> 
             "the XML is not an e-invoice in a format read here (Facturae 3.x, UBL 2.1 Invoice or CreditNote, UN/CEFACT CII)",
         )),
         Err(e) => Err(ItemError::new("file_unreadable", e.to_string())),
+    }
+}
+
+/// The invoices of an e-invoice file, read exactly: an XML e-invoice, or a
+/// PDF carrying one (Factur-X …). `None` for any other PDF or image, and
+/// for a PDF that cannot be opened.
+pub async fn read_einvoice_file(bytes: &[u8]) -> Result<Option<Vec<Fields>>, ItemError> {
+    match sniff(bytes) {
+        Some(FileKind::Xml) => read_einvoice(bytes, None).map(invoices_of),
+        Some(FileKind::Pdf) => {
+            let Ok(content) = read_pdf(bytes.to_vec()).await else {
+                return Ok(None);
+            };
+            Ok(embedded_einvoice(&content)
+                .and_then(|xml| read_einvoice(xml, Some(Source::FacturX)).ok())
+                .and_then(invoices_of))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn invoices_of(work: Work) -> Option<Vec<Fields>> {
+    match work {
+        Work::Einvoice { invoices, .. } => Some(invoices),
+        _ => None,
     }
 }
 

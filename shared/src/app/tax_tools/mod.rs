@@ -2,8 +2,10 @@
 //! from MCP alike. Requests and responses are the JSON shapes of the API.
 //! Results are estimates for the general regime, computed by rules, never by a model.
 
+pub mod books;
 pub mod calendar;
 pub mod model130;
+pub mod model303;
 pub mod nif;
 pub mod quarter;
 pub mod vat;

@@ -1,19 +1,19 @@
 //! `estimate_model_130`: the quarterly IRPF instalment, box by box. Income and
-//! withholdings the request leaves out come from the account's ledger.
+//! withholdings the request leaves out come from the account's ledger of
+//! issued invoices, expenses from its book of expenses; the response lists
+//! what it counted.
 
-use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::books::{self, CountedExpense, CountedInvoice, counted_expense, counted_invoice};
 use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
 use crate::app::keys::Caller;
-use crate::app::ledger;
 use crate::ports::Ports;
 use crate::tax::model130::{EarlierQuarters, Model130Input, YearToDate, compute};
 use crate::tax::money::Money;
 use crate::tax::money::{Amount, MAX_INTEGER_DIGITS, decimal_from_json};
-use crate::tax::quarter::quarter_dates;
 
 /// Year-to-date figures at the end of an earlier quarter.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -46,7 +46,8 @@ pub struct Model130Request {
     /// Computable income from 1 January to the end of the quarter (box 01); default: the ledger's invoice bases.
     #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub income: Option<Amount>,
-    /// Deductible expenses, year to date (box 02); default 0 (expenses are not in the ledger).
+    /// Deductible expenses, year to date (box 02); default: the deductible cost of the confirmed
+    /// expenses in the book, dated (operation, else issue date) from 1 January to the quarter's end.
     #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub expenses: Option<Amount>,
     /// Withholdings borne, year to date (box 06); default: the IRPF withheld on the ledger's invoices.
@@ -103,7 +104,7 @@ pub struct ReturnBoxValue {
     {"box": "06", "label": "Retenciones e ingresos a cuenta", "label_en": "Withholdings and payments on account", "value": 720.0},
     {"box": "19", "label": "Resultado de la autoliquidación", "label_en": "Result of the return", "value": 1080.0}],
     "result": 1080.0, "outcome": "pay", "meaning": "To pay", "income_source": "request",
-    "withholdings_source": "request", "notes": [],
+    "expenses_source": "request", "withholdings_source": "request", "invoices": [], "expenses": [], "notes": [],
     "estimate": "Estimate for the general regime, computed from the rules in force; not tax advice."}))]
 pub struct Model130Response {
     pub year: i32,
@@ -117,7 +118,14 @@ pub struct Model130Response {
     pub meaning: &'static str,
     /// Where income and withholdings came from: `request` or `ledger`.
     pub income_source: &'static str,
+    /// Where the expenses came from: `request` or `book` (the confirmed expenses).
+    pub expenses_source: &'static str,
     pub withholdings_source: &'static str,
+    /// The issued invoices of the year so far behind income and withholdings
+    /// taken from the ledger.
+    pub invoices: Vec<CountedInvoice>,
+    /// The expenses behind box 02 when it comes from the book.
+    pub expenses: Vec<CountedExpense>,
     pub notes: Vec<String>,
     pub estimate: &'static str,
 }
@@ -174,25 +182,49 @@ pub async fn estimate_model_130(
     let quarter = check_quarter(req.quarter)?;
     let mut notes = Vec::new();
     let earlier = earlier_quarters(req, &mut notes)?;
-    let needs_ledger = req.income.is_none() || req.withholdings.is_none();
-    let (ledger_income, ledger_withholdings) = if needs_ledger {
-        ledger_year_to_date(ports, caller, year, quarter, &mut notes).await?
+    let needs_books = req.income.is_none() || req.withholdings.is_none() || req.expenses.is_none();
+    let b = if needs_books {
+        Some(books::read(ports, caller, year, quarter, &mut notes).await?)
     } else {
-        (Decimal::ZERO, Decimal::ZERO)
+        None
     };
-    if req.expenses.is_none() {
-        notes.push("No expenses given: box 02 is 0 (expenses are not in the ledger).".into());
-    }
+    let from_ledger = req.income.is_none() || req.withholdings.is_none();
+    let invoices: Vec<CountedInvoice> = match &b {
+        Some(b) if from_ledger => {
+            if b.invoices_year.is_empty() && caller.mode.is_live() {
+                notes.push(format!(
+                    "The ledger has no invoices from 1 January to {}: ledger figures are 0.",
+                    b.to
+                ));
+            }
+            b.invoices_year.iter().map(counted_invoice).collect()
+        }
+        _ => Vec::new(),
+    };
+    let expenses: Vec<CountedExpense> = match &b {
+        Some(b) if req.expenses.is_none() => {
+            notes.push(format!(
+                "No expenses given: box 02 is the deductible cost of the {} confirmed expense(s) of the book dated from 1 January to {}.",
+                b.expenses_year.len(),
+                b.to
+            ));
+            b.expenses_year
+                .iter()
+                .map(|e| counted_expense(e, e.cost_date()))
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    let income: Decimal = invoices.iter().map(|i| i.base.value()).sum();
+    let withheld: Decimal = invoices.iter().map(|i| i.irpf_withheld.value()).sum();
+    let costs: Decimal = expenses.iter().map(|e| e.deductible_expense.value()).sum();
     let input = Model130Input {
         year,
         quarter,
         current: YearToDate {
-            income: req.income.map(Amount::value).unwrap_or(ledger_income),
-            expenses: req.expenses.map(Amount::value).unwrap_or_default(),
-            withholdings: req
-                .withholdings
-                .map(Amount::value)
-                .unwrap_or(ledger_withholdings),
+            income: req.income.map_or(income, Amount::value),
+            expenses: req.expenses.map_or(costs, Amount::value),
+            withholdings: req.withholdings.map_or(withheld, Amount::value),
         },
         earlier,
         previous_year_net_income: req.previous_year_net_income,
@@ -203,6 +235,7 @@ pub async fn estimate_model_130(
             .unwrap_or_default(),
     };
     let result = compute(&input);
+    let source = |given: bool, book: &'static str| if given { "request" } else { book };
     Ok(Model130Response {
         year,
         quarter,
@@ -219,44 +252,12 @@ pub async fn estimate_model_130(
         result: Money::from(result.result),
         outcome: result.outcome.code(),
         meaning: result.outcome.meaning_en(),
-        income_source: if req.income.is_some() {
-            "request"
-        } else {
-            "ledger"
-        },
-        withholdings_source: if req.withholdings.is_some() {
-            "request"
-        } else {
-            "ledger"
-        },
+        income_source: source(req.income.is_some(), "ledger"),
+        expenses_source: source(req.expenses.is_some(), "book"),
+        withholdings_source: source(req.withholdings.is_some(), "ledger"),
+        invoices,
+        expenses,
         notes,
         estimate: ESTIMATE_NOTICE,
     })
-}
-
-/// Σ bases and Σ IRPF withheld of the live ledger from 1 January to the quarter's end.
-async fn ledger_year_to_date(
-    ports: &Ports,
-    caller: &Caller,
-    year: i32,
-    quarter: u8,
-    notes: &mut Vec<String>,
-) -> Result<(Decimal, Decimal), ToolError> {
-    if !caller.mode.is_live() {
-        notes.push("Test keys have no ledger: figures not given are taken as 0.".into());
-        return Ok((Decimal::ZERO, Decimal::ZERO));
-    }
-    let start = NaiveDate::from_ymd_opt(year, 1, 1).expect("valid year");
-    let (_, end) = quarter_dates(year, quarter);
-    let entries = ledger::between(ports, &caller.account_id, start, end)
-        .await
-        .map_err(ToolError::storage)?;
-    if entries.is_empty() {
-        notes.push(format!(
-            "The ledger has no invoices from {start} to {end}: ledger figures are 0."
-        ));
-    }
-    let income = entries.iter().map(|e| e.base()).sum();
-    let withheld = entries.iter().map(|e| e.irpf_amount).sum();
-    Ok((income, withheld))
 }

@@ -1,20 +1,23 @@
-//! `quarter_summary`: a quarter of the live ledger, with the Modelo 303 boxes
-//! and the Modelo 130 inputs it gives.
+//! `quarter_summary`: a quarter of both live books (issued invoices and
+//! expenses), with the Modelo 303 boxes, the Modelo 130 inputs and the
+//! Modelo 111/115 figures they give, and what was counted.
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::books::{self, CountedExpense, CountedInvoice, counted_expense, counted_invoice};
+use super::model303::{boxes_of, model_303};
 use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
 use crate::app::keys::Caller;
-use crate::app::ledger;
+use crate::expense::Expense;
 use crate::ports::Ports;
 use crate::tax::money::Money;
 use crate::tax::money::Percent;
 use crate::tax::money::as_number;
-use crate::tax::quarter::quarter_dates;
-use crate::tax::quarter::{model_303_boxes, summarize};
+use crate::tax::quarter::summarize;
+use crate::tax::withheld::{boxes_111, boxes_115, model_111, model_115};
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
 pub struct RateLine {
@@ -48,21 +51,31 @@ pub struct Totals {
 pub struct Model130Inputs {
     /// Σ invoice bases from 1 January to the quarter's end (box 01).
     pub income_year_to_date: Money,
+    /// Σ deductible cost of the confirmed expenses in the same span (box 02).
+    pub expenses_year_to_date: Money,
     /// Σ IRPF withheld by clients in the same span (box 06).
     pub withholdings_year_to_date: Money,
 }
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
 #[schema(example = json!({"year": 2026, "quarter": 2, "from": "2026-04-01", "to": "2026-06-30", "livemode": true,
-    "invoice_count": 2, "rectification_count": 0,
+    "invoice_count": 2, "rectification_count": 0, "expense_count": 1,
     "vat": [{"rate": 21.0, "base": 1000.0, "amount": 210.0}, {"rate": 10.0, "base": 200.0, "amount": 20.0}],
     "surcharge": [], "igic": [], "ipsi": [], "totals": {"base": 1200.0, "vat": 230.0, "surcharge": 0.0, "irpf_withheld": 180.0, "total": 1250.0},
     "model_303": [{"box": "04", "label": "Output VAT 10 %: base", "value": 200.0},
         {"box": "06", "label": "Output VAT 10 %: quota", "value": 20.0},
         {"box": "07", "label": "Output VAT 21 %: base", "value": 1000.0},
         {"box": "09", "label": "Output VAT 21 %: quota", "value": 210.0},
-        {"box": "27", "label": "Total output VAT and surcharge", "value": 230.0}],
-    "model_130": {"income_year_to_date": 1200.0, "withholdings_year_to_date": 180.0}, "notes": [],
+        {"box": "27", "label": "Total output VAT and surcharge", "value": 230.0},
+        {"box": "28", "label": "Input VAT on domestic purchases of current goods and services: base", "value": 200.0},
+        {"box": "29", "label": "Input VAT on domestic purchases of current goods and services: quota", "value": 42.0},
+        {"box": "45", "label": "Total input VAT deducted", "value": 42.0},
+        {"box": "46", "label": "General regime result (27 − 45)", "value": 188.0}],
+    "model_130": {"income_year_to_date": 1200.0, "expenses_year_to_date": 200.0, "withholdings_year_to_date": 180.0},
+    "model_111": [{"box": "07", "label": "Economic activities: recipients", "value": 1.0},
+        {"box": "08", "label": "Economic activities: amounts paid", "value": 200.0},
+        {"box": "09", "label": "Economic activities: withholdings", "value": 30.0}],
+    "model_115": [], "invoices": [], "expenses": [], "notes": [],
     "estimate": "Estimate for the general regime, computed from the rules in force; not tax advice."}))]
 pub struct QuarterResponse {
     pub year: i32,
@@ -74,6 +87,8 @@ pub struct QuarterResponse {
     pub invoice_count: usize,
     /// Rectifying invoices (R1–R5), which go to the modification boxes 14/15 and 25/26.
     pub rectification_count: usize,
+    /// Confirmed expenses received in the quarter (input VAT).
+    pub expense_count: usize,
     /// Output VAT of ordinary invoices per rate: base and quota.
     pub vat: Vec<RateLine>,
     /// Equivalence surcharge per rate.
@@ -87,9 +102,21 @@ pub struct QuarterResponse {
     pub ipsi: Vec<RateLine>,
     /// Every invoice's base, its VAT, IGIC or IPSI (`vat`), surcharge and IRPF.
     pub totals: Totals,
-    /// Modelo 303 output boxes (01–09 per rate, 14/15, surcharge rows, 25/26, 27 total).
+    /// Modelo 303: output boxes (01–09 per rate, 10–13 self-assessed,
+    /// 14/15, surcharge rows, 25/26, 27 total), input boxes (28–41, 45) and
+    /// the result (46–71, with nothing carried from earlier quarters; see
+    /// `POST /api/v1/tax/model-303`).
     pub model_303: Vec<Box303>,
     pub model_130: Model130Inputs,
+    /// Modelo 111: IRPF the account withheld from professionals and other
+    /// activities, from the expenses dated in the quarter (boxes 07–09, 28, 30).
+    pub model_111: Vec<Box303>,
+    /// Modelo 115: IRPF withheld on rent (boxes 01–03, 05).
+    pub model_115: Vec<Box303>,
+    /// The issued invoices counted.
+    pub invoices: Vec<CountedInvoice>,
+    /// The confirmed expenses counted for VAT (received in the quarter).
+    pub expenses: Vec<CountedExpense>,
     pub notes: Vec<String>,
     pub estimate: &'static str,
 }
@@ -115,25 +142,10 @@ pub async fn quarter_summary(
 ) -> Result<QuarterResponse, ToolError> {
     let year = check_year(year)?;
     let quarter = check_quarter(quarter)?;
-    let (from, to) = quarter_dates(year, quarter);
     let mut notes = Vec::new();
-    let (entries, year_entries) = if caller.mode.is_live() {
-        let january = NaiveDate::from_ymd_opt(year, 1, 1).expect("valid year");
-        let year_entries = ledger::between(ports, &caller.account_id, january, to)
-            .await
-            .map_err(ToolError::storage)?;
-        let entries = year_entries
-            .iter()
-            .filter(|e| e.issue_date >= from)
-            .cloned()
-            .collect();
-        (entries, year_entries)
-    } else {
-        notes.push("Test keys have no ledger: test invoices never reach it.".into());
-        (Vec::new(), Vec::new())
-    };
-    let s = summarize(&entries);
-    if entries.is_empty() && caller.mode.is_live() {
+    let b = books::read(ports, caller, year, quarter, &mut notes).await?;
+    let s = summarize(&b.invoices);
+    if b.invoices.is_empty() && caller.mode.is_live() {
         notes.push("The ledger has no invoices in this quarter.".into());
     }
     if !s.igic.is_empty() {
@@ -144,14 +156,17 @@ pub async fn quarter_summary(
             "IPSI goes to the city of Ceuta or Melilla, not in Modelo 303: see `ipsi`.".into(),
         );
     }
+    let (boxes, _, _) = model_303(&b.invoices, &b.expenses_vat, year, quarter, Decimal::ZERO);
+    let paid: Vec<&Expense> = b.expenses_quarter.iter().collect();
     Ok(QuarterResponse {
         year,
         quarter,
-        from,
-        to,
+        from: b.from,
+        to: b.to,
         livemode: caller.mode.is_live(),
         invoice_count: s.invoice_count,
         rectification_count: s.rectification_count,
+        expense_count: b.expenses_vat.len(),
         vat: lines(&s.vat),
         surcharge: lines(&s.surcharge),
         igic: lines(&s.igic),
@@ -163,22 +178,29 @@ pub async fn quarter_summary(
             irpf_withheld: Money::from(s.irpf_withheld),
             total: Money::from(s.total),
         },
-        model_303: model_303_boxes(&s, year, quarter)
-            .into_iter()
-            .map(|b| Box303 {
-                number: b.number,
-                label: b.label,
-                value: b.value,
-            })
-            .collect(),
+        model_303: boxes_of(boxes),
         model_130: Model130Inputs {
             income_year_to_date: Money::from(
-                year_entries.iter().map(|e| e.base()).sum::<Decimal>(),
+                b.invoices_year.iter().map(|e| e.base()).sum::<Decimal>(),
+            ),
+            expenses_year_to_date: Money::from(
+                b.expenses_year
+                    .iter()
+                    .map(|e| e.deductible.expense.value())
+                    .sum::<Decimal>(),
             ),
             withholdings_year_to_date: Money::from(
-                year_entries.iter().map(|e| e.irpf_amount).sum::<Decimal>(),
+                b.invoices_year.iter().map(|e| e.irpf_amount).sum::<Decimal>(),
             ),
         },
+        model_111: boxes_of(boxes_111(&model_111(&paid))),
+        model_115: boxes_of(boxes_115(&model_115(&paid))),
+        invoices: b.invoices.iter().map(counted_invoice).collect(),
+        expenses: b
+            .expenses_vat
+            .iter()
+            .map(|e| counted_expense(e, e.vat_date()))
+            .collect(),
         notes,
         estimate: ESTIMATE_NOTICE,
     })

@@ -1,0 +1,165 @@
+//! Both books of a quarter, as the tax forms take them: the live ledger of
+//! issued invoices and the confirmed expenses, and the list of what was
+//! counted, so that every figure can be traced to its documents.
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::ToolError;
+use crate::app::expenses;
+use crate::app::keys::Caller;
+use crate::app::ledger;
+use crate::expense::{Expense, Status};
+use crate::ports::Ports;
+use crate::tax::ledger_entry::LedgerEntry;
+use crate::tax::model303::deduction_boxes;
+use crate::tax::money::Money;
+use crate::tax::quarter::quarter_dates;
+
+/// An issued invoice a figure counted.
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct CountedInvoice {
+    pub id: String,
+    pub number: String,
+    pub issue_date: NaiveDate,
+    pub base: Money,
+    /// VAT, IGIC or IPSI.
+    pub vat: Money,
+    pub surcharge: Money,
+    pub irpf_withheld: Money,
+}
+
+/// An expense a figure counted.
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct CountedExpense {
+    pub id: String,
+    pub supplier: String,
+    pub supplier_tax_id: String,
+    pub number: String,
+    /// The date that placed it in the period: the received date for VAT,
+    /// the operation (else issue) date for IRPF.
+    pub date: NaiveDate,
+    /// Modelo 303: the boxes of its deduction (base, quota).
+    pub boxes: [&'static str; 2],
+    pub deductible_base: Money,
+    pub deductible_vat: Money,
+    /// Modelo 130: its deductible cost.
+    pub deductible_expense: Money,
+    /// IRPF the account withheld from the supplier (Modelo 111 or 115).
+    pub irpf_withheld: Money,
+}
+
+pub fn counted_invoice(e: &LedgerEntry) -> CountedInvoice {
+    CountedInvoice {
+        id: e.invoice_id.clone(),
+        number: e.number.clone(),
+        issue_date: e.issue_date,
+        base: Money::from(e.base()),
+        vat: Money::from(e.groups.iter().map(|g| g.vat_amount).sum::<Decimal>()),
+        surcharge: Money::from(e.groups.iter().map(|g| g.surcharge_amount).sum::<Decimal>()),
+        irpf_withheld: Money::from(e.irpf_amount),
+    }
+}
+
+pub fn counted_expense(e: &Expense, date: NaiveDate) -> CountedExpense {
+    CountedExpense {
+        id: e.id.clone(),
+        supplier: e.supplier.name.clone(),
+        supplier_tax_id: e.supplier.tax_id.clone(),
+        number: e.number.clone(),
+        date,
+        boxes: deduction_boxes(e),
+        deductible_base: e.deductible.base,
+        deductible_vat: e.deductible.vat,
+        deductible_expense: e.deductible.expense,
+        irpf_withheld: e.irpf_amount,
+    }
+}
+
+/// What both books hold for a quarter and its year so far.
+pub struct Books {
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    /// Invoices issued in the quarter.
+    pub invoices: Vec<LedgerEntry>,
+    /// Invoices issued from 1 January to the quarter's end.
+    pub invoices_year: Vec<LedgerEntry>,
+    /// Confirmed expenses whose VAT falls in the quarter (received date).
+    pub expenses_vat: Vec<Expense>,
+    /// Confirmed expenses whose cost falls in the quarter (operation or issue date).
+    pub expenses_quarter: Vec<Expense>,
+    /// Confirmed expenses whose cost falls from 1 January to the quarter's end.
+    pub expenses_year: Vec<Expense>,
+}
+
+/// Reads both books. Test keys have neither: every list is empty, and a
+/// note says so.
+pub async fn read(
+    ports: &Ports,
+    caller: &Caller,
+    year: i32,
+    quarter: u8,
+    notes: &mut Vec<String>,
+) -> Result<Books, ToolError> {
+    let (from, to) = quarter_dates(year, quarter);
+    let january = NaiveDate::from_ymd_opt(year, 1, 1).expect("valid year");
+    if !caller.mode.is_live() {
+        notes.push(
+            "Test keys have no ledger and no book of expenses: test invoices never reach the ledger and test expenses are not kept."
+                .into(),
+        );
+    }
+    let invoices_year = if caller.mode.is_live() {
+        ledger::between(ports, &caller.account_id, january, to)
+            .await
+            .map_err(ToolError::storage)?
+    } else {
+        Vec::new()
+    };
+    // An invoice received after the year it was issued in still counts for
+    // VAT in the quarter it arrived: read from the year before.
+    let earliest = NaiveDate::from_ymd_opt(year - 1, 1, 1).expect("valid year");
+    let all = expenses::between(ports, caller, earliest, to)
+        .await
+        .map_err(ToolError::storage)?;
+    let in_span = |d: NaiveDate, start: NaiveDate| d >= start && d <= to;
+    let drafts = all
+        .iter()
+        .filter(|e| e.status == Status::Draft && in_span(e.vat_date(), from))
+        .count();
+    let confirmed: Vec<Expense> = all
+        .into_iter()
+        .filter(|e| e.status == Status::Confirmed)
+        .collect();
+    if drafts > 0 {
+        notes.push(format!(
+            "{drafts} draft expense(s) of the quarter (imported from the AEAT) are not counted until confirmed."
+        ));
+    }
+    Ok(Books {
+        from,
+        to,
+        invoices: invoices_year
+            .iter()
+            .filter(|e| e.issue_date >= from)
+            .cloned()
+            .collect(),
+        invoices_year,
+        expenses_vat: confirmed
+            .iter()
+            .filter(|e| in_span(e.vat_date(), from))
+            .cloned()
+            .collect(),
+        expenses_quarter: confirmed
+            .iter()
+            .filter(|e| in_span(e.cost_date(), from))
+            .cloned()
+            .collect(),
+        expenses_year: confirmed
+            .into_iter()
+            .filter(|e| in_span(e.cost_date(), january))
+            .collect(),
+    })
+}

@@ -1,0 +1,165 @@
+//! `estimate_model_303`: the quarterly VAT return from both books: output
+//! VAT from the issued invoices and the VAT self-assessed on purchases,
+//! input VAT from the confirmed expenses as far as it is deductible, and
+//! the result, with every invoice and expense it counted.
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::books::{self, CountedExpense, CountedInvoice, counted_expense, counted_invoice};
+use super::quarter::Box303;
+use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
+use crate::app::keys::Caller;
+use crate::expense::Expense;
+use crate::ports::Ports;
+use crate::tax::money::{Amount, Money};
+use crate::tax::model303::{input_boxes, result_boxes, self_assessed};
+use crate::tax::quarter::{ReturnBox, model_303_boxes, summarize};
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"year": 2026, "quarter": 4, "carried_forward": 0}))]
+pub struct Model303Request {
+    #[schema(minimum = 2000, maximum = 2100)]
+    pub year: i32,
+    /// 1 to 4.
+    #[schema(minimum = 1, maximum = 4)]
+    pub quarter: u8,
+    /// Amounts to offset left from earlier quarters (box 110); default 0.
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
+    pub carried_forward: Option<Amount>,
+}
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+#[schema(example = json!({"year": 2026, "quarter": 4, "from": "2026-10-01", "to": "2026-12-31", "livemode": true,
+    "boxes": [{"box": "07", "label": "Output VAT 21 %: base", "value": 3000.0},
+        {"box": "08", "label": "Output VAT 21 %: rate", "value": 21.0},
+        {"box": "09", "label": "Output VAT 21 %: quota", "value": 630.0},
+        {"box": "27", "label": "Total output VAT and surcharge", "value": 630.0},
+        {"box": "28", "label": "Input VAT on domestic purchases of current goods and services: base", "value": 400.0},
+        {"box": "29", "label": "Input VAT on domestic purchases of current goods and services: quota", "value": 84.0},
+        {"box": "45", "label": "Total input VAT deducted", "value": 84.0},
+        {"box": "46", "label": "General regime result (27 − 45)", "value": 546.0},
+        {"box": "71", "label": "Result of the return", "value": 546.0}],
+    "result": 546.0, "outcome": "pay",
+    "invoices": [{"id": "inv_019aa3b7c2e41f0c2a9d8e7b", "number": "F2026-000031", "issue_date": "2026-10-14",
+        "base": 3000.0, "vat": 630.0, "surcharge": 0.0, "irpf_withheld": 450.0}],
+    "expenses": [{"id": "exp_019aa3b7c2e41f0c2a9d8e7c", "supplier": "Gestoría López SL", "supplier_tax_id": "B12345674",
+        "number": "2026/0412", "date": "2026-10-05", "boxes": ["28", "29"], "deductible_base": 400.0,
+        "deductible_vat": 84.0, "deductible_expense": 400.0, "irpf_withheld": 60.0}],
+    "notes": [], "not_handled": ["Prorrata (box 44)"],
+    "estimate": "Estimate for the general regime, computed from the rules in force; not tax advice."}))]
+pub struct Model303Response {
+    pub year: i32,
+    pub quarter: u8,
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub livemode: bool,
+    /// Output boxes (01–27), input boxes (28–45) and the result (46–71).
+    pub boxes: Vec<Box303>,
+    /// Box 71.
+    pub result: Money,
+    /// `pay`, `offset` (negative: carried to later quarters, or refunded on
+    /// request in the fourth) or `zero`.
+    pub outcome: &'static str,
+    /// The issued invoices counted (issue date in the quarter).
+    pub invoices: Vec<CountedInvoice>,
+    /// The confirmed expenses counted (received date in the quarter), with
+    /// the boxes each went to.
+    pub expenses: Vec<CountedExpense>,
+    pub notes: Vec<String>,
+    /// Parts of the form the estimate leaves at 0.
+    pub not_handled: Vec<&'static str>,
+    pub estimate: &'static str,
+}
+
+/// The parts of Modelo 303 no figure here fills.
+pub const NOT_HANDLED: [&str; 6] = [
+    "Prorrata: input VAT of businesses with exempt operations (box 44)",
+    "Special regime for agriculture, livestock and fishing (box 42)",
+    "Regularisation of capital goods (box 43)",
+    "Simplified regime and other special regimes (boxes 47–58, 76)",
+    "Import VAT deferred to the return (box 77)",
+    "Supplementary returns (box 70)",
+];
+
+pub fn boxes_of(boxes: Vec<ReturnBox>) -> Vec<Box303> {
+    boxes
+        .into_iter()
+        .map(|b| Box303 {
+            number: b.number,
+            label: b.label,
+            value: b.value,
+        })
+        .collect()
+}
+
+/// Every box of the return and its outcome from both books' figures.
+pub fn model_303(
+    invoices: &[crate::tax::ledger_entry::LedgerEntry],
+    expenses: &[Expense],
+    year: i32,
+    quarter: u8,
+    carried_forward: Decimal,
+) -> (Vec<ReturnBox>, crate::tax::model303::Outcome, Decimal) {
+    let s = summarize(invoices);
+    let refs: Vec<&Expense> = expenses.iter().collect();
+    let mut boxes = model_303_boxes(&s, &self_assessed(&refs), year, quarter);
+    let output = boxes
+        .iter()
+        .find(|b| b.number == "27")
+        .map_or(Decimal::ZERO, |b| b.value);
+    let input = input_boxes(&refs);
+    let deducted = input
+        .iter()
+        .find(|b| b.number == "45")
+        .map_or(Decimal::ZERO, |b| b.value);
+    boxes.extend(input);
+    let (result, outcome) = result_boxes(output, deducted, carried_forward);
+    let value = result
+        .iter()
+        .find(|b| b.number == "71")
+        .map_or(Decimal::ZERO, |b| b.value);
+    boxes.extend(result);
+    (boxes, outcome, value)
+}
+
+pub async fn estimate_model_303(
+    ports: &Ports,
+    caller: &Caller,
+    req: &Model303Request,
+) -> Result<Model303Response, ToolError> {
+    let year = check_year(req.year)?;
+    let quarter = check_quarter(req.quarter)?;
+    let mut notes = Vec::new();
+    let b = books::read(ports, caller, year, quarter, &mut notes).await?;
+    let carried = req.carried_forward.map(Amount::value).unwrap_or_default();
+    let (boxes, outcome, result) = model_303(&b.invoices, &b.expenses_vat, year, quarter, carried);
+    if b.invoices.iter().any(|e| e.tax != crate::tax::indirect::IndirectTax::Iva) {
+        notes.push("IGIC and IPSI invoices are declared to the Canary Islands or to Ceuta and Melilla, not in Modelo 303; they are left out of the boxes.".into());
+    }
+    if b.expenses_vat.iter().any(|e| e.surcharge() != Decimal::ZERO) {
+        notes.push("Expenses with equivalence surcharge deduct no VAT (LIVA art. 154.Dos): they are in the list with 0 deducted.".into());
+    }
+    Ok(Model303Response {
+        year,
+        quarter,
+        from: b.from,
+        to: b.to,
+        livemode: caller.mode.is_live(),
+        boxes: boxes_of(boxes),
+        result: Money::from(result),
+        outcome: outcome.code(),
+        invoices: b.invoices.iter().map(counted_invoice).collect(),
+        expenses: b
+            .expenses_vat
+            .iter()
+            .map(|e| counted_expense(e, e.vat_date()))
+            .collect(),
+        notes,
+        not_handled: NOT_HANDLED.to_vec(),
+        estimate: ESTIMATE_NOTICE,
+    })
+}

@@ -1,0 +1,278 @@
+//! What a request says about a received invoice, in layers: the e-invoice
+//! sent as its document (read exactly), then the fields extraction returned
+//! (as the client sends them back, perhaps corrected), then the fields typed
+//! in the request. Each layer fills what the one under it left out or
+//! overrides it; `Expense::parse` checks the result.
+
+use chrono::NaiveDate;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::kinds::{Category, Status, Treatment};
+use super::model::Expense;
+use crate::extraction::fields::Fields;
+use crate::tax::money::{Money, Percent};
+
+/// One VAT rate of the invoice as sent.
+#[derive(Clone, Debug, Deserialize, ToSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LineInput {
+    /// VAT percent: 21, 10, 4, 0 … (for a self-assessed purchase, the rate
+    /// the account applies).
+    pub rate: Percent,
+    pub base: Money,
+    /// The VAT quota; default base × rate, rounded to cents. A quota more
+    /// than 2 cents from that is refused.
+    pub vat_amount: Option<Money>,
+    /// Equivalence surcharge percent, when the supplier charged it.
+    pub surcharge_rate: Option<Percent>,
+    /// Default base × surcharge rate.
+    pub surcharge_amount: Option<Money>,
+}
+
+/// A file kept with the expense: base64 `data` or an `upload_id` from
+/// `POST /api/v1/uploads`. An e-invoice (Facturae, UBL, CII, or a PDF
+/// carrying one) is also read for the fields.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DocumentInput {
+    pub data: Option<String>,
+    pub upload_id: Option<String>,
+    /// application/pdf, image/jpeg, image/png, image/webp or application/xml;
+    /// default: what the bytes are.
+    pub mime: Option<String>,
+    pub file_name: Option<String>,
+}
+
+/// One element of `invoices` from `POST /api/v1/invoices/extract`, as it came
+/// or corrected: the fields an expense takes from it (the rest are ignored).
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct ExtractedFields {
+    pub issuer_name: Option<String>,
+    pub issuer_nif: Option<String>,
+    pub invoice_number: Option<String>,
+    pub invoice_date: Option<NaiveDate>,
+    pub base: Option<Money>,
+    pub vat_rate: Option<Percent>,
+    pub vat_amount: Option<Money>,
+    #[serde(default)]
+    pub vat_breakdown: Vec<ExtractedLine>,
+    pub irpf_rate: Option<Percent>,
+    pub irpf_amount: Option<Money>,
+    pub total: Option<Money>,
+    /// Only EUR is taken.
+    pub currency: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct ExtractedLine {
+    pub rate: Percent,
+    pub base: Money,
+    pub vat_amount: Money,
+    pub surcharge_rate: Option<Percent>,
+    pub surcharge_amount: Option<Money>,
+}
+
+/// The fields of an expense: on create, what the document and `extracted`
+/// leave out (supplier, number, issue date and lines are needed in the
+/// end); on update, the fields to change.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"supplier_name": "Gestoría López SL", "supplier_tax_id": "B12345674",
+    "number": "2026/0412", "issue_date": "2026-10-05", "category": "professional_services",
+    "lines": [{"rate": 21, "base": 200, "vat_amount": 42}], "irpf_rate": 15}))]
+pub struct ExpenseFields {
+    /// Up to 120 characters.
+    pub supplier_name: Option<String>,
+    /// A Spanish NIF (checked) when `supplier_country` is ES; else the VAT number.
+    pub supplier_tax_id: Option<String>,
+    /// ISO 3166-1 alpha-2; default ES.
+    pub supplier_country: Option<String>,
+    /// The supplier's invoice number, up to 60 characters.
+    pub number: Option<String>,
+    pub issue_date: Option<NaiveDate>,
+    /// When the supply took place, if the invoice says (IRPF accrual, Modelo 130).
+    pub operation_date: Option<NaiveDate>,
+    /// When the invoice arrived (the VAT is deducted from that quarter,
+    /// Modelo 303); default the issue date.
+    pub received_date: Option<NaiveDate>,
+    /// Default `other`.
+    pub category: Option<Category>,
+    /// Default `domestic`.
+    pub treatment: Option<Treatment>,
+    /// An investment good (boxes 30/31, 34/35, 38/39); default false.
+    pub capital_good: Option<bool>,
+    /// One line per VAT rate, 1 to 20.
+    pub lines: Option<Vec<LineInput>>,
+    /// IRPF the account withheld from the supplier, percent.
+    pub irpf_rate: Option<Percent>,
+    /// Default base × IRPF rate.
+    pub irpf_amount: Option<Money>,
+    /// Default: bases + VAT + surcharge − IRPF (a self-assessed purchase
+    /// charges no VAT). A total more than 2 cents from that is refused.
+    pub total: Option<Money>,
+    /// 0–100; default 100 (50 for `vehicle`). Forced to 0 when the supplier
+    /// charged equivalence surcharge (LIVA art. 154.Dos).
+    pub vat_deductible_percent: Option<Percent>,
+    /// Share of the cost deductible for IRPF, 0–100; default 100.
+    pub expense_deductible_percent: Option<Percent>,
+    /// Up to 500 characters.
+    pub description: Option<String>,
+    /// `confirmed` confirms a draft (an import from the AEAT).
+    pub status: Option<Status>,
+    /// What extraction returned for the invoice (then `source` is `extraction`).
+    pub extracted: Option<ExtractedFields>,
+    /// The invoice's file, kept with the expense and deleted with it.
+    pub document: Option<DocumentInput>,
+}
+
+impl ExpenseFields {
+    /// These fields, with `over`'s wherever it has one.
+    pub fn overlay(self, over: ExpenseFields) -> ExpenseFields {
+        ExpenseFields {
+            supplier_name: over.supplier_name.or(self.supplier_name),
+            supplier_tax_id: over.supplier_tax_id.or(self.supplier_tax_id),
+            supplier_country: over.supplier_country.or(self.supplier_country),
+            number: over.number.or(self.number),
+            issue_date: over.issue_date.or(self.issue_date),
+            operation_date: over.operation_date.or(self.operation_date),
+            received_date: over.received_date.or(self.received_date),
+            category: over.category.or(self.category),
+            treatment: over.treatment.or(self.treatment),
+            capital_good: over.capital_good.or(self.capital_good),
+            lines: over.lines.or(self.lines),
+            irpf_rate: over.irpf_rate.or(self.irpf_rate),
+            irpf_amount: over.irpf_amount.or(self.irpf_amount),
+            total: over.total.or(self.total),
+            vat_deductible_percent: over.vat_deductible_percent.or(self.vat_deductible_percent),
+            expense_deductible_percent: over
+                .expense_deductible_percent
+                .or(self.expense_deductible_percent),
+            description: over.description.or(self.description),
+            status: over.status.or(self.status),
+            extracted: None,
+            document: None,
+        }
+    }
+
+    /// The fields of an e-invoice as read.
+    pub fn from_einvoice(read: &Fields) -> ExpenseFields {
+        let text = |f: &Option<crate::extraction::fields::Field<String>>| {
+            f.as_ref().map(|f| f.value.clone())
+        };
+        let lines: Vec<LineInput> = read
+            .vat_breakdown
+            .iter()
+            .map(|l| LineInput {
+                rate: Percent::from(l.rate),
+                base: Money::from(l.base),
+                vat_amount: Some(Money::from(l.vat_amount)),
+                surcharge_rate: l.surcharge_rate.map(Percent::from),
+                surcharge_amount: l.surcharge_amount.map(Money::from),
+            })
+            .collect();
+        ExpenseFields {
+            supplier_name: text(&read.issuer_name),
+            supplier_tax_id: text(&read.issuer_nif),
+            number: text(&read.invoice_number),
+            issue_date: read.invoice_date.as_ref().map(|f| f.value),
+            lines: (!lines.is_empty()).then_some(lines),
+            irpf_amount: read
+                .irpf_amount
+                .as_ref()
+                .filter(|f| !f.value.is_zero())
+                .map(|f| Money::from(f.value)),
+            irpf_rate: read.irpf_rate.as_ref().map(|f| Percent::from(f.value)),
+            total: read.total.as_ref().map(|f| Money::from(f.value)),
+            ..ExpenseFields::default()
+        }
+    }
+
+    /// The fields of an extraction result. Without a breakdown, its single
+    /// base and VAT rate make the one line.
+    pub fn from_extracted(read: &ExtractedFields) -> ExpenseFields {
+        let mut lines: Vec<LineInput> = read
+            .vat_breakdown
+            .iter()
+            .map(|l| LineInput {
+                rate: l.rate,
+                base: l.base,
+                vat_amount: Some(l.vat_amount),
+                surcharge_rate: l.surcharge_rate,
+                surcharge_amount: l.surcharge_amount,
+            })
+            .collect();
+        if lines.is_empty()
+            && let (Some(base), Some(rate)) = (read.base, read.vat_rate)
+        {
+            lines.push(LineInput {
+                rate,
+                base,
+                vat_amount: read.vat_amount,
+                surcharge_rate: None,
+                surcharge_amount: None,
+            });
+        }
+        ExpenseFields {
+            supplier_name: read.issuer_name.clone(),
+            supplier_tax_id: read.issuer_nif.clone(),
+            number: read.invoice_number.clone(),
+            issue_date: read.invoice_date,
+            lines: (!lines.is_empty()).then_some(lines),
+            irpf_rate: read.irpf_rate.filter(|r| !r.is_zero()),
+            irpf_amount: read.irpf_amount.filter(|a| !a.is_zero()),
+            total: read.total,
+            ..ExpenseFields::default()
+        }
+    }
+
+    /// An expense's own fields, for an update to change some of them.
+    pub fn from_expense(e: &Expense) -> ExpenseFields {
+        ExpenseFields {
+            supplier_name: Some(e.supplier.name.clone()),
+            supplier_tax_id: Some(e.supplier.tax_id.clone()),
+            supplier_country: Some(e.supplier.country.clone()),
+            number: Some(e.number.clone()),
+            issue_date: Some(e.issue_date),
+            operation_date: e.operation_date,
+            received_date: e.received_date,
+            category: Some(e.category),
+            treatment: Some(e.treatment),
+            capital_good: Some(e.capital_good),
+            lines: Some(
+                e.lines
+                    .iter()
+                    .map(|l| LineInput {
+                        rate: l.rate,
+                        base: l.base,
+                        vat_amount: Some(l.vat_amount),
+                        surcharge_rate: l.surcharge_rate,
+                        surcharge_amount: l.surcharge_amount,
+                    })
+                    .collect(),
+            ),
+            irpf_rate: e.irpf_rate,
+            irpf_amount: Some(e.irpf_amount),
+            total: Some(e.total),
+            vat_deductible_percent: Some(e.vat_deductible_percent),
+            expense_deductible_percent: Some(e.expense_deductible_percent),
+            description: e.description.clone(),
+            status: Some(e.status),
+            extracted: None,
+            document: None,
+        }
+    }
+
+    /// Whether an update changes an amount (then the derived ones, IRPF and
+    /// total, are recomputed unless sent too).
+    pub fn changes_amounts(&self) -> bool {
+        self.lines.is_some() || self.irpf_rate.is_some() || self.treatment.is_some()
+    }
+}
+
+/// The currency of an extraction result when it is not euros (the book keeps euros only).
+pub fn foreign_currency(read: &ExtractedFields) -> Option<&str> {
+    read.currency
+        .as_deref()
+        .filter(|c| !c.eq_ignore_ascii_case("EUR"))
+}

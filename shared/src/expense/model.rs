@@ -1,0 +1,725 @@
+//! A received invoice as the book keeps it, checked, with the figures the
+//! tax returns take from it: its deductible VAT (LIVA arts. 95–97, 154) and
+//! its deductible cost for IRPF.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use rust_decimal::Decimal;
+use rust_decimal::dec;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::input::{ExpenseFields, LineInput};
+use super::kinds::{Category, Source, Status, Treatment};
+use crate::invoice::party::{in_eu, normalize_tax_id};
+use crate::tax::money::{Money, Percent, cents, percent_of, round2};
+
+/// Stated and computed amounts may differ by this much (rounding per line).
+const TOLERANCE: Decimal = dec!(0.02);
+const MAX_LINES: usize = 20;
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct Supplier {
+    pub name: String,
+    /// A checked Spanish NIF, or the foreign VAT number.
+    pub tax_id: String,
+    /// ISO 3166-1 alpha-2.
+    pub country: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct ExpenseLine {
+    pub rate: Percent,
+    pub base: Money,
+    pub vat_amount: Money,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub surcharge_rate: Option<Percent>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub surcharge_amount: Option<Money>,
+}
+
+/// What the tax returns take from the expense.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct Deductible {
+    /// The base of the deducted VAT: the bases × the VAT share.
+    pub base: Money,
+    /// Input VAT deducted in Modelo 303: the quotas × the VAT share.
+    pub vat: Money,
+    /// The cost for IRPF (Modelo 130 box 02): the bases plus the VAT and
+    /// surcharge not deducted, × the expense share.
+    pub expense: Money,
+}
+
+/// The stored file of an expense (`GET /api/v1/expenses/{id}/document`).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct Document {
+    pub file_name: String,
+    pub mime: String,
+    pub size: u64,
+    /// SHA-256 of the bytes, hex.
+    pub sha256: String,
+}
+
+/// A received invoice in the book of expenses.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+#[schema(example = json!({"id": "exp_019aa3b7c2e41f0c2a9d8e7b", "object": "expense", "livemode": true,
+    "status": "confirmed", "source": "typed",
+    "supplier": {"name": "Gestoría López SL", "tax_id": "B12345674", "country": "ES"},
+    "number": "2026/0412", "issue_date": "2026-10-05", "operation_date": null, "received_date": null,
+    "category": "professional_services", "treatment": "domestic", "capital_good": false,
+    "lines": [{"rate": 21.0, "base": 200.0, "vat_amount": 42.0}],
+    "irpf_rate": 15.0, "irpf_amount": 30.0, "total": 212.0,
+    "vat_deductible_percent": 100.0, "expense_deductible_percent": 100.0,
+    "deductible": {"base": 200.0, "vat": 42.0, "expense": 200.0},
+    "description": null, "document": null, "notes": [],
+    "created_at": "2026-10-06T09:00:00Z", "updated_at": "2026-10-06T09:00:00Z"}))]
+pub struct Expense {
+    /// `exp_…`
+    pub id: String,
+    /// Always `expense`.
+    pub object: String,
+    pub livemode: bool,
+    pub status: Status,
+    pub source: Source,
+    pub supplier: Supplier,
+    pub number: String,
+    pub issue_date: NaiveDate,
+    pub operation_date: Option<NaiveDate>,
+    pub received_date: Option<NaiveDate>,
+    pub category: Category,
+    pub treatment: Treatment,
+    pub capital_good: bool,
+    pub lines: Vec<ExpenseLine>,
+    pub irpf_rate: Option<Percent>,
+    pub irpf_amount: Money,
+    pub total: Money,
+    pub vat_deductible_percent: Percent,
+    pub expense_deductible_percent: Percent,
+    pub deductible: Deductible,
+    pub description: Option<String>,
+    pub document: Option<Document>,
+    /// What the rules did that the figures alone do not say.
+    pub notes: Vec<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A field that failed, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+fn err(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+    FieldError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+/// The checked parts of an expense; the book adds its id, document and times.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    pub supplier: Supplier,
+    pub number: String,
+    pub issue_date: NaiveDate,
+    pub operation_date: Option<NaiveDate>,
+    pub received_date: Option<NaiveDate>,
+    pub category: Category,
+    pub treatment: Treatment,
+    pub capital_good: bool,
+    pub lines: Vec<ExpenseLine>,
+    pub irpf_rate: Option<Percent>,
+    pub irpf_amount: Money,
+    pub total: Money,
+    pub vat_deductible_percent: Percent,
+    pub expense_deductible_percent: Percent,
+    pub deductible: Deductible,
+    pub description: Option<String>,
+    pub status: Status,
+    pub notes: Vec<String>,
+}
+
+fn text(
+    field: &str,
+    value: Option<String>,
+    max: usize,
+    required: bool,
+) -> Result<Option<String>, FieldError> {
+    match value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty()) {
+        None if required => Err(err(field, format!("{field} is required"))),
+        None => Ok(None),
+        Some(v) if v.chars().count() > max => Err(err(
+            field,
+            format!("{field} is longer than {max} characters"),
+        )),
+        Some(v) if v.chars().any(char::is_control) => {
+            Err(err(field, format!("{field} contains control characters")))
+        }
+        Some(v) => Ok(Some(v)),
+    }
+}
+
+fn share(field: &str, value: Option<Percent>, default: Decimal) -> Result<Percent, FieldError> {
+    let value = value.map_or(default, Percent::value);
+    if value < Decimal::ZERO || value > Decimal::ONE_HUNDRED {
+        return Err(err(field, format!("{field} {value} is outside 0–100")));
+    }
+    Ok(Percent::from(value.normalize()))
+}
+
+fn checked_rate(field: String, value: Percent) -> Result<Percent, FieldError> {
+    let v = value.value();
+    if v < Decimal::ZERO || v > Decimal::ONE_HUNDRED || v.normalize().scale() > 2 {
+        return Err(err(
+            field,
+            format!("{v} is not a rate: 0–100 with at most 2 decimals"),
+        ));
+    }
+    Ok(Percent::from(v.normalize()))
+}
+
+/// A stated amount, checked against the computed one; the computed one when none is stated.
+fn stated(field: String, given: Option<Money>, computed: Decimal) -> Result<Money, FieldError> {
+    match given {
+        None => Ok(Money::from(computed)),
+        Some(g) if (g.value() - computed).abs() <= TOLERANCE => Ok(Money::from(round2(g.value()))),
+        Some(g) => Err(err(
+            field,
+            format!(
+                "{g} does not match the other figures, which give {}",
+                cents(computed)
+            ),
+        )),
+    }
+}
+
+fn supplier(fields: &mut ExpenseFields, treatment: Treatment) -> Result<Supplier, FieldError> {
+    let name = text("supplier_name", fields.supplier_name.take(), 120, true)?.unwrap_or_default();
+    let country = fields
+        .supplier_country
+        .take()
+        .unwrap_or_else(|| "ES".into())
+        .trim()
+        .to_ascii_uppercase();
+    if country.len() != 2 || !country.bytes().all(|b| b.is_ascii_uppercase()) {
+        return Err(err(
+            "supplier_country",
+            format!("{country:?} is not an ISO 3166-1 alpha-2 country code"),
+        ));
+    }
+    let raw = text("supplier_tax_id", fields.supplier_tax_id.take(), 40, true)?.unwrap_or_default();
+    let tax_id = normalize_tax_id(&raw, &country).map_err(|e| err("supplier_tax_id", e.message))?;
+    let intra_eu = matches!(
+        treatment,
+        Treatment::IntraEuGoods | Treatment::IntraEuServices
+    );
+    if intra_eu && (country == "ES" || !in_eu(&country)) {
+        return Err(err(
+            "supplier_country",
+            format!("an intra-EU purchase needs a supplier in another EU state, not {country}"),
+        ));
+    }
+    if matches!(treatment, Treatment::Domestic | Treatment::ReverseCharge) && country != "ES" {
+        return Err(err(
+            "treatment",
+            format!(
+                "a supplier in {country} does not charge Spanish VAT: use intra_eu_goods, intra_eu_services or import"
+            ),
+        ));
+    }
+    Ok(Supplier {
+        name,
+        tax_id,
+        country,
+    })
+}
+
+fn line(i: usize, input: LineInput, treatment: Treatment) -> Result<ExpenseLine, FieldError> {
+    let at = |name: &str| format!("lines[{i}].{name}");
+    let rate = checked_rate(at("rate"), input.rate)?;
+    let base = round2(input.base.value());
+    let vat = stated(
+        at("vat_amount"),
+        input.vat_amount,
+        round2(percent_of(base, rate.value())),
+    )?;
+    let (surcharge_rate, surcharge_amount) = match (input.surcharge_rate, input.surcharge_amount) {
+        (None, None) => (None, None),
+        (None, Some(_)) => {
+            return Err(err(
+                at("surcharge_rate"),
+                "a surcharge amount needs its rate",
+            ));
+        }
+        (Some(_), _) if treatment.self_assessed() => {
+            return Err(err(
+                at("surcharge_rate"),
+                "a self-assessed purchase carries no equivalence surcharge",
+            ));
+        }
+        (Some(r), amount) => {
+            let r = checked_rate(at("surcharge_rate"), r)?;
+            let amount = stated(
+                at("surcharge_amount"),
+                amount,
+                round2(percent_of(base, r.value())),
+            )?;
+            (Some(r), Some(amount))
+        }
+    };
+    Ok(ExpenseLine {
+        rate,
+        base: Money::from(base),
+        vat_amount: vat,
+        surcharge_rate,
+        surcharge_amount,
+    })
+}
+
+/// The deductible figures of checked lines and shares.
+pub fn deductible(
+    lines: &[ExpenseLine],
+    vat_share: Decimal,
+    expense_share: Decimal,
+) -> Deductible {
+    let base: Decimal = lines.iter().map(|l| l.base.value()).sum();
+    let vat: Decimal = lines.iter().map(|l| l.vat_amount.value()).sum();
+    let surcharge: Decimal = lines
+        .iter()
+        .filter_map(|l| l.surcharge_amount)
+        .map(Money::value)
+        .sum();
+    let deducted = round2(percent_of(vat, vat_share));
+    let cost = base + vat + surcharge - deducted;
+    Deductible {
+        base: Money::from(round2(percent_of(base, vat_share))),
+        vat: Money::from(deducted),
+        expense: Money::from(round2(percent_of(cost, expense_share))),
+    }
+}
+
+impl Checked {
+    /// Checks every field; `today` (Madrid) bounds the dates.
+    pub fn parse(mut fields: ExpenseFields, today: NaiveDate) -> Result<Checked, FieldError> {
+        let treatment = fields.treatment.unwrap_or_default();
+        let category = fields.category.unwrap_or(Category::Other);
+        let supplier = supplier(&mut fields, treatment)?;
+        let number = text("number", fields.number.take(), 60, true)?.unwrap_or_default();
+        let issue_date = fields
+            .issue_date
+            .ok_or_else(|| err("issue_date", "issue_date is required"))?;
+        if issue_date > today {
+            return Err(err(
+                "issue_date",
+                format!("{issue_date} is after today ({today})"),
+            ));
+        }
+        if let Some(received) = fields.received_date
+            && (received < issue_date || received > today)
+        {
+            return Err(err(
+                "received_date",
+                format!("{received} is before the issue date or after today"),
+            ));
+        }
+        let inputs = fields
+            .lines
+            .take()
+            .filter(|l| !l.is_empty())
+            .ok_or_else(|| err("lines", "at least one line (base and VAT rate) is required"))?;
+        if inputs.len() > MAX_LINES {
+            return Err(err(
+                "lines",
+                format!("at most {MAX_LINES} lines, got {}", inputs.len()),
+            ));
+        }
+        let lines = inputs
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| line(i, l, treatment))
+            .collect::<Result<Vec<_>, _>>()?;
+        let negative = lines.iter().filter(|l| l.base.is_sign_negative()).count();
+        if negative != 0 && negative != lines.len() {
+            return Err(err(
+                "lines",
+                "the bases are all positive (an invoice) or all negative (a credit note)",
+            ));
+        }
+        let bases: Decimal = lines.iter().map(|l| l.base.value()).sum();
+        let irpf_rate = fields
+            .irpf_rate
+            .map(|r| checked_rate("irpf_rate".into(), r))
+            .transpose()?;
+        let irpf_amount = match irpf_rate {
+            Some(r) => stated(
+                "irpf_amount".into(),
+                fields.irpf_amount,
+                round2(percent_of(bases, r.value())),
+            )?,
+            None => fields.irpf_amount.unwrap_or_default(),
+        };
+        let charged: Decimal = if treatment.self_assessed() {
+            Decimal::ZERO
+        } else {
+            lines
+                .iter()
+                .map(|l| l.vat_amount.value() + l.surcharge_amount.unwrap_or_default().value())
+                .sum()
+        };
+        let total = stated(
+            "total".into(),
+            fields.total,
+            bases + charged - irpf_amount.value(),
+        )?;
+        let mut notes = Vec::new();
+        let surcharged = lines.iter().any(|l| l.surcharge_rate.is_some());
+        let mut vat_share = share(
+            "vat_deductible_percent",
+            fields.vat_deductible_percent,
+            category.default_vat_share(),
+        )?;
+        if surcharged && !vat_share.is_zero() {
+            vat_share = Percent::from(Decimal::ZERO);
+            notes.push(
+                "The supplier charged equivalence surcharge: a retailer in that regime deducts neither the VAT nor the surcharge (LIVA art. 154.Dos); both are cost.".into(),
+            );
+        }
+        if category == Category::Meals && !vat_share.is_zero() {
+            notes.push(
+                "Meals: the VAT is deductible only when the expense is deductible for IRPF (LIVA art. 96.Uno.5º).".into(),
+            );
+        }
+        let expense_share = share(
+            "expense_deductible_percent",
+            fields.expense_deductible_percent,
+            Decimal::ONE_HUNDRED,
+        )?;
+        let description = text("description", fields.description.take(), 500, false)?;
+        Ok(Checked {
+            deductible: deductible(&lines, vat_share.value(), expense_share.value()),
+            supplier,
+            number,
+            issue_date,
+            operation_date: fields.operation_date,
+            received_date: fields.received_date,
+            category,
+            treatment,
+            capital_good: fields.capital_good.unwrap_or(false),
+            lines,
+            irpf_rate,
+            irpf_amount,
+            total,
+            vat_deductible_percent: vat_share,
+            expense_deductible_percent: expense_share,
+            description,
+            status: fields.status.unwrap_or(Status::Confirmed),
+            notes,
+        })
+    }
+}
+
+impl Expense {
+    /// The expense with these checked fields.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_checked(
+        id: String,
+        livemode: bool,
+        source: Source,
+        c: Checked,
+        document: Option<Document>,
+        created_at: DateTime<Utc>,
+        updated_at: DateTime<Utc>,
+    ) -> Expense {
+        Expense {
+            id,
+            object: "expense".into(),
+            livemode,
+            status: c.status,
+            source,
+            supplier: c.supplier,
+            number: c.number,
+            issue_date: c.issue_date,
+            operation_date: c.operation_date,
+            received_date: c.received_date,
+            category: c.category,
+            treatment: c.treatment,
+            capital_good: c.capital_good,
+            lines: c.lines,
+            irpf_rate: c.irpf_rate,
+            irpf_amount: c.irpf_amount,
+            total: c.total,
+            vat_deductible_percent: c.vat_deductible_percent,
+            expense_deductible_percent: c.expense_deductible_percent,
+            deductible: c.deductible,
+            description: c.description,
+            document,
+            notes: c.notes,
+            created_at,
+            updated_at,
+        }
+    }
+
+    /// The key that makes an invoice unique in the book: the supplier's tax
+    /// id, the number and the issue date (upper case, no spaces).
+    pub fn duplicate_key(&self) -> String {
+        duplicate_key(&self.supplier, &self.number, self.issue_date)
+    }
+
+    /// The quarter's VAT: from the day the invoice arrived (LIVA art. 99.Cuatro).
+    pub fn vat_date(&self) -> NaiveDate {
+        self.received_date.unwrap_or(self.issue_date)
+    }
+
+    /// The IRPF accrual: the operation date, else the issue date.
+    pub fn cost_date(&self) -> NaiveDate {
+        self.operation_date.unwrap_or(self.issue_date)
+    }
+
+    pub fn bases(&self) -> Decimal {
+        self.lines.iter().map(|l| l.base.value()).sum()
+    }
+
+    pub fn vat(&self) -> Decimal {
+        self.lines.iter().map(|l| l.vat_amount.value()).sum()
+    }
+
+    pub fn surcharge(&self) -> Decimal {
+        self.lines
+            .iter()
+            .filter_map(|l| l.surcharge_amount)
+            .map(Money::value)
+            .sum()
+    }
+}
+
+pub fn duplicate_key(supplier: &Supplier, number: &str, issue_date: NaiveDate) -> String {
+    let number: String = number
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_uppercase)
+        .collect();
+    format!(
+        "{}:{}#{number}#{issue_date}",
+        supplier.country, supplier.tax_id
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn today() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 28).unwrap()
+    }
+
+    fn line(rate: Decimal, base: Decimal) -> LineInput {
+        LineInput {
+            rate: Percent::from(rate),
+            base: Money::from(base),
+            vat_amount: None,
+            surcharge_rate: None,
+            surcharge_amount: None,
+        }
+    }
+
+    fn fields() -> ExpenseFields {
+        ExpenseFields {
+            supplier_name: Some("Gestoría López SL".into()),
+            supplier_tax_id: Some("b-1234567-4".into()),
+            number: Some("2026/0412".into()),
+            issue_date: NaiveDate::from_ymd_opt(2026, 10, 5),
+            lines: Some(vec![line(dec!(21), dec!(200))]),
+            ..ExpenseFields::default()
+        }
+    }
+
+    fn failure(f: ExpenseFields) -> (String, String) {
+        let e = Checked::parse(f, today()).unwrap_err();
+        (e.field, e.message)
+    }
+
+    #[test]
+    fn a_typed_invoice_gets_its_quota_irpf_and_total_computed() {
+        let c = Checked::parse(
+            ExpenseFields {
+                irpf_rate: Some(Percent::from(dec!(15))),
+                category: Some(Category::ProfessionalServices),
+                ..fields()
+            },
+            today(),
+        )
+        .unwrap();
+        assert_eq!(c.supplier.tax_id, "B12345674");
+        assert_eq!(c.lines[0].vat_amount, Money::from(dec!(42)));
+        assert_eq!(c.irpf_amount, Money::from(dec!(30)));
+        // 200 + 42 − 30
+        assert_eq!(c.total, Money::from(dec!(212)));
+        assert_eq!(
+            c.deductible,
+            Deductible {
+                base: Money::from(dec!(200)),
+                vat: Money::from(dec!(42)),
+                expense: Money::from(dec!(200)),
+            }
+        );
+    }
+
+    #[test]
+    fn a_vehicle_deducts_half_its_vat_and_the_other_half_is_cost() {
+        let c = Checked::parse(
+            ExpenseFields {
+                category: Some(Category::Vehicle),
+                lines: Some(vec![line(dec!(21), dec!(60.50))]),
+                ..fields()
+            },
+            today(),
+        )
+        .unwrap();
+        // VAT 12.705 → 12.71; half: 6.355 → 6.36 (half away from zero).
+        assert_eq!(c.lines[0].vat_amount, Money::from(dec!(12.71)));
+        assert_eq!(c.deductible.vat, Money::from(dec!(6.36)));
+        assert_eq!(c.deductible.base, Money::from(dec!(30.25)));
+        // 60.50 + 12.71 − 6.36
+        assert_eq!(c.deductible.expense, Money::from(dec!(66.85)));
+    }
+
+    #[test]
+    fn equivalence_surcharge_makes_vat_and_surcharge_cost() {
+        let mut surcharged = line(dec!(21), dec!(100));
+        surcharged.surcharge_rate = Some(Percent::from(dec!(5.2)));
+        let c = Checked::parse(
+            ExpenseFields {
+                lines: Some(vec![surcharged]),
+                category: Some(Category::Goods),
+                ..fields()
+            },
+            today(),
+        )
+        .unwrap();
+        assert_eq!(c.lines[0].surcharge_amount, Some(Money::from(dec!(5.2))));
+        assert_eq!(c.total, Money::from(dec!(126.2)));
+        assert!(c.vat_deductible_percent.is_zero());
+        assert_eq!(c.deductible.vat, Money::from(dec!(0)));
+        assert_eq!(c.deductible.expense, Money::from(dec!(126.2)));
+        assert_eq!(c.notes.len(), 1);
+    }
+
+    #[test]
+    fn a_self_assessed_purchase_charges_no_vat_in_its_total() {
+        let c = Checked::parse(
+            ExpenseFields {
+                supplier_tax_id: Some("DE123456789".into()),
+                supplier_country: Some("DE".into()),
+                treatment: Some(Treatment::IntraEuServices),
+                ..fields()
+            },
+            today(),
+        )
+        .unwrap();
+        assert_eq!(c.lines[0].vat_amount, Money::from(dec!(42)));
+        assert_eq!(c.total, Money::from(dec!(200)));
+        assert_eq!(c.deductible.vat, Money::from(dec!(42)));
+    }
+
+    #[test]
+    fn each_wrong_field_is_named() {
+        assert_eq!(
+            failure(ExpenseFields {
+                supplier_tax_id: Some("B12345670".into()),
+                ..fields()
+            })
+            .0,
+            "supplier_tax_id"
+        );
+        let mut wrong_quota = line(dec!(21), dec!(200));
+        wrong_quota.vat_amount = Some(Money::from(dec!(40)));
+        assert_eq!(
+            failure(ExpenseFields {
+                lines: Some(vec![wrong_quota]),
+                ..fields()
+            }),
+            (
+                "lines[0].vat_amount".into(),
+                "40 does not match the other figures, which give 42.00".into()
+            )
+        );
+        assert_eq!(
+            failure(ExpenseFields {
+                total: Some(Money::from(dec!(250))),
+                ..fields()
+            })
+            .0,
+            "total"
+        );
+        assert_eq!(
+            failure(ExpenseFields {
+                issue_date: NaiveDate::from_ymd_opt(2026, 12, 1),
+                ..fields()
+            })
+            .0,
+            "issue_date"
+        );
+        assert_eq!(
+            failure(ExpenseFields {
+                lines: Some(vec![]),
+                ..fields()
+            })
+            .0,
+            "lines"
+        );
+        assert_eq!(
+            failure(ExpenseFields {
+                vat_deductible_percent: Some(Percent::from(dec!(101))),
+                ..fields()
+            })
+            .0,
+            "vat_deductible_percent"
+        );
+        assert_eq!(
+            failure(ExpenseFields {
+                supplier_country: Some("FR".into()),
+                supplier_tax_id: Some("FR12345678901".into()),
+                ..fields()
+            })
+            .0,
+            "treatment"
+        );
+        assert_eq!(
+            failure(ExpenseFields {
+                lines: Some(vec![line(dec!(21), dec!(100)), line(dec!(10), dec!(-5))]),
+                ..fields()
+            })
+            .0,
+            "lines"
+        );
+    }
+
+    #[test]
+    fn a_credit_note_has_negative_figures() {
+        let c = Checked::parse(
+            ExpenseFields {
+                lines: Some(vec![line(dec!(21), dec!(-50))]),
+                ..fields()
+            },
+            today(),
+        )
+        .unwrap();
+        assert_eq!(c.total, Money::from(dec!(-60.5)));
+        assert_eq!(c.deductible.vat, Money::from(dec!(-10.5)));
+    }
+
+    #[test]
+    fn the_duplicate_key_ignores_case_and_spaces_in_the_number() {
+        let s = Supplier {
+            name: "X".into(),
+            tax_id: "B12345674".into(),
+            country: "ES".into(),
+        };
+        let d = NaiveDate::from_ymd_opt(2026, 10, 5).unwrap();
+        assert_eq!(
+            duplicate_key(&s, "f 2026/12", d),
+            duplicate_key(&s, "F2026/12", d)
+        );
+    }
+}

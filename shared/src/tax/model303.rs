@@ -1,0 +1,255 @@
+//! Modelo 303 from the book of expenses: the VAT the account self-assesses
+//! on intra-EU and reverse-charge purchases (boxes 10–13), the input VAT it
+//! deducts (28–41, total 45), and the result (46, then 64–71 with the
+//! amounts to offset carried from earlier quarters). The output side from
+//! the issued invoices is `quarter::model_303_boxes`. Box numbers as the
+//! 2026 form numbers them (`tax-depth.md` §5).
+
+use rust_decimal::Decimal;
+
+use super::quarter::{RateTotals, ReturnBox};
+use crate::expense::{Expense, Treatment};
+
+/// The VAT self-assessed on purchases: it is output VAT (box 27) and, as far
+/// as it is deductible, input VAT too.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SelfAssessed {
+    /// Intra-EU acquisitions of goods and services (boxes 10/11).
+    pub intra_eu: RateTotals,
+    /// Other reverse-charge purchases (LIVA art. 84.Uno.2º; boxes 12/13).
+    pub reverse_charge: RateTotals,
+}
+
+pub fn self_assessed(expenses: &[&Expense]) -> SelfAssessed {
+    let mut s = SelfAssessed::default();
+    for e in expenses {
+        let totals = match e.treatment {
+            Treatment::IntraEuGoods | Treatment::IntraEuServices => &mut s.intra_eu,
+            Treatment::ReverseCharge => &mut s.reverse_charge,
+            Treatment::Domestic | Treatment::Import => continue,
+        };
+        totals.base += e.bases();
+        totals.amount += e.vat();
+    }
+    s
+}
+
+/// The (base, quota) boxes where an expense's deduction goes.
+pub fn deduction_boxes(e: &Expense) -> [&'static str; 2] {
+    if e.bases().is_sign_negative() {
+        return ["40", "41"];
+    }
+    match (e.treatment, e.capital_good) {
+        (Treatment::Import, false) => ["32", "33"],
+        (Treatment::Import, true) => ["34", "35"],
+        (Treatment::IntraEuGoods, false) => ["36", "37"],
+        (Treatment::IntraEuGoods, true) => ["38", "39"],
+        (_, false) => ["28", "29"],
+        (_, true) => ["30", "31"],
+    }
+}
+
+const INPUT_ROWS: [(&str, &str, &str); 7] = [
+    ("28", "29", "Input VAT on domestic purchases of current goods and services"),
+    ("30", "31", "Input VAT on domestic purchases of capital goods"),
+    ("32", "33", "Input VAT on imports of current goods"),
+    ("34", "35", "Input VAT on imports of capital goods"),
+    ("36", "37", "Input VAT on intra-EU acquisitions of current goods"),
+    ("38", "39", "Input VAT on intra-EU acquisitions of capital goods"),
+    ("40", "41", "Rectification of deductions"),
+];
+
+fn row(number: &'static str, label: String, value: Decimal) -> ReturnBox {
+    ReturnBox {
+        number,
+        label,
+        value,
+    }
+}
+
+/// Boxes 28 to 41 (each pair: the deducted base and quota) and 45, their
+/// total. Expenses deducting nothing (equivalence surcharge, a 0 % share)
+/// still count in their row's base only as far as their share goes.
+pub fn input_boxes(expenses: &[&Expense]) -> Vec<ReturnBox> {
+    let mut boxes = Vec::new();
+    let mut total = Decimal::ZERO;
+    for (base_box, quota_box, label) in INPUT_ROWS {
+        let mut t = RateTotals::default();
+        for e in expenses
+            .iter()
+            .filter(|e| deduction_boxes(e) == [base_box, quota_box])
+        {
+            t.base += e.deductible.base.value();
+            t.amount += e.deductible.vat.value();
+        }
+        boxes.push(row(base_box, format!("{label}: base"), t.base));
+        boxes.push(row(quota_box, format!("{label}: quota"), t.amount));
+        total += t.amount;
+    }
+    boxes.push(row("45", "Total input VAT deducted".into(), total));
+    boxes
+}
+
+/// What the return ends in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Pay,
+    /// Negative: carried to later quarters (or, in the fourth, refunded on request).
+    Offset,
+    Zero,
+}
+
+impl Outcome {
+    pub fn code(self) -> &'static str {
+        match self {
+            Outcome::Pay => "pay",
+            Outcome::Offset => "offset",
+            Outcome::Zero => "zero",
+        }
+    }
+}
+
+/// Box 46 (27 − 45) and the result: 64 (the general regime's alone), 65/66
+/// (100 % to the State), 110/78/87 (amounts to offset from earlier quarters:
+/// pending, applied, left), 69 and 71.
+pub fn result_boxes(
+    output: Decimal,
+    input: Decimal,
+    carried_forward: Decimal,
+) -> (Vec<ReturnBox>, Outcome) {
+    let general = output - input;
+    let applied = carried_forward.min(general.max(Decimal::ZERO));
+    let result = general - applied;
+    let boxes = vec![
+        row("46", "General regime result (27 − 45)".into(), general),
+        row("64", "Sum of results".into(), general),
+        row("65", "Share attributable to the State, %".into(), Decimal::ONE_HUNDRED),
+        row("66", "Attributable to the State".into(), general),
+        row(
+            "110",
+            "Amounts to offset pending from earlier periods".into(),
+            carried_forward,
+        ),
+        row(
+            "78",
+            "Amounts to offset from earlier periods applied".into(),
+            applied,
+        ),
+        row(
+            "87",
+            "Amounts to offset left for later periods".into(),
+            carried_forward - applied,
+        ),
+        row("69", "Result (66 − 78)".into(), result),
+        row("71", "Result of the return".into(), result),
+    ];
+    let outcome = if result.is_zero() {
+        Outcome::Zero
+    } else if result.is_sign_positive() {
+        Outcome::Pay
+    } else {
+        Outcome::Offset
+    };
+    (boxes, outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expense::{Category, Checked, ExpenseFields, LineInput, Source};
+    use crate::tax::money::{Money, Percent};
+    use chrono::{NaiveDate, Utc};
+    use rust_decimal::dec;
+
+    fn expense(treatment: Treatment, capital_good: bool, base: Decimal) -> Expense {
+        let foreign = matches!(
+            treatment,
+            Treatment::IntraEuGoods | Treatment::IntraEuServices
+        );
+        let fields = ExpenseFields {
+            supplier_name: Some("Proveedor".into()),
+            supplier_tax_id: Some(if foreign { "DE123456789" } else { "B12345674" }.into()),
+            supplier_country: Some(if foreign { "DE" } else { "ES" }.into()),
+            number: Some("1".into()),
+            issue_date: NaiveDate::from_ymd_opt(2026, 10, 1),
+            category: Some(Category::Other),
+            treatment: Some(treatment),
+            capital_good: Some(capital_good),
+            lines: Some(vec![LineInput {
+                rate: Percent::from(dec!(21)),
+                base: Money::from(base),
+                vat_amount: None,
+                surcharge_rate: None,
+                surcharge_amount: None,
+            }]),
+            ..ExpenseFields::default()
+        };
+        let today = NaiveDate::from_ymd_opt(2026, 12, 31).unwrap();
+        let c = Checked::parse(fields, today).unwrap();
+        Expense::from_checked("exp_1".into(), true, Source::Typed, c, None, Utc::now(), Utc::now())
+    }
+
+    fn value(boxes: &[ReturnBox], number: &str) -> Decimal {
+        boxes.iter().find(|b| b.number == number).unwrap().value
+    }
+
+    #[test]
+    fn each_treatment_deducts_in_its_own_boxes() {
+        let cases = [
+            (Treatment::Domestic, false, ["28", "29"]),
+            (Treatment::Domestic, true, ["30", "31"]),
+            (Treatment::IntraEuServices, false, ["28", "29"]),
+            (Treatment::ReverseCharge, false, ["28", "29"]),
+            (Treatment::Import, false, ["32", "33"]),
+            (Treatment::Import, true, ["34", "35"]),
+            (Treatment::IntraEuGoods, false, ["36", "37"]),
+            (Treatment::IntraEuGoods, true, ["38", "39"]),
+        ];
+        for (treatment, capital, boxes) in cases {
+            assert_eq!(
+                deduction_boxes(&expense(treatment, capital, dec!(100))),
+                boxes,
+                "{treatment:?}"
+            );
+        }
+        assert_eq!(
+            deduction_boxes(&expense(Treatment::Domestic, false, dec!(-100))),
+            ["40", "41"]
+        );
+    }
+
+    #[test]
+    fn self_assessed_vat_is_both_output_and_input() {
+        let eu = expense(Treatment::IntraEuGoods, false, dec!(1000));
+        let isp = expense(Treatment::ReverseCharge, false, dec!(500));
+        let domestic = expense(Treatment::Domestic, false, dec!(200));
+        let all = [&eu, &isp, &domestic];
+        let s = self_assessed(&all);
+        assert_eq!((s.intra_eu.base, s.intra_eu.amount), (dec!(1000), dec!(210)));
+        assert_eq!(
+            (s.reverse_charge.base, s.reverse_charge.amount),
+            (dec!(500), dec!(105))
+        );
+        let boxes = input_boxes(&all);
+        assert_eq!(value(&boxes, "37"), dec!(210));
+        // 105 (reverse charge) + 42 (domestic)
+        assert_eq!(value(&boxes, "29"), dec!(147));
+        assert_eq!(value(&boxes, "45"), dec!(357));
+    }
+
+    #[test]
+    fn earlier_amounts_to_offset_apply_up_to_the_positive_result() {
+        let (boxes, outcome) = result_boxes(dec!(1000), dec!(400), dec!(250));
+        assert_eq!(value(&boxes, "46"), dec!(600));
+        assert_eq!(value(&boxes, "78"), dec!(250));
+        assert_eq!(value(&boxes, "87"), dec!(0));
+        assert_eq!(value(&boxes, "71"), dec!(350));
+        assert_eq!(outcome, Outcome::Pay);
+
+        let (boxes, outcome) = result_boxes(dec!(100), dec!(400), dec!(250));
+        assert_eq!(value(&boxes, "78"), dec!(0));
+        assert_eq!(value(&boxes, "87"), dec!(250));
+        assert_eq!(value(&boxes, "71"), dec!(-300));
+        assert_eq!(outcome, Outcome::Offset);
+    }
+}

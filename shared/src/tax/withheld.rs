@@ -1,0 +1,72 @@
+//! IRPF the account withheld from its suppliers, for the quarterly returns
+//! that pay it in: Modelo 111 (professionals and other activities, boxes
+//! 07–09) and Modelo 115 (rent of premises, boxes 01–03).
+
+use std::collections::BTreeSet;
+
+use rust_decimal::Decimal;
+
+use super::quarter::ReturnBox;
+use crate::expense::{Category, Expense};
+
+/// The recipients, the bases and the amounts withheld of one return.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Withheld {
+    pub recipients: usize,
+    pub base: Decimal,
+    pub withheld: Decimal,
+}
+
+fn sum(expenses: &[&Expense], rent: bool) -> Withheld {
+    let chosen: Vec<&&Expense> = expenses
+        .iter()
+        .filter(|e| !e.irpf_amount.is_zero() && (e.category == Category::Rent) == rent)
+        .collect();
+    let recipients: BTreeSet<&str> = chosen.iter().map(|e| e.supplier.tax_id.as_str()).collect();
+    Withheld {
+        recipients: recipients.len(),
+        base: chosen.iter().map(|e| e.bases()).sum(),
+        withheld: chosen.iter().map(|e| e.irpf_amount.value()).sum(),
+    }
+}
+
+/// Modelo 111's figures: every expense with IRPF withheld but rent.
+pub fn model_111(expenses: &[&Expense]) -> Withheld {
+    sum(expenses, false)
+}
+
+/// Modelo 115's figures: rent with IRPF withheld.
+pub fn model_115(expenses: &[&Expense]) -> Withheld {
+    sum(expenses, true)
+}
+
+fn row(number: &'static str, label: &str, value: Decimal) -> ReturnBox {
+    ReturnBox {
+        number,
+        label: label.into(),
+        value,
+    }
+}
+
+pub fn boxes_111(w: &Withheld) -> Vec<ReturnBox> {
+    vec![
+        row(
+            "07",
+            "Economic activities: recipients",
+            Decimal::from(w.recipients),
+        ),
+        row("08", "Economic activities: amounts paid", w.base),
+        row("09", "Economic activities: withholdings", w.withheld),
+        row("28", "Total withholdings", w.withheld),
+        row("30", "Result", w.withheld),
+    ]
+}
+
+pub fn boxes_115(w: &Withheld) -> Vec<ReturnBox> {
+    vec![
+        row("01", "Recipients", Decimal::from(w.recipients)),
+        row("02", "Base of the withholdings", w.base),
+        row("03", "Withholdings", w.withheld),
+        row("05", "Result", w.withheld),
+    ]
+}
