@@ -49,6 +49,7 @@ mod round_trips;
 mod series_api;
 mod simplified_api;
 mod tax_api;
+mod tax_books;
 mod tenancy;
 mod ubl_cii;
 mod uploads_api;
