@@ -28,6 +28,7 @@ TOOLS = {
     "issue_invoice", "list_invoices", "get_invoice", "cancel_invoice", "set_invoice_status",
     "record_payment", "send_invoice", "resubmit_verifactu_record", "get_job",
     "list_series", "create_series", "update_series", "delete_series",
+    "estimate_model_303", "add_expense", "list_expenses",
 }
 
 INVOICE_TEXT = """FACTURA
@@ -75,7 +76,7 @@ async def list_tools(client, label):
     listed = await client.list_tools()
     names = {t.name for t in listed.tools}
     check(names == TOOLS, f"{label}: tools {sorted(names)}")
-    check(len(listed.tools) == 23, f"{label}: {len(listed.tools)} tools")
+    check(len(listed.tools) == 26, f"{label}: {len(listed.tools)} tools")
     schemas = {}
     for tool in listed.tools:
         Draft202012Validator.check_schema(tool.input_schema)
@@ -122,6 +123,15 @@ async def every_tool(run, live):
     extraction = await run.ok("extract_invoices", {"texts": [{"name": "factura.txt", "text": INVOICE_TEXT}]})
     check(len(extraction["invoices"]) == 1, f"extraction: {extraction}")
     await run.error("extract_invoices", {"files": []}, "files")
+
+    expense = await run.ok("add_expense", {"extracted": extraction["invoices"][0], "category": "other",
+                                           "number": f"MCP-{run.label}"})
+    check(expense["livemode"] is live and expense["source"] == "extraction", f"add_expense: {expense}")
+    await run.error("add_expense", {"supplier_name": "Proveedor", "supplier_tax_id": "B1"}, "supplier_tax_id")
+    expenses = await run.ok("list_expenses", {"limit": 5})
+    check(bool(expenses["data"]) is live, f"list_expenses: {expenses}")
+    m303 = await run.ok("estimate_model_303", {"year": 2026, "quarter": 3})
+    check("boxes" in m303 and "expenses" in m303, f"model 303: {m303}")
 
     answers = {"FIN1": True, "FIN2": False, "VEN1": True}
     analysis = await run.ok("analyze", {"type": "cuestionario", "lang": "es", "data": {"answers": answers}})

@@ -132,7 +132,7 @@ async fn stateless_legacy_handshake_json_answers_and_405_for_get_and_delete() {
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     let r = send(&h.app, rpc(Some(&h.live), &list)).await;
     let tools = r.json["result"]["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 23);
+    assert_eq!(tools.len(), 26);
     assert!(tools.iter().any(|t| t["name"] == "get_job"));
 
     for method in ["GET", "DELETE"] {
@@ -713,4 +713,50 @@ async fn series_are_defined_changed_and_used_through_their_tools() {
     assert_eq!(spare["structuredContent"]["code"], "X", "{spare}");
     let deleted = call(&h, &h.live, "delete_series", json!({"series_code": "X"})).await;
     assert_eq!(deleted["structuredContent"]["deleted"], true, "{deleted}");
+}
+
+#[tokio::test]
+async fn expenses_are_added_listed_and_counted_in_modelo_303_through_their_tools() {
+    let h = harness(support::relaxed()).await;
+    let extracted = json!({"issuer_name": "Gestoría López SL", "issuer_nif": "B12345674",
+        "invoice_number": "2026/0412", "invoice_date": "2026-10-05",
+        "vat_breakdown": [{"rate": 21, "base": 200, "vat_amount": 42}],
+        "irpf_rate": 15, "irpf_amount": 30, "total": 212, "currency": "EUR"});
+    let added = call(
+        &h,
+        &h.live,
+        "add_expense",
+        json!({"extracted": extracted, "category": "professional_services"}),
+    )
+    .await;
+    let expense = &added["structuredContent"];
+    assert_eq!(expense["source"], "extraction", "{added}");
+    let summary = added["content"][0]["text"].as_str().unwrap();
+    assert!(summary.starts_with("Added expense 2026/0412"), "{summary}");
+
+    let again = error_text(
+        &call(
+            &h,
+            &h.live,
+            "add_expense",
+            json!({"extracted": extracted, "category": "professional_services"}),
+        )
+        .await,
+    );
+    assert!(again.contains(expense["id"].as_str().unwrap()), "{again}");
+
+    let listed = call(&h, &h.live, "list_expenses", json!({"year": 2026, "quarter": 4})).await;
+    assert_eq!(listed["structuredContent"]["data"][0]["id"], expense["id"]);
+
+    let m303 = call(
+        &h,
+        &h.live,
+        "estimate_model_303",
+        json!({"year": 2026, "quarter": 4}),
+    )
+    .await;
+    let boxes = m303["structuredContent"]["boxes"].as_array().unwrap();
+    let deducted = boxes.iter().find(|b| b["box"] == "45").unwrap();
+    assert_eq!(deducted["value"], json!(42.0));
+    assert_eq!(m303["structuredContent"]["expenses"][0]["id"], expense["id"]);
 }

@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 
 use super::{schemas, summary};
 use crate::app::invoices::request::IRPF_RATES;
+use crate::expense::Category;
 use crate::http::openapi;
 use crate::invoice::kind::Kind;
 use crate::invoice::status::Status;
@@ -175,6 +176,23 @@ fn list_invoices_parameters() -> Value {
     object(properties, &[])
 }
 
+fn list_expenses_parameters() -> Value {
+    let mut properties = limit_and_cursor("expenses", "list_expenses");
+    properties["from"] = date("Issued on or after this day.");
+    properties["to"] = date("Issued on or before this day.");
+    properties["year"] = json!({"type": "integer", "minimum": 2000, "maximum": 2100,
+        "description": "With `quarter`: the expenses issued in that quarter."});
+    properties["quarter"] = json!({"type": "integer", "minimum": 1, "maximum": 4,
+        "description": "1–4, with `year`."});
+    properties["supplier"] = json!({"type": "string", "minLength": 1, "maxLength": 120,
+        "description": "The supplier's tax id, or a part of its name (any case)."});
+    properties["category"] = json!({"type": "string", "enum": Category::ALL.map(Category::code),
+        "description": "Only expenses of this category."});
+    properties["status"] = json!({"type": "string", "enum": ["confirmed", "draft"],
+        "description": "`draft`: imported from the AEAT and not yet confirmed."});
+    object(properties, &[])
+}
+
 fn get_invoice_parameters() -> Value {
     object(json!({"invoice_id": invoice_id()}), &["invoice_id"])
 }
@@ -267,9 +285,48 @@ fn specs() -> Vec<ToolSpec> {
             summary: summary::model_130,
             operation: "estimate_model_130",
             title: "Estimate Modelo 130",
-            description: "Estimate the quarterly IRPF instalment (Modelo 130, direct estimation) of a freelancer: every box 01–19, year to date. Income and withholdings left out are taken from the account's issued invoices (live keys); expenses must be given. No quota.",
+            description: "Estimate the quarterly IRPF instalment (Modelo 130, direct estimation) of a freelancer: every box 01–19, year to date. Income and withholdings left out are taken from the account's issued invoices, expenses (box 02) from its book of expenses (the deductible cost of the confirmed ones; live keys); `*_source` says which, and `invoices` / `expenses` list what was counted. No quota.",
             hints: READ,
             parameters: no_parameters,
+        },
+        ToolSpec {
+            name: "estimate_model_303",
+            method: Method::POST,
+            path: "/api/v1/tax/model-303",
+            renames: &[],
+            output: Output::Body,
+            summary: summary::model_303,
+            operation: "estimate_model_303",
+            title: "Estimate Modelo 303",
+            description: "Estimate the quarterly VAT return (Modelo 303) from the account's books (live keys): output VAT from the invoices issued in the quarter and the VAT self-assessed on intra-EU and reverse-charge purchases, input VAT from the confirmed expenses received in the quarter as far as deductible (deductible shares, equivalence surcharge not deductible), and the result (box 71), with `carried_forward` amounts to offset from earlier quarters. Every box as the form numbers it, and every invoice and expense counted with the boxes it went to; `not_handled` lists the parts left at 0. No quota.",
+            hints: READ,
+            parameters: no_parameters,
+        },
+        ToolSpec {
+            name: "add_expense",
+            method: Method::POST,
+            path: "/api/v1/expenses",
+            renames: &[],
+            output: Output::Body,
+            summary: summary::expense,
+            operation: "create_expense",
+            title: "Add an expense",
+            description: "Add a received invoice (a supplier's invoice) to the account's book of expenses, so that its VAT and cost count in Modelos 303 and 130. Give its fields typed, or `extracted`: one element of `invoices` that extract_invoices returned (as it came, or corrected after asking the user), or `document`: the file (base64 `data`; an e-invoice is read exactly). Typed fields override `extracted`, which overrides the document. Needed in the end: supplier name and tax id, number, issue date and the lines (base and VAT rate per rate; quotas, IRPF and total are computed when left out). Set `category` (e.g. software, rent, vehicle, professional_services) and, for mixed use, `vat_deductible_percent` / `expense_deductible_percent` (a vehicle's VAT defaults to 50 %). The same supplier, number and date twice is refused naming the expense already in the book. Test keys store nothing. No quota.",
+            hints: [false, false, false, false],
+            parameters: no_parameters,
+        },
+        ToolSpec {
+            name: "list_expenses",
+            method: Method::GET,
+            path: "/api/v1/expenses",
+            renames: &[(CURSOR, "starting_after")],
+            output: Output::List,
+            summary: summary::expenses,
+            operation: "list_expenses",
+            title: "List expenses",
+            description: "The account's book of expenses (received invoices), newest issue date first, optionally filtered by issue dates, a quarter, the supplier (tax id or part of the name), category or status (`draft`: imported from the AEAT, to confirm). Pass `next_cursor` back as `cursor` for the next page. Test keys keep no expenses.",
+            hints: READ,
+            parameters: list_expenses_parameters,
         },
         ToolSpec {
             name: "fiscal_calendar",
@@ -707,7 +764,7 @@ mod tests {
     #[test]
     fn every_tool_has_a_unique_name_and_all_four_hints() {
         let tools = tools();
-        assert_eq!(tools.len(), 23);
+        assert_eq!(tools.len(), 26);
         let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         names.sort();
         names.dedup();

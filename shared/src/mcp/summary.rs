@@ -151,6 +151,39 @@ pub fn model_130(v: &Value) -> String {
     )
 }
 
+pub fn model_303(v: &Value) -> String {
+    format!(
+        "Modelo 303 {} Q{}: result {} ({}), from {} invoice(s) and {} expense(s). An estimate.",
+        text(&v["year"]),
+        text(&v["quarter"]),
+        euros(&v["result"]),
+        text(&v["outcome"]),
+        count(&v["invoices"]),
+        count(&v["expenses"])
+    )
+}
+
+fn expense_line(v: &Value) -> String {
+    format!(
+        "expense {} (id {}) from {}, {}, total {}, VAT deducted {}, {}",
+        text(&v["number"]),
+        text(&v["id"]),
+        text(&v["supplier"]["name"]),
+        text(&v["issue_date"]),
+        euros(&v["total"]),
+        euros(&v["deductible"]["vat"]),
+        text(&v["status"])
+    )
+}
+
+pub fn expense(v: &Value) -> String {
+    format!("Added {}.", expense_line(v))
+}
+
+pub fn expenses(v: &Value) -> String {
+    page(v, "expense(s)", expense_line)
+}
+
 pub fn deadlines(v: &Value) -> String {
     page(v, "deadline(s)", |d| {
         format!("{} until {}", text(&d["description"]), text(&d["end"]))
