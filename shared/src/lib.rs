@@ -21,6 +21,8 @@ pub mod domain;
 /// Adapters of one process and local files (SQLite table, queues and feed,
 /// file blobs, Tesseract, local secrets) and the background work of `svc serve`.
 pub mod embedded;
+/// Received invoices: the book of expenses' fields, checks and deductible figures.
+pub mod expense;
 /// Reading invoices: e-invoices exactly, PDF text and OCR words through one
 /// field parser, QR codes, and the checks every result goes through.
 pub mod extraction;
@@ -29,8 +31,6 @@ pub mod extraction;
 pub mod http;
 /// Random identifiers and secrets.
 pub mod ids;
-/// Received invoices: the book of expenses' fields, checks and deductible figures.
-pub mod expense;
 /// Invoices: lines, totals, numbering, series, statuses, kinds (F1–R5),
 /// payments and the stored invoice.
 pub mod invoice;

@@ -71,7 +71,12 @@ async fn a_typed_expense_is_checked_kept_corrected_and_deleted_with_its_history(
             e["source"].clone(),
             e["livemode"].clone()
         ),
-        (json!("expense"), json!("confirmed"), json!("typed"), json!(true))
+        (
+            json!("expense"),
+            json!("confirmed"),
+            json!("typed"),
+            json!(true)
+        )
     );
     // 200 × 21 % = 42; IRPF 200 × 15 % = 30; total 200 + 42 − 30 = 212.
     assert_eq!(num(&e["lines"][0]["vat_amount"]), 42.0);
@@ -85,7 +90,12 @@ async fn a_typed_expense_is_checked_kept_corrected_and_deleted_with_its_history(
     let again = add(&h, &h.live, gestoria()).await;
     assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.json);
     assert_eq!(again.code(), "expense_exists");
-    assert!(again.json["error"]["message"].as_str().unwrap().contains(&id));
+    assert!(
+        again.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&id)
+    );
     assert_eq!(again.header("location"), format!("/api/v1/expenses/{id}"));
     let spaced = add(
         &h,
@@ -102,7 +112,11 @@ async fn a_typed_expense_is_checked_kept_corrected_and_deleted_with_its_history(
     .await;
     assert_eq!(spaced.code(), "expense_exists", "{}", spaced.json);
 
-    let read = send(&h.app, get(&format!("/api/v1/expenses/{id}"), Some(&h.live))).await;
+    let read = send(
+        &h.app,
+        get(&format!("/api/v1/expenses/{id}"), Some(&h.live)),
+    )
+    .await;
     assert_eq!(read.json, r.json);
 
     // A correction: the base changes, IRPF and the total follow.
@@ -135,7 +149,11 @@ async fn a_typed_expense_is_checked_kept_corrected_and_deleted_with_its_history(
 
     let deleted = call(&h, "DELETE", &format!("/api/v1/expenses/{id}"), None).await;
     assert_eq!(deleted.status, StatusCode::OK, "{}", deleted.json);
-    let gone = send(&h.app, get(&format!("/api/v1/expenses/{id}"), Some(&h.live))).await;
+    let gone = send(
+        &h.app,
+        get(&format!("/api/v1/expenses/{id}"), Some(&h.live)),
+    )
+    .await;
     assert_eq!(gone.status, StatusCode::NOT_FOUND);
     let history = send(
         &h.app,
@@ -154,7 +172,10 @@ async fn a_typed_expense_is_checked_kept_corrected_and_deleted_with_its_history(
     assert_eq!(num(&history.json["data"][1]["expense"]["total"]), 265.0);
 
     // Once deleted, the same invoice can be added again.
-    assert_eq!(add(&h, &h.live, gestoria()).await.status, StatusCode::CREATED);
+    assert_eq!(
+        add(&h, &h.live, gestoria()).await.status,
+        StatusCode::CREATED
+    );
 
     let mut types: Vec<String> = support::events(&h)
         .await
@@ -165,7 +186,12 @@ async fn a_typed_expense_is_checked_kept_corrected_and_deleted_with_its_history(
     types.sort();
     assert_eq!(
         types,
-        ["expense.created", "expense.created", "expense.deleted", "expense.updated"]
+        [
+            "expense.created",
+            "expense.created",
+            "expense.deleted",
+            "expense.updated"
+        ]
     );
     let updated = support::events(&h)
         .await
@@ -185,15 +211,24 @@ async fn bad_fields_are_refused_naming_them() {
         body
     };
     for (body, param) in [
-        (with("supplier_tax_id", json!("B12345670")), "supplier_tax_id"),
+        (
+            with("supplier_tax_id", json!("B12345670")),
+            "supplier_tax_id",
+        ),
         (with("issue_date", json!("2026-12-01")), "issue_date"),
         (with("total", json!(500)), "total"),
         (with("lines", json!([])), "lines"),
         (
-            with("lines", json!([{"rate": 21, "base": 200, "vat_amount": 40}])),
+            with(
+                "lines",
+                json!([{"rate": 21, "base": 200, "vat_amount": 40}]),
+            ),
             "lines[0].vat_amount",
         ),
-        (with("vat_deductible_percent", json!(120)), "vat_deductible_percent"),
+        (
+            with("vat_deductible_percent", json!(120)),
+            "vat_deductible_percent",
+        ),
         (with("supplier_country", json!("FR")), "treatment"),
     ] {
         let r = add(&h, &h.live, body).await;
@@ -220,13 +255,25 @@ async fn test_keys_check_everything_and_store_nothing() {
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
     assert_eq!(r.json["livemode"], false);
     let id = r.json["id"].as_str().unwrap();
-    let read = send(&h.app, get(&format!("/api/v1/expenses/{id}"), Some(&h.test))).await;
+    let read = send(
+        &h.app,
+        get(&format!("/api/v1/expenses/{id}"), Some(&h.test)),
+    )
+    .await;
     assert_eq!(read.status, StatusCode::NOT_FOUND);
     let list = send(&h.app, get("/api/v1/expenses", Some(&h.test))).await;
     assert_eq!(list.json["data"], json!([]));
     // Nothing kept, so the same invoice goes through again.
-    assert_eq!(add(&h, &h.test, gestoria()).await.status, StatusCode::CREATED);
-    let bad = add(&h, &h.test, json!({"supplier_name": "X", "supplier_tax_id": "B1"})).await;
+    assert_eq!(
+        add(&h, &h.test, gestoria()).await.status,
+        StatusCode::CREATED
+    );
+    let bad = add(
+        &h,
+        &h.test,
+        json!({"supplier_name": "X", "supplier_tax_id": "B1"}),
+    )
+    .await;
     assert_eq!(bad.param(), "supplier_tax_id");
     let usage = send(&h.app, get("/api/v1/usage", Some(&h.live))).await;
     assert_eq!(usage.json["used"], json!(0), "{}", usage.json);
@@ -250,7 +297,11 @@ async fn extracted_fields_go_under_the_typed_ones() {
         json!({"extracted": extracted, "category": "vehicle", "invoice_number_typo": 1}),
     )
     .await;
-    assert_eq!(r.status, StatusCode::BAD_REQUEST, "unknown top-level fields are refused");
+    assert_eq!(
+        r.status,
+        StatusCode::BAD_REQUEST,
+        "unknown top-level fields are refused"
+    );
     let r = add(
         &h,
         &h.live,
@@ -299,7 +350,10 @@ async fn an_einvoice_document_is_read_exactly_kept_and_deleted_with_the_expense(
     let xml = h
         .app
         .clone()
-        .oneshot(get(&format!("/api/v1/invoices/{id}/xml?format=ubl"), Some(&h.live)))
+        .oneshot(get(
+            &format!("/api/v1/invoices/{id}/xml?format=ubl"),
+            Some(&h.live),
+        ))
         .await
         .unwrap()
         .into_body()
@@ -323,7 +377,11 @@ async fn an_einvoice_document_is_read_exactly_kept_and_deleted_with_the_expense(
             e["number"].clone(),
             e["issue_date"].clone()
         ),
-        (json!("12345678Z"), json!("F2026-000001"), json!("2026-11-21"))
+        (
+            json!("12345678Z"),
+            json!("F2026-000001"),
+            json!("2026-11-21")
+        )
     );
     assert_eq!(num(&e["lines"][0]["base"]), 1000.0);
     assert_eq!(num(&e["irpf_amount"]), 150.0);
@@ -355,7 +413,10 @@ async fn an_einvoice_document_is_read_exactly_kept_and_deleted_with_the_expense(
     call(&h, "DELETE", &format!("/api/v1/expenses/{expense}"), None).await;
     let after = send(
         &h.app,
-        get(&format!("/api/v1/expenses/{expense}/document"), Some(&h.live)),
+        get(
+            &format!("/api/v1/expenses/{expense}/document"),
+            Some(&h.live),
+        ),
     )
     .await;
     assert_eq!(after.status, StatusCode::NOT_FOUND);
@@ -391,12 +452,24 @@ async fn the_list_filters_by_dates_quarter_supplier_and_category() {
     assert_eq!(numbers(&list("?year=2026&quarter=4").await), ["B-1", "A-2"]);
     assert_eq!(numbers(&list("?category=software").await), ["A-2", "A-1"]);
     assert_eq!(numbers(&list("?supplier=B64717838").await), ["B-1"]);
-    assert_eq!(numbers(&list("?supplier=gestoría").await), ["B-1", "A-2", "A-1"]);
-    assert_eq!(numbers(&list("?from=2026-10-01&to=2026-10-31").await), ["A-2"]);
+    assert_eq!(
+        numbers(&list("?supplier=gestoría").await),
+        ["B-1", "A-2", "A-1"]
+    );
+    assert_eq!(
+        numbers(&list("?from=2026-10-01&to=2026-10-31").await),
+        ["A-2"]
+    );
     let page = list("?limit=2").await;
-    assert_eq!((numbers(&page), page.json["has_more"].clone()), (vec!["B-1".to_string(), "A-2".into()], json!(true)));
+    assert_eq!(
+        (numbers(&page), page.json["has_more"].clone()),
+        (vec!["B-1".to_string(), "A-2".into()], json!(true))
+    );
     let last = page.json["data"][1]["id"].as_str().unwrap().to_string();
-    assert_eq!(numbers(&list(&format!("?limit=2&starting_after={last}")).await), ["A-1"]);
+    assert_eq!(
+        numbers(&list(&format!("?limit=2&starting_after={last}")).await),
+        ["A-1"]
+    );
     let bad = list("?quarter=4").await;
     assert_eq!((bad.code(), bad.param()), ("parameter_invalid", "year"));
     let bad = list("?year=2026&quarter=5").await;

@@ -745,7 +745,13 @@ async fn expenses_are_added_listed_and_counted_in_modelo_303_through_their_tools
     );
     assert!(again.contains(expense["id"].as_str().unwrap()), "{again}");
 
-    let listed = call(&h, &h.live, "list_expenses", json!({"year": 2026, "quarter": 4})).await;
+    let listed = call(
+        &h,
+        &h.live,
+        "list_expenses",
+        json!({"year": 2026, "quarter": 4}),
+    )
+    .await;
     assert_eq!(listed["structuredContent"]["data"][0]["id"], expense["id"]);
 
     let m303 = call(
@@ -758,5 +764,8 @@ async fn expenses_are_added_listed_and_counted_in_modelo_303_through_their_tools
     let boxes = m303["structuredContent"]["boxes"].as_array().unwrap();
     let deducted = boxes.iter().find(|b| b["box"] == "45").unwrap();
     assert_eq!(deducted["value"], json!(42.0));
-    assert_eq!(m303["structuredContent"]["expenses"][0]["id"], expense["id"]);
+    assert_eq!(
+        m303["structuredContent"]["expenses"][0]["id"],
+        expense["id"]
+    );
 }

@@ -57,36 +57,92 @@ fn expense(supplier: &str, nif: &str, number: &str, date: &str, rest: Value) -> 
 async fn quarter(h: &Harness) {
     let customer = json!({"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4",
         "postal_code": "10003", "city": "Cáceres"});
-    post(h, "/api/v1/invoices", json!({"customer": customer, "issue_date": "2026-10-14", "irpf_rate": 15,
-        "lines": [{"description": "Proyecto", "quantity": 1, "unit_price": 3000, "vat_rate": 21}]}))
+    post(
+        h,
+        "/api/v1/invoices",
+        json!({"customer": customer, "issue_date": "2026-10-14", "irpf_rate": 15,
+        "lines": [{"description": "Proyecto", "quantity": 1, "unit_price": 3000, "vat_rate": 21}]}),
+    )
     .await;
-    post(h, "/api/v1/invoices", json!({"customer": customer, "issue_date": "2026-11-03",
-        "lines": [{"description": "Soporte", "quantity": 1, "unit_price": 500, "vat_rate": 21}]}))
+    post(
+        h,
+        "/api/v1/invoices",
+        json!({"customer": customer, "issue_date": "2026-11-03",
+        "lines": [{"description": "Soporte", "quantity": 1, "unit_price": 500, "vat_rate": 21}]}),
+    )
     .await;
     for body in [
-        expense("Gestoría López SL", "B12345674", "G-412", "2026-10-05", json!({
+        expense(
+            "Gestoría López SL",
+            "B12345674",
+            "G-412",
+            "2026-10-05",
+            json!({
             "category": "professional_services", "irpf_rate": 15,
-            "lines": [{"rate": 21, "base": 200}]})),
-        expense("Gasolinera Sol SL", "B64717838", "T-88812", "2026-10-20", json!({
+            "lines": [{"rate": 21, "base": 200}]}),
+        ),
+        expense(
+            "Gasolinera Sol SL",
+            "B64717838",
+            "T-88812",
+            "2026-10-20",
+            json!({
             "category": "vehicle", "expense_deductible_percent": 50,
-            "lines": [{"rate": 21, "base": 60.50}]})),
-        expense("Mayorista Norte SA", "A28017895", "M-77", "2026-11-02", json!({
+            "lines": [{"rate": 21, "base": 60.50}]}),
+        ),
+        expense(
+            "Mayorista Norte SA",
+            "A28017895",
+            "M-77",
+            "2026-11-02",
+            json!({
             "category": "goods",
-            "lines": [{"rate": 21, "base": 100, "surcharge_rate": 5.2}]})),
-        expense("Cloud Tools Ltd", "IE6388047V", "CT-2026-11", "2026-11-10", json!({
+            "lines": [{"rate": 21, "base": 100, "surcharge_rate": 5.2}]}),
+        ),
+        expense(
+            "Cloud Tools Ltd",
+            "IE6388047V",
+            "CT-2026-11",
+            "2026-11-10",
+            json!({
             "supplier_country": "IE", "treatment": "intra_eu_services", "category": "software",
-            "lines": [{"rate": 21, "base": 50}]})),
-        expense("Inmuebles Centro SL", "B10000024", "R-10", "2026-10-01", json!({
+            "lines": [{"rate": 21, "base": 50}]}),
+        ),
+        expense(
+            "Inmuebles Centro SL",
+            "B10000024",
+            "R-10",
+            "2026-10-01",
+            json!({
             "category": "rent", "irpf_rate": 19,
-            "lines": [{"rate": 21, "base": 800}]})),
-        expense("Tienda Informática SL", "B12345674", "L-9", "2026-11-15", json!({
+            "lines": [{"rate": 21, "base": 800}]}),
+        ),
+        expense(
+            "Tienda Informática SL",
+            "B12345674",
+            "L-9",
+            "2026-11-15",
+            json!({
             "category": "equipment", "capital_good": true, "expense_deductible_percent": 0,
-            "lines": [{"rate": 21, "base": 1200}]})),
-        expense("Gestoría López SL", "B12345674", "G-412-R", "2026-11-12", json!({
+            "lines": [{"rate": 21, "base": 1200}]}),
+        ),
+        expense(
+            "Gestoría López SL",
+            "B12345674",
+            "G-412-R",
+            "2026-11-12",
+            json!({
             "category": "professional_services",
-            "lines": [{"rate": 21, "base": -50}]})),
-        expense("Proveedor Pendiente SL", "B64717838", "D-1", "2026-11-01", json!({
-            "status": "draft", "lines": [{"rate": 21, "base": 1000}]})),
+            "lines": [{"rate": 21, "base": -50}]}),
+        ),
+        expense(
+            "Proveedor Pendiente SL",
+            "B64717838",
+            "D-1",
+            "2026-11-01",
+            json!({
+            "status": "draft", "lines": [{"rate": 21, "base": 1000}]}),
+        ),
     ] {
         post(h, "/api/v1/expenses", body).await;
     }
@@ -152,7 +208,11 @@ async fn modelo_303_130_111_and_115_equal_the_quarter_worked_by_hand() {
         (fuel["boxes"].clone(), fuel["deductible_vat"].clone()),
         (json!(["28", "29"]), json!(6.36))
     );
-    assert!(m303["notes"].to_string().contains("draft"), "{}", m303["notes"]);
+    assert!(
+        m303["notes"].to_string().contains("draft"),
+        "{}",
+        m303["notes"]
+    );
 
     let m130 = post(
         &h,
@@ -203,11 +263,20 @@ async fn modelo_303_130_111_and_115_equal_the_quarter_worked_by_hand() {
     .await
     .json;
     // Modelo 111: the fees' IRPF, 200 × 15 % = 30 (the credit note withheld nothing).
-    assert_boxes(&q["model_111"], &[("07", 1.0), ("08", 200.0), ("09", 30.0), ("30", 30.0)]);
+    assert_boxes(
+        &q["model_111"],
+        &[("07", 1.0), ("08", 200.0), ("09", 30.0), ("30", 30.0)],
+    );
     // Modelo 115: the rent's, 800 × 19 % = 152.
-    assert_boxes(&q["model_115"], &[("01", 1.0), ("02", 800.0), ("03", 152.0), ("05", 152.0)]);
+    assert_boxes(
+        &q["model_115"],
+        &[("01", 1.0), ("02", 800.0), ("03", 152.0), ("05", 152.0)],
+    );
     // The summary's 303 carries nothing from earlier quarters: 46 = 277.14.
-    assert_boxes(&q["model_303"], &[("27", 745.5), ("45", 468.36), ("46", 277.14)]);
+    assert_boxes(
+        &q["model_303"],
+        &[("27", 745.5), ("45", 468.36), ("46", 277.14)],
+    );
     assert_eq!(
         q["model_130"],
         json!({"income_year_to_date": 3500.0, "expenses_year_to_date": 1159.63,
@@ -256,5 +325,10 @@ async fn test_keys_and_an_empty_book_give_zeros() {
         ),
     )
     .await;
-    assert_eq!(negative.status, StatusCode::BAD_REQUEST, "{}", negative.json);
+    assert_eq!(
+        negative.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        negative.json
+    );
 }

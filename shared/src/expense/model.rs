@@ -146,7 +146,10 @@ fn text(
     max: usize,
     required: bool,
 ) -> Result<Option<String>, FieldError> {
-    match value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty()) {
+    match value
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+    {
         None if required => Err(err(field, format!("{field} is required"))),
         None => Ok(None),
         Some(v) if v.chars().count() > max => Err(err(
@@ -278,11 +281,7 @@ fn line(i: usize, input: LineInput, treatment: Treatment) -> Result<ExpenseLine,
 }
 
 /// The deductible figures of checked lines and shares.
-pub fn deductible(
-    lines: &[ExpenseLine],
-    vat_share: Decimal,
-    expense_share: Decimal,
-) -> Deductible {
+pub fn deductible(lines: &[ExpenseLine], vat_share: Decimal, expense_share: Decimal) -> Deductible {
     let base: Decimal = lines.iter().map(|l| l.base.value()).sum();
     let vat: Decimal = lines.iter().map(|l| l.vat_amount.value()).sum();
     let surcharge: Decimal = lines

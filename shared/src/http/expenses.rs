@@ -53,7 +53,9 @@ impl From<ExpenseError> for ApiError {
             ExpenseError::Upload(u) => u.into(),
             ExpenseError::Blobs(b) => {
                 tracing::error!(error = %b, "expense document storage error");
-                ApiError::unavailable("document storage is temporarily unavailable; retry the request")
+                ApiError::unavailable(
+                    "document storage is temporarily unavailable; retry the request",
+                )
             }
             ExpenseError::Storage(t) => t.into(),
         }
@@ -94,10 +96,14 @@ impl ExpenseFilters {
                 to = Some(to.map_or(end, |t| t.min(end)));
             }
             (Some(_), None) => {
-                return Err(ApiError::invalid("parameter_invalid", "year needs quarter").param("quarter"));
+                return Err(
+                    ApiError::invalid("parameter_invalid", "year needs quarter").param("quarter")
+                );
             }
             (None, Some(_)) => {
-                return Err(ApiError::invalid("parameter_invalid", "quarter needs year").param("year"));
+                return Err(
+                    ApiError::invalid("parameter_invalid", "quarter needs year").param("year")
+                );
             }
         }
         if let (Some(from), Some(to)) = (from, to)
@@ -209,7 +215,9 @@ async fn update_expense(
     Path(id): Path<String>,
     ApiJson(fields): ApiJson<ExpenseFields>,
 ) -> Result<Json<Expense>, ApiError> {
-    Ok(Json(expenses::update(&state.ports, &caller, &id, fields).await?))
+    Ok(Json(
+        expenses::update(&state.ports, &caller, &id, fields).await?,
+    ))
 }
 
 /// Delete an expense

@@ -50,12 +50,28 @@ pub fn deduction_boxes(e: &Expense) -> [&'static str; 2] {
 }
 
 const INPUT_ROWS: [(&str, &str, &str); 7] = [
-    ("28", "29", "Input VAT on domestic purchases of current goods and services"),
-    ("30", "31", "Input VAT on domestic purchases of capital goods"),
+    (
+        "28",
+        "29",
+        "Input VAT on domestic purchases of current goods and services",
+    ),
+    (
+        "30",
+        "31",
+        "Input VAT on domestic purchases of capital goods",
+    ),
     ("32", "33", "Input VAT on imports of current goods"),
     ("34", "35", "Input VAT on imports of capital goods"),
-    ("36", "37", "Input VAT on intra-EU acquisitions of current goods"),
-    ("38", "39", "Input VAT on intra-EU acquisitions of capital goods"),
+    (
+        "36",
+        "37",
+        "Input VAT on intra-EU acquisitions of current goods",
+    ),
+    (
+        "38",
+        "39",
+        "Input VAT on intra-EU acquisitions of capital goods",
+    ),
     ("40", "41", "Rectification of deductions"),
 ];
 
@@ -123,7 +139,11 @@ pub fn result_boxes(
     let boxes = vec![
         row("46", "General regime result (27 − 45)".into(), general),
         row("64", "Sum of results".into(), general),
-        row("65", "Share attributable to the State, %".into(), Decimal::ONE_HUNDRED),
+        row(
+            "65",
+            "Share attributable to the State, %".into(),
+            Decimal::ONE_HUNDRED,
+        ),
         row("66", "Attributable to the State".into(), general),
         row(
             "110",
@@ -186,7 +206,15 @@ mod tests {
         };
         let today = NaiveDate::from_ymd_opt(2026, 12, 31).unwrap();
         let c = Checked::parse(fields, today).unwrap();
-        Expense::from_checked("exp_1".into(), true, Source::Typed, c, None, Utc::now(), Utc::now())
+        Expense::from_checked(
+            "exp_1".into(),
+            true,
+            Source::Typed,
+            c,
+            None,
+            Utc::now(),
+            Utc::now(),
+        )
     }
 
     fn value(boxes: &[ReturnBox], number: &str) -> Decimal {
@@ -225,7 +253,10 @@ mod tests {
         let domestic = expense(Treatment::Domestic, false, dec!(200));
         let all = [&eu, &isp, &domestic];
         let s = self_assessed(&all);
-        assert_eq!((s.intra_eu.base, s.intra_eu.amount), (dec!(1000), dec!(210)));
+        assert_eq!(
+            (s.intra_eu.base, s.intra_eu.amount),
+            (dec!(1000), dec!(210))
+        );
         assert_eq!(
             (s.reverse_charge.base, s.reverse_charge.amount),
             (dec!(500), dec!(105))

@@ -190,8 +190,16 @@ pub fn model_303_boxes(
         }
     }
     for (numbers, what, t) in [
-        (["10", "11"], "Intra-EU acquisitions of goods and services", &purchases.intra_eu),
-        (["12", "13"], "Other reverse-charge purchases", &purchases.reverse_charge),
+        (
+            ["10", "11"],
+            "Intra-EU acquisitions of goods and services",
+            &purchases.intra_eu,
+        ),
+        (
+            ["12", "13"],
+            "Other reverse-charge purchases",
+            &purchases.reverse_charge,
+        ),
     ] {
         boxes.push(ReturnBox {
             number: numbers[0],

@@ -12,7 +12,7 @@ use crate::app::extraction::prepare::{
 use crate::app::keys::Caller;
 use crate::app::uploads;
 use crate::domain::account::AccountId;
-use crate::expense::{DocumentInput, Document};
+use crate::expense::{Document, DocumentInput};
 use crate::extraction::Fields;
 use crate::extraction::sniff::{FileKind, sniff};
 use crate::ports::Ports;
@@ -118,7 +118,13 @@ pub async fn receive(
         .transpose()?;
     let file_name = input
         .file_name
-        .map(|n| n.trim().chars().filter(|c| !c.is_control()).take(200).collect::<String>())
+        .map(|n| {
+            n.trim()
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(200)
+                .collect::<String>()
+        })
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "document".into());
     let document = Document {
@@ -136,7 +142,10 @@ pub async fn receive(
 
 /// Where an expense's document is kept.
 pub fn blob_key(account: &AccountId, expense_id: &str) -> String {
-    format!("{}/expenses/{account}/{expense_id}", crate::ports::blobs::KEPT)
+    format!(
+        "{}/expenses/{account}/{expense_id}",
+        crate::ports::blobs::KEPT
+    )
 }
 
 pub async fn keep(
@@ -145,7 +154,10 @@ pub async fn keep(
     expense_id: &str,
     bytes: Vec<u8>,
 ) -> Result<(), ExpenseError> {
-    Ok(ports.blobs.put(&blob_key(account, expense_id), bytes).await?)
+    Ok(ports
+        .blobs
+        .put(&blob_key(account, expense_id), bytes)
+        .await?)
 }
 
 pub async fn read(

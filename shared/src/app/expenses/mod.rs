@@ -91,24 +91,17 @@ async fn checked(
         source = Source::Extraction;
     }
     let today = madrid::date(ports.clock.now());
-    let checked = Checked::parse(merged.overlay(fields), today).map_err(|e| {
-        ExpenseError::Invalid {
+    let checked =
+        Checked::parse(merged.overlay(fields), today).map_err(|e| ExpenseError::Invalid {
             code: "parameter_invalid",
             field: e.field,
             message: e.message,
-        }
-    })?;
+        })?;
     Ok((checked, source))
 }
 
 fn event(caller: &Caller, kind: EventType, data: serde_json::Value, e: &Expense) -> Write {
-    outbox::record(
-        &caller.account_id,
-        caller.mode,
-        kind,
-        data,
-        e.updated_at,
-    )
+    outbox::record(&caller.account_id, caller.mode, kind, data, e.updated_at)
 }
 
 /// The id of the expense in the book with this supplier, number and date.
@@ -161,15 +154,7 @@ pub async fn create_checked(
         Some(r) => (Some(r.bytes), Some(r.document)),
         None => (None, None),
     };
-    let expense = Expense::from_checked(
-        id,
-        caller.mode.is_live(),
-        source,
-        checked,
-        doc,
-        now,
-        now,
-    );
+    let expense = Expense::from_checked(id, caller.mode.is_live(), source, checked, doc, now, now);
     let created = event(
         caller,
         EventType::ExpenseCreated,
@@ -255,7 +240,9 @@ pub async fn list(
         return Ok((Vec::new(), false));
     }
     let cursor = match starting_after {
-        Some(id) => Some(Cursor::from_token(&store::place(&get(ports, caller, id).await?))),
+        Some(id) => Some(Cursor::from_token(&store::place(
+            &get(ports, caller, id).await?,
+        ))),
         None => None,
     };
     let mut query = Query::new(
@@ -494,8 +481,8 @@ fn version(item: &Item) -> Result<Version, TableError> {
     };
     let action = serde_json::from_value(json!(item.s("action").unwrap_or_default()))
         .map_err(|e| unreadable(&e.to_string()))?;
-    let expense =
-        serde_json::from_str(item.s("doc").unwrap_or_default()).map_err(|e| unreadable(&e.to_string()))?;
+    let expense = serde_json::from_str(item.s("doc").unwrap_or_default())
+        .map_err(|e| unreadable(&e.to_string()))?;
     Ok(Version {
         action,
         at: item.s("at").unwrap_or_default().to_string(),

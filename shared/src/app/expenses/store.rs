@@ -52,9 +52,8 @@ pub struct Stored {
 }
 
 pub fn decode(item: &Item) -> Result<Stored, TableError> {
-    let expense = serde_json::from_str(item.s("doc").unwrap_or_default()).map_err(|e| {
-        TableError::Unavailable(format!("unreadable expense {}: {e}", item.key))
-    })?;
+    let expense = serde_json::from_str(item.s("doc").unwrap_or_default())
+        .map_err(|e| TableError::Unavailable(format!("unreadable expense {}: {e}", item.key)))?;
     Ok(Stored {
         expense,
         version: item.n("version").unwrap_or(0),
@@ -128,7 +127,9 @@ pub fn remove(account: &AccountId, s: &Stored) -> Vec<Write> {
 }
 
 /// What happened to an expense, in its history.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     Created,

@@ -14,8 +14,8 @@ use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
 use crate::app::keys::Caller;
 use crate::expense::Expense;
 use crate::ports::Ports;
-use crate::tax::money::{Amount, Money};
 use crate::tax::model303::{input_boxes, result_boxes, self_assessed};
+use crate::tax::money::{Amount, Money};
 use crate::tax::quarter::{ReturnBox, model_303_boxes, summarize};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -137,10 +137,16 @@ pub async fn estimate_model_303(
     let b = books::read(ports, caller, year, quarter, &mut notes).await?;
     let carried = req.carried_forward.map(Amount::value).unwrap_or_default();
     let (boxes, outcome, result) = model_303(&b.invoices, &b.expenses_vat, year, quarter, carried);
-    if b.invoices.iter().any(|e| e.tax != crate::tax::indirect::IndirectTax::Iva) {
+    if b.invoices
+        .iter()
+        .any(|e| e.tax != crate::tax::indirect::IndirectTax::Iva)
+    {
         notes.push("IGIC and IPSI invoices are declared to the Canary Islands or to Ceuta and Melilla, not in Modelo 303; they are left out of the boxes.".into());
     }
-    if b.expenses_vat.iter().any(|e| e.surcharge() != Decimal::ZERO) {
+    if b.expenses_vat
+        .iter()
+        .any(|e| e.surcharge() != Decimal::ZERO)
+    {
         notes.push("Expenses with equivalence surcharge deduct no VAT (LIVA art. 154.Dos): they are in the list with 0 deducted.".into());
     }
     Ok(Model303Response {

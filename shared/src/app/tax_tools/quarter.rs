@@ -190,7 +190,10 @@ pub async fn quarter_summary(
                     .sum::<Decimal>(),
             ),
             withholdings_year_to_date: Money::from(
-                b.invoices_year.iter().map(|e| e.irpf_amount).sum::<Decimal>(),
+                b.invoices_year
+                    .iter()
+                    .map(|e| e.irpf_amount)
+                    .sum::<Decimal>(),
             ),
         },
         model_111: boxes_of(boxes_111(&model_111(&paid))),
