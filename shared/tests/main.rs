@@ -59,6 +59,7 @@ mod verifactu_submit;
 mod verifactu_xsd;
 mod web_app;
 mod web_developers;
+mod web_expenses;
 mod web_invoices;
 mod web_pages;
 mod webhooks_api;

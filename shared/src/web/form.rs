@@ -38,6 +38,16 @@ impl Submitted {
     pub fn raw(&self, name: &str) -> &str {
         self.fields.get(name).map_or("", String::as_str)
     }
+
+    /// The idempotency key the form was drawn with (`_idem`); a form sent
+    /// without one (not from the page) gets a fresh key and so no
+    /// double-submit guard.
+    pub fn idempotency_key(&self) -> String {
+        match self.text("_idem") {
+            "" => crate::ids::random_token(16),
+            key => key.to_string(),
+        }
+    }
 }
 
 impl FromRequest<AppState> for Submitted {

@@ -18,6 +18,7 @@ mod auth;
 mod business;
 mod customers;
 mod developers;
+mod expenses;
 mod extraction;
 mod form;
 mod invoices;
@@ -83,6 +84,7 @@ pub fn router(state: AppState) -> Router {
         .merge(developers::routes())
         .merge(invoices::routes())
         .merge(customers::routes())
+        .merge(expenses::routes(state.config.max_body_bytes))
         .merge(series::routes())
         .merge(extraction::routes(state.config.max_body_bytes))
         .merge(analyses::routes())

@@ -66,6 +66,7 @@ fn navigation(visit: &Visit) -> Markup {
                     li { a href="/" { (lang.pick("Resumen", "Overview")) } }
                     li { a href="/invoices" { (lang.pick("Facturas", "Invoices")) } }
                     li { a href="/customers" { (lang.pick("Clientes", "Customers")) } }
+                    li { a href="/expenses" { (lang.pick("Gastos", "Expenses")) } }
                     li { a href="/extraction" { (lang.pick("Extracción", "Extraction")) } }
                     li { a href="/analyses" { (lang.pick("Análisis", "Analyses")) } }
                     li { a href="/taxes" { (lang.pick("Impuestos", "Taxes")) } }

@@ -49,11 +49,13 @@ pub async fn receive(
     caller: &Caller,
     input: DocumentInput,
 ) -> Result<Received, ExpenseError> {
+    let mut uploaded_name = None;
     let bytes = match (&input.data, &input.upload_id) {
         (Some(data), None) => decode_base64(data)
             .map_err(|e| invalid("file_unreadable", "document.data", e.message))?,
         (None, Some(id)) => {
             let upload = uploads::find(ports, caller, id, "document.upload_id").await?;
+            uploaded_name = Some(upload.name.clone());
             uploads::read(ports, &upload, "document.upload_id").await?
         }
         _ => {
@@ -118,6 +120,7 @@ pub async fn receive(
         .transpose()?;
     let file_name = input
         .file_name
+        .or(uploaded_name)
         .map(|n| {
             n.trim()
                 .chars()

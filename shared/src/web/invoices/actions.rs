@@ -17,7 +17,7 @@ use super::super::form::Submitted;
 use super::super::page::{self, csrf_field, see_other};
 use super::super::rest::Rest;
 use super::show::{invoice_id, render};
-use super::{idempotency_key, text};
+use super::text;
 
 /// The hidden fields every action form carries.
 fn hidden(visit: &super::super::visit::Visit, mode: &str) -> Markup {
@@ -130,7 +130,7 @@ async fn act(
         return page::not_found(visit);
     };
     let mode = caller.mode.as_str();
-    let idempotency = idempotency_key(form);
+    let idempotency = form.idempotency_key();
     let reply = rest
         .call(
             &caller,

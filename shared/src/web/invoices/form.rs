@@ -21,7 +21,7 @@ use super::super::form::Submitted;
 use super::super::page::{self, csrf_field, see_other};
 use super::super::rest::Rest;
 use super::super::visit::{SignedIn, Visit};
-use super::{idempotency_key, text};
+use super::text;
 
 /// Lines a new form starts with, and the most it may have.
 const FIRST_LINES: usize = 1;
@@ -273,7 +273,7 @@ pub async fn submit(
         Err(response) => return response,
     };
     let values = form.fields().clone();
-    let key = idempotency_key(&form);
+    let key = form.idempotency_key();
     let mut lines = form
         .text("lines")
         .parse::<usize>()

@@ -31,15 +31,6 @@ pub fn routes() -> Router<AppState> {
         .route("/invoices/{id}/send", post(actions::send))
 }
 
-/// The idempotency key a form was drawn with; a form sent without one
-/// (not from the page) gets a fresh key and so no double-submit guard.
-fn idempotency_key(form: &super::form::Submitted) -> String {
-    match form.text("_idem") {
-        "" => crate::ids::random_token(16),
-        key => key.to_string(),
-    }
-}
-
 /// An invoice status in the page's language.
 fn status_name(lang: Lang, status: &str) -> String {
     let name = match status {
