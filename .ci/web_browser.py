@@ -5,8 +5,8 @@ A person signs up, follows the confirmation link they were emailed, signs
 in, creates a test key and calls the REST API with it, fills in the issuer
 details, creates a webhook whose local receiver then gets the
 `invoice.issued` of the invoice it issues, finds that invoice in the list
-and downloads its PDF,
-invites a member who accepts and signs in, and signs out. The certificate
+and downloads its PDF, adds an expense by hand (a wrong NIF comes back
+beside its field first), invites a member who accepts and signs in, and signs out. The certificate
 upload refuses a wrong password with the CLI's message. Also: a wrong password is throttled, a
 form without its CSRF token gets 403, another account's key is not found,
 another account's invoice URL is a 404, and axe-core reports no serious
@@ -302,6 +302,25 @@ def main():
             assert pdf.startswith(b"%PDF"), pdf[:20]
             page.goto("/customers")
             run.accessible(page, "customers")
+            # An expense by hand: a wrong NIF comes back beside its field, then it saves
+            # (test mode checks everything and keeps nothing).
+            page.goto("/expenses/new")
+            run.accessible(page, "expense-new")
+            page.fill("#supplier_name", "Gestoría López SL")
+            page.fill("#supplier_tax_id", "B12345670")
+            page.fill("#number", "G-412")
+            page.fill("#issue_date", "2026-10-05")
+            page.fill("#lines-0--base", "200")
+            page.fill("#lines-0--rate", "21")
+            page.click("main button[type=submit] >> text=Guardar")
+            page.wait_for_selector("#supplier_tax_id-error")
+            run.accessible(page, "expense-refused")
+            page.fill("#supplier_tax_id", "B12345674")
+            page.click("main button[type=submit] >> text=Guardar")
+            page.wait_for_selector("text=No hay gastos")
+            run.accessible(page, "expenses")
+            page.goto("/expenses/from-file")
+            run.accessible(page, "expense-from-file")
             for path, name in [("/developers", "developers"), ("/developers/events", "events"),
                                ("/business/series", "series"), ("/extraction", "extraction"),
                                ("/analyses", "analyses"), ("/analyses/cuestionario", "cuestionario"),

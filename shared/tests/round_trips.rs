@@ -142,7 +142,11 @@ async fn each_kind_of_request_makes_only_the_calls_it_needs() {
         get("/api/v1/tax/quarter?year=2026&quarter=4", Some(&key))
     })
     .await;
-    assert_eq!(quarter, ["update", "query"], "rate window, the ledger");
+    assert_eq!(
+        quarter,
+        ["update", "query", "query"],
+        "rate window, the ledger, the book of expenses"
+    );
 
     let vat = calls(&h, &log, || {
         post_json(
