@@ -155,6 +155,15 @@ async fn an_expense_is_added_by_hand_corrected_with_its_history_and_deleted() {
         page.html
     );
 
+    let taxes = browser.get("/taxes?mode=live&year=2026&quarter=4").await;
+    assert!(
+        taxes.html.contains("Total a deducir")
+            && taxes
+                .html
+                .contains("Actividades económicas: importe de las retenciones"),
+        "the quarter counts the expense in 303 and 111: {}",
+        taxes.html
+    );
     let filtered = browser.get("/expenses?mode=live&category=software").await;
     assert!(
         filtered.html.contains("No hay gastos."),

@@ -260,6 +260,87 @@ fn box_303_label(lang: Lang, label: &str) -> String {
         Lang::En => label.to_string(),
         Lang::Es => label
             .replace(
+                "Input VAT on domestic purchases of current goods and services",
+                "IVA deducible en operaciones interiores corrientes",
+            )
+            .replace(
+                "Input VAT on domestic purchases of capital goods",
+                "IVA deducible en operaciones interiores de bienes de inversión",
+            )
+            .replace(
+                "Input VAT on imports of current goods",
+                "IVA deducible en importaciones de bienes corrientes",
+            )
+            .replace(
+                "Input VAT on imports of capital goods",
+                "IVA deducible en importaciones de bienes de inversión",
+            )
+            .replace(
+                "Input VAT on intra-EU acquisitions of current goods",
+                "IVA deducible en adquisiciones intracomunitarias de bienes corrientes",
+            )
+            .replace(
+                "Input VAT on intra-EU acquisitions of capital goods",
+                "IVA deducible en adquisiciones intracomunitarias de bienes de inversión",
+            )
+            .replace(
+                "Rectification of deductions",
+                "Rectificación de deducciones",
+            )
+            .replace("Total input VAT deducted", "Total a deducir")
+            .replace(
+                "Intra-EU acquisitions of goods and services",
+                "Adquisiciones intracomunitarias de bienes y servicios",
+            )
+            .replace(
+                "Other reverse-charge purchases",
+                "Otras operaciones con inversión del sujeto pasivo",
+            )
+            .replace(
+                "General regime result (27 − 45)",
+                "Resultado régimen general (27 − 45)",
+            )
+            .replace("Sum of results", "Suma de resultados")
+            .replace(
+                "Share attributable to the State, %",
+                "Atribuible a la Administración del Estado, %",
+            )
+            .replace(
+                "Attributable to the State",
+                "Atribuible a la Administración del Estado",
+            )
+            .replace(
+                "Amounts to offset pending from earlier periods",
+                "Cuotas a compensar pendientes de periodos anteriores",
+            )
+            .replace(
+                "Amounts to offset from earlier periods applied",
+                "Cuotas a compensar de periodos anteriores aplicadas",
+            )
+            .replace(
+                "Amounts to offset left for later periods",
+                "Cuotas a compensar pendientes para periodos posteriores",
+            )
+            .replace("Result of the return", "Resultado de la liquidación")
+            .replace("Result (66 − 78)", "Resultado (66 − 78)")
+            .replace(
+                "Economic activities: recipients",
+                "Actividades económicas: perceptores",
+            )
+            .replace(
+                "Economic activities: amounts paid",
+                "Actividades económicas: importe de las percepciones",
+            )
+            .replace(
+                "Economic activities: withholdings",
+                "Actividades económicas: importe de las retenciones",
+            )
+            .replace("Total withholdings", "Total de retenciones")
+            .replace("Base of the withholdings", "Base de las retenciones")
+            .replace("Recipients", "Perceptores")
+            .replace("Withholdings", "Retenciones")
+            .replace("Result", "Resultado")
+            .replace(
                 "Total output VAT and surcharge",
                 "Total de cuota devengada (IVA y recargo)",
             )
@@ -273,6 +354,35 @@ fn box_303_label(lang: Lang, label: &str) -> String {
             .replace(": base", ": base imponible")
             .replace(": rate", ": tipo")
             .replace(": quota", ": cuota"),
+    }
+}
+
+/// Boxes of a return: number, concept, value (a percent for rate boxes, a
+/// count for recipients, else euros).
+fn box_table(lang: Lang, caption: &str, boxes: &[Value]) -> Markup {
+    html! {
+        @if !boxes.is_empty() {
+            table {
+                caption { (caption) }
+                thead { tr {
+                    th scope="col" { (lang.pick("Casilla", "Box")) }
+                    th scope="col" { (lang.pick("Concepto", "Concept")) }
+                    th scope="col" { (lang.pick("Valor", "Value")) }
+                } }
+                tbody {
+                    @for b in boxes {
+                        @let label = text(&b["label"]);
+                        tr {
+                            th scope="row" { (text(&b["box"])) }
+                            td { (box_303_label(lang, label)) }
+                            td { @if label.ends_with(": rate") || label.ends_with(", %") { (page::percent(lang, &b["value"])) }
+                                 @else if label.ends_with("recipients") || label == "Recipients" { (b["value"].as_f64().unwrap_or(0.0)) }
+                                 @else { (page::euros(lang, &b["value"])) } }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -309,32 +419,21 @@ fn quarter_summary(lang: Lang, summary: &Value, mode: Mode) -> Markup {
         (rate_table(lang, lang.pick("Recargo de equivalencia por tipo", "Equivalence surcharge by rate"), &summary["surcharge"]))
         (rate_table(lang, lang.pick("IGIC por tipo (Modelo 420, Canarias)", "IGIC by rate (Modelo 420, Canary Islands)"), &summary["igic"]))
         (rate_table(lang, lang.pick("IPSI por tipo (Ceuta y Melilla)", "IPSI by rate (Ceuta and Melilla)"), &summary["ipsi"]))
-        @if !boxes.is_empty() {
-            table {
-                caption { (lang.pick("Modelo 303: IVA devengado", "Modelo 303: output VAT")) }
-                thead { tr {
-                    th scope="col" { (lang.pick("Casilla", "Box")) }
-                    th scope="col" { (lang.pick("Concepto", "Concept")) }
-                    th scope="col" { (lang.pick("Valor", "Value")) }
-                } }
-                tbody {
-                    @for b in &boxes {
-                        tr {
-                            th scope="row" { (text(&b["box"])) }
-                            td { (box_303_label(lang, text(&b["label"]))) }
-                            td { @if text(&b["label"]).ends_with(": rate") { (page::percent(lang, &b["value"])) } @else { (page::euros(lang, &b["value"])) } }
-                        }
-                    }
-                }
-            }
-        }
+        p { (match lang {
+            Lang::Es => format!("Gastos confirmados recibidos en el trimestre: {}.", summary["expense_count"]),
+            Lang::En => format!("Confirmed expenses received in the quarter: {}.", summary["expense_count"]),
+        }) " " a href={ "/expenses?mode=" (mode.as_str()) "&year=" (year) "&quarter=" (quarter) } { (lang.pick("Ver los gastos", "See the expenses")) } }
+        (box_table(lang, lang.pick("Modelo 303 (facturas emitidas y gastos)", "Modelo 303 (issued invoices and expenses)"), &boxes))
         table {
             caption { (lang.pick("Para el Modelo 130 (del 1 de enero al fin del trimestre)", "For Modelo 130 (1 January to the quarter's end)")) }
             tbody {
                 tr { th scope="row" { (lang.pick("Ingresos (casilla 01)", "Income (box 01)")) } td { (page::euros(lang, &summary["model_130"]["income_year_to_date"])) } }
+                tr { th scope="row" { (lang.pick("Gastos deducibles (casilla 02)", "Deductible expenses (box 02)")) } td { (page::euros(lang, &summary["model_130"]["expenses_year_to_date"])) } }
                 tr { th scope="row" { (lang.pick("Retenciones (casilla 06)", "Withholdings (box 06)")) } td { (page::euros(lang, &summary["model_130"]["withholdings_year_to_date"])) } }
             }
         }
+        (box_table(lang, lang.pick("Modelo 111: retenciones que practicaste a profesionales", "Modelo 111: IRPF you withheld from professionals"), summary["model_111"].as_array().map_or(&[][..], Vec::as_slice)))
+        (box_table(lang, lang.pick("Modelo 115: retenciones de alquileres", "Modelo 115: IRPF withheld on rent"), summary["model_115"].as_array().map_or(&[][..], Vec::as_slice)))
         p { a href={ "/taxes/model-130?mode=" (mode.as_str()) "&year=" (year) "&quarter=" (quarter) } {
             (lang.pick("Estimar el Modelo 130 de este trimestre", "Estimate this quarter's Modelo 130"))
         } }
@@ -376,7 +475,7 @@ fn amount_label(lang: Lang, name: &str) -> (&'static str, &'static str) {
         ),
         "expenses" => (
             lang.pick("Gastos deducibles del año (casilla 02)", "Deductible expenses, year to date (box 02)"),
-            lang.pick("Vacío: 0 (los gastos no están en tus facturas).", "Empty: 0 (expenses are not in your invoices)."),
+            lang.pick("Vacío: el gasto deducible de los gastos confirmados de tu libro.", "Empty: the deductible cost of the confirmed expenses in your book."),
         ),
         "withholdings" => (
             lang.pick("Retenciones soportadas del año (casilla 06)", "Withholdings borne, year to date (box 06)"),
