@@ -27,6 +27,7 @@ use crate::domain::lang::Lang;
 use crate::extraction::sniff::{FileKind, sniff};
 use crate::http::AppState;
 
+use super::form::{PostedFile, read_multipart};
 use super::page::{self, csrf_field};
 use super::rest::Rest;
 use super::visit::{SignedIn, Visit};
@@ -201,50 +202,37 @@ struct Sent {
     over_limit: bool,
 }
 
-async fn read(mut multipart: Multipart) -> Sent {
-    let mut sent = Sent::default();
-    loop {
-        let field = match multipart.next_field().await {
-            Ok(Some(field)) => field,
-            Ok(None) => break,
-            Err(_) => {
-                sent.over_limit = true;
-                break;
+async fn read(multipart: Multipart) -> Sent {
+    let mut form = read_multipart(multipart).await;
+    let posted: Vec<PostedFile> = std::mem::take(&mut form.files)
+        .into_iter()
+        .filter(|f| f.field == "files")
+        .collect();
+    let count = posted.len();
+    let files = posted
+        .into_iter()
+        .take(MAX_ITEMS)
+        .enumerate()
+        .map(|(i, file)| {
+            let name: String = file.name.chars().take(MAX_NAME_CHARS).collect();
+            Chosen {
+                name: if name.trim().is_empty() {
+                    format!("archivo-{}", i + 1)
+                } else {
+                    name
+                },
+                kind: sniff(&file.bytes),
+                bytes: file.bytes,
             }
-        };
-        let name = field.name().unwrap_or_default().to_string();
-        let file_name = field.file_name().map(str::to_string);
-        let Ok(bytes) = field.bytes().await else {
-            sent.over_limit = true;
-            break;
-        };
-        match name.as_str() {
-            "_csrf" => sent.token = String::from_utf8_lossy(&bytes).into_owned(),
-            "mode" => sent.mode = String::from_utf8_lossy(&bytes).into_owned(),
-            // A file input left empty sends a part without a name or bytes.
-            "files" if file_name.as_deref().is_some_and(|n| !n.is_empty()) || !bytes.is_empty() => {
-                sent.count += 1;
-                if sent.files.len() < MAX_ITEMS {
-                    let name: String = file_name
-                        .unwrap_or_default()
-                        .chars()
-                        .take(MAX_NAME_CHARS)
-                        .collect();
-                    sent.files.push(Chosen {
-                        name: if name.trim().is_empty() {
-                            format!("archivo-{}", sent.count)
-                        } else {
-                            name
-                        },
-                        kind: sniff(&bytes),
-                        bytes: bytes.to_vec(),
-                    });
-                }
-            }
-            _ => {}
-        }
+        })
+        .collect();
+    Sent {
+        token: form.text("_csrf").to_string(),
+        mode: form.text("mode").to_string(),
+        files,
+        count,
+        over_limit: form.over_limit,
     }
-    sent
 }
 
 /// What is wrong with the files before the API sees them, in the page's language.

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use axum::body::to_bytes;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, FromRequestParts, Multipart, Request};
 use axum::http::StatusCode;
 use axum::response::Response;
 
@@ -73,4 +73,61 @@ impl FromRequest<AppState> for Submitted {
         }
         Ok(Submitted { visit, fields })
     }
+}
+
+/// A file of a multipart form: the input's name, the file's name, its bytes.
+pub struct PostedFile {
+    pub field: String,
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// A multipart form as sent: its text fields, its files (a file input left
+/// empty sends none), and whether the body went over the limit (it then
+/// ends early: what came after is missing, the CSRF token perhaps too).
+#[derive(Default)]
+pub struct Multiparted {
+    fields: HashMap<String, String>,
+    pub files: Vec<PostedFile>,
+    pub over_limit: bool,
+}
+
+impl Multiparted {
+    /// A text field's value, trimmed; empty when absent.
+    pub fn text(&self, name: &str) -> &str {
+        self.fields.get(name).map_or("", |v| v.trim())
+    }
+}
+
+pub async fn read_multipart(mut multipart: Multipart) -> Multiparted {
+    let mut form = Multiparted::default();
+    loop {
+        let part = match multipart.next_field().await {
+            Ok(Some(part)) => part,
+            Ok(None) => break,
+            Err(_) => {
+                form.over_limit = true;
+                break;
+            }
+        };
+        let field = part.name().unwrap_or_default().to_string();
+        let file_name = part.file_name().map(str::to_string);
+        let Ok(bytes) = part.bytes().await else {
+            form.over_limit = true;
+            break;
+        };
+        match file_name {
+            Some(name) if name.is_empty() && bytes.is_empty() => {}
+            Some(name) => form.files.push(PostedFile {
+                field,
+                name,
+                bytes: bytes.to_vec(),
+            }),
+            None => {
+                form.fields
+                    .insert(field, String::from_utf8_lossy(&bytes).into_owned());
+            }
+        }
+    }
+    form
 }

@@ -6,7 +6,8 @@
 
 use axum::Router;
 use axum::body::{Body, Bytes, to_bytes};
-use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 use tower::ServiceExt;
@@ -92,6 +93,23 @@ impl Reply {
 
     pub fn json(&self) -> Value {
         serde_json::from_slice(&self.bytes).unwrap_or(Value::Null)
+    }
+
+    /// A file the operation answered (a PDF, an XML, a kept document), passed
+    /// on to the browser with its type and name, never cached.
+    pub fn download(&self) -> Response {
+        let mut response = (StatusCode::OK, self.bytes.clone()).into_response();
+        let headers = response.headers_mut();
+        for name in [header::CONTENT_TYPE, header::CONTENT_DISPOSITION] {
+            if let Some(value) = self.headers.get(&name) {
+                headers.insert(name, value.clone());
+            }
+        }
+        headers.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("private, no-store"),
+        );
+        response
     }
 
     /// The error's message and the field it names (`lines[0].vat_rate`), if any.

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 
 use axum::Extension;
 use axum::extract::{Multipart, Path, Query, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
 use maud::html;
 use serde_json::{Value, json};
 
@@ -20,6 +20,7 @@ use crate::app::uploads;
 use crate::extraction::sniff::{FileKind, sniff};
 use crate::http::AppState;
 
+use super::super::form::read_multipart;
 use super::super::page::{self, csrf_field, see_other};
 use super::super::rest::{Rest, item_path};
 use super::super::visit::{SignedIn, Visit};
@@ -84,46 +85,6 @@ pub async fn blank(
     render(&visit, caller.mode.as_str(), None, StatusCode::OK)
 }
 
-/// The form as sent: token, mode, and the file.
-#[derive(Default)]
-struct Sent {
-    token: String,
-    mode: String,
-    name: String,
-    bytes: Vec<u8>,
-    over_limit: bool,
-}
-
-async fn receive(mut multipart: Multipart) -> Sent {
-    let mut sent = Sent::default();
-    loop {
-        let field = match multipart.next_field().await {
-            Ok(Some(field)) => field,
-            Ok(None) => break,
-            Err(_) => {
-                sent.over_limit = true;
-                break;
-            }
-        };
-        let name = field.name().unwrap_or_default().to_string();
-        let file_name = field.file_name().map(str::to_string);
-        let Ok(bytes) = field.bytes().await else {
-            sent.over_limit = true;
-            break;
-        };
-        match name.as_str() {
-            "_csrf" => sent.token = String::from_utf8_lossy(&bytes).into_owned(),
-            "mode" => sent.mode = String::from_utf8_lossy(&bytes).into_owned(),
-            "file" => {
-                sent.name = file_name.unwrap_or_default().chars().take(255).collect();
-                sent.bytes = bytes.to_vec();
-            }
-            _ => {}
-        }
-    }
-    sent
-}
-
 fn mime(kind: FileKind) -> &'static str {
     match kind {
         FileKind::Pdf => "application/pdf",
@@ -176,12 +137,12 @@ pub async fn read(
     multipart: Multipart,
 ) -> Response {
     let lang = visit.lang;
-    let sent = receive(multipart).await;
-    if !sent.over_limit && !visit.csrf_matches(&sent.token) {
+    let sent = read_multipart(multipart).await;
+    if !sent.over_limit && !visit.csrf_matches(sent.text("_csrf")) {
         tracing::warn!(path = %visit.path, "upload refused: CSRF token missing or wrong");
         return page::forbidden(&visit);
     }
-    let caller = match caller_for(&state, &visit, Some(&sent.mode)).await {
+    let caller = match caller_for(&state, &visit, Some(sent.text("mode"))).await {
         Ok(caller) => caller,
         Err(response) => return response,
     };
@@ -193,7 +154,11 @@ pub async fn read(
             StatusCode::PAYLOAD_TOO_LARGE,
         );
     }
-    let Some(kind) = sniff(&sent.bytes) else {
+    let file = sent.files.into_iter().find(|f| f.field == "file");
+    let Some((file, kind)) = file.and_then(|f| {
+        let kind = sniff(&f.bytes)?;
+        Some((f, kind))
+    }) else {
         return refuse(
             lang.pick(
                 "Elige un PDF, JPG, PNG, WebP o una factura electrónica XML.",
@@ -202,12 +167,11 @@ pub async fn read(
             StatusCode::UNPROCESSABLE_ENTITY,
         );
     };
-    let name = if sent.name.trim().is_empty() {
-        "factura".to_string()
-    } else {
-        sent.name.clone()
+    let name = match file.name.trim() {
+        "" => "factura".to_string(),
+        typed => typed.chars().take(255).collect(),
     };
-    let upload = match keep(&state, &rest, &caller, &name, kind, sent.bytes).await {
+    let upload = match keep(&state, &rest, &caller, &name, kind, file.bytes).await {
         Ok(upload) => upload,
         Err(message) => return refuse(&message, StatusCode::UNPROCESSABLE_ENTITY),
     };
@@ -291,16 +255,5 @@ pub async fn document(
     if !reply.ok() {
         return page::not_found(&visit);
     }
-    let mut response = (StatusCode::OK, reply.bytes.clone()).into_response();
-    let headers = response.headers_mut();
-    for name in [header::CONTENT_TYPE, header::CONTENT_DISPOSITION] {
-        if let Some(value) = reply.headers.get(&name) {
-            headers.insert(name, value.clone());
-        }
-    }
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, no-store"),
-    );
-    response
+    reply.download()
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use maud::{Markup, html};
 use serde_json::Value;
 
@@ -213,18 +213,7 @@ async fn document(
             &reply.problem().map(|p| p.0).unwrap_or_default(),
         );
     }
-    let mut response = (StatusCode::OK, reply.bytes.clone()).into_response();
-    let headers = response.headers_mut();
-    for name in [header::CONTENT_TYPE, header::CONTENT_DISPOSITION] {
-        if let Some(value) = reply.headers.get(&name) {
-            headers.insert(name, value.clone());
-        }
-    }
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, no-store"),
-    );
-    response
+    reply.download()
 }
 
 /// The PDF: a download, or with `?inline=1` the preview the invoice page
