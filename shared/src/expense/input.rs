@@ -229,18 +229,19 @@ impl ExpenseFields {
     /// An expense's own fields, for an update to change some of them.
     pub fn from_expense(e: &Expense) -> ExpenseFields {
         ExpenseFields {
-            supplier_name: Some(e.supplier.name.clone()),
-            supplier_tax_id: Some(e.supplier.tax_id.clone()),
-            supplier_country: Some(e.supplier.country.clone()),
-            number: Some(e.number.clone()),
-            issue_date: Some(e.issue_date),
-            operation_date: e.operation_date,
-            received_date: e.received_date,
-            category: Some(e.category),
-            treatment: Some(e.treatment),
-            capital_good: Some(e.capital_good),
+            supplier_name: Some(e.entry.supplier.name.clone()),
+            supplier_tax_id: Some(e.entry.supplier.tax_id.clone()),
+            supplier_country: Some(e.entry.supplier.country.clone()),
+            number: Some(e.entry.number.clone()),
+            issue_date: Some(e.entry.issue_date),
+            operation_date: e.entry.operation_date,
+            received_date: e.entry.received_date,
+            category: Some(e.entry.category),
+            treatment: Some(e.entry.treatment),
+            capital_good: Some(e.entry.capital_good),
             lines: Some(
-                e.lines
+                e.entry
+                    .lines
                     .iter()
                     .map(|l| LineInput {
                         rate: l.rate,
@@ -251,13 +252,13 @@ impl ExpenseFields {
                     })
                     .collect(),
             ),
-            irpf_rate: e.irpf_rate,
-            irpf_amount: Some(e.irpf_amount),
-            total: Some(e.total),
-            vat_deductible_percent: Some(e.vat_deductible_percent),
-            expense_deductible_percent: Some(e.expense_deductible_percent),
-            description: e.description.clone(),
-            status: Some(e.status),
+            irpf_rate: e.entry.irpf_rate,
+            irpf_amount: Some(e.entry.irpf_amount),
+            total: Some(e.entry.total),
+            vat_deductible_percent: Some(e.entry.vat_deductible_percent),
+            expense_deductible_percent: Some(e.entry.expense_deductible_percent),
+            description: e.entry.description.clone(),
+            status: Some(e.entry.status),
             extracted: None,
             document: None,
         }

@@ -7,4 +7,4 @@ pub mod model;
 
 pub use input::{DocumentInput, ExpenseFields, ExtractedFields, LineInput};
 pub use kinds::{Category, Source, Status, Treatment};
-pub use model::{Checked, Deductible, Document, Expense, ExpenseLine, FieldError, Supplier};
+pub use model::{Deductible, Document, Entry, Expense, ExpenseLine, FieldError, Supplier};

@@ -78,27 +78,10 @@ pub struct Expense {
     /// Always `expense`.
     pub object: String,
     pub livemode: bool,
-    pub status: Status,
     pub source: Source,
-    pub supplier: Supplier,
-    pub number: String,
-    pub issue_date: NaiveDate,
-    pub operation_date: Option<NaiveDate>,
-    pub received_date: Option<NaiveDate>,
-    pub category: Category,
-    pub treatment: Treatment,
-    pub capital_good: bool,
-    pub lines: Vec<ExpenseLine>,
-    pub irpf_rate: Option<Percent>,
-    pub irpf_amount: Money,
-    pub total: Money,
-    pub vat_deductible_percent: Percent,
-    pub expense_deductible_percent: Percent,
-    pub deductible: Deductible,
-    pub description: Option<String>,
+    #[serde(flatten)]
+    pub entry: Entry,
     pub document: Option<Document>,
-    /// What the rules did that the figures alone do not say.
-    pub notes: Vec<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -117,9 +100,10 @@ fn err(field: impl Into<String>, message: impl Into<String>) -> FieldError {
     }
 }
 
-/// The checked parts of an expense; the book adds its id, document and times.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Checked {
+/// What the book keeps of a received invoice, checked; the expense adds its
+/// id, source, document and times.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct Entry {
     pub supplier: Supplier,
     pub number: String,
     pub issue_date: NaiveDate,
@@ -136,7 +120,10 @@ pub struct Checked {
     pub expense_deductible_percent: Percent,
     pub deductible: Deductible,
     pub description: Option<String>,
+    /// `confirmed` counts in the tax figures; a `draft` (an import from the
+    /// AEAT) waits to be confirmed.
     pub status: Status,
+    /// What the rules did that the figures alone do not say.
     pub notes: Vec<String>,
 }
 
@@ -298,9 +285,9 @@ pub fn deductible(lines: &[ExpenseLine], vat_share: Decimal, expense_share: Deci
     }
 }
 
-impl Checked {
+impl Entry {
     /// Checks every field; `today` (Madrid) bounds the dates.
-    pub fn parse(mut fields: ExpenseFields, today: NaiveDate) -> Result<Checked, FieldError> {
+    pub fn parse(mut fields: ExpenseFields, today: NaiveDate) -> Result<Entry, FieldError> {
         let treatment = fields.treatment.unwrap_or_default();
         let category = fields.category.unwrap_or(Category::Other);
         let supplier = supplier(&mut fields, treatment)?;
@@ -395,7 +382,7 @@ impl Checked {
             Decimal::ONE_HUNDRED,
         )?;
         let description = text("description", fields.description.take(), 500, false)?;
-        Ok(Checked {
+        Ok(Entry {
             deductible: deductible(&lines, vat_share.value(), expense_share.value()),
             supplier,
             number,
@@ -419,72 +406,37 @@ impl Checked {
 }
 
 impl Expense {
-    /// The expense with these checked fields.
-    #[allow(clippy::too_many_arguments)]
-    pub fn from_checked(
-        id: String,
-        livemode: bool,
-        source: Source,
-        c: Checked,
-        document: Option<Document>,
-        created_at: DateTime<Utc>,
-        updated_at: DateTime<Utc>,
-    ) -> Expense {
-        Expense {
-            id,
-            object: "expense".into(),
-            livemode,
-            status: c.status,
-            source,
-            supplier: c.supplier,
-            number: c.number,
-            issue_date: c.issue_date,
-            operation_date: c.operation_date,
-            received_date: c.received_date,
-            category: c.category,
-            treatment: c.treatment,
-            capital_good: c.capital_good,
-            lines: c.lines,
-            irpf_rate: c.irpf_rate,
-            irpf_amount: c.irpf_amount,
-            total: c.total,
-            vat_deductible_percent: c.vat_deductible_percent,
-            expense_deductible_percent: c.expense_deductible_percent,
-            deductible: c.deductible,
-            description: c.description,
-            document,
-            notes: c.notes,
-            created_at,
-            updated_at,
-        }
-    }
-
     /// The key that makes an invoice unique in the book: the supplier's tax
     /// id, the number and the issue date (upper case, no spaces).
     pub fn duplicate_key(&self) -> String {
-        duplicate_key(&self.supplier, &self.number, self.issue_date)
+        duplicate_key(
+            &self.entry.supplier,
+            &self.entry.number,
+            self.entry.issue_date,
+        )
     }
 
     /// The quarter's VAT: from the day the invoice arrived (LIVA art. 99.Cuatro).
     pub fn vat_date(&self) -> NaiveDate {
-        self.received_date.unwrap_or(self.issue_date)
+        self.entry.received_date.unwrap_or(self.entry.issue_date)
     }
 
     /// The IRPF accrual: the operation date, else the issue date.
     pub fn cost_date(&self) -> NaiveDate {
-        self.operation_date.unwrap_or(self.issue_date)
+        self.entry.operation_date.unwrap_or(self.entry.issue_date)
     }
 
     pub fn bases(&self) -> Decimal {
-        self.lines.iter().map(|l| l.base.value()).sum()
+        self.entry.lines.iter().map(|l| l.base.value()).sum()
     }
 
     pub fn vat(&self) -> Decimal {
-        self.lines.iter().map(|l| l.vat_amount.value()).sum()
+        self.entry.lines.iter().map(|l| l.vat_amount.value()).sum()
     }
 
     pub fn surcharge(&self) -> Decimal {
-        self.lines
+        self.entry
+            .lines
             .iter()
             .filter_map(|l| l.surcharge_amount)
             .map(Money::value)
@@ -534,13 +486,13 @@ mod tests {
     }
 
     fn failure(f: ExpenseFields) -> (String, String) {
-        let e = Checked::parse(f, today()).unwrap_err();
+        let e = Entry::parse(f, today()).unwrap_err();
         (e.field, e.message)
     }
 
     #[test]
     fn a_typed_invoice_gets_its_quota_irpf_and_total_computed() {
-        let c = Checked::parse(
+        let c = Entry::parse(
             ExpenseFields {
                 irpf_rate: Some(Percent::from(dec!(15))),
                 category: Some(Category::ProfessionalServices),
@@ -566,7 +518,7 @@ mod tests {
 
     #[test]
     fn a_vehicle_deducts_half_its_vat_and_the_other_half_is_cost() {
-        let c = Checked::parse(
+        let c = Entry::parse(
             ExpenseFields {
                 category: Some(Category::Vehicle),
                 lines: Some(vec![line(dec!(21), dec!(60.50))]),
@@ -587,7 +539,7 @@ mod tests {
     fn equivalence_surcharge_makes_vat_and_surcharge_cost() {
         let mut surcharged = line(dec!(21), dec!(100));
         surcharged.surcharge_rate = Some(Percent::from(dec!(5.2)));
-        let c = Checked::parse(
+        let c = Entry::parse(
             ExpenseFields {
                 lines: Some(vec![surcharged]),
                 category: Some(Category::Goods),
@@ -606,7 +558,7 @@ mod tests {
 
     #[test]
     fn a_self_assessed_purchase_charges_no_vat_in_its_total() {
-        let c = Checked::parse(
+        let c = Entry::parse(
             ExpenseFields {
                 supplier_tax_id: Some("DE123456789".into()),
                 supplier_country: Some("DE".into()),
@@ -696,7 +648,7 @@ mod tests {
 
     #[test]
     fn a_credit_note_has_negative_figures() {
-        let c = Checked::parse(
+        let c = Entry::parse(
             ExpenseFields {
                 lines: Some(vec![line(dec!(21), dec!(-50))]),
                 ..fields()

@@ -23,7 +23,7 @@ pub struct SelfAssessed {
 pub fn self_assessed(expenses: &[&Expense]) -> SelfAssessed {
     let mut s = SelfAssessed::default();
     for e in expenses {
-        let totals = match e.treatment {
+        let totals = match e.entry.treatment {
             Treatment::IntraEuGoods | Treatment::IntraEuServices => &mut s.intra_eu,
             Treatment::ReverseCharge => &mut s.reverse_charge,
             Treatment::Domestic | Treatment::Import => continue,
@@ -39,7 +39,7 @@ pub fn deduction_boxes(e: &Expense) -> [&'static str; 2] {
     if e.bases().is_sign_negative() {
         return ["40", "41"];
     }
-    match (e.treatment, e.capital_good) {
+    match (e.entry.treatment, e.entry.capital_good) {
         (Treatment::Import, false) => ["32", "33"],
         (Treatment::Import, true) => ["34", "35"],
         (Treatment::IntraEuGoods, false) => ["36", "37"],
@@ -95,8 +95,8 @@ pub fn input_boxes(expenses: &[&Expense]) -> Vec<ReturnBox> {
             .iter()
             .filter(|e| deduction_boxes(e) == [base_box, quota_box])
         {
-            t.base += e.deductible.base.value();
-            t.amount += e.deductible.vat.value();
+            t.base += e.entry.deductible.base.value();
+            t.amount += e.entry.deductible.vat.value();
         }
         boxes.push(row(base_box, format!("{label}: base"), t.base));
         boxes.push(row(quota_box, format!("{label}: quota"), t.amount));
@@ -176,7 +176,7 @@ pub fn result_boxes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expense::{Category, Checked, ExpenseFields, LineInput, Source};
+    use crate::expense::{Category, Entry, ExpenseFields, LineInput, Source};
     use crate::tax::money::{Money, Percent};
     use chrono::{NaiveDate, Utc};
     use rust_decimal::dec;
@@ -205,16 +205,16 @@ mod tests {
             ..ExpenseFields::default()
         };
         let today = NaiveDate::from_ymd_opt(2026, 12, 31).unwrap();
-        let c = Checked::parse(fields, today).unwrap();
-        Expense::from_checked(
-            "exp_1".into(),
-            true,
-            Source::Typed,
-            c,
-            None,
-            Utc::now(),
-            Utc::now(),
-        )
+        Expense {
+            id: "exp_1".into(),
+            object: "expense".into(),
+            livemode: true,
+            source: Source::Typed,
+            entry: Entry::parse(fields, today).unwrap(),
+            document: None,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        }
     }
 
     fn value(boxes: &[ReturnBox], number: &str) -> Decimal {

@@ -20,13 +20,16 @@ pub struct Withheld {
 fn sum(expenses: &[&Expense], rent: bool) -> Withheld {
     let chosen: Vec<&&Expense> = expenses
         .iter()
-        .filter(|e| !e.irpf_amount.is_zero() && (e.category == Category::Rent) == rent)
+        .filter(|e| !e.entry.irpf_amount.is_zero() && (e.entry.category == Category::Rent) == rent)
         .collect();
-    let recipients: BTreeSet<&str> = chosen.iter().map(|e| e.supplier.tax_id.as_str()).collect();
+    let recipients: BTreeSet<&str> = chosen
+        .iter()
+        .map(|e| e.entry.supplier.tax_id.as_str())
+        .collect();
     Withheld {
         recipients: recipients.len(),
         base: chosen.iter().map(|e| e.bases()).sum(),
-        withheld: chosen.iter().map(|e| e.irpf_amount.value()).sum(),
+        withheld: chosen.iter().map(|e| e.entry.irpf_amount.value()).sum(),
     }
 }
 

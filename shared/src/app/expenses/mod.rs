@@ -19,7 +19,7 @@ use crate::app::race;
 use crate::app::uploads::UploadError;
 use crate::domain::madrid;
 use crate::expense::input::foreign_currency;
-use crate::expense::{Category, Checked, Expense, ExpenseFields, Source, Status};
+use crate::expense::{Category, Entry, Expense, ExpenseFields, Source, Status};
 use crate::ports::Ports;
 use crate::ports::blobs::BlobError;
 use crate::ports::table::{Cursor, Item, Key, Query, TableError, Write};
@@ -72,7 +72,7 @@ async fn checked(
     under: ExpenseFields,
     einvoice: Option<&crate::extraction::Fields>,
     source: Source,
-) -> Result<(Checked, Source), ExpenseError> {
+) -> Result<(Entry, Source), ExpenseError> {
     let mut merged = under;
     let mut source = source;
     if let Some(read) = einvoice {
@@ -91,13 +91,12 @@ async fn checked(
         source = Source::Extraction;
     }
     let today = madrid::date(ports.clock.now());
-    let checked =
-        Checked::parse(merged.overlay(fields), today).map_err(|e| ExpenseError::Invalid {
-            code: "parameter_invalid",
-            field: e.field,
-            message: e.message,
-        })?;
-    Ok((checked, source))
+    let entry = Entry::parse(merged.overlay(fields), today).map_err(|e| ExpenseError::Invalid {
+        code: "parameter_invalid",
+        field: e.field,
+        message: e.message,
+    })?;
+    Ok((entry, source))
 }
 
 fn event(caller: &Caller, kind: EventType, data: serde_json::Value, e: &Expense) -> Write {
@@ -129,7 +128,7 @@ pub async fn create(
         None => None,
     };
     let einvoice = received.as_ref().and_then(|r| r.einvoice.as_ref());
-    let (checked, source) = checked(
+    let (entry, source) = checked(
         ports,
         fields,
         ExpenseFields::default(),
@@ -137,14 +136,14 @@ pub async fn create(
         Source::Typed,
     )
     .await?;
-    create_checked(ports, caller, checked, source, received).await
+    create_checked(ports, caller, entry, source, received).await
 }
 
 /// Adds an expense whose fields are checked already (an import from the AEAT).
 pub async fn create_checked(
     ports: &Ports,
     caller: &Caller,
-    checked: Checked,
+    entry: Entry,
     source: Source,
     received: Option<document::Received>,
 ) -> Result<(Expense, Vec<Write>), ExpenseError> {
@@ -154,7 +153,16 @@ pub async fn create_checked(
         Some(r) => (Some(r.bytes), Some(r.document)),
         None => (None, None),
     };
-    let expense = Expense::from_checked(id, caller.mode.is_live(), source, checked, doc, now, now);
+    let expense = Expense {
+        id,
+        object: "expense".into(),
+        livemode: caller.mode.is_live(),
+        source,
+        entry,
+        document: doc,
+        created_at: now,
+        updated_at: now,
+    };
     let created = event(
         caller,
         EventType::ExpenseCreated,
@@ -219,12 +227,12 @@ impl Filters {
     fn keeps(&self, e: &Expense) -> bool {
         let supplier = self.supplier.as_ref().is_none_or(|s| {
             let s = s.trim().to_lowercase();
-            e.supplier.tax_id.eq_ignore_ascii_case(&s)
-                || e.supplier.name.to_lowercase().contains(&s)
+            e.entry.supplier.tax_id.eq_ignore_ascii_case(&s)
+                || e.entry.supplier.name.to_lowercase().contains(&s)
         });
         supplier
-            && self.category.is_none_or(|c| c == e.category)
-            && self.status.is_none_or(|s| s == e.status)
+            && self.category.is_none_or(|c| c == e.entry.category)
+            && self.status.is_none_or(|s| s == e.entry.status)
     }
 }
 
@@ -333,7 +341,7 @@ pub async fn update(
             under.irpf_amount = None;
             under.total = None;
         }
-        let (checked, source) = checked(
+        let (entry, source) = checked(
             ports,
             fields.clone(),
             under,
@@ -343,18 +351,19 @@ pub async fn update(
         .await?;
         let now = ports.clock.now();
         let prior = &current.expense;
-        let updated = Expense::from_checked(
-            prior.id.clone(),
-            true,
+        let updated = Expense {
+            id: prior.id.clone(),
+            object: prior.object.clone(),
+            livemode: true,
             source,
-            checked,
-            received
+            entry,
+            document: received
                 .as_ref()
                 .map(|r| r.document.clone())
                 .or(prior.document.clone()),
-            prior.created_at,
-            now,
-        );
+            created_at: prior.created_at,
+            updated_at: now,
+        };
         if updated.duplicate_key() != prior.duplicate_key()
             && let Some(existing) = holder(ports, caller, &updated.duplicate_key()).await?
         {

@@ -19,7 +19,7 @@ pub fn book(account: &AccountId) -> String {
 }
 
 pub fn place(e: &Expense) -> String {
-    format!("{}#{}", e.issue_date, e.id)
+    format!("{}#{}", e.entry.issue_date, e.id)
 }
 
 pub fn pointer_key(account: &AccountId, id: &str) -> Key {

@@ -66,15 +66,15 @@ pub fn counted_invoice(e: &LedgerEntry) -> CountedInvoice {
 pub fn counted_expense(e: &Expense, date: NaiveDate) -> CountedExpense {
     CountedExpense {
         id: e.id.clone(),
-        supplier: e.supplier.name.clone(),
-        supplier_tax_id: e.supplier.tax_id.clone(),
-        number: e.number.clone(),
+        supplier: e.entry.supplier.name.clone(),
+        supplier_tax_id: e.entry.supplier.tax_id.clone(),
+        number: e.entry.number.clone(),
         date,
         boxes: deduction_boxes(e),
-        deductible_base: e.deductible.base,
-        deductible_vat: e.deductible.vat,
-        deductible_expense: e.deductible.expense,
-        irpf_withheld: e.irpf_amount,
+        deductible_base: e.entry.deductible.base,
+        deductible_vat: e.entry.deductible.vat,
+        deductible_expense: e.entry.deductible.expense,
+        irpf_withheld: e.entry.irpf_amount,
     }
 }
 
@@ -127,11 +127,11 @@ pub async fn read(
     let in_span = |d: NaiveDate, start: NaiveDate| d >= start && d <= to;
     let drafts = all
         .iter()
-        .filter(|e| e.status == Status::Draft && in_span(e.vat_date(), from))
+        .filter(|e| e.entry.status == Status::Draft && in_span(e.vat_date(), from))
         .count();
     let confirmed: Vec<Expense> = all
         .into_iter()
-        .filter(|e| e.status == Status::Confirmed)
+        .filter(|e| e.entry.status == Status::Confirmed)
         .collect();
     if drafts > 0 {
         notes.push(format!(

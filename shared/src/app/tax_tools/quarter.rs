@@ -186,7 +186,7 @@ pub async fn quarter_summary(
             expenses_year_to_date: Money::from(
                 b.expenses_year
                     .iter()
-                    .map(|e| e.deductible.expense.value())
+                    .map(|e| e.entry.deductible.expense.value())
                     .sum::<Decimal>(),
             ),
             withholdings_year_to_date: Money::from(
