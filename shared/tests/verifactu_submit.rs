@@ -1,8 +1,10 @@
 //! VERI*FACTU submission of test records to the simulator in-process: a
 //! batch of 2,500 records goes as 1,000 + 1,000 + 500 with the answer's wait
 //! honoured (manual clock); altas and anulaciones mixed; each EstadoRegistro
-//! becomes its status and event; a timeout after delivery and a SOAP fault are
-//! retried without losing or resending an accepted record; two submitters
+//! becomes its status and event; after a timeout the AEAT is asked before
+//! the next message, so what it got is resolved from its query and never
+//! sent again, and what it did not get is sent; a SOAP fault is retried
+//! without asking; two submitters
 //! never have two messages of one chain in flight; live records without the
 //! issuer's certificate stay pending.
 
@@ -30,14 +32,18 @@ use support::{Harness, get, post_json, send};
 enum Failure {
     /// The AEAT gets the message but its answer never arrives.
     TimeoutAfterDelivery,
+    /// The message never reaches the AEAT, and the sender cannot tell.
+    TimeoutBeforeDelivery,
     SoapFault,
 }
 
-/// The simulator, counting the records of each message and failing on demand.
+/// The simulator, counting the records of each message and failing
+/// submissions on demand; queries always reach it, counted apart.
 struct Aeat4Tests {
     simulator: Arc<Mutex<Simulator>>,
     inner: SimulatedAeat,
     messages: Mutex<Vec<usize>>,
+    queries: Mutex<usize>,
     failures: Mutex<VecDeque<Failure>>,
     delay: std::time::Duration,
 }
@@ -49,6 +55,10 @@ impl Aeat for Aeat4Tests {
         message: String,
         _identity: Option<&ClientIdentity>,
     ) -> Result<String, AeatError> {
+        if message.contains("ConsultaFactuSistemaFacturacion") {
+            *self.queries.lock().unwrap() += 1;
+            return self.inner.send(message, None).await;
+        }
         let records = message.matches("<sfLR:RegistroFactura>").count();
         self.messages.lock().unwrap().push(records);
         tokio::time::sleep(self.delay).await;
@@ -58,6 +68,7 @@ impl Aeat for Aeat4Tests {
                 self.inner.send(message, None).await?;
                 Err(AeatError::Timeout(60))
             }
+            Some(Failure::TimeoutBeforeDelivery) => Err(AeatError::Timeout(60)),
             Some(Failure::SoapFault) => Ok(soap::fault_envelope(&Fault {
                 code: "env:Server".into(),
                 message: "Codigo[-1].Servicio no disponible".into(),
@@ -84,6 +95,7 @@ async fn env(delay_ms: u64) -> Env {
                 inner: SimulatedAeat::new(simulator.clone(), wiring.clock.clone()),
                 simulator,
                 messages: Mutex::default(),
+                queries: Mutex::default(),
                 failures: Mutex::default(),
                 delay: std::time::Duration::from_millis(delay_ms),
             });
@@ -127,6 +139,10 @@ impl Env {
 
     fn messages(&self) -> Vec<usize> {
         self.aeat.messages.lock().unwrap().clone()
+    }
+
+    fn queries(&self) -> usize {
+        *self.aeat.queries.lock().unwrap()
     }
 
     fn fail(&self, failure: Failure) {
@@ -271,7 +287,7 @@ async fn accepted_with_errors_is_its_own_status() {
 }
 
 #[tokio::test]
-async fn a_lost_answer_and_a_fault_are_retried_without_losing_or_resending_records() {
+async fn a_lost_answer_is_resolved_by_a_query_and_never_sent_again() {
     let env = env(0).await;
     let key = env.h.test.clone();
     let issued = env.issue(&key, 2).await;
@@ -285,39 +301,80 @@ async fn a_lost_answer_and_a_fault_are_retried_without_losing_or_resending_recor
         env.invoice(&key, &issued[0]["id"]).await["verifactu"]["status"],
         "pending"
     );
+    assert_eq!(env.queries(), 0);
 
     env.h.clock.advance(Duration::seconds(30));
+    assert_eq!(env.submit().await, Outcome::Resolved { records: 2 });
+    assert_eq!(env.queries(), 1, "the AEAT was asked before sending");
+    assert_eq!(env.messages(), [2], "the records were not sent again");
+    for invoice in &issued {
+        let verifactu = &env.invoice(&key, &invoice["id"]).await["verifactu"];
+        assert_eq!(verifactu["status"], "accepted");
+        assert_eq!(verifactu["answer"]["state"], "Correcto");
+        assert_eq!(verifactu["answer"]["resolved_by_query"], true);
+        assert!(
+            verifactu["answer"].get("duplicate").is_none(),
+            "{verifactu}"
+        );
+    }
+    let accepted = support::events(&env.h)
+        .await
+        .into_iter()
+        .filter(|e| e.kind == shared::webhooks::event_type::EventType::VerifactuAccepted)
+        .count();
+    assert_eq!(accepted, 2, "one event per record, as an answer gives");
+
+    env.h.clock.advance(Duration::seconds(60));
+    let more = env.issue(&key, 1).await;
     env.fail(Failure::SoapFault);
     let Outcome::Retrying { at, reason } = env.submit().await else {
         panic!("a retry")
     };
     assert!(reason.starts_with("aeat_fault"), "{reason}");
-    assert_eq!(
-        at,
-        env.h.ports.clock.now() + Duration::seconds(60),
-        "backoff doubles"
-    );
-
-    env.h.clock.advance(Duration::seconds(60));
+    assert_eq!(at, env.h.ports.clock.now() + Duration::seconds(30));
+    env.h.clock.advance(Duration::seconds(30));
     assert!(matches!(
         env.submit().await,
-        Outcome::Sent { records: 2, .. }
+        Outcome::Sent { records: 1, .. }
     ));
-    for invoice in &issued {
-        let verifactu = &env.invoice(&key, &invoice["id"]).await["verifactu"];
-        assert_eq!(
-            verifactu["status"], "accepted",
-            "the AEAT had it: a duplicate is accepted"
-        );
-        assert_eq!(verifactu["answer"]["duplicate"], true);
-    }
+    assert_eq!(
+        env.queries(),
+        1,
+        "a fault is a refusal: nothing to ask after it"
+    );
+    assert_eq!(env.messages(), [2, 1, 1]);
+    assert_eq!(
+        env.invoice(&key, &more[0]["id"]).await["verifactu"]["status"],
+        "accepted"
+    );
     env.h.clock.advance(Duration::seconds(60));
     assert_eq!(env.submit().await, Outcome::Idle);
-    assert_eq!(
-        env.messages(),
-        [2, 2, 2],
-        "nothing sent again after success"
-    );
+}
+
+#[tokio::test]
+async fn a_message_that_never_arrived_is_sent_again_after_the_query() {
+    let env = env(0).await;
+    let key = env.h.test.clone();
+    let issued = env.issue(&key, 2).await;
+    env.fail(Failure::TimeoutBeforeDelivery);
+    assert!(matches!(env.submit().await, Outcome::Retrying { .. }));
+    env.h.clock.advance(Duration::seconds(30));
+    assert!(matches!(
+        env.submit().await,
+        Outcome::Sent {
+            records: 2,
+            state: SendState::Correcto
+        }
+    ));
+    assert_eq!(env.queries(), 1);
+    assert_eq!(env.messages(), [2, 2]);
+    for invoice in &issued {
+        let verifactu = &env.invoice(&key, &invoice["id"]).await["verifactu"];
+        assert_eq!(verifactu["status"], "accepted");
+        assert!(verifactu["answer"]["csv"].is_string(), "{verifactu}");
+        assert!(verifactu["answer"].get("resolved_by_query").is_none());
+        assert!(verifactu["answer"].get("duplicate").is_none());
+    }
 }
 
 #[tokio::test]

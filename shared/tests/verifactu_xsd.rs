@@ -434,6 +434,96 @@ fn simulator_answers_validate_against_respuesta_suministro() {
     }
 }
 
+/// The query (as issuer with a counterpart and a page key, and as recipient)
+/// validates against ConsultaLR.xsd, and the simulator's answer to it (the
+/// chain's records: surcharge, exempt and foreign recipients, a cancelled
+/// invoice) against RespuestaConsultaLR.xsd; the answer reads back.
+#[test]
+fn queries_and_their_answers_validate_against_consulta_lr() {
+    use shared::verifactu::aeat::query::{Party, Period, Query, Side, read_answer};
+    use shared::verifactu::aeat::{InvoiceKey, soap};
+    use shared::verifactu::simulator::Simulator;
+
+    let Some((python, standards)) = validator() else {
+        return;
+    };
+    let records = chain();
+    let refs: Vec<&str> = records.iter().map(|r| r.xml.as_str()).collect();
+    let submission = submission_xml(ISSUER_NAME, ISSUER_NIF, &refs);
+    let mut simulator = Simulator::default();
+    simulator
+        .respond(
+            &soap::envelope(submission.split_once("?>").unwrap().1),
+            at(59),
+        )
+        .unwrap();
+    let query = |side, nif: &str| Query {
+        side,
+        asker: Party {
+            nif: nif.into(),
+            name: ISSUER_NAME.into(),
+        },
+        period: Period::new(2025, 7).unwrap(),
+        number: None,
+        counterpart: None,
+        after: None,
+    };
+    let as_issuer = Query {
+        counterpart: Some(Party {
+            nif: "A58818501".into(),
+            name: "Cliente <Uno>, S.A.".into(),
+        }),
+        after: Some(InvoiceKey {
+            nif: ISSUER_NIF.into(),
+            number: "A-0".into(),
+            date: "01-07-2025".into(),
+        }),
+        number: Some("A-1".into()),
+        ..query(Side::Issuer, ISSUER_NIF)
+    };
+    let as_recipient = query(Side::Recipient, "A58818501");
+    let requests = [as_issuer.to_xml(), as_recipient.to_xml()];
+    let documents = [
+        ("issuer", requests[0].as_str()),
+        ("recipient", requests[1].as_str()),
+    ];
+    if let Err(report) = validate(&python, &standards.join("ConsultaLR.xsd"), &documents) {
+        panic!(
+            "queries are not valid against ConsultaLR.xsd:\n{report}\n{}",
+            requests[0]
+        );
+    }
+
+    let mut answers = Vec::new();
+    for side in [Side::Issuer, Side::Recipient] {
+        let nif = if side == Side::Issuer {
+            ISSUER_NIF
+        } else {
+            "A58818501"
+        };
+        let envelope = simulator
+            .respond(&query(side, nif).envelope(), at(59))
+            .unwrap();
+        let answer = read_answer(&envelope).unwrap();
+        assert!(!answer.records.is_empty(), "{envelope}");
+        answers.push(answer.to_xml());
+    }
+    let documents = [
+        ("issuer", answers[0].as_str()),
+        ("recipient", answers[1].as_str()),
+    ];
+    if let Err(report) = validate(
+        &python,
+        &standards.join("RespuestaConsultaLR.xsd"),
+        &documents,
+    ) {
+        panic!(
+            "query answers are not valid against RespuestaConsultaLR.xsd:\n{report}\n{}",
+            answers[0]
+        );
+    }
+}
+
 /// Guards the harness: a record with two elements swapped must be rejected.
 #[test]
 fn the_validator_rejects_a_misordered_record() {

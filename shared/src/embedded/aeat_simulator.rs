@@ -1,6 +1,7 @@
 //! The AEAT simulator as an HTTP service (`svc aeat-simulator`): the
 //! VERI*FACTU SOAP endpoint (at the AEAT's path; any other POST path outside
-//! `/simulator/` answers too) with `verifactu::simulator`'s rules (a test
+//! `/simulator/` answers too; queries are answered, never failed) with
+//! `verifactu::simulator`'s rules (a test
 //! message's SOAP header asks for its records' errors:
 //! `verifactu::aeat::simulated_errors`), and a control API to steer it from
 //! tests:
@@ -30,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ports::Clock;
 use crate::verifactu::aeat::{Fault, RecordError, SendState, Submission, soap};
-use crate::verifactu::simulator::{Simulator, read_message};
+use crate::verifactu::simulator::{Message, Simulator, read_message};
 
 /// The production path of the VERI*FACTU service (`SistemaFacturacion.wsdl`).
 pub const AEAT_PATH: &str = "/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP";
@@ -239,7 +240,13 @@ impl Service {
 async fn submit(State(s): State<Shared>, body: String) -> Response {
     let now = s.clock.now();
     let submission = match read_message(&body) {
-        Ok(submission) => submission,
+        Ok(Message::Submission(submission)) => submission,
+        Ok(Message::Query(query)) => {
+            let mut shared = s.lock();
+            shared.log(now, &query.asker.nif, 0, "query");
+            let answer = shared.simulator.answer_query(&query);
+            return soap_response(StatusCode::OK, soap::envelope(&answer.to_xml()));
+        }
         Err(fault) => {
             s.lock().log(now, "", 0, "unreadable");
             return soap_response(

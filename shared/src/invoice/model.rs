@@ -201,6 +201,10 @@ pub struct AeatAnswer {
     /// The AEAT already held this record (a resend): it counts as accepted.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub duplicate: bool,
+    /// The message's answer was lost; the AEAT's query said it holds this
+    /// record (no CSV then: queries return none).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resolved_by_query: bool,
     pub submitted_at: DateTime<Utc>,
 }
 

@@ -421,7 +421,7 @@ fn recipients_node(recipients: &[Recipient]) -> Option<Node> {
     ))
 }
 
-fn recipient_nodes(recipient: &Recipient) -> Vec<Node> {
+pub(crate) fn recipient_nodes(recipient: &Recipient) -> Vec<Node> {
     match recipient {
         Recipient::Nif { name, nif } => vec![text("NombreRazon", name), text("NIF", nif)],
         Recipient::Foreign {
@@ -440,7 +440,7 @@ fn recipient_nodes(recipient: &Recipient) -> Vec<Node> {
     }
 }
 
-fn breakdown_line_nodes(line: &BreakdownLine) -> Vec<Node> {
+pub(crate) fn breakdown_line_nodes(line: &BreakdownLine) -> Vec<Node> {
     let mut nodes = vec![text("Impuesto", line.tax.aeat_code())];
     if !line.regime.trim().is_empty() {
         nodes.push(text("ClaveRegimen", &line.regime));

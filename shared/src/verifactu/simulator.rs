@@ -30,6 +30,12 @@
 //!
 //! A correction of a record it holds replaces it.
 //!
+//! It answers queries (`ConsultaFactuSistemaFacturacion`) from what it
+//! holds: as issuer, the obligado's records of the month (of the operation
+//! date, or else of the issue date); as recipient, every record of any
+//! issuer naming the asker as a recipient; in the order it registered them
+//! (last change), `page_size` per answer with a key to the next page.
+//!
 //! A test message may ask for an error per record (its SOAP Header, see
 //! `aeat::simulated_errors`), and errors can be injected per invoice number
 //! (`inject`); the message's ask comes first. A code from 2000 to 2999 is
@@ -39,6 +45,8 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, FixedOffset};
 
+use super::Recipient;
+use super::aeat::query::{self, HeldData, HeldRecord, HeldState, Query, QueryAnswer, Side};
 use super::aeat::{
     Answer, AnswerLine, Duplicate, Fault, InvoiceKey, Operation, RecordError, RecordState,
     SendState, Submission, SubmittedRecord, simulated_errors, soap, submission, type_rules,
@@ -64,32 +72,60 @@ impl Held {
     }
 }
 
+impl From<Held> for HeldState {
+    fn from(held: Held) -> Self {
+        match held {
+            Held::Correct => HeldState::Correct,
+            Held::WithErrors => HeldState::AcceptedWithErrors,
+            Held::Cancelled => HeldState::Cancelled,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Registered {
     request_id: String,
     state: Held,
     /// The Huella of the record that registered it.
     hash: String,
+    /// What a query returns: the alta's data (a cancellation keeps it).
+    data: HeldData,
+    error: Option<RecordError>,
+    modified_at: String,
+    /// The order of the last change, which queries answer in.
+    order: u64,
+}
+
+/// A message the simulator takes: a submission or a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Message {
+    Submission(Submission),
+    Query(Query),
 }
 
 #[derive(Debug)]
 pub struct Simulator {
     /// Asked of every submitter in each answer.
     pub wait_seconds: u32,
+    /// Records per query answer (the AEAT's 10,000; tests page with fewer).
+    pub page_size: usize,
     heads: HashMap<String, String>,
     held: HashMap<InvoiceKey, Registered>,
     injected: HashMap<String, RecordError>,
     messages: u64,
+    changes: u64,
 }
 
 impl Default for Simulator {
     fn default() -> Self {
         Simulator {
             wait_seconds: DEFAULT_WAIT_SECONDS,
+            page_size: query::MAX_PAGE,
             heads: HashMap::new(),
             held: HashMap::new(),
             injected: HashMap::new(),
             messages: 0,
+            changes: 0,
         }
     }
 }
@@ -156,8 +192,56 @@ impl Simulator {
     /// envelope of a message it cannot read (`Err`).
     pub fn respond(&mut self, message: &str, now: DateTime<FixedOffset>) -> Result<String, String> {
         match read_message(message) {
-            Ok(submission) => Ok(soap::envelope(&self.answer(&submission, now).to_xml())),
+            Ok(Message::Submission(submission)) => {
+                Ok(soap::envelope(&self.answer(&submission, now).to_xml()))
+            }
+            Ok(Message::Query(query)) => Ok(soap::envelope(&self.answer_query(&query).to_xml())),
             Err(fault) => Err(soap::fault_envelope(&fault)),
+        }
+    }
+
+    /// The records a query asks for, one page.
+    pub fn answer_query(&self, query: &Query) -> QueryAnswer {
+        let mut found: Vec<(&InvoiceKey, &Registered)> = self
+            .held
+            .iter()
+            .filter(|(key, held)| asked_for(query, key, held))
+            .collect();
+        found.sort_by_key(|(_, held)| held.order);
+        let start = query.after.as_ref().map_or(0, |after| {
+            found
+                .iter()
+                .position(|(key, _)| *key == after)
+                .map_or(found.len(), |i| i + 1)
+        });
+        let page: Vec<_> = found.iter().skip(start).take(self.page_size).collect();
+        let more = found.len() > start + page.len();
+        let records: Vec<HeldRecord> = page
+            .iter()
+            .map(|(key, held)| HeldRecord {
+                invoice: (*key).clone(),
+                data: HeldData {
+                    issuer_name: held
+                        .data
+                        .issuer_name
+                        .clone()
+                        .filter(|_| query.side == Side::Recipient),
+                    hash: Some(held.hash.clone()),
+                    ..held.data.clone()
+                },
+                state: held.state.into(),
+                error: held.error.clone(),
+                modified_at: held.modified_at.clone(),
+            })
+            .collect();
+        QueryAnswer {
+            side: query.side,
+            asker: query.asker.clone(),
+            period: query.period,
+            next: more
+                .then(|| records.last().map(|r| r.invoice.clone()))
+                .flatten(),
+            records,
         }
     }
 
@@ -165,12 +249,14 @@ impl Simulator {
     pub fn answer(&mut self, submission: &Submission, now: DateTime<FixedOffset>) -> Answer {
         self.messages += 1;
         let csv = format!("A-SIM{:011}", self.messages);
+        let at = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, false);
         let known = self.heads.contains_key(&submission.issuer_nif);
         let lines: Vec<AnswerLine> = submission
             .records
             .iter()
             .map(|record| {
-                let (state, error, duplicate) = self.verdict(submission, record, &csv, known);
+                let (state, error, duplicate) =
+                    self.verdict(submission, record, (&csv, &at), known);
                 AnswerLine {
                     invoice: record.invoice.clone(),
                     operation: record.operation,
@@ -192,12 +278,7 @@ impl Simulator {
         let accepted = state != SendState::Incorrecto;
         Answer {
             csv: accepted.then_some(csv),
-            presented: accepted.then(|| {
-                (
-                    submission.issuer_nif.clone(),
-                    now.to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
-                )
-            }),
+            presented: accepted.then(|| (submission.issuer_nif.clone(), at)),
             issuer_nif: submission.issuer_nif.clone(),
             issuer_name: submission.issuer_name.clone(),
             wait_seconds: self.wait_seconds,
@@ -206,12 +287,13 @@ impl Simulator {
         }
     }
 
-    /// `known`: the simulator had seen the message's NIF before it.
+    /// `known`: the simulator had seen the message's NIF before it; `(csv,
+    /// at)`: the message's CSV and time.
     fn verdict(
         &mut self,
         submission: &Submission,
         record: &SubmittedRecord,
-        csv: &str,
+        (csv, at): (&str, &str),
         known: bool,
     ) -> Verdict {
         let key = &record.invoice;
@@ -261,12 +343,21 @@ impl Simulator {
             (Operation::Alta, RecordState::Correcto) => Held::Correct,
             (Operation::Alta, _) => Held::WithErrors,
         };
+        let data = match record.operation {
+            Operation::Alta => record.data.clone(),
+            Operation::Anulacion => held.map(|h| h.data).unwrap_or_default(),
+        };
+        self.changes += 1;
         self.held.insert(
             key.clone(),
             Registered {
                 request_id: csv.to_string(),
                 state,
                 hash: record.hash.clone(),
+                data,
+                error: verdict.1.clone(),
+                modified_at: at.to_string(),
+                order: self.changes,
             },
         );
         verdict
@@ -325,16 +416,46 @@ fn rejection(
         .map(|e| (RecordState::Incorrecto, Some(e.clone()), None))
 }
 
-/// A message as a simulator reads it (with the errors its Header asks
-/// for), or the fault it answers (4102: the XML does not follow the schema).
-pub fn read_message(message: &str) -> Result<Submission, Fault> {
+/// Whether a query asks for a held record.
+fn asked_for(query: &Query, key: &InvoiceKey, held: &Registered) -> bool {
+    let names = |nif: &str| {
+        held.data
+            .recipients
+            .iter()
+            .any(|r| matches!(r, Recipient::Nif { nif: n, .. } if n == nif))
+    };
+    let period = query::Period::of_date(held.data.operation_date.as_ref().unwrap_or(&key.date));
+    let (ours, theirs) = match query.side {
+        Side::Issuer => (
+            key.nif == query.asker.nif,
+            query.counterpart.as_ref().is_none_or(|c| names(&c.nif)),
+        ),
+        Side::Recipient => (
+            names(&query.asker.nif),
+            query.counterpart.as_ref().is_none_or(|c| key.nif == c.nif),
+        ),
+    };
+    ours && theirs
+        && period == Some(query.period)
+        && query.number.as_ref().is_none_or(|n| *n == key.number)
+}
+
+/// A message as a simulator reads it (a submission with the errors its
+/// Header asks for, or a query), or the fault it answers (4102: the XML does
+/// not follow the schema).
+pub fn read_message(message: &str) -> Result<Message, Fault> {
     let read = match soap::read_with_header(message) {
+        Ok((_, soap::Body::Content(content)))
+            if content.name == "ConsultaFactuSistemaFacturacion" =>
+        {
+            Query::read(&content).map(Message::Query)
+        }
         Ok((header, soap::Body::Content(content))) => {
             submission::read(&content).and_then(|submission| {
-                Ok(Submission {
+                Ok(Message::Submission(Submission {
                     simulated_errors: simulated_errors::read(header.as_ref())?,
                     ..submission
-                })
+                }))
             })
         }
         Ok((_, soap::Body::Fault(_))) => Err("the message is a SOAP Fault".to_string()),
@@ -671,6 +792,120 @@ mod tests {
             [(RecordState::Correcto, None)],
             "the next message asks nothing"
         );
+    }
+
+    fn ask(
+        sim: &mut Simulator,
+        side: Side,
+        nif: &str,
+        month: u32,
+        after: Option<InvoiceKey>,
+    ) -> QueryAnswer {
+        let query = Query {
+            side,
+            asker: query::Party {
+                nif: nif.into(),
+                name: "Quien Pregunta".into(),
+            },
+            period: query::Period::new(2025, month).unwrap(),
+            number: None,
+            counterpart: None,
+            after,
+        };
+        let envelope = sim.respond(&query.envelope(), now()).unwrap();
+        query::read_answer(&envelope).unwrap()
+    }
+
+    fn numbers(answer: &QueryAnswer) -> Vec<&str> {
+        answer
+            .records
+            .iter()
+            .map(|r| r.invoice.number.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn an_issuer_query_pages_through_the_month_of_the_operation_date() {
+        let chain = altas(3);
+        let mut sim = Simulator {
+            page_size: 2,
+            ..Simulator::default()
+        };
+        submit(&mut sim, &chain.iter().map(|(_, b)| b).collect::<Vec<_>>());
+        let first = ask(&mut sim, Side::Issuer, NIF, 5, None);
+        assert_eq!(numbers(&first), ["PRUEBA-1", "PRUEBA-2"]);
+        let record = &first.records[0];
+        assert_eq!(record.state, HeldState::Correct);
+        assert_eq!(record.data.hash.as_deref(), Some(chain[0].1.hash.as_str()));
+        assert_eq!(record.data.issuer_name, None, "asked as issuer");
+        assert_eq!(record.data.breakdown.len(), 2);
+        assert_eq!(
+            record.data.total.map(|t| t.to_string()).as_deref(),
+            Some("176.00")
+        );
+        let second = ask(&mut sim, Side::Issuer, NIF, 5, first.next.clone());
+        assert_eq!(numbers(&second), ["PRUEBA-3"]);
+        assert_eq!(second.next, None);
+        assert!(
+            ask(&mut sim, Side::Issuer, NIF, 6, None).records.is_empty(),
+            "filed under May, the operation date's month, not June's issue date"
+        );
+        assert!(
+            ask(&mut sim, Side::Issuer, "A39200019", 5, None)
+                .records
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_recipient_sees_every_issuers_records_naming_it_with_their_names() {
+        let mut sim = Simulator::default();
+        submit(&mut sim, &[&altas(1)[0].1]);
+        let supplier = Registration {
+            invoice: invoice("A39200019", "PROV-7", date(2025, 5, 20)),
+            issuer_name: "Proveedor, S.A.".into(),
+            operation_date: None,
+            ..josemmo_f1()
+        };
+        let records = [supplier.build().xml];
+        let records: Vec<&str> = records.iter().map(String::as_str).collect();
+        let xml = submission_xml("Proveedor, S.A.", "A39200019", &records);
+        let message = soap::envelope(xml.split_once("?>").unwrap().1);
+        sim.respond(&message, now()).unwrap();
+        let received = ask(&mut sim, Side::Recipient, "11111111B", 5, None);
+        assert_eq!(numbers(&received), ["PRUEBA-1", "PROV-7"]);
+        assert_eq!(
+            received.records[1].data.issuer_name.as_deref(),
+            Some("Proveedor, S.A.")
+        );
+        assert_eq!(received.records[1].invoice.nif, "A39200019");
+        assert!(
+            ask(&mut sim, Side::Issuer, "11111111B", 5, None)
+                .records
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_cancelled_invoice_is_held_cancelled_and_a_fresh_simulator_holds_nothing() {
+        let mut sim = Simulator::default();
+        let mut previous = None;
+        submit(&mut sim, &[&alta(&mut previous, "PRUEBA-1", None)]);
+        let cancellation = anulacion(&mut previous, "PRUEBA-1", false);
+        submit(&mut sim, &[&cancellation]);
+        let held = ask(&mut sim, Side::Issuer, NIF, 5, None);
+        assert_eq!(held.records[0].state, HeldState::Cancelled);
+        assert_eq!(
+            held.records[0].data.hash.as_deref(),
+            Some(cancellation.hash.as_str())
+        );
+        assert_eq!(
+            held.records[0].data.kind,
+            Some(crate::invoice::kind::Kind::F1),
+            "the alta's data"
+        );
+        let empty = ask(&mut Simulator::default(), Side::Issuer, NIF, 5, None);
+        assert!(empty.records.is_empty() && empty.next.is_none());
     }
 
     #[test]

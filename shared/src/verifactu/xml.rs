@@ -21,7 +21,7 @@ pub(crate) fn record_xml(name: &str, children: &[Node]) -> String {
     out
 }
 
-fn write_all(nodes: &[Node], out: &mut String) {
+pub(crate) fn write_all(nodes: &[Node], out: &mut String) {
     for node in nodes {
         write_node(node, out);
     }

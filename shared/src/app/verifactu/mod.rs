@@ -1,8 +1,10 @@
 //! VERI*FACTU submission: the records of each chain sent to the AEAT (test
-//! records to the simulator), their answers stored with an event each, and
-//! the correction of a record the AEAT rejected or accepted with errors.
+//! records to the simulator), their answers stored with an event each, the
+//! correction of a record the AEAT rejected or accepted with errors, and
+//! asking the AEAT which records it holds.
 
 pub mod certificates;
+pub mod query;
 pub mod queue;
 pub mod reason;
 pub mod resubmit;

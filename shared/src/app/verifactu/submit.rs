@@ -9,9 +9,24 @@
 //! retried with backoff; a record the AEAT already holds (a resend after a
 //! lost answer) counts as accepted.
 //!
+//! A message whose fate is unknown (no answer in time, a broken connection,
+//! an answer that cannot be read) leaves the chain uncertain: before its
+//! next message the AEAT is asked (`ConsultaFactuSistemaFacturacion`, as
+//! issuer, the months of the pending records) and a pending record it holds
+//! with the same Huella (or, for a cancellation, the invoice it holds
+//! cancelled) takes the state it holds there, as an answer would, marked
+//! `resolved_by_query`; only the others are sent.
+//!
+//! Each answer's envelope, as received, is stored once per message in the
+//! blob store (`verifactu/answers/…`), and each record it answers points to
+//! it (`answer_xml`): an answer to 1,000 records outgrows a table item.
+//!
 //! State per chain: `<chain>/SUBMISSION` (`through`: the last record
-//! answered; `next_at`; `failures`; `reason`) and `<chain>/LEASE` (expires
-//! on its own). `VERIFACTU#PENDING/<chain>` lists the chains with work.
+//! answered; `next_at`; `failures`; `reason`; `uncertain`: 1 while a
+//! message's fate is unknown) and `<chain>/LEASE` (expires on its own).
+//! `VERIFACTU#PENDING/<chain>` lists the chains with work.
+
+use std::collections::BTreeSet;
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
@@ -20,11 +35,13 @@ use crate::app::invoices::error::InvoiceError;
 use crate::app::invoices::store::{self, PENDING_CHAINS};
 use crate::app::outbox;
 use crate::app::verifactu::certificates;
+use crate::app::verifactu::query::ask_all;
 use crate::domain::account::{AccountId, Mode};
 use crate::invoice::model::AeatAnswer;
-use crate::ports::aeat::AeatError;
+use crate::ports::aeat::{AeatError, ClientIdentity};
 use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, UpdateOp, Write};
 use crate::ports::{Aeat, Ports};
+use crate::verifactu::aeat::query::{HeldRecord, HeldState, Party, Period, Side};
 use crate::verifactu::aeat::simulated_errors::{self, SimulatedError};
 use crate::verifactu::aeat::{
     Answer, AnswerLine, MAX_RECORDS, Operation, RecordError, RecordState, SendState, soap,
@@ -51,6 +68,9 @@ pub enum Outcome {
     Waiting(DateTime<Utc>),
     /// A message went and its answer was applied.
     Sent { records: usize, state: SendState },
+    /// After a message of unknown fate, the AEAT held every pending record:
+    /// their states were taken from its query, and nothing was sent.
+    Resolved { records: usize },
     /// The message failed; records stay pending and are retried at `at`.
     Retrying { at: DateTime<Utc>, reason: String },
     /// Live records stay pending: the account's certificate is missing,
@@ -66,6 +86,9 @@ struct Pending {
     hash: String,
     number: String,
     date: String,
+    /// The month the AEAT files it under (the operation date's, else the
+    /// issue date's).
+    period: Option<Period>,
     operation: Operation,
     invoice_id: u64,
     account: AccountId,
@@ -177,29 +200,69 @@ async fn submit_leased(
     {
         return Ok(Outcome::Waiting(next_at));
     }
+    let uncertain = state.as_ref().and_then(|s| s.n("uncertain")) == Some(1);
     let (aeat, identity): (&dyn Aeat, _) = match identity {
         None => (ports.aeat_test.as_ref(), None),
         Some(identity) => match &ports.aeat_live {
             Some(aeat) => (aeat.as_ref(), Some(identity)),
             None => {
                 let reason = "aeat_unavailable: this host sends no live records";
-                return retry_later(ports, &state_key, state.as_ref(), now, reason.into()).await;
+                let state = state.as_ref();
+                return retry_later(ports, &state_key, state, now, reason.into(), uncertain).await;
             }
         },
     };
-    let message = message(chain, &pending);
-    let answer = match aeat
-        .send(message, identity.as_ref())
-        .await
-        .map_err(failure)
-        .and_then(read_answer)
-    {
-        Ok(answer) => answer,
-        Err(reason) => return retry_later(ports, &state_key, state.as_ref(), now, reason).await,
+    let pending = if uncertain {
+        let records = pending.len();
+        let resolved = resolve(ports, aeat, identity.as_ref(), chain, pending, now).await?;
+        match resolved {
+            Ok(rest) if rest.is_empty() => {
+                save_state(ports, state_key, &last_seq, time(state.as_ref(), "next_at")).await?;
+                return Ok(Outcome::Resolved { records });
+            }
+            Ok(rest) => rest,
+            Err(reason) => {
+                let state = state.as_ref();
+                return retry_later(ports, &state_key, state, now, reason, true).await;
+            }
+        }
+    } else {
+        pending
     };
+    let message = message(chain, &pending);
+    let envelope = match aeat.send(message, identity.as_ref()).await {
+        Ok(envelope) => envelope,
+        Err(e) => {
+            let reason = failure(e);
+            return retry_later(ports, &state_key, state.as_ref(), now, reason, true).await;
+        }
+    };
+    let answer = match read_answer(&envelope) {
+        Ok(answer) => answer,
+        Err(reason) => {
+            let uncertain = !reason.starts_with("aeat_fault");
+            let state = state.as_ref();
+            return retry_later(ports, &state_key, state, now, reason, uncertain).await;
+        }
+    };
+    let answer_xml = store_answer(ports, chain, &envelope).await;
     for record in &pending {
         if let Some(line) = answer.lines.iter().find(|l| matches(l, record)) {
-            apply(ports, record, &answer, line, now).await?;
+            let aeat_answer = AeatAnswer {
+                state: format!("{:?}", line.state),
+                csv: answer.csv.clone(),
+                code: line.error.as_ref().map(|e| e.code),
+                description: line.error.as_ref().map(|e| e.description.clone()),
+                duplicate: line.duplicate.is_some(),
+                resolved_by_query: false,
+                submitted_at: now,
+            };
+            let answered = Answered {
+                status: status_of(line),
+                answer: aeat_answer,
+                xml: answer_xml.as_deref(),
+            };
+            apply(ports, record, &answered, now).await?;
         }
     }
     let unanswered = pending
@@ -207,24 +270,125 @@ async fn submit_leased(
         .any(|p| !answer.lines.iter().any(|l| matches(l, p)));
     if unanswered {
         let reason = format!("aeat_rejected_message: EstadoEnvio {:?}", answer.state);
-        return retry_later(ports, &state_key, state.as_ref(), now, reason).await;
+        return retry_later(ports, &state_key, state.as_ref(), now, reason, false).await;
     }
     let next_at = now + Duration::seconds(i64::from(answer.wait_seconds));
-    ports
-        .table
-        .transact(vec![Write::Put {
-            item: Item::new(state_key)
-                .with("through", last_seq.clone())
-                .with("next_at", next_at.to_rfc3339())
-                .with("failures", 0i64),
-            condition: None,
-        }])
-        .await?;
+    save_state(ports, state_key, &last_seq, Some(next_at)).await?;
     tracing::info!(chain = crate::redact::short_hash(chain), records = pending.len(), state = ?answer.state, "VERI*FACTU message answered");
     Ok(Outcome::Sent {
         records: pending.len(),
         state: answer.state,
     })
+}
+
+/// The chain's state after every record through `last_seq` was answered.
+async fn save_state(
+    ports: &Ports,
+    state_key: Key,
+    last_seq: &str,
+    next_at: Option<DateTime<Utc>>,
+) -> Result<(), TableError> {
+    let item = Item::new(state_key)
+        .with("through", last_seq.to_string())
+        .with("failures", 0i64);
+    let item = match next_at {
+        Some(at) => item.with("next_at", at.to_rfc3339()),
+        None => item,
+    };
+    ports
+        .table
+        .transact(vec![Write::Put {
+            item,
+            condition: None,
+        }])
+        .await
+}
+
+/// Stores an answer's envelope as received, once per message; its key, or
+/// `None` when the blob store failed (the answer is applied all the same).
+async fn store_answer(ports: &Ports, chain: &str, envelope: &str) -> Option<String> {
+    let key = format!(
+        "verifactu/answers/{}/{}.xml",
+        chain.replace('#', "/"),
+        crate::ids::random_token(16)
+    );
+    match ports.blobs.put(&key, envelope.as_bytes().to_vec()).await {
+        Ok(()) => Some(key),
+        Err(e) => {
+            tracing::warn!(chain = crate::redact::short_hash(chain), error = %e, "a VERI*FACTU answer was not stored");
+            None
+        }
+    }
+}
+
+/// Asks the AEAT which pending records it holds (the months they are filed
+/// under) and applies what it holds; the records it does not hold, still to
+/// be sent, or why it could not be asked (`Err`).
+async fn resolve(
+    ports: &Ports,
+    aeat: &dyn Aeat,
+    identity: Option<&ClientIdentity>,
+    chain: &str,
+    pending: Vec<Pending>,
+    now: DateTime<Utc>,
+) -> Result<Result<Vec<Pending>, String>, TableError> {
+    let party = Party {
+        nif: store::chain_nif(chain).to_string(),
+        name: issuer_name(&pending).to_string(),
+    };
+    let periods: BTreeSet<(i32, u32)> = pending
+        .iter()
+        .filter_map(|p| p.period)
+        .map(|p| (p.year(), p.month()))
+        .collect();
+    let mut held = Vec::new();
+    for (year, month) in periods {
+        let Some(period) = Period::new(year, month) else {
+            continue;
+        };
+        match ask_all(aeat, identity, Side::Issuer, &party, period).await {
+            Ok(records) => held.extend(records),
+            Err(reason) => return Ok(Err(reason)),
+        }
+    }
+    let mut rest = Vec::new();
+    for record in pending {
+        match held.iter().find(|h| holds(h, &record)) {
+            Some(h) => apply(ports, &record, &resolved(h, now), now).await?,
+            None => rest.push(record),
+        }
+    }
+    Ok(Ok(rest))
+}
+
+/// Whether the AEAT holds this pending record: the same Huella, or the
+/// invoice cancelled for a pending cancellation (it cannot be cancelled twice).
+fn holds(held: &HeldRecord, record: &Pending) -> bool {
+    held.invoice.number == record.number
+        && held.invoice.date == record.date
+        && (held.data.hash.as_deref() == Some(record.hash.as_str())
+            || (record.operation == Operation::Anulacion && held.state == HeldState::Cancelled))
+}
+
+/// The answer a held record stands for.
+fn resolved(held: &HeldRecord, now: DateTime<Utc>) -> Answered<'static> {
+    let (status, state) = match held.state {
+        HeldState::AcceptedWithErrors => (RecordStatus::AcceptedWithErrors, "AceptadoConErrores"),
+        HeldState::Correct | HeldState::Cancelled => (RecordStatus::Accepted, "Correcto"),
+    };
+    Answered {
+        status,
+        answer: AeatAnswer {
+            state: state.to_string(),
+            csv: None,
+            code: held.error.as_ref().map(|e| e.code),
+            description: held.error.as_ref().map(|e| e.description.clone()),
+            duplicate: false,
+            resolved_by_query: true,
+            submitted_at: now,
+        },
+        xml: None,
+    }
 }
 
 /// The records that wait for the AEAT's answer, over every chain.
@@ -289,13 +453,7 @@ fn generated_at(record: &Item) -> Option<DateTime<Utc>> {
 /// header); a live message never does.
 fn message(chain: &str, pending: &[Pending]) -> String {
     let records: Vec<&str> = pending.iter().map(|p| p.xml.as_str()).collect();
-    let issuer_name = pending
-        .iter()
-        .rev()
-        .find(|p| p.operation == Operation::Alta)
-        .or(pending.last())
-        .map_or("", |p| p.issuer_name.as_str());
-    let xml = submission_xml(issuer_name, store::chain_nif(chain), &records);
+    let xml = submission_xml(issuer_name(pending), store::chain_nif(chain), &records);
     let body = xml.split_once("?>").map_or(xml.as_str(), |(_, body)| body);
     let asked: Vec<SimulatedError> = match store::chain_mode(chain) {
         Mode::Live => Vec::new(),
@@ -311,6 +469,16 @@ fn message(chain: &str, pending: &[Pending]) -> String {
             .collect(),
     };
     soap::envelope_with_header(&simulated_errors::header(&asked), body)
+}
+
+/// The issuer's name as the newest alta gives it.
+fn issuer_name(pending: &[Pending]) -> &str {
+    pending
+        .iter()
+        .rev()
+        .find(|p| p.operation == Operation::Alta)
+        .or(pending.last())
+        .map_or("", |p| p.issuer_name.as_str())
 }
 
 /// The records of `chain` after the sequence number `through`.
@@ -369,7 +537,12 @@ fn decode(item: Item) -> Option<Pending> {
         ),
         _ => (&id["NumSerieFactura"], &id["FechaExpedicionFactura"]),
     };
+    let period = record["FechaOperacion"]
+        .as_str()
+        .or(date.as_str())
+        .and_then(Period::of_date);
     Some(Pending {
+        period,
         seq: item.key.sk.clone(),
         xml: item.s("xml")?.to_string(),
         hash: item.s("hash")?.to_string(),
@@ -406,8 +579,8 @@ fn failure(e: AeatError) -> String {
     format!("aeat_unavailable: {e}")
 }
 
-fn read_answer(envelope: String) -> Result<Answer, String> {
-    match soap::read(&envelope) {
+fn read_answer(envelope: &str) -> Result<Answer, String> {
+    match soap::read(envelope) {
         Ok(soap::Body::Content(content)) => {
             Answer::read(&content).map_err(|e| format!("aeat_unreadable_answer: {e}"))
         }
@@ -430,24 +603,23 @@ fn status_of(line: &AnswerLine) -> RecordStatus {
     }
 }
 
+/// What the AEAT said of one record: from its answer, or from a query.
+struct Answered<'a> {
+    status: RecordStatus,
+    answer: AeatAnswer,
+    /// The blob key of the answer's envelope, when there is one.
+    xml: Option<&'a str>,
+}
+
 /// Stores one record's answer on the record and its invoice, with its event,
 /// in one transaction (retried when the invoice changed meanwhile).
 async fn apply(
     ports: &Ports,
     record: &Pending,
-    answer: &Answer,
-    line: &AnswerLine,
+    answered: &Answered<'_>,
     now: DateTime<Utc>,
 ) -> Result<(), TableError> {
-    let status = status_of(line);
-    let aeat = AeatAnswer {
-        state: format!("{:?}", line.state),
-        csv: answer.csv.clone(),
-        code: line.error.as_ref().map(|e| e.code),
-        description: line.error.as_ref().map(|e| e.description.clone()),
-        duplicate: line.duplicate.is_some(),
-        submitted_at: now,
-    };
+    let (status, aeat) = (answered.status, &answered.answer);
     let mode = store::chain_mode(&record.key.pk);
     let invoice_key = store::invoice_key_in(&record.account, mode, record.invoice_id);
     for _ in 0..5 {
@@ -485,13 +657,15 @@ async fn apply(
             "status": status,
             "answer": aeat,
         });
+        let mut ops = vec![
+            UpdateOp::set("status", status.code()),
+            UpdateOp::set("answer", serde_json::to_string(&aeat).unwrap_or_default()),
+        ];
+        ops.extend(answered.xml.map(|key| UpdateOp::set("answer_xml", key)));
         let writes = vec![
             Write::Update {
                 key: record.key.clone(),
-                ops: vec![
-                    UpdateOp::set("status", status.code()),
-                    UpdateOp::set("answer", serde_json::to_string(&aeat).unwrap_or_default()),
-                ],
+                ops,
                 condition: Some(Condition::equals("status", RecordStatus::Pending.code())),
             },
             store::replace_at(invoice_key.clone(), &invoice, version),
@@ -507,12 +681,15 @@ async fn apply(
     Err(TableError::Conflict)
 }
 
+/// Backs off after a failure; `uncertain`: the message may have arrived,
+/// so the AEAT is asked before the next one.
 async fn retry_later(
     ports: &Ports,
     state_key: &Key,
     state: Option<&Item>,
     now: DateTime<Utc>,
     reason: String,
+    uncertain: bool,
 ) -> Result<Outcome, TableError> {
     let failures = state.and_then(|s| s.n("failures")).unwrap_or(0) + 1;
     let wait = (FIRST_BACKOFF_SECONDS << (failures - 1).min(10)).min(MAX_BACKOFF_SECONDS);
@@ -526,6 +703,7 @@ async fn retry_later(
                 UpdateOp::set("next_at", at.to_rfc3339()),
                 UpdateOp::set("failures", failures),
                 UpdateOp::set("reason", reason.clone()),
+                UpdateOp::set("uncertain", i64::from(uncertain)),
             ],
             condition: None,
         }])
@@ -571,6 +749,7 @@ mod tests {
             hash: "A".repeat(64),
             number: number.into(),
             date: "21-11-2026".into(),
+            period: Period::new(2026, 11),
             operation: Operation::Alta,
             invoice_id: 1,
             account: AccountId::generate(),

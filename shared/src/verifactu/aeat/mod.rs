@@ -1,9 +1,11 @@
 //! The AEAT's VERI*FACTU web service as messages (SOAP 1.1,
 //! `RegFactuSistemaFacturacion` in, `RespuestaRegFactuSistemaFacturacion`
-//! out): what a submitter writes and reads, and what the simulator reads and
-//! answers. Pure: no transport here.
+//! out; the query `ConsultaFactuSistemaFacturacion` and its answer): what a
+//! submitter writes and reads, and what the simulator reads and answers.
+//! Pure: no transport here.
 
 pub mod answer;
+pub mod query;
 pub mod simulated_errors;
 pub mod soap;
 pub mod submission;

@@ -1,8 +1,9 @@
 //! A RegFactuSistemaFacturacion as the AEAT receives it: the obligado's
 //! identity and each record's identity, chaining and fingerprint inputs —
-//! what the simulator checks. (The service writes these messages with
+//! what the simulator checks — and what a query returns of it. (The service writes these messages with
 //! `submission_xml`.)
 
+use super::query::HeldData;
 use super::simulated_errors::SimulatedError;
 use super::type_rules::Shape;
 use crate::verifactu::{
@@ -57,6 +58,8 @@ pub struct SubmittedRecord {
     pub without_registration: bool,
     /// Alta only: what the invoice-type checks look at.
     pub shape: Shape,
+    /// Alta only: what a query returns of it.
+    pub data: HeldData,
 }
 
 impl SubmittedRecord {
@@ -186,6 +189,13 @@ fn record(entry: &Element) -> Result<SubmittedRecord, String> {
         shape: match operation {
             Operation::Alta => Shape::of(record),
             Operation::Anulacion => Shape::default(),
+        },
+        data: match operation {
+            Operation::Alta => HeldData::read(record)?,
+            Operation::Anulacion => HeldData {
+                hash: record.text_at(&["Huella"]).map(str::to_string),
+                ..HeldData::default()
+            },
         },
     })
 }
