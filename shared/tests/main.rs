@@ -25,6 +25,7 @@ mod email_smtp_contract;
 mod error_sanitising;
 mod events_api;
 mod expenses_api;
+mod expenses_import;
 mod extraction_ai;
 mod extraction_api;
 mod extraction_corpus;

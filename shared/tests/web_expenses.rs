@@ -311,4 +311,43 @@ async fn test_mode_checks_and_keeps_nothing() {
             .html
             .contains("No hay gastos.")
     );
+
+    let import = [
+        ("mode", "test"),
+        ("import_year", "2026"),
+        ("import_month", "11"),
+    ];
+    let refused = browser
+        .submit("/expenses", "/expenses/import-from-aeat", &import)
+        .await;
+    assert_eq!(refused.status, StatusCode::SEE_OTHER);
+    let shown = browser.get(refused.location()).await;
+    assert!(
+        shown.html.contains("role=\"alert\""),
+        "no issuer NIF to ask for: {}",
+        shown.html
+    );
+    assert_eq!(
+        browser
+            .submit("/business", "/business", &ISSUER)
+            .await
+            .status,
+        StatusCode::SEE_OTHER
+    );
+    let done = browser
+        .submit("/expenses", "/expenses/import-from-aeat", &import)
+        .await;
+    assert!(
+        done.location().contains("imported=0"),
+        "{}",
+        done.location()
+    );
+    let shown = browser.get(done.location()).await;
+    assert!(
+        shown
+            .html
+            .contains("Importadas de la AEAT como borrador: 0."),
+        "{}",
+        shown.html
+    );
 }

@@ -118,7 +118,8 @@ pub struct ExpenseFields {
     pub expense_deductible_percent: Option<Percent>,
     /// Up to 500 characters.
     pub description: Option<String>,
-    /// `confirmed` confirms a draft (an import from the AEAT).
+    /// `confirmed` (the default) counts in the tax figures; `draft` (what an
+    /// import from the AEAT adds) does not until an update confirms it.
     pub status: Option<Status>,
     /// What extraction returned for the invoice (then `source` is `extraction`).
     pub extracted: Option<ExtractedFields>,

@@ -1,6 +1,7 @@
 //! HTTP: one axum router per endpoint group, and the request pipeline they all
 //! share. A Lambda serves one group; `svc serve` serves them all.
 
+pub mod aeat;
 pub mod analyses;
 pub mod analyze_request;
 pub mod async_mode;
@@ -48,6 +49,7 @@ pub use state::AppState;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Group {
     Usage,
+    Aeat,
     Tax,
     Customers,
     Expenses,
@@ -62,8 +64,9 @@ pub enum Group {
 }
 
 impl Group {
-    pub const ALL: [Group; 12] = [
+    pub const ALL: [Group; 13] = [
         Group::Usage,
+        Group::Aeat,
         Group::Tax,
         Group::Customers,
         Group::Expenses,
@@ -80,6 +83,7 @@ impl Group {
     pub fn routes(self) -> OpenApiRouter<AppState> {
         match self {
             Group::Usage => usage::routes(),
+            Group::Aeat => aeat::routes(),
             Group::Tax => tax::routes(),
             Group::Customers => customers::routes(),
             Group::Expenses => expenses::routes(),

@@ -6,6 +6,7 @@
 //! the one in the book. Test keys check everything and store nothing.
 
 pub mod document;
+pub mod import;
 pub mod store;
 
 use chrono::NaiveDate;

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use axum::Extension;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Query, State};
+use axum::http::Method;
 use axum::response::Response;
 use axum::routing::{get, post};
 use maud::{Markup, html};
@@ -24,10 +25,11 @@ use crate::domain::lang::Lang;
 use crate::expense::Category;
 use crate::http::AppState;
 
-use super::page;
+use super::form::Submitted;
+use super::page::{self, see_other};
 use super::rest::Rest;
 use super::visit::SignedIn;
-use super::{acting, text};
+use super::{acting, caller_for, text};
 
 pub fn routes(max_body_bytes: usize) -> Router<AppState> {
     Router::new()
@@ -39,6 +41,7 @@ pub fn routes(max_body_bytes: usize) -> Router<AppState> {
                 .post(file::read)
                 .layer(DefaultBodyLimit::max(max_body_bytes)),
         )
+        .route("/expenses/import-from-aeat", post(import))
         .route("/expenses/{id}", get(form::edit).post(form::update))
         .route("/expenses/{id}/delete", post(form::delete))
         .route("/expenses/{id}/document", get(file::document))
@@ -109,6 +112,11 @@ pub async fn list(
             Err(response) => return response,
         };
     let mode = caller.mode.as_str();
+    let today = crate::domain::madrid::date(state.ports.clock.now());
+    let (this_year, this_month) = (
+        chrono::Datelike::year(&today),
+        chrono::Datelike::month(&today),
+    );
     let value = |name: &str| query.get(name).map_or("", |v| v.trim());
     let chosen = |q: &mut form_urlencoded::Serializer<String>| {
         for name in FILTERS {
@@ -181,6 +189,13 @@ pub async fn list(
                 button type="submit" class="secondary" { (lang.pick("Filtrar", "Filter")) }
             }
             @if let Some((message, _)) = &problem { p role="alert" class="error" { (message) } }
+            @if let (Some(imported), Some(skipped)) = (query.get("imported"), query.get("skipped")) {
+                p role="status" { (match lang {
+                    Lang::Es => format!("Importadas de la AEAT como borrador: {imported}. Omitidas (ya en el libro, anuladas o no de IVA): {skipped}."),
+                    Lang::En => format!("Imported from the AEAT as drafts: {imported}. Left out (already in the book, cancelled or not VAT): {skipped}."),
+                }) }
+            }
+            @if let Some(message) = query.get("import_error") { p role="alert" class="error" { (message) } }
             @if expenses.is_empty() {
                 p { (lang.pick("No hay gastos.", "No expenses.")) }
             } @else {
@@ -216,6 +231,66 @@ pub async fn list(
                 }
                 @if more { p { a href={ "/expenses?" (next_query) } { (lang.pick("Siguientes", "Next")) } } }
             }
+            section aria-labelledby="import" {
+                h2 id="import" { (lang.pick("Importar de la AEAT", "Import from the AEAT")) }
+                p { (lang.pick(
+                    "Trae las facturas que tus proveedores registraron en VERI*FACTU a tu nombre en un mes, como borradores para revisar y confirmar. Necesita tu certificado.",
+                    "Brings the invoices your suppliers registered with VERI*FACTU in your name in a month, as drafts to check and confirm. Needs your certificate."
+                )) }
+                form method="post" action="/expenses/import-from-aeat" {
+                    (page::csrf_field(&visit))
+                    input type="hidden" name="mode" value=(mode);
+                    div class="grid" {
+                        (page::input(lang.pick("Año", "Year"), "import_year", "number", &this_year.to_string(), None))
+                        (page::input(lang.pick("Mes (1 a 12)", "Month (1 to 12)"), "import_month", "number", &this_month.to_string(), None))
+                    }
+                    button type="submit" class="secondary" { (lang.pick("Importar", "Import")) }
+                }
+            }
         },
     )
+}
+
+/// Imports a month from the AEAT through the REST operation, then lists the drafts with what it did.
+pub async fn import(
+    State(state): State<AppState>,
+    Extension(rest): Extension<Rest>,
+    form: Submitted,
+) -> Response {
+    let visit = &form.visit;
+    let caller = match caller_for(&state, visit, Some(form.text("mode"))).await {
+        Ok(caller) => caller,
+        Err(response) => return response,
+    };
+    let mode = caller.mode.as_str();
+    let number = |name: &str| {
+        let typed = form.text(name);
+        typed.parse::<i64>().map_or_else(
+            |_| serde_json::Value::String(typed.to_string()),
+            serde_json::Value::from,
+        )
+    };
+    let body = serde_json::json!({"year": number("import_year"), "period": number("import_month")});
+    let reply = rest
+        .call(
+            &caller,
+            Method::POST,
+            "/api/v1/expenses/import-from-aeat",
+            Some(&body),
+            None,
+        )
+        .await;
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    query.append_pair("mode", mode);
+    if reply.ok() {
+        let done = reply.json();
+        let count = |key: &str| done[key].as_array().map_or(0, Vec::len).to_string();
+        query.append_pair("status", "draft");
+        query.append_pair("imported", &count("imported"));
+        query.append_pair("skipped", &count("skipped"));
+    } else {
+        let message = reply.problem().map(|p| p.0).unwrap_or_default();
+        query.append_pair("import_error", &message);
+    }
+    see_other(visit, &format!("/expenses?{}", query.finish()), Vec::new())
 }
