@@ -1,5 +1,6 @@
 //! The `Secrets` contract suite against KMS (moto in `bash .ci/run`), and
-//! `template.yaml`'s key: only the submitter may decrypt, and only
+//! `template.yaml`'s key: only the roles that talk to the AEAT (the
+//! submitter's, and the API's questions') may decrypt, and only
 //! certificates (the encryption context's purpose).
 
 mod support;
@@ -45,7 +46,7 @@ fn template() -> Value {
 }
 
 #[test]
-fn only_the_submitter_may_decrypt_and_only_certificates() {
+fn only_the_aeat_roles_may_decrypt_and_only_certificates() {
     let template = template();
     let resources = template["Resources"].as_mapping().unwrap();
     let key = &template["Resources"]["CertificatesKey"];
@@ -83,20 +84,32 @@ fn only_the_submitter_may_decrypt_and_only_certificates() {
         .filter(|s| s["Action"].as_str() == Some("kms:Decrypt"))
         .collect();
     assert_eq!(decrypt.len(), 1, "{decrypt:?}");
-    let Value::Tagged(principal) = &decrypt[0]["Principal"]["AWS"] else {
-        panic!("the decrypting principal is not a !GetAtt");
-    };
-    assert_eq!(principal.value.as_str(), Some("VerifactuRole.Arn"));
+    let principals: Vec<&str> = decrypt[0]["Principal"]["AWS"]
+        .as_sequence()
+        .expect("the decrypting principals")
+        .iter()
+        .map(|p| match p {
+            Value::Tagged(tagged) => tagged.value.as_str().unwrap_or_default(),
+            other => panic!("a decrypting principal is not a !GetAtt: {other:?}"),
+        })
+        .collect();
+    assert_eq!(principals, ["VerifactuRole.Arn", "AeatRole.Arn"]);
     assert_eq!(
         decrypt[0]["Condition"]["StringEquals"]["kms:EncryptionContext:purpose"].as_str(),
         Some(PURPOSE)
     );
-    let submitter = &template["Resources"]["VerifactuFunction"]["Properties"];
-    let Value::Tagged(role) = &submitter["Role"] else {
-        panic!("the submitter's role is not a !GetAtt");
-    };
-    assert_eq!(role.value.as_str(), Some("VerifactuRole.Arn"));
-    let variables = &submitter["Environment"]["Variables"];
-    assert!(!variables["SVC_KMS_KEY_ID"].is_null());
-    assert!(!variables["SVC_AEAT_ENDPOINT"].is_null());
+    // The submitter, and the function of the API's questions to the AEAT.
+    for (function, role) in [
+        ("VerifactuFunction", "VerifactuRole.Arn"),
+        ("AeatFunction", "AeatRole.Arn"),
+    ] {
+        let properties = &template["Resources"][function]["Properties"];
+        let Value::Tagged(tagged) = &properties["Role"] else {
+            panic!("{function}'s role is not a !GetAtt");
+        };
+        assert_eq!(tagged.value.as_str(), Some(role));
+        let variables = &properties["Environment"]["Variables"];
+        assert!(!variables["SVC_KMS_KEY_ID"].is_null());
+        assert!(!variables["SVC_AEAT_ENDPOINT"].is_null());
+    }
 }

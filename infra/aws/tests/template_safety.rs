@@ -108,7 +108,7 @@ fn the_bucket_and_every_queue_refuse_plain_http() {
 }
 
 #[test]
-fn only_the_submitters_role_may_decrypt_certificates() {
+fn only_the_roles_that_talk_to_the_aeat_may_decrypt_certificates() {
     let template = template();
     let key = &template["Resources"]["CertificatesKey"]["Properties"]["KeyPolicy"];
     let key_statements = key["Statement"].as_sequence().unwrap();
@@ -118,20 +118,29 @@ fn only_the_submitters_role_may_decrypt_certificates() {
         .expect("a deny statement");
     assert_eq!(deny["Principal"].as_str(), Some("*"));
     assert_eq!(strings(&deny["Action"]), ["kms:Decrypt", "kms:ReEncrypt*"]);
-    let except = &deny["Condition"]["StringNotEquals"]["aws:PrincipalArn"];
-    assert_eq!(
-        intrinsic(except, "GetAtt").and_then(Value::as_str),
-        Some("VerifactuRole.Arn")
-    );
-    let submitter = &template["Resources"]["VerifactuFunction"]["Properties"];
-    assert_eq!(
-        intrinsic(&submitter["Role"], "GetAtt").and_then(Value::as_str),
-        Some("VerifactuRole.Arn")
-    );
-    assert!(refers_to(
-        &submitter["Environment"]["Variables"]["SVC_KMS_KEY_ID"],
-        "CertificatesKey"
-    ));
+    // The roles that talk to the AEAT: the submitter's, and the one of the
+    // API's questions to it.
+    let except: Vec<&str> = deny["Condition"]["StringNotEquals"]["aws:PrincipalArn"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(|r| intrinsic(r, "GetAtt").and_then(Value::as_str))
+        .collect();
+    assert_eq!(except, ["VerifactuRole.Arn", "AeatRole.Arn"]);
+    for (function, role) in [
+        ("VerifactuFunction", "VerifactuRole.Arn"),
+        ("AeatFunction", "AeatRole.Arn"),
+    ] {
+        let properties = &template["Resources"][function]["Properties"];
+        assert_eq!(
+            intrinsic(&properties["Role"], "GetAtt").and_then(Value::as_str),
+            Some(role)
+        );
+        assert!(refers_to(
+            &properties["Environment"]["Variables"]["SVC_KMS_KEY_ID"],
+            "CertificatesKey"
+        ));
+    }
     // The operator's statement: encrypt, never decrypt.
     let operator = key_statements
         .iter()
