@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::json::ApiJson;
 use super::state::AppState;
 use crate::app::expenses::import::{ImportError, Imported, import_from_aeat};
@@ -94,7 +94,8 @@ struct ImportRequest {
 /// be reached is 502 `aeat_unavailable`.
 #[utoipa::path(post, path = "/api/v1/expenses/import-from-aeat", tag = "expenses", operation_id = "import_expenses_from_aeat",
     request_body = ImportRequest,
-    responses((status = 200, description = "What was imported and what was left out", body = Imported)))]
+    responses((status = 200, description = "What was imported and what was left out", body = Imported),
+        (status = 502, description = "The AEAT could not be asked or its answer read (`aeat_unavailable`, `aeat_fault`, `aeat_unreadable_answer`)", body = ErrorBody)))]
 async fn import_expenses_from_aeat(
     State(state): State<AppState>,
     caller: Caller,
