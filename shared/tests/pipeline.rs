@@ -710,6 +710,7 @@ async fn the_openapi_document_is_served_and_covers_every_route() {
             "/api/v1/events",
             "/api/v1/events/{id}",
             "/api/v1/expenses",
+            "/api/v1/expenses/import-from-aeat",
             "/api/v1/expenses/{id}",
             "/api/v1/expenses/{id}/document",
             "/api/v1/expenses/{id}/history",
