@@ -73,3 +73,69 @@ pub fn boxes_115(w: &Withheld) -> Vec<ReturnBox> {
         row("05", "Result", w.withheld),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expense::{Entry, Expense, ExpenseFields, LineInput, Source};
+    use crate::tax::money::{Money, Percent};
+    use chrono::{NaiveDate, Utc};
+    use rust_decimal::dec;
+
+    fn expense(nif: &str, number: &str, category: Category, irpf: Decimal) -> Expense {
+        let fields = ExpenseFields {
+            supplier_name: Some("Proveedor".into()),
+            supplier_tax_id: Some(nif.into()),
+            number: Some(number.into()),
+            issue_date: NaiveDate::from_ymd_opt(2026, 10, 1),
+            category: Some(category),
+            irpf_rate: Some(Percent::from(irpf)),
+            lines: Some(vec![LineInput {
+                rate: Percent::from(dec!(21)),
+                base: Money::from(dec!(1000)),
+                vat_amount: None,
+                surcharge_rate: None,
+                surcharge_amount: None,
+            }]),
+            ..ExpenseFields::default()
+        };
+        Expense {
+            id: format!("exp_{number}"),
+            object: "expense".into(),
+            livemode: true,
+            source: Source::Typed,
+            entry: Entry::parse(fields, NaiveDate::from_ymd_opt(2026, 12, 31).unwrap()).unwrap(),
+            document: None,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn a_supplier_counts_once_and_rent_goes_to_115() {
+        let fees = [
+            expense("B12345674", "1", Category::ProfessionalServices, dec!(15)),
+            expense("B12345674", "2", Category::ProfessionalServices, dec!(15)),
+            expense("B64717838", "3", Category::Other, dec!(7)),
+            expense("B10000024", "4", Category::Rent, dec!(19)),
+            expense("B10000024", "5", Category::Software, dec!(0)),
+        ];
+        let all: Vec<&Expense> = fees.iter().collect();
+        assert_eq!(
+            model_111(&all),
+            Withheld {
+                recipients: 2,
+                base: dec!(3000),
+                withheld: dec!(370),
+            }
+        );
+        assert_eq!(
+            model_115(&all),
+            Withheld {
+                recipients: 1,
+                base: dec!(1000),
+                withheld: dec!(190),
+            }
+        );
+    }
+}
