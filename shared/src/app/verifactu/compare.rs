@@ -190,6 +190,16 @@ fn stored(item: &crate::ports::table::Item) -> Option<Stored> {
     })
 }
 
+/// What the chain says of one invoice.
+struct Invoice {
+    /// The alta's FechaOperacion.
+    operation_date: Option<NaiveDate>,
+    /// The newest record that was not rejected.
+    newest: Option<Ours>,
+    /// Its place in the chain.
+    order: u64,
+}
+
 /// The account's newest record per invoice that the AEAT should hold, of
 /// the invoices filed under `period`, in chain order.
 async fn ours(
@@ -198,8 +208,7 @@ async fn ours(
     chain: &str,
     period: Period,
 ) -> Result<Vec<Ours>, AskError> {
-    let mut by_invoice: BTreeMap<(String, NaiveDate), (Option<NaiveDate>, Option<Ours>, u64)> =
-        BTreeMap::new();
+    let mut by_invoice: BTreeMap<(String, NaiveDate), Invoice> = BTreeMap::new();
     let mut query = Query::new(format!("{chain}#RECORDS"), SortKey::All).limit(500);
     let mut order = 0;
     loop {
@@ -214,13 +223,17 @@ async fn ours(
             order += 1;
             let entry = by_invoice
                 .entry((record.number.clone(), record.issue_date))
-                .or_insert((None, None, order));
+                .or_insert(Invoice {
+                    operation_date: None,
+                    newest: None,
+                    order,
+                });
             if record.ours.operation == Operation::Alta {
-                entry.0 = record.operation_date.or(entry.0);
+                entry.operation_date = record.operation_date.or(entry.operation_date);
             }
             if record.ours.status != RecordStatus::Rejected {
-                entry.1 = Some(record.ours);
-                entry.2 = order;
+                entry.newest = Some(record.ours);
+                entry.order = order;
             }
         }
         match page.next {
@@ -230,13 +243,16 @@ async fn ours(
     }
     let mut ours: Vec<(u64, Ours)> = by_invoice
         .into_iter()
-        .filter_map(|((_, issue_date), (operation_date, ours, order))| {
-            let filed = operation_date.unwrap_or(issue_date);
+        .filter_map(|((_, issue_date), invoice)| {
+            let filed = invoice.operation_date.unwrap_or(issue_date);
             let month = Period::new(
                 chrono::Datelike::year(&filed),
                 chrono::Datelike::month(&filed),
             );
-            ours.filter(|_| month == Some(period))
+            let order = invoice.order;
+            invoice
+                .newest
+                .filter(|_| month == Some(period))
                 .map(|ours| (order, ours))
         })
         .collect();
