@@ -22,7 +22,6 @@ use shared::app::keys::Caller;
 use shared::app::verifactu::query::received_invoices;
 use shared::app::verifactu::submit_pending;
 use shared::domain::account::{Mode, Plan};
-use shared::embedded::file_blobs::FileBlobs;
 use shared::invoice::kind::Kind;
 use shared::verifactu::aeat::query::{HeldState, Period};
 use shared::verifactu::aeat::soap;
@@ -47,12 +46,10 @@ async fn env() -> Env {
         |ports, wiring| {
             let simulator = Arc::new(Mutex::new(Simulator::default()));
             made = Some(simulator.clone());
-            ports
-                .with_aeat_test(Arc::new(SimulatedAeat::new(
-                    simulator,
-                    wiring.clock.clone(),
-                )))
-                .with_blobs(Arc::new(FileBlobs::new(wiring.data_dir)))
+            ports.with_aeat_test(Arc::new(SimulatedAeat::new(
+                simulator,
+                wiring.clock.clone(),
+            )))
         },
     )
     .await;

@@ -1,13 +1,13 @@
 //! An invoice's VERI*FACTU records as they were sent (the RegistroAlta, its
 //! corrections, the RegistroAnulacion) and, once answered, the AEAT's answer
-//! envelope as it was received (stored once per message in the blob store;
-//! see `submit`).
+//! envelope as it was received (stored once per message; see `submit`).
 
+use super::submit::stored_answer;
 use crate::app::invoices::error::InvoiceError;
 use crate::app::invoices::store;
 use crate::app::keys::Caller;
 use crate::ports::Ports;
-use crate::ports::table::{Query, SortKey, TableError};
+use crate::ports::table::{Query, SortKey};
 use crate::verifactu::aeat::Operation;
 use crate::verifactu::status::RecordStatus;
 
@@ -44,12 +44,7 @@ pub async fn sent_records(
                 continue;
             }
             let answer_xml = match item.s("answer_xml") {
-                Some(key) => ports
-                    .blobs
-                    .get(key)
-                    .await
-                    .map_err(|e| TableError::Unavailable(format!("an answer blob: {e}")))?
-                    .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+                Some(token) => stored_answer(ports, &chain, token).await?,
                 None => None,
             };
             records.push(SentRecord {
