@@ -56,6 +56,7 @@ mod ubl_cii;
 mod uploads_api;
 mod verifactu_certificates;
 mod verifactu_corrections;
+mod verifactu_query_api;
 mod verifactu_submit;
 mod verifactu_xsd;
 mod web_app;

@@ -10,7 +10,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     shared::http::observe::init_logging();
     let config = Config::from_env()?;
     let ports = environment::with_queues(environment::ports().await?).await?;
-    let ports = environment::with_blobs(environment::with_verifactu(ports, &config).await).await?;
+    let ports = environment::with_verifactu(ports, &config).await;
     let ports = &ports;
     lambda_runtime::run(service_fn(|event: LambdaEvent<Value>| async move {
         function_verifactu::handle(ports, event.payload).await

@@ -1,5 +1,6 @@
 //! The invoices group: issue, read, list, cancel, rectify, status; and the
-//! VERI*FACTU chain verifier and record resubmission.
+//! VERI*FACTU chain verifier and record resubmission (the comparison with
+//! the AEAT and the records as sent are in `verifactu`).
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -36,6 +37,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(super::series::routes())
         .merge(super::payments::routes())
         .merge(super::invoice_send::routes())
+        .merge(super::verifactu::routes())
         .routes(requiring_key(routes!(issue_invoice)))
         .routes(routes!(list_invoices))
         .routes(routes!(get_invoice))

@@ -33,6 +33,7 @@ pub mod tax;
 pub mod unit_of_work;
 pub mod uploads;
 pub mod usage;
+pub mod verifactu;
 pub mod webhooks;
 
 use axum::Router;

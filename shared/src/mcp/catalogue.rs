@@ -128,6 +128,17 @@ fn fiscal_calendar_parameters() -> Value {
     )
 }
 
+fn compare_verifactu_records_parameters() -> Value {
+    object(
+        json!({
+            "year": {"type": "integer", "minimum": 2000, "maximum": 2100, "description": "The year, e.g. 2026."},
+            "period": {"type": "integer", "minimum": 1, "maximum": 12,
+                "description": "The month, 1–12 (a record counts in its operation date's month, or else its issue date's)."}
+        }),
+        &["year", "period"],
+    )
+}
+
 fn list_analyses_parameters() -> Value {
     let mut properties = limit_and_cursor("analyses", "list_analyses");
     properties["type"] = json!({"type": "string", "enum": ["excel", "compare", "folder", "cuestionario"],
@@ -485,6 +496,19 @@ fn specs() -> Vec<ToolSpec> {
             parameters: no_parameters,
         },
         ToolSpec {
+            name: "compare_verifactu_records",
+            method: Method::GET,
+            path: "/api/v1/verifactu/records",
+            renames: &[],
+            output: Output::Body,
+            summary: summary::verifactu_comparison,
+            operation: "compare_verifactu_records",
+            title: "Compare VERI*FACTU records with the AEAT",
+            description: "Ask the tax authority (AEAT) which VERI*FACTU records of the account's issuer NIF it holds for one month and compare them with the account's own: `missing_at_aeat` (ours, sent or still pending, that it does not hold), `different` (it holds another record of the invoice, `hash`, or another state than ours, `state`), `only_at_aeat`, and how many match. Each entry has the invoice number, issue date, our invoice id, our status and the AEAT's state. With a live key the AEAT is asked with the account's certificate (an error says when it is missing or expired); a test key asks the AEAT simulator. No quota.",
+            hints: [true, false, true, true],
+            parameters: compare_verifactu_records_parameters,
+        },
+        ToolSpec {
             name: "list_series",
             method: Method::GET,
             path: "/api/v1/series",
@@ -764,7 +788,7 @@ mod tests {
     #[test]
     fn every_tool_has_a_unique_name_and_all_four_hints() {
         let tools = tools();
-        assert_eq!(tools.len(), 26);
+        assert_eq!(tools.len(), 27);
         let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         names.sort();
         names.dedup();

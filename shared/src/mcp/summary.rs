@@ -282,6 +282,19 @@ pub fn resubmitted(v: &Value) -> String {
     )
 }
 
+pub fn verifactu_comparison(v: &Value) -> String {
+    let listed = |name: &str| v[name].as_array().map_or(0, Vec::len);
+    format!(
+        "VERI*FACTU records of {}-{:02} against the AEAT: {} matching, {} missing at the AEAT, {} different, {} only at the AEAT.",
+        v["year"],
+        v["period"].as_u64().unwrap_or_default(),
+        v["matching"],
+        listed("missing_at_aeat"),
+        listed("different"),
+        listed("only_at_aeat")
+    )
+}
+
 /// A job polled with get_job: its result or error once it has finished.
 pub fn job_state(v: &Value) -> String {
     match v["status"].as_str() {
@@ -339,6 +352,12 @@ mod tests {
         assert_eq!(
             (find("list_invoices").unwrap().summary)(&page),
             "1 invoice(s): invoice F2026-000003 (id 3), 2026-11-20, Ana, total 121.0 €, issued. More follow: call again with cursor \"3\"."
+        );
+        let comparison = json!({"year": 2026, "period": 3, "matching": 4,
+            "missing_at_aeat": [{}], "different": [], "only_at_aeat": []});
+        assert_eq!(
+            (find("compare_verifactu_records").unwrap().summary)(&comparison),
+            "VERI*FACTU records of 2026-03 against the AEAT: 4 matching, 1 missing at the AEAT, 0 different, 0 only at the AEAT."
         );
         let started = json!({"id": "job_1", "kind": "analyze", "status": "queued"});
         assert!(job(&started).contains("get_job with job_id \"job_1\""));

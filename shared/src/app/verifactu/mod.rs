@@ -4,10 +4,12 @@
 //! asking the AEAT which records it holds.
 
 pub mod certificates;
+pub mod compare;
 pub mod query;
 pub mod queue;
 pub mod reason;
 pub mod resubmit;
+pub mod sent_records;
 pub mod submit;
 
 pub use reason::with_pending_reason;

@@ -17,9 +17,11 @@
 //! cancelled) takes the state it holds there, as an answer would, marked
 //! `resolved_by_query`; only the others are sent.
 //!
-//! Each answer's envelope, as received, is stored once per message in the
-//! blob store (`verifactu/answers/…`), and each record it answers points to
-//! it (`answer_xml`): an answer to 1,000 records outgrows a table item.
+//! Each answer's envelope, as received, is stored once per message under
+//! `<chain>#ANSWERS` (`<token>#<part:03>`, in parts of at most 300 KB: an
+//! answer to 1,000 records can outgrow a table item), and each record it
+//! answers points to it (`answer_xml`: the token). Not in the blob store,
+//! whose objects expire after a day.
 //!
 //! State per chain: `<chain>/SUBMISSION` (`through`: the last record
 //! answered; `next_at`; `failures`; `reason`; `uncertain`: 1 while a
@@ -245,7 +247,7 @@ async fn submit_leased(
             return retry_later(ports, &state_key, state, now, reason, uncertain).await;
         }
     };
-    let answer_xml = store_answer(ports, chain, &envelope).await;
+    let answer_xml = store_answer(ports, chain, &envelope).await?;
     for record in &pending {
         if let Some(line) = answer.lines.iter().find(|l| matches(l, record)) {
             let aeat_answer = AeatAnswer {
@@ -260,7 +262,7 @@ async fn submit_leased(
             let answered = Answered {
                 status: status_of(line),
                 answer: aeat_answer,
-                xml: answer_xml.as_deref(),
+                xml: Some(&answer_xml),
             };
             apply(ports, record, &answered, now).await?;
         }
@@ -304,21 +306,60 @@ async fn save_state(
         .await
 }
 
-/// Stores an answer's envelope as received, once per message; its key, or
-/// `None` when the blob store failed (the answer is applied all the same).
-async fn store_answer(ports: &Ports, chain: &str, envelope: &str) -> Option<String> {
-    let key = format!(
-        "verifactu/answers/{}/{}.xml",
-        chain.replace('#', "/"),
-        crate::ids::random_token(16)
-    );
-    match ports.blobs.put(&key, envelope.as_bytes().to_vec()).await {
-        Ok(()) => Some(key),
-        Err(e) => {
-            tracing::warn!(chain = crate::redact::short_hash(chain), error = %e, "a VERI*FACTU answer was not stored");
-            None
+/// The largest part of an answer envelope in one item.
+pub const ANSWER_PART_BYTES: usize = 300_000;
+
+/// `text` in parts of at most `max` bytes, cut between characters.
+fn parts(text: &str, max: usize) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut cut = rest.len().min(max);
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
         }
+        let (part, tail) = rest.split_at(cut);
+        parts.push(part);
+        rest = tail;
     }
+    parts
+}
+
+/// Stores an answer's envelope as received, once per message; its token.
+async fn store_answer(ports: &Ports, chain: &str, envelope: &str) -> Result<String, TableError> {
+    let token = crate::ids::random_token(16);
+    for (i, part) in parts(envelope, ANSWER_PART_BYTES).into_iter().enumerate() {
+        let item = Item::new(Key::new(
+            format!("{chain}#ANSWERS"),
+            format!("{token}#{i:03}"),
+        ))
+        .with("xml", part.to_string());
+        ports
+            .table
+            .transact(vec![Write::Put {
+                item,
+                condition: None,
+            }])
+            .await?;
+    }
+    Ok(token)
+}
+
+/// The answer envelope stored under `token`, if any.
+pub async fn stored_answer(
+    ports: &Ports,
+    chain: &str,
+    token: &str,
+) -> Result<Option<String>, TableError> {
+    let query = Query::new(
+        format!("{chain}#ANSWERS"),
+        SortKey::Prefix(format!("{token}#")),
+    );
+    let page = ports.table.query(&query).await?;
+    if page.items.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(page.items.iter().filter_map(|i| i.s("xml")).collect()))
 }
 
 /// Asks the AEAT which pending records it holds (the months they are filed
@@ -607,7 +648,7 @@ fn status_of(line: &AnswerLine) -> RecordStatus {
 struct Answered<'a> {
     status: RecordStatus,
     answer: AeatAnswer,
-    /// The blob key of the answer's envelope, when there is one.
+    /// The token of the answer's stored envelope, when there is one.
     xml: Option<&'a str>,
 }
 
@@ -761,6 +802,15 @@ mod tests {
     fn asked_in(message: &str) -> Vec<SimulatedError> {
         let (header, _) = soap::read_with_header(message).unwrap();
         simulated_errors::read(header.as_ref()).unwrap()
+    }
+
+    #[test]
+    fn answers_are_cut_in_parts_between_characters() {
+        assert_eq!(parts("añb", 2), ["a", "ñ", "b"]);
+        assert_eq!(parts("abcd", 2), ["ab", "cd"]);
+        assert_eq!(parts("", 2), Vec::<&str>::new());
+        let big = "é".repeat(ANSWER_PART_BYTES);
+        assert_eq!(parts(&big, ANSWER_PART_BYTES).concat(), big);
     }
 
     #[test]
