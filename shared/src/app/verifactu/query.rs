@@ -194,9 +194,9 @@ impl ReceivedInvoice {
     }
 }
 
-/// The invoices the AEAT holds with the caller's account as recipient, of
-/// `year` and `month` (1–12: the operation date's month, or else the issue
-/// date's), every page: for importing received invoices.
+/// The invoices the AEAT holds with the caller's account's issuer NIF as
+/// recipient, filed under `period` (the month of the operation date, or
+/// else of the issue date), every page: for importing received invoices.
 pub async fn received_invoices(
     ports: &Ports,
     caller: &Caller,
