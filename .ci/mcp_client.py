@@ -28,7 +28,7 @@ TOOLS = {
     "issue_invoice", "list_invoices", "get_invoice", "cancel_invoice", "set_invoice_status",
     "record_payment", "send_invoice", "resubmit_verifactu_record", "get_job",
     "list_series", "create_series", "update_series", "delete_series",
-    "estimate_model_303", "add_expense", "list_expenses",
+    "estimate_model_303", "add_expense", "list_expenses", "compare_verifactu_records",
 }
 
 INVOICE_TEXT = """FACTURA
@@ -76,7 +76,7 @@ async def list_tools(client, label):
     listed = await client.list_tools()
     names = {t.name for t in listed.tools}
     check(names == TOOLS, f"{label}: tools {sorted(names)}")
-    check(len(listed.tools) == 26, f"{label}: {len(listed.tools)} tools")
+    check(len(listed.tools) == 27, f"{label}: {len(listed.tools)} tools")
     schemas = {}
     for tool in listed.tools:
         Draft202012Validator.check_schema(tool.input_schema)
@@ -154,6 +154,12 @@ async def every_tool(run, live):
 
     key = str(uuid.uuid4())
     first = await run.ok("issue_invoice", invoice_args(key))
+    # Asking the AEAT needs the issuer's certificate with a live key; test keys ask the simulator.
+    if live:
+        await run.error("compare_verifactu_records", {"year": 2026, "period": 11}, "certificate")
+    else:
+        compared = await run.ok("compare_verifactu_records", {"year": 2026, "period": 11})
+        check(compared["object"] == "verifactu_comparison", f"compare_verifactu_records: {compared}")
     before = await run.ok("list_invoices", {"limit": 100})
     again = await run.ok("issue_invoice", invoice_args(key))
     after = await run.ok("list_invoices", {"limit": 100})

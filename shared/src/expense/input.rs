@@ -46,7 +46,7 @@ pub struct DocumentInput {
 
 /// One element of `invoices` from `POST /api/v1/invoices/extract`, as it came
 /// or corrected: the fields an expense takes from it (the rest are ignored).
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct ExtractedFields {
     pub issuer_name: Option<String>,
     pub issuer_nif: Option<String>,
@@ -64,7 +64,7 @@ pub struct ExtractedFields {
     pub currency: Option<String>,
 }
 
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize)]
 pub struct ExtractedLine {
     pub rate: Percent,
     pub base: Money,
@@ -121,7 +121,13 @@ pub struct ExpenseFields {
     /// `confirmed` (the default) counts in the tax figures; `draft` (what an
     /// import from the AEAT adds) does not until an update confirms it.
     pub status: Option<Status>,
-    /// What extraction returned for the invoice (then `source` is `extraction`).
+    /// One element of `invoices` that `POST /api/v1/invoices/extract`
+    /// returned, as it came or corrected (then `source` is `extraction`).
+    /// Taken from it: `issuer_name`, `issuer_nif`, `invoice_number`,
+    /// `invoice_date`, `vat_breakdown` (else `base`, `vat_rate` and
+    /// `vat_amount` as one line), `irpf_rate`, `irpf_amount`, `total` and
+    /// `currency` (only EUR); its other members are ignored.
+    #[schema(value_type = Option<Object>)]
     pub extracted: Option<ExtractedFields>,
     /// The invoice's file, kept with the expense and deleted with it.
     pub document: Option<DocumentInput>,

@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 /// Modelo 115; any other: Modelo 111).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = ExpenseCategory)]
 pub enum Category {
     /// Goods bought for resale and raw materials.
     Goods,
@@ -96,6 +97,7 @@ impl Category {
 /// How VAT applies to the purchase, which decides the Modelo 303 boxes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = ExpenseTreatment)]
 pub enum Treatment {
     /// A Spanish supplier charged the VAT: deducted in boxes 28/29 (30/31
     /// for capital goods).
@@ -128,6 +130,7 @@ impl Treatment {
 /// Where the expense's figures came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = ExpenseSource)]
 pub enum Source {
     /// Typed by hand.
     Typed,
@@ -143,6 +146,7 @@ pub enum Source {
 /// the AEAT) waits to be confirmed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = ExpenseStatus)]
 pub enum Status {
     Confirmed,
     Draft,

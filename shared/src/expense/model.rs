@@ -18,6 +18,7 @@ const TOLERANCE: Decimal = dec!(0.02);
 const MAX_LINES: usize = 20;
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+#[schema(as = ExpenseSupplier)]
 pub struct Supplier {
     pub name: String,
     /// A checked Spanish NIF, or the foreign VAT number.
@@ -39,6 +40,7 @@ pub struct ExpenseLine {
 
 /// What the tax returns take from the expense.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+#[schema(as = ExpenseDeductible)]
 pub struct Deductible {
     /// The base of the deducted VAT: the bases × the VAT share.
     pub base: Money,
@@ -51,6 +53,7 @@ pub struct Deductible {
 
 /// The stored file of an expense (`GET /api/v1/expenses/{id}/document`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+#[schema(as = ExpenseDocument)]
 pub struct Document {
     pub file_name: String,
     pub mime: String,
@@ -103,6 +106,7 @@ fn err(field: impl Into<String>, message: impl Into<String>) -> FieldError {
 /// What the book keeps of a received invoice, checked; the expense adds its
 /// id, source, document and times.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+#[schema(as = ExpenseEntry)]
 pub struct Entry {
     pub supplier: Supplier,
     pub number: String,

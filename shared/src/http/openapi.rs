@@ -324,6 +324,34 @@ pub fn document() -> Document {
 mod tests {
     use super::*;
 
+    /// Schemas are named after their types, and a second type of the same
+    /// name silently replaces the first in the document: every name must
+    /// mean one schema across the groups (`#[schema(as = …)]` renames).
+    #[test]
+    fn no_two_types_share_a_schema_name() {
+        let mut seen: std::collections::BTreeMap<String, (crate::http::Group, String)> =
+            std::collections::BTreeMap::new();
+        for group in crate::http::Group::ALL {
+            let Some(components) = group.routes().into_openapi().components else {
+                continue;
+            };
+            for (name, schema) in components.schemas {
+                let json = serde_json::to_string(&schema).expect("schemas serialise");
+                match seen.get(&name) {
+                    Some((other, first)) => {
+                        assert_eq!(
+                            first, &json,
+                            "{name}: one in {other:?}, another in {group:?}"
+                        )
+                    }
+                    None => {
+                        seen.insert(name, (group, json));
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_served_document_is_the_generated_one() {
         let generated =

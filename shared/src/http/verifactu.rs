@@ -16,8 +16,7 @@ use crate::app::verifactu::sent_records::{SentRecord, sent_records};
 use crate::verifactu::status::RecordStatus;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(get_verifactu_records))
+    OpenApiRouter::new().routes(routes!(get_verifactu_records))
 }
 
 /// One record of an invoice as sent.

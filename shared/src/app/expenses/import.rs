@@ -27,6 +27,7 @@ use crate::verifactu::{Qualification, Treatment as RecordTreatment};
 /// Why an invoice the AEAT holds was not imported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = ExpenseImportSkipReason)]
 pub enum Skipped {
     /// The book has it (same supplier, number and date): `expense_id`.
     AlreadyInBook,
@@ -39,6 +40,7 @@ pub enum Skipped {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(as = ExpenseImportSkipped)]
 pub struct LeftOut {
     pub supplier_tax_id: String,
     pub number: String,
@@ -49,6 +51,7 @@ pub struct LeftOut {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(as = ExpenseImport)]
 pub struct Imported {
     pub year: i32,
     pub period: u32,

@@ -448,6 +448,7 @@ pub async fn delete(ports: &Ports, caller: &Caller, id: &str) -> Result<Expense,
 
 /// One version of an expense, as written.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(as = ExpenseVersion)]
 pub struct Version {
     pub action: Action,
     pub at: String,

@@ -131,6 +131,7 @@ pub fn remove(account: &AccountId, s: &Stored) -> Vec<Write> {
     Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
 )]
 #[serde(rename_all = "snake_case")]
+#[schema(as = ExpenseAction)]
 pub enum Action {
     Created,
     Updated,
