@@ -1,7 +1,8 @@
 //! `template.yaml` keeps the data safe and the traffic bounded: the table
 //! cannot be deleted by accident, the bucket and every queue refuse plain
-//! HTTP, no principal but the submitter's role may decrypt certificates
-//! (the web application may seal them), every function writes only its own
+//! HTTP, no principal but the roles that talk to the AEAT (the submitter's
+//! and the AEAT questions') may decrypt certificates (the web application
+//! may seal them), every function writes only its own
 //! item kinds (accounts, keys and certificates only the web application's),
 //! the API is throttled before Lambda and the costly
 //! functions are capped, email goes out as the SES identity only, scheduled
