@@ -11,6 +11,19 @@ pub enum FileKind {
     Xml,
 }
 
+impl FileKind {
+    /// The media type of files of this kind.
+    pub fn mime(self) -> &'static str {
+        match self {
+            FileKind::Pdf => "application/pdf",
+            FileKind::Png => "image/png",
+            FileKind::Jpeg => "image/jpeg",
+            FileKind::Webp => "image/webp",
+            FileKind::Xml => "application/xml",
+        }
+    }
+}
+
 /// How far into a file the `%PDF-` header may start: readers accept leading
 /// junk (mail gateways and old generators prepend some).
 const PDF_HEADER_WINDOW: usize = 1024;

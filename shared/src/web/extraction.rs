@@ -320,16 +320,6 @@ fn check(lang: Lang, sent: &Sent, limits: &Limits) -> Option<String> {
     })
 }
 
-fn mime(kind: FileKind) -> &'static str {
-    match kind {
-        FileKind::Pdf => "application/pdf",
-        FileKind::Png => "image/png",
-        FileKind::Jpeg => "image/jpeg",
-        FileKind::Webp => "image/webp",
-        FileKind::Xml => "application/xml",
-    }
-}
-
 pub async fn extract(
     State(state): State<AppState>,
     Extension(rest): Extension<Rest>,
@@ -368,7 +358,7 @@ pub async fn extract(
         .map(|file| {
             json!({
                 "name": file.name,
-                "mime": mime(file.kind.expect("checked: every file has a kind")),
+                "mime": file.kind.expect("checked: every file has a kind").mime(),
                 "data": B64.encode(&file.bytes),
             })
         })

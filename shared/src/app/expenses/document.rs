@@ -33,16 +33,6 @@ fn invalid(code: &'static str, param: &str, message: impl Into<String>) -> Expen
     }
 }
 
-fn mime_of(kind: FileKind) -> &'static str {
-    match kind {
-        FileKind::Pdf => "application/pdf",
-        FileKind::Png => "image/png",
-        FileKind::Jpeg => "image/jpeg",
-        FileKind::Webp => "image/webp",
-        FileKind::Xml => "application/xml",
-    }
-}
-
 /// Reads and checks the document of a request.
 pub async fn receive(
     ports: &Ports,
@@ -86,7 +76,7 @@ pub async fn receive(
             limit / (1024 * 1024)
         )));
     }
-    let mime = mime_of(kind);
+    let mime = kind.mime();
     if let Some(declared) = &input.mime {
         let declared = essence(declared);
         let same = declared == mime

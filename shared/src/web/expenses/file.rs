@@ -85,16 +85,6 @@ pub async fn blank(
     render(&visit, caller.mode.as_str(), None, StatusCode::OK)
 }
 
-fn mime(kind: FileKind) -> &'static str {
-    match kind {
-        FileKind::Pdf => "application/pdf",
-        FileKind::Png => "image/png",
-        FileKind::Jpeg => "image/jpeg",
-        FileKind::Webp => "image/webp",
-        FileKind::Xml => "application/xml",
-    }
-}
-
 /// Keeps the file as an upload of `caller`; its id, or the API's refusal.
 async fn keep(
     state: &AppState,
@@ -104,7 +94,7 @@ async fn keep(
     kind: FileKind,
     bytes: Vec<u8>,
 ) -> Result<String, String> {
-    let declared = json!({"name": name, "mime": mime(kind), "size": bytes.len()});
+    let declared = json!({"name": name, "mime": kind.mime(), "size": bytes.len()});
     let reply = rest
         .call(
             caller,
