@@ -7,7 +7,7 @@
 
 use rust_decimal::Decimal;
 
-use super::quarter::{RateTotals, ReturnBox};
+use super::quarter::{QuarterSummary, RateTotals, ReturnBox, model_303_boxes};
 use crate::expense::{Expense, Treatment};
 
 /// The VAT self-assessed on purchases: it is output VAT (box 27) and, as far
@@ -171,6 +171,43 @@ pub fn result_boxes(
         Outcome::Offset
     };
     (boxes, outcome)
+}
+
+/// A whole return: its boxes, box 71 and what it ends in.
+pub struct Model303 {
+    pub boxes: Vec<ReturnBox>,
+    pub result: Decimal,
+    pub outcome: Outcome,
+}
+
+/// Every box of the return from the quarter's issued invoices (`invoices`)
+/// and the expenses whose VAT falls in it.
+pub fn model_303(
+    invoices: &QuarterSummary,
+    expenses: &[&Expense],
+    year: i32,
+    quarter: u8,
+    carried_forward: Decimal,
+) -> Model303 {
+    let value = |boxes: &[ReturnBox], number: &str| {
+        boxes
+            .iter()
+            .find(|b| b.number == number)
+            .map_or(Decimal::ZERO, |b| b.value)
+    };
+    let mut boxes = model_303_boxes(invoices, &self_assessed(expenses), year, quarter);
+    let output = value(&boxes, "27");
+    let input = input_boxes(expenses);
+    let deducted = value(&input, "45");
+    boxes.extend(input);
+    let (result_boxes, outcome) = result_boxes(output, deducted, carried_forward);
+    let result = value(&result_boxes, "71");
+    boxes.extend(result_boxes);
+    Model303 {
+        boxes,
+        result,
+        outcome,
+    }
 }
 
 #[cfg(test)]

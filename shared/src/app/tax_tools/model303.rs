@@ -14,9 +14,9 @@ use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
 use crate::app::keys::Caller;
 use crate::expense::Expense;
 use crate::ports::Ports;
-use crate::tax::model303::{input_boxes, result_boxes, self_assessed};
+use crate::tax::model303::model_303;
 use crate::tax::money::{Amount, Money};
-use crate::tax::quarter::{ReturnBox, model_303_boxes, summarize};
+use crate::tax::quarter::{ReturnBox, summarize};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -96,36 +96,6 @@ pub fn boxes_of(boxes: Vec<ReturnBox>) -> Vec<Box303> {
         .collect()
 }
 
-/// Every box of the return and its outcome from both books' figures.
-pub fn model_303(
-    invoices: &[crate::tax::ledger_entry::LedgerEntry],
-    expenses: &[Expense],
-    year: i32,
-    quarter: u8,
-    carried_forward: Decimal,
-) -> (Vec<ReturnBox>, crate::tax::model303::Outcome, Decimal) {
-    let s = summarize(invoices);
-    let refs: Vec<&Expense> = expenses.iter().collect();
-    let mut boxes = model_303_boxes(&s, &self_assessed(&refs), year, quarter);
-    let output = boxes
-        .iter()
-        .find(|b| b.number == "27")
-        .map_or(Decimal::ZERO, |b| b.value);
-    let input = input_boxes(&refs);
-    let deducted = input
-        .iter()
-        .find(|b| b.number == "45")
-        .map_or(Decimal::ZERO, |b| b.value);
-    boxes.extend(input);
-    let (result, outcome) = result_boxes(output, deducted, carried_forward);
-    let value = result
-        .iter()
-        .find(|b| b.number == "71")
-        .map_or(Decimal::ZERO, |b| b.value);
-    boxes.extend(result);
-    (boxes, outcome, value)
-}
-
 pub async fn estimate_model_303(
     ports: &Ports,
     caller: &Caller,
@@ -136,7 +106,8 @@ pub async fn estimate_model_303(
     let mut notes = Vec::new();
     let b = books::read(ports, caller, year, quarter, &mut notes).await?;
     let carried = req.carried_forward.map(Amount::value).unwrap_or_default();
-    let (boxes, outcome, result) = model_303(&b.invoices, &b.expenses_vat, year, quarter, carried);
+    let expenses: Vec<&Expense> = b.expenses_vat.iter().collect();
+    let form = model_303(&summarize(&b.invoices), &expenses, year, quarter, carried);
     if b.invoices
         .iter()
         .any(|e| e.tax != crate::tax::indirect::IndirectTax::Iva)
@@ -155,9 +126,9 @@ pub async fn estimate_model_303(
         from: b.from,
         to: b.to,
         livemode: caller.mode.is_live(),
-        boxes: boxes_of(boxes),
-        result: Money::from(result),
-        outcome: outcome.code(),
+        boxes: boxes_of(form.boxes),
+        result: Money::from(form.result),
+        outcome: form.outcome.code(),
         invoices: b.invoices.iter().map(counted_invoice).collect(),
         expenses: b
             .expenses_vat

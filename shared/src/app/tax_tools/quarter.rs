@@ -8,11 +8,12 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::books::{self, CountedExpense, CountedInvoice, counted_expense, counted_invoice};
-use super::model303::{boxes_of, model_303};
+use super::model303::boxes_of;
 use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
 use crate::app::keys::Caller;
 use crate::expense::Expense;
 use crate::ports::Ports;
+use crate::tax::model303::model_303;
 use crate::tax::money::Money;
 use crate::tax::money::Percent;
 use crate::tax::money::as_number;
@@ -156,7 +157,8 @@ pub async fn quarter_summary(
             "IPSI goes to the city of Ceuta or Melilla, not in Modelo 303: see `ipsi`.".into(),
         );
     }
-    let (boxes, _, _) = model_303(&b.invoices, &b.expenses_vat, year, quarter, Decimal::ZERO);
+    let vat_expenses: Vec<&Expense> = b.expenses_vat.iter().collect();
+    let form = model_303(&s, &vat_expenses, year, quarter, Decimal::ZERO);
     let paid: Vec<&Expense> = b.expenses_quarter.iter().collect();
     Ok(QuarterResponse {
         year,
@@ -178,7 +180,7 @@ pub async fn quarter_summary(
             irpf_withheld: Money::from(s.irpf_withheld),
             total: Money::from(s.total),
         },
-        model_303: boxes_of(boxes),
+        model_303: boxes_of(form.boxes),
         model_130: Model130Inputs {
             income_year_to_date: Money::from(
                 b.invoices_year.iter().map(|e| e.base()).sum::<Decimal>(),
