@@ -27,6 +27,18 @@ use crate::verifactu::aeat::Operation;
 use crate::verifactu::aeat::query::{HeldState, Period};
 use crate::verifactu::status::RecordStatus;
 
+/// The month a request names (`year` 2000–2100, `period` 1–12), as the AEAT files records.
+fn month(year: i32, period: u32) -> Result<Period, ApiError> {
+    check_year(year).map_err(ApiError::from)?;
+    Period::new(year, period).ok_or_else(|| {
+        ApiError::invalid(
+            "parameter_invalid",
+            format!("period {period} is not a month; use 1 to 12"),
+        )
+        .param("period")
+    })
+}
+
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(compare_verifactu_records))
@@ -109,14 +121,7 @@ async fn import_expenses_from_aeat(
     caller: Caller,
     ApiJson(req): ApiJson<ImportRequest>,
 ) -> Result<Json<Imported>, ApiError> {
-    check_year(req.year).map_err(ApiError::from)?;
-    let period = Period::new(req.year, req.period).ok_or_else(|| {
-        ApiError::invalid(
-            "parameter_invalid",
-            format!("period {} is not a month; use 1 to 12", req.period),
-        )
-        .param("period")
-    })?;
+    let period = month(req.year, req.period)?;
     Ok(Json(import_from_aeat(&state.ports, &caller, period).await?))
 }
 
@@ -239,14 +244,6 @@ async fn compare_verifactu_records(
     caller: Caller,
     ApiQuery(q): ApiQuery<RecordsQuery>,
 ) -> Result<Json<ComparisonResponse>, ApiError> {
-    if !(2000..=2100).contains(&q.year) {
-        return Err(
-            ApiError::invalid("parameter_invalid", "year must be from 2000 to 2100").param("year"),
-        );
-    }
-    let period = Period::new(q.year, q.period).ok_or_else(|| {
-        ApiError::invalid("parameter_invalid", "period must be a month, 1 to 12").param("period")
-    })?;
-    let comparison = compare_records(&state.ports, &caller, period).await?;
+    let comparison = compare_records(&state.ports, &caller, month(q.year, q.period)?).await?;
     Ok(Json(response(comparison)))
 }
