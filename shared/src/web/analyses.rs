@@ -376,26 +376,13 @@ struct Questionnaire<'a> {
     live_allowed: bool,
     values: &'a HashMap<String, String>,
     idempotency: String,
-    problem: Option<(String, Option<String>)>,
+    problem: page::Problem,
 }
 
 fn questionnaire_page(visit: &Visit, form: &Questionnaire, status: StatusCode) -> Response {
     let lang = visit.lang;
-    let error_for = |id: &str| match &form.problem {
-        Some((message, Some(param))) if param == &format!("data.answers.{id}") => {
-            Some(message.as_str())
-        }
-        _ => None,
-    };
-    let general = form
-        .problem
-        .as_ref()
-        .filter(|(_, param)| {
-            !param
-                .as_deref()
-                .is_some_and(|p| p.starts_with("data.answers."))
-        })
-        .map(|(m, _)| m.as_str());
+    let error_for = |id: &str| page::error_for(&form.problem, &format!("data.answers.{id}"));
+    let general = page::unplaced(&form.problem, |p| p.starts_with("data.answers."));
     page::respond(
         visit,
         status,

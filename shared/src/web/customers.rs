@@ -120,7 +120,7 @@ fn form_page(
     mode: &str,
     id: Option<&str>,
     values: &Map<String, Value>,
-    problem: Option<(String, Option<String>)>,
+    problem: page::Problem,
     status: StatusCode,
 ) -> Response {
     let lang = visit.lang;
@@ -133,14 +133,8 @@ fn form_page(
         lang.pick("País (código ISO)", "Country (ISO code)"),
         lang.pick("Correo", "Email"),
     ];
-    let error_for = |field: &str| match &problem {
-        Some((message, Some(param))) if param == field => Some(message.as_str()),
-        _ => None,
-    };
-    let general = problem
-        .as_ref()
-        .filter(|(_, param)| !param.as_deref().is_some_and(|p| FIELDS.contains(&p)))
-        .map(|(m, _)| m.as_str());
+    let error_for = |field: &str| page::error_for(&problem, field);
+    let general = page::unplaced(&problem, |p| FIELDS.contains(&p));
     let action = match id {
         Some(id) => format!("/customers/{id}"),
         None => "/customers/new".into(),

@@ -156,6 +156,31 @@ pub fn number(lang: Lang, value: &Value, decimals: Option<u32>) -> Option<String
     })
 }
 
+/// The API's refusal of a form: its message and the field it names, if any
+/// (`rest::Reply::problem`).
+pub type Problem = Option<(String, Option<String>)>;
+
+/// The refusal's message when it names `field`, to show beside it.
+pub fn error_for<'a>(problem: &'a Problem, field: &str) -> Option<&'a str> {
+    match problem {
+        Some((message, Some(param))) if param == field => Some(message),
+        _ => None,
+    }
+}
+
+/// The refusal's message when it names no field the form `shows`, to show above it.
+pub fn unplaced<'a>(problem: &'a Problem, shows: impl Fn(&str) -> bool) -> Option<&'a str> {
+    let (message, param) = problem.as_ref()?;
+    let placed = param.as_deref().is_some_and(shows);
+    (!placed).then_some(message.as_str())
+}
+
+/// A number typed in a form as the API reads it: a decimal string with a
+/// point (`50,00` → `"50.00"`).
+pub fn typed_number(typed: &str) -> Value {
+    Value::String(typed.trim().replace(',', "."))
+}
+
 /// An amount in euros with its cents (`1.234,5` → `1234,50 €`), or `—`.
 pub fn euros(lang: Lang, value: &Value) -> String {
     number(lang, value, Some(2)).map_or_else(|| "—".into(), |n| format!("{n} €"))

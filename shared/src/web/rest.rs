@@ -113,7 +113,7 @@ impl Reply {
     }
 
     /// The error's message and the field it names (`lines[0].vat_rate`), if any.
-    pub fn problem(&self) -> Option<(String, Option<String>)> {
+    pub fn problem(&self) -> super::page::Problem {
         if self.ok() {
             return None;
         }

@@ -57,20 +57,14 @@ async fn show(
     visit: &Visit,
     caller: &crate::app::keys::Caller,
     typed: &HashMap<String, String>,
-    problem: Option<(String, Option<String>)>,
+    problem: page::Problem,
 ) -> Response {
     let lang = visit.lang;
     let mode = caller.mode.as_str();
     let listed = rest.get(caller, "/api/v1/series").await.json();
     let value = |name: &str| typed.get(name).map_or("", String::as_str);
-    let error_for = |field: &str| match &problem {
-        Some((message, Some(param))) if param == field => Some(message.clone()),
-        _ => None,
-    };
-    let general = problem
-        .as_ref()
-        .filter(|(_, param)| !param.as_deref().is_some_and(|p| FIELDS.contains(&p)))
-        .map(|(message, _)| message.clone());
+    let error_for = |field: &str| page::error_for(&problem, field);
+    let general = page::unplaced(&problem, |p| FIELDS.contains(&p));
     let status = if problem.is_some() {
         StatusCode::UNPROCESSABLE_ENTITY
     } else {

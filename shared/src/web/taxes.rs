@@ -122,14 +122,8 @@ pub async fn overview(
     };
     let summary = rest.get(&caller, &summary_path).await;
     let problem = summary.problem();
-    let error_for = |field: &str| match &problem {
-        Some((message, Some(param))) if param == field => Some(message.as_str()),
-        _ => None,
-    };
-    let general = problem
-        .as_ref()
-        .filter(|(_, p)| !matches!(p.as_deref(), Some("year" | "quarter")))
-        .map(|(m, _)| m.as_str());
+    let error_for = |field: &str| page::error_for(&problem, field);
+    let general = page::unplaced(&problem, |p| matches!(p, "year" | "quarter"));
     let status = if problem.is_some() {
         StatusCode::UNPROCESSABLE_ENTITY
     } else {
@@ -457,7 +451,7 @@ struct Model130<'a> {
     mode: Mode,
     live_allowed: bool,
     values: &'a HashMap<String, String>,
-    problem: Option<(String, Option<String>)>,
+    problem: page::Problem,
     result: Option<Value>,
 }
 
@@ -519,15 +513,8 @@ fn model_130_page(visit: &Visit, form: &Model130, status: StatusCode) -> Respons
         .copied()
         .chain(["year", "quarter", "housing_loan"])
         .collect();
-    let error_for = |field: &str| match &form.problem {
-        Some((message, Some(param))) if param == field => Some(message.as_str()),
-        _ => None,
-    };
-    let general = form
-        .problem
-        .as_ref()
-        .filter(|(_, p)| !p.as_deref().is_some_and(|p| fields.contains(&p)))
-        .map(|(m, _)| m.as_str());
+    let error_for = |field: &str| page::error_for(&form.problem, field);
+    let general = page::unplaced(&form.problem, |p| fields.contains(&p));
     page::respond(
         visit,
         status,

@@ -55,7 +55,7 @@ pub struct Draft {
     /// The kept file, sent as the API's `document.upload_id`.
     pub upload_id: Option<String>,
     pub idempotency: String,
-    pub problem: Option<(String, Option<String>)>,
+    pub problem: page::Problem,
 }
 
 impl Draft {
@@ -64,20 +64,15 @@ impl Draft {
     }
 
     fn error(&self, name: &str) -> Option<&str> {
-        match &self.problem {
-            Some((message, Some(param))) if param == name => Some(message),
-            _ => None,
-        }
+        page::error_for(&self.problem, name)
     }
 
     fn general_error(&self) -> Option<&str> {
-        let (message, param) = self.problem.as_ref()?;
-        let shown = param.as_deref().is_some_and(|p| {
+        page::unplaced(&self.problem, |p| {
             TEXT_FIELDS.contains(&p)
                 || ["treatment", "capital_good"].contains(&p)
                 || (0..LINES).any(|i| LINE_FIELDS.iter().any(|f| p == format!("lines[{i}].{f}")))
-        });
-        (!shown).then_some(message.as_str())
+        })
     }
 
     fn input(&self, label: &str, name: &str, kind: &str) -> Markup {
@@ -147,11 +142,6 @@ pub fn values_of_extracted(read: &Value) -> HashMap<String, String> {
     }))
 }
 
-/// A typed number as the API reads it: a decimal string with a point.
-fn number(typed: &str) -> Value {
-    Value::String(typed.trim().replace(',', "."))
-}
-
 /// The JSON request of the form: the fields typed (empty ones left out).
 fn request(draft: &Draft) -> Value {
     let get = |name: &str| draft.value(name).trim();
@@ -159,7 +149,7 @@ fn request(draft: &Draft) -> Value {
     for field in TEXT_FIELDS {
         if !get(field).is_empty() {
             let value = if NUMBERS.contains(&field) {
-                number(get(field))
+                page::typed_number(get(field))
             } else {
                 json!(get(field))
             };
@@ -181,7 +171,7 @@ fn request(draft: &Draft) -> Value {
             for f in LINE_FIELDS {
                 let typed = get(&format!("lines[{i}].{f}"));
                 if !typed.is_empty() {
-                    line.insert(f.into(), number(typed));
+                    line.insert(f.into(), page::typed_number(typed));
                 }
             }
             Value::Object(line)

@@ -44,7 +44,7 @@ struct Draft<'a> {
     lines: usize,
     idempotency: String,
     /// The API's refusal: its message and the field it names.
-    problem: Option<(String, Option<String>)>,
+    problem: page::Problem,
 }
 
 impl Draft<'_> {
@@ -53,17 +53,12 @@ impl Draft<'_> {
     }
 
     fn error(&self, name: &str) -> Option<&str> {
-        match &self.problem {
-            Some((message, Some(param))) if param == name => Some(message),
-            _ => None,
-        }
+        page::error_for(&self.problem, name)
     }
 
     /// The refusal when it names no field of the form.
     fn general_error(&self) -> Option<&str> {
-        let (message, param) = self.problem.as_ref()?;
-        let shown = param.as_deref().is_some_and(|p| self.field_exists(p));
-        (!shown).then_some(message.as_str())
+        page::unplaced(&self.problem, |p| self.field_exists(p))
     }
 
     fn field_exists(&self, name: &str) -> bool {
@@ -210,11 +205,6 @@ pub async fn blank(
     render(&visit, &draft, &book(&rest, &caller).await, StatusCode::OK)
 }
 
-/// A typed number as the API reads it: a decimal string with a point.
-fn number(typed: &str) -> Value {
-    Value::String(typed.trim().replace(',', "."))
-}
-
 /// The JSON request of the typed form.
 fn request(values: &HashMap<String, String>, lines: usize) -> Value {
     let get = |name: &str| values.get(name).map_or("", |v| v.trim());
@@ -241,15 +231,15 @@ fn request(values: &HashMap<String, String>, lines: usize) -> Value {
             let field = |f: &str| get(&format!("lines[{i}].{f}")).to_string();
             json!({
                 "description": field("description"),
-                "quantity": number(&field("quantity")),
-                "unit_price": number(&field("unit_price")),
-                "vat_rate": number(&field("vat_rate")),
+                "quantity": page::typed_number(&field("quantity")),
+                "unit_price": page::typed_number(&field("unit_price")),
+                "vat_rate": page::typed_number(&field("vat_rate")),
             })
         })
         .collect();
     body.insert("lines".into(), Value::Array(lines));
     if !get("irpf_rate").is_empty() {
-        body.insert("irpf_rate".into(), number(get("irpf_rate")));
+        body.insert("irpf_rate".into(), page::typed_number(get("irpf_rate")));
     }
     if get("equivalence_surcharge") == "yes" {
         body.insert("equivalence_surcharge".into(), json!(true));
