@@ -114,7 +114,10 @@ impl ExpenseFilters {
         Ok(Filters {
             from,
             to,
-            supplier: self.supplier,
+            supplier: self
+                .supplier
+                .map(|s| s.trim().to_lowercase())
+                .filter(|s| !s.is_empty()),
             category: self.category,
             status: self.status,
         })

@@ -218,7 +218,8 @@ pub async fn get(ports: &Ports, caller: &Caller, id: &str) -> Result<Expense, Ex
 pub struct Filters {
     pub from: Option<NaiveDate>,
     pub to: Option<NaiveDate>,
-    /// A tax id (exact, normalised) or a part of the name (any case).
+    /// A tax id or a part of the name, in lower case: it matches a tax id
+    /// exactly and a name in any case.
     pub supplier: Option<String>,
     pub category: Option<Category>,
     pub status: Option<Status>,
@@ -226,10 +227,9 @@ pub struct Filters {
 
 impl Filters {
     fn keeps(&self, e: &Expense) -> bool {
-        let supplier = self.supplier.as_ref().is_none_or(|s| {
-            let s = s.trim().to_lowercase();
-            e.entry.supplier.tax_id.eq_ignore_ascii_case(&s)
-                || e.entry.supplier.name.to_lowercase().contains(&s)
+        let supplier = self.supplier.as_deref().is_none_or(|s| {
+            e.entry.supplier.tax_id.eq_ignore_ascii_case(s)
+                || e.entry.supplier.name.to_lowercase().contains(s)
         });
         supplier
             && self.category.is_none_or(|c| c == e.entry.category)
