@@ -169,7 +169,7 @@ pub fn error_for<'a>(problem: &'a Problem, field: &str) -> Option<&'a str> {
 }
 
 /// The refusal's message when it names no field the form `shows`, to show above it.
-pub fn unplaced<'a>(problem: &'a Problem, shows: impl Fn(&str) -> bool) -> Option<&'a str> {
+pub fn unplaced(problem: &Problem, shows: impl Fn(&str) -> bool) -> Option<&str> {
     let (message, param) = problem.as_ref()?;
     let placed = param.as_deref().is_some_and(shows);
     (!placed).then_some(message.as_str())

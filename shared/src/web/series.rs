@@ -119,8 +119,8 @@ async fn show(
                 input type="hidden" name="mode" value=(mode);
                 fieldset {
                     legend { (lang.pick("Nueva serie", "New series")) }
-                    (page::input(lang.pick("Código (letras mayúsculas)", "Code (capital letters)"), "code", "text", value("code"), error_for("code").as_deref()))
-                    (page::input(lang.pick("Formato (vacío: {code}{year}-{n:06})", "Pattern (empty: {code}{year}-{n:06})"), "pattern", "text", value("pattern"), error_for("pattern").as_deref()))
+                    (page::input(lang.pick("Código (letras mayúsculas)", "Code (capital letters)"), "code", "text", value("code"), error_for("code")))
+                    (page::input(lang.pick("Formato (vacío: {code}{year}-{n:06})", "Pattern (empty: {code}{year}-{n:06})"), "pattern", "text", value("pattern"), error_for("pattern")))
                     label for="purpose" { (lang.pick("Para", "For"))
                         select id="purpose" name="purpose" {
                             @for purpose in PURPOSES {
@@ -128,7 +128,7 @@ async fn show(
                             }
                         }
                     }
-                    (page::input(lang.pick("Descripción (opcional)", "Description (optional)"), "description", "text", value("description"), error_for("description").as_deref()))
+                    (page::input(lang.pick("Descripción (opcional)", "Description (optional)"), "description", "text", value("description"), error_for("description")))
                     label { input type="checkbox" name="yearly_restart" value="yes" checked[typed.is_empty() || value("yearly_restart") == "yes"]; (lang.pick(" Empieza de nuevo cada año", " Restarts every year")) }
                     label { input type="checkbox" name="default" value="yes" checked[value("default") == "yes"]; (lang.pick(" Por defecto para su tipo", " Default for its purpose")) }
                 }
