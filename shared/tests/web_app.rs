@@ -229,7 +229,7 @@ async fn wrong_passwords_are_throttled_with_the_same_answer_for_unknown_addresse
         .sign_up_and_in("Taller Ana", "ana@example.com")
         .await;
     let mut attacker = Browser::new(&app);
-    for _ in 0..throttle::PER_EMAIL {
+    for _ in 0..throttle::SIGN_IN_ADDRESS.max {
         let known = attacker.sign_in("ana@example.com", "no es esta").await;
         assert_eq!(known.status, StatusCode::UNPROCESSABLE_ENTITY);
         let unknown = attacker.sign_in("nadie@example.com", "no es esta").await;
@@ -247,36 +247,116 @@ async fn wrong_passwords_are_throttled_with_the_same_answer_for_unknown_addresse
         .sign_in("nadie@example.com", "una frase larga")
         .await;
     assert_eq!(unknown.status, StatusCode::TOO_MANY_REQUESTS);
+
+    // The owner's own browser, where she signed in before, is not locked out.
+    let out = browser.submit("/", "/sign-out", &[]).await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    let again = browser.sign_in("ana@example.com", "una frase larga").await;
+    assert_eq!(again.status, StatusCode::SEE_OTHER, "{}", again.html);
 }
 
 #[tokio::test]
-async fn members_are_invited_by_the_owner_and_cannot_manage_keys_or_other_accounts() {
+async fn signing_in_again_replaces_the_session_and_a_reset_ends_every_session_and_link() {
+    let app = app();
+    let mut browser = Browser::new(&app);
+    browser
+        .sign_up_and_in("Taller Ana", "ana@example.com")
+        .await;
+    let first = browser.cookies["svc_session"].clone();
+    let again = browser
+        .submit(
+            "/",
+            "/sign-in",
+            &[
+                ("email", "ana@example.com"),
+                ("password", "una frase larga"),
+                ("next", "/"),
+            ],
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::SEE_OTHER, "{}", again.html);
+    let second = browser.cookies["svc_session"].clone();
+    assert_ne!(first, second, "sign-in rotates the session id");
+    let mut replay = Browser::new(&app);
+    replay.cookies.insert("svc_session".into(), first);
+    assert_eq!(
+        replay.get("/developers/keys").await.status,
+        StatusCode::SEE_OTHER,
+        "the earlier session ended"
+    );
+
+    let mut stranger = Browser::new(&app);
+    for _ in 0..2 {
+        stranger
+            .submit("/forgot", "/forgot", &[("email", "ana@example.com")])
+            .await;
+    }
+    let second_link = app.mail.link("ana@example.com", "/reset?token=");
+    let second_token = second_link.rsplit("token=").next().unwrap().to_string();
+    let set = stranger
+        .submit(
+            &second_link[second_link.find("/reset").unwrap()..],
+            "/reset",
+            &[("token", &second_token), ("password", "frase nueva larga")],
+        )
+        .await;
+    assert!(set.html.contains("Contraseña guardada"), "{}", set.html);
+    assert_eq!(
+        browser.get("/developers/keys").await.status,
+        StatusCode::SEE_OTHER,
+        "a reset ends every session"
+    );
+    let sent = app.mail.links("ana@example.com", "/reset?token=");
+    assert_eq!(sent.len(), 2);
+    let first_token = sent[0].rsplit("token=").next().unwrap();
+    let old = stranger.get(&format!("/reset?token={first_token}")).await;
+    assert_eq!(old.status, StatusCode::NOT_FOUND, "earlier reset links end");
+}
+
+#[tokio::test]
+async fn invitations_reserve_nothing_and_are_taken_by_their_address_once_signed_in() {
     let app = app();
     let mut owner = Browser::new(&app);
     owner.sign_up_and_in("Taller Ana", "ana@example.com").await;
-    let invited = owner
+    Browser::new(&app)
+        .sign_up_and_in("Otro", "luz@example.com")
+        .await;
+    let known = owner
+        .submit("/members", "/members", &[("email", "luz@example.com")])
+        .await;
+    let unknown = owner
         .submit("/members", "/members", &[("email", "eva@example.com")])
         .await;
-    assert!(invited.html.contains("eva@example.com"), "{}", invited.html);
+    assert_eq!(known.status, unknown.status);
+    assert!(
+        unknown.html.contains("Invitación enviada"),
+        "{}",
+        unknown.html
+    );
+    assert!(
+        unknown.html.contains("eva@example.com"),
+        "listed as pending"
+    );
+
+    // The address is free: Eva signs up on her own, then takes the offer.
     let link = app.mail.link("eva@example.com", "/invitation?token=");
     let path = link[link.find("/invitation").unwrap()..].to_string();
     let token = path.trim_start_matches("/invitation?token=").to_string();
     let mut member = Browser::new(&app);
-    let set = member
-        .submit(
-            &path,
-            "/invitation",
-            &[("token", &token), ("password", "la de eva larga")],
-        )
-        .await;
-    assert_eq!(set.status, StatusCode::OK, "{}", set.html);
-    assert_eq!(
-        member
-            .sign_in("eva@example.com", "la de eva larga")
-            .await
-            .status,
-        StatusCode::SEE_OTHER
+    let offer = member.get(&path).await;
+    assert!(offer.html.contains("Taller Ana"), "{}", offer.html);
+    assert!(offer.html.contains("ana@example.com"), "the owner is named");
+    assert!(
+        !offer.html.contains("action=\"/invitation\""),
+        "sign in first"
     );
+    member.sign_up_and_in("Eva", "eva@example.com").await;
+    let offer = member.get(&path).await;
+    assert!(offer.html.contains("Unirme a Taller Ana"), "{}", offer.html);
+    let joined = member
+        .submit(&path, "/invitation", &[("token", &token)])
+        .await;
+    assert_eq!(joined.status, StatusCode::SEE_OTHER, "{}", joined.html);
     assert!(member.get("/").await.html.contains("Taller Ana"));
     assert_eq!(
         member.get("/developers/keys").await.status,
@@ -284,12 +364,35 @@ async fn members_are_invited_by_the_owner_and_cannot_manage_keys_or_other_accoun
     );
     assert_eq!(member.get("/members").await.status, StatusCode::NOT_FOUND);
 
+    // A withdrawn invitation's link stops working.
+    let listed = owner
+        .submit("/members", "/members", &[("email", "zoe@example.com")])
+        .await;
+    let row = listed
+        .html
+        .find("<td>zoe@example.com")
+        .expect("zoe's invitation listed");
+    let at = row + listed.html[row..].find("/members/invitations/").unwrap();
+    let action = &listed.html[at..at + listed.html[at..].find('"').unwrap()];
+    let withdrawn = owner.submit("/members", action, &[]).await;
+    assert_eq!(
+        withdrawn.status,
+        StatusCode::SEE_OTHER,
+        "{}",
+        withdrawn.html
+    );
+    let link = app.mail.link("zoe@example.com", "/invitation?token=");
+    let gone = Browser::new(&app)
+        .get(&link[link.find("/invitation").unwrap()..])
+        .await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND);
+
     owner.create_key("test").await;
     let owners_keys = owner.get("/developers/keys").await;
     let key_id = owners_keys.first_key_id();
     assert!(key_id.starts_with("key_"), "{key_id}");
     let mut stranger = Browser::new(&app);
-    stranger.sign_up_and_in("Otro", "luz@example.com").await;
+    stranger.sign_up_and_in("Otro", "sol@example.com").await;
     let other = stranger
         .submit(
             "/developers/keys",

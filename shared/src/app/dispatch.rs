@@ -1,6 +1,7 @@
 //! The after-commit work of a created item, handed over by the table's feed
 //! (DynamoDB Streams on AWS, the embedded feed in `svc serve`): a job goes to
-//! the jobs queue, an event is fanned out to the account's webhooks, a chain
+//! the jobs queue, an event is fanned out to the account's webhooks, a letter
+//! of the web application is sent (`people::postbox`), a chain
 //! with its first pending VERI*FACTU record goes to the submission queue
 //! (best effort: the submitter's sweep covers a lost one), any other item is
 //! ignored. Feeds deliver at least once, so dispatching twice is safe:
@@ -15,6 +16,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::app::outbox::{self, Event};
+use crate::app::people::postbox;
 use crate::app::verifactu;
 use crate::app::webhooks::{self, Subscribers};
 use crate::metrics::{self, Metric};
@@ -32,6 +34,8 @@ pub enum DispatchError {
     Queue(#[from] QueueError),
     #[error("fan-out to webhooks failed: {0}")]
     Webhooks(String),
+    #[error("a letter could not be prepared: {0}")]
+    Mail(String),
     /// The item will never dispatch (it is malformed); retrying cannot help.
     #[error("cannot dispatch: {0}")]
     Unreadable(TableError),
@@ -60,6 +64,9 @@ pub async fn dispatch(
                 tracing::warn!(chain = crate::redact::short_hash(&item.key.sk), error = %e, "the submitter was not told of a chain; its sweep sends it");
             }
         }
+        Some(postbox::ENTITY) => postbox::deliver(ports, item)
+            .await
+            .map_err(|e| DispatchError::Mail(e.to_string()))?,
         Some(outbox::ENTITY) => {
             let event = Event::from_item(item).map_err(DispatchError::Unreadable)?;
             webhooks::fan_out(ports, &event, subscribers)

@@ -28,9 +28,10 @@ CREATE TABLE IF NOT EXISTS feed_checkpoints (
 ";
 
 /// The `entity` values whose creation is fed (as the stream filter on AWS):
-/// events, jobs, and a VERI*FACTU chain's first pending record, which goes
-/// to the submitter at once rather than at the next sweep.
-pub const FED_ENTITIES: [&str; 3] = ["event", "job", "verifactu_chain"];
+/// events, jobs, letters of the web application, and a VERI*FACTU chain's
+/// first pending record, which goes to the submitter at once rather than at
+/// the next sweep.
+pub const FED_ENTITIES: [&str; 4] = ["event", "job", "mail", "verifactu_chain"];
 
 pub(super) fn is_fed(item: &Item) -> bool {
     item.s("entity").is_some_and(|e| FED_ENTITIES.contains(&e))

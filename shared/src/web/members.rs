@@ -1,11 +1,15 @@
-//! Members: the owner invites people by email and removes them. A member
-//! can do everything else; this page is the owner's (a member gets a 404).
+//! Members: the owner invites people by email (an offer they take once
+//! signed in with that address), withdraws invitations and removes members.
+//! A member can do everything else; this page is the owner's (a member gets
+//! a 404). Inviting answers the same whether or not the address has an
+//! account.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::html;
 
+use crate::app::people::invitations::{self, InvitationError};
 use crate::app::people::members::{self, MemberError};
 use crate::app::people::store;
 use crate::domain::person::{Email, Role};
@@ -26,8 +30,13 @@ async fn show(
     let Some(session) = visit.signed_in() else {
         return page::not_found(visit);
     };
-    let list = match store::members(&state.ports, &session.person.account_id).await {
+    let account = &session.person.account_id;
+    let list = match store::members(&state.ports, account).await {
         Ok(list) => list,
+        Err(e) => return page::failure(lang, &e),
+    };
+    let pending = match invitations::pending(&state.ports, account).await {
+        Ok(pending) => pending,
         Err(e) => return page::failure(lang, &e),
     };
     page::respond(
@@ -54,6 +63,30 @@ async fn show(
                                     form method="post" action={ "/members/" (member.id) "/remove" } {
                                         (csrf_field(visit))
                                         button type="submit" class="secondary" aria-label={ (lang.pick("Quitar a ", "Remove ")) (member.email) } { (lang.pick("Quitar", "Remove")) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            @if !pending.is_empty() {
+                h2 { (lang.pick("Invitaciones pendientes", "Pending invitations")) }
+                table {
+                    thead { tr {
+                        th scope="col" { (lang.pick("Correo", "Email")) }
+                        th scope="col" { (lang.pick("Caduca", "Expires")) }
+                        th scope="col" { span class="visually-hidden" { (lang.pick("Acciones", "Actions")) } }
+                    } }
+                    tbody {
+                        @for invitation in &pending {
+                            tr {
+                                td { (invitation.email) }
+                                td { (invitation.expires_at.format("%Y-%m-%d")) }
+                                td {
+                                    form method="post" action={ "/members/invitations/" (invitation.id) "/revoke" } {
+                                        (csrf_field(visit))
+                                        button type="submit" class="secondary" aria-label={ (lang.pick("Retirar la invitación a ", "Withdraw the invitation to ")) (invitation.email) } { (lang.pick("Retirar", "Withdraw")) }
                                     }
                                 }
                             }
@@ -102,25 +135,52 @@ pub async fn invite(State(state): State<AppState>, form: Submitted) -> Response 
         )
         .await;
     };
-    match members::invite(&state.ports, &owner, email, lang, &visit.base).await {
-        Ok(_) => {
-            show(
-                &state,
-                visit,
-                StatusCode::OK,
-                Some(lang.pick("Invitación enviada.", "Invitation sent.")),
+    let sent = lang.pick(
+        "Invitación enviada. La persona la acepta entrando con esa dirección.",
+        "Invitation sent. The person accepts it by signing in with that address.",
+    );
+    let (status, notice, error) =
+        match invitations::invite(&state.ports, &owner, email, lang, &visit.base).await {
+            Ok(()) => (StatusCode::OK, Some(sent), None),
+            Err(InvitationError::AlreadyMember) => (
+                StatusCode::CONFLICT,
                 None,
-            )
-            .await
-        }
-        Err(MemberError::Taken(_)) => {
-            let error = lang.pick(
-                "Esa dirección ya tiene una cuenta aquí.",
-                "That address already has an account here.",
-            );
-            show(&state, visit, StatusCode::CONFLICT, None, Some(error)).await
-        }
-        Err(e) => page::failure(lang, &e),
+                Some(lang.pick(
+                    "Esa dirección ya es miembro de esta cuenta.",
+                    "That address is a member of this account already.",
+                )),
+            ),
+            Err(InvitationError::Throttled(_)) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                None,
+                Some(lang.pick(
+                    "Has enviado muchas invitaciones en la última hora. Inténtalo más tarde.",
+                    "You have sent many invitations in the last hour. Try again later.",
+                )),
+            ),
+            Err(e) => return page::failure(lang, &e),
+        };
+    show(&state, visit, status, notice, error).await
+}
+
+/// Withdraws a pending invitation: its link stops working.
+pub async fn revoke_invitation(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    form: Submitted,
+) -> Response {
+    let visit = &form.visit;
+    let Some(owner) = visit
+        .signed_in()
+        .map(|s| s.person.clone())
+        .filter(|p| p.role.manages_account())
+    else {
+        return page::not_found(visit);
+    };
+    match invitations::revoke(&state.ports, &owner, &id).await {
+        Ok(()) => see_other(visit, "/members", Vec::new()),
+        Err(InvitationError::NotFound) => page::not_found(visit),
+        Err(e) => page::failure(visit.lang, &e),
     }
 }
 

@@ -77,6 +77,10 @@ pub fn router(state: AppState) -> Router {
         .route("/developers/keys/{id}/revoke", post(keys::revoke))
         .route("/members", get(members::list).post(members::invite))
         .route("/members/{id}/remove", post(members::remove))
+        .route(
+            "/members/invitations/{id}/revoke",
+            post(members::revoke_invitation),
+        )
         .route("/business", get(business::view).post(business::save))
         .route("/business/certificate", post(business::upload))
         .route("/business/certificate/remove", post(business::remove))

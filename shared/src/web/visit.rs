@@ -31,6 +31,8 @@ pub struct Visit {
     /// The path and query of this request.
     pub path: String,
     pub session: Option<Session>,
+    /// The remembered-device cookie (`app::people::devices`), if sent.
+    pub device: Option<String>,
     /// The CSRF token of forms shown before sign-in (double-submitted with
     /// its cookie), and whether this response must set that cookie.
     pre_csrf: String,
@@ -61,6 +63,14 @@ impl Visit {
             "__Host-svc_session"
         } else {
             "svc_session"
+        }
+    }
+
+    pub fn device_cookie_name(&self) -> &'static str {
+        if self.secure {
+            "__Host-svc_device"
+        } else {
+            "svc_device"
         }
     }
 
@@ -207,6 +217,14 @@ impl FromRequestParts<AppState> for Visit {
         let existing = cookie_value(&parts.headers, Visit::pre_csrf_cookie_name(secure))
             .filter(|t| one_time_secret::well_formed(t));
         let pre_csrf_is_new = existing.is_none();
+        let device = cookie_value(
+            &parts.headers,
+            if secure {
+                "__Host-svc_device"
+            } else {
+                "svc_device"
+            },
+        );
         Ok(Visit {
             lang,
             secure,
@@ -217,6 +235,7 @@ impl FromRequestParts<AppState> for Visit {
                 .path_and_query()
                 .map_or("/".into(), |p| p.as_str().to_string()),
             session,
+            device,
             pre_csrf: existing.unwrap_or_else(one_time_secret::generate),
             pre_csrf_is_new,
         })

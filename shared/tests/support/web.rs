@@ -1,6 +1,8 @@
 //! The web application's test client: the application beside the API on a
 //! fresh embedded engine, an email port that keeps what it sends, and a
 //! browser-like client that keeps cookies and sends forms with their token.
+//! After every request the letters it posted are delivered from the feed,
+//! as `svc serve`'s dispatcher does right after the response.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,7 +14,9 @@ use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
+use shared::app::people::postbox;
 use shared::config::Config;
+use shared::embedded::feed::Feed;
 use shared::embedded::{LocalSecrets, SqliteTable};
 use shared::http::{AppState, service_router};
 use shared::ports::Ports;
@@ -49,6 +53,18 @@ impl Kept {
         rest[..rest.find(char::is_whitespace).unwrap_or(rest.len())].to_string()
     }
 
+    /// Every link to `path` sent to `to`, oldest first.
+    pub fn links(&self, to: &str, path: &str) -> Vec<String> {
+        let sent = self.0.lock().unwrap();
+        sent.iter()
+            .filter(|m| m.to == [to.to_string()])
+            .filter_map(|m| {
+                let rest = &m.text[m.text.find(path)?..];
+                Some(rest[..rest.find(char::is_whitespace).unwrap_or(rest.len())].to_string())
+            })
+            .collect()
+    }
+
     pub fn count_to(&self, to: &str) -> usize {
         self.0
             .lock()
@@ -64,7 +80,25 @@ pub struct App {
     pub mail: Arc<Kept>,
     pub ports: Ports,
     pub clock: Arc<ManualClock>,
+    feed: Feed,
     _dir: tempfile::TempDir,
+}
+
+impl App {
+    /// Sends the letters posted since the last call (the feed's `mail` items).
+    pub async fn deliver_letters(&self) {
+        const READER: &str = "test-letters";
+        let from = self.feed.checkpoint(READER).await.unwrap();
+        let records = self.feed.after(from, 1000).await.unwrap();
+        for record in &records {
+            if record.item.s("entity") == Some(postbox::ENTITY) {
+                postbox::deliver(&self.ports, &record.item).await.unwrap();
+            }
+        }
+        if let Some(last) = records.last() {
+            self.feed.save_checkpoint(READER, last.seq).await.unwrap();
+        }
+    }
 }
 
 pub fn app_with(config: Config) -> App {
@@ -76,6 +110,7 @@ pub fn app_with_ports(config: Config, adjust: impl FnOnce(Ports) -> Ports) -> Ap
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
+    let feed = table.feed();
     let mail = Arc::new(Kept::default());
     let key = SecretsKey::parse(&SecretsKey::generate()).unwrap();
     let ports = adjust(
@@ -92,6 +127,7 @@ pub fn app_with_ports(config: Config, adjust: impl FnOnce(Ports) -> Ports) -> Ap
         mail,
         ports,
         clock,
+        feed,
         _dir: dir,
     }
 }
@@ -173,6 +209,7 @@ impl<'a> Browser<'a> {
         let status = response.status();
         let headers = response.headers().clone();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        self.app.deliver_letters().await;
         Page {
             status,
             headers,
@@ -271,6 +308,29 @@ impl<'a> Browser<'a> {
         assert!(page.html.contains("Correo confirmado"), "{}", page.html);
         let page = self.sign_in(email, "una frase larga").await;
         assert_eq!(page.status, StatusCode::SEE_OTHER, "{}", page.html);
+    }
+
+    /// Takes the last invitation emailed to the signed-in person's `email`.
+    pub async fn take_invitation(&mut self, email: &str) -> Page {
+        let link = self.app.mail.link(email, "/invitation?token=");
+        let path = link[link.find("/invitation").unwrap()..].to_string();
+        let token = path.trim_start_matches("/invitation?token=").to_string();
+        self.submit(&path, "/invitation", &[("token", &token)])
+            .await
+    }
+
+    /// A new browser of `email`, signed up, invited by `owner` and joined to
+    /// the owner's account.
+    pub async fn member_of(&mut self, email: &str) -> Browser<'a> {
+        let mut member = Browser::new(self.app);
+        member.sign_up_and_in("Por unirse", email).await;
+        let invited = self
+            .submit("/members", "/members", &[("email", email)])
+            .await;
+        assert_eq!(invited.status, StatusCode::OK, "{}", invited.html);
+        let joined = member.take_invitation(email).await;
+        assert_eq!(joined.status, StatusCode::SEE_OTHER, "{}", joined.html);
+        member
     }
 
     pub async fn sign_in(&mut self, email: &str, password: &str) -> Page {

@@ -1,11 +1,14 @@
 //! The links a person is emailed (confirm the address, reset the password,
 //! accept an invitation): a 256-bit secret in the URL, stored as its
 //! SHA-256 with an expiry, and consumed once by a conditional delete.
+//!
+//! A link names its subject (a person, or an invitation) and the person's
+//! link generation when it was made: a new password moves the generation
+//! on, so every link sent before it stops working (`password`).
 
 use chrono::Duration;
 
 use crate::domain::one_time_secret;
-use crate::domain::person::PersonId;
 use crate::ports::Ports;
 use crate::ports::table::{Condition, Item, Key, TTL, TableError, Write};
 
@@ -48,13 +51,23 @@ fn key(secret: &str) -> Key {
     Key::new(format!("LINK#{}", one_time_secret::digest(secret)), "LINK")
 }
 
-/// A new link for `person`: its secret, and the write that stores it.
-pub fn create(ports: &Ports, purpose: Purpose, person: &PersonId) -> (String, Write) {
+/// What a working link is for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// The person's id, or the invitation's reference.
+    pub subject: String,
+    /// The person's link generation when it was made (0 for invitations).
+    pub generation: i64,
+}
+
+/// A new link for `subject`: its secret, and the write that stores it.
+pub fn create(ports: &Ports, purpose: Purpose, subject: &str, generation: i64) -> (String, Write) {
     let secret = one_time_secret::generate();
     let expires = ports.clock.now() + purpose.lifetime();
     let item = Item::new(key(&secret))
         .with("purpose", purpose.code())
-        .with("person_id", person.as_str())
+        .with("subject", subject)
+        .with("generation", generation)
         .with(TTL, expires.timestamp());
     let write = Write::Put {
         item,
@@ -63,12 +76,12 @@ pub fn create(ports: &Ports, purpose: Purpose, person: &PersonId) -> (String, Wr
     (secret, write)
 }
 
-/// Whose link `secret` is, while it works, without using it up.
+/// What link `secret` is for, while it works, without using it up.
 pub async fn peek(
     ports: &Ports,
     purpose: Purpose,
     secret: &str,
-) -> Result<Option<PersonId>, TableError> {
+) -> Result<Option<Link>, TableError> {
     if !one_time_secret::well_formed(secret) {
         return Ok(None);
     }
@@ -77,19 +90,22 @@ pub async fn peek(
     };
     let now = ports.clock.now().timestamp();
     Ok(item
-        .s("person_id")
+        .s("subject")
         .filter(|_| item.s("purpose") == Some(purpose.code()) && item.is_live(now))
-        .and_then(|id| id.parse().ok()))
+        .map(|subject| Link {
+            subject: subject.to_string(),
+            generation: item.n("generation").unwrap_or(0),
+        }))
 }
 
-/// Whose link `secret` was: the link works once; a second use, an expired
-/// link or one for another purpose is `None`.
+/// What link `secret` was for: the link works once; a second use, an
+/// expired link or one for another purpose is `None`.
 pub async fn consume(
     ports: &Ports,
     purpose: Purpose,
     secret: &str,
-) -> Result<Option<PersonId>, TableError> {
-    let Some(person) = peek(ports, purpose, secret).await? else {
+) -> Result<Option<Link>, TableError> {
+    let Some(link) = peek(ports, purpose, secret).await? else {
         return Ok(None);
     };
     let used = ports
@@ -100,7 +116,7 @@ pub async fn consume(
         )
         .await;
     match used {
-        Ok(()) => Ok(Some(person)),
+        Ok(()) => Ok(Some(link)),
         Err(TableError::ConditionFailed { .. }) => Ok(None),
         Err(e) => Err(e),
     }
@@ -114,8 +130,11 @@ mod tests {
     #[tokio::test]
     async fn a_link_works_once_for_its_purpose_until_it_expires() {
         let (ports, clock, _dir) = test_ports_at("2026-11-21T10:00:00Z");
-        let person = PersonId::generate();
-        let (secret, write) = create(&ports, Purpose::Reset, &person);
+        let person = Link {
+            subject: "person_1".into(),
+            generation: 3,
+        };
+        let (secret, write) = create(&ports, Purpose::Reset, "person_1", 3);
         ports.table.transact(vec![write]).await.unwrap();
         assert_eq!(peek(&ports, Purpose::Verify, &secret).await.unwrap(), None);
         assert_eq!(
@@ -135,7 +154,7 @@ mod tests {
             None
         );
 
-        let (expired, write) = create(&ports, Purpose::Reset, &person);
+        let (expired, write) = create(&ports, Purpose::Reset, "person_1", 3);
         ports.table.transact(vec![write]).await.unwrap();
         clock.advance(Purpose::Reset.lifetime() + Duration::seconds(1));
         assert_eq!(

@@ -1,12 +1,15 @@
 //! The people of the application: signing up, confirming an email address,
-//! signing in (throttled), sessions, password resets and an account's
-//! members. The web application is their only caller; the API's callers are
+//! signing in (throttled), sessions, password resets, an account's members
+//! and the invitations its owner offers. The web application is their only caller; the API's callers are
 //! keys (`app::keys`).
 
+pub mod devices;
+pub mod invitations;
 pub mod links;
 pub mod mail;
 pub mod members;
 pub mod password;
+pub mod postbox;
 pub mod sessions;
 pub mod sign_in;
 pub mod sign_up;
@@ -30,8 +33,20 @@ pub struct Person {
     pub verified: bool,
     /// The language of the emails they get: the one they signed up or were invited in.
     pub lang: Lang,
-    /// The PHC string of their password; empty until an invited person sets one.
+    /// The PHC string of their password; empty only for a person an
+    /// invitation created before invitations became offers, who never set one.
     pub(crate) password_hash: String,
+    /// Moves on with every new password: links made before stop working.
+    pub(crate) link_generation: i64,
+}
+
+impl Person {
+    /// Whether the person can sign in (a person an old invitation created
+    /// and who never set a password cannot, and holds their address only
+    /// until it signs up).
+    pub fn has_password(&self) -> bool {
+        !self.password_hash.is_empty()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

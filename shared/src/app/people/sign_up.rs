@@ -1,17 +1,21 @@
 //! Signing up: a new account on plan Mini with the person as its owner, and
-//! an email with the link that confirms the address. An address that
-//! already has an account gets a notice instead; the page says the same in
-//! both cases, so sign-up never tells whether an address is known.
+//! a letter with the link that confirms the address. An address that
+//! already has an account gets a notice instead. Both answers are the same
+//! and take as long (the password is hashed and one letter posted either
+//! way), so sign-up never tells whether an address is known. A person an
+//! old invitation created, who never set a password, does not hold the
+//! address: signing up with it replaces them.
 
 use crate::app::accounts;
 use crate::domain::account::{Issuer, Plan};
 use crate::domain::lang::Lang;
 use crate::domain::person::{Email, Password, PersonId, Role, hash_password};
 use crate::ports::Ports;
-use crate::ports::table::{Condition, TableError, UpdateOp};
+use crate::ports::table::{Condition, TableError, UpdateOp, Write};
 
 use super::links::{self, Purpose};
-use super::mail::{self, Notice};
+use super::postbox::{self, Letter};
+use super::throttle::{self, Verdict};
 use super::{PeopleError, Person, blocking, store};
 
 pub struct SignUp {
@@ -22,20 +26,34 @@ pub struct SignUp {
     pub lang: Lang,
 }
 
-/// The address of a link of the application: `base` is where the
-/// application is served (`https://app.example.com`).
-pub fn link_url(base: &str, purpose: Purpose, secret: &str) -> String {
-    format!(
-        "{}{}?token={secret}",
-        base.trim_end_matches('/'),
-        purpose.path()
-    )
+#[derive(Debug, thiserror::Error)]
+pub enum SignUpError {
+    #[error("too many sign-ups from this address; try again in {0} seconds")]
+    Throttled(i64),
+    #[error(transparent)]
+    Storage(#[from] PeopleError),
 }
 
-pub async fn sign_up(ports: &Ports, request: SignUp, base: &str) -> Result<(), PeopleError> {
-    if let Some(existing) = store::by_email(ports, &request.email).await? {
-        return already_registered(ports, &existing.email, request.lang, base).await;
+impl From<TableError> for SignUpError {
+    fn from(e: TableError) -> Self {
+        SignUpError::Storage(e.into())
     }
+}
+
+/// Signs `request` up; `base` is the application's public origin, `client`
+/// the address the request came from.
+pub async fn sign_up(
+    ports: &Ports,
+    request: SignUp,
+    base: &str,
+    client: &str,
+) -> Result<(), SignUpError> {
+    if let Verdict::Wait(seconds) =
+        throttle::reserve(ports, &throttle::SIGN_UP_CLIENT, client).await?
+    {
+        return Err(SignUpError::Throttled(seconds));
+    }
+    let existing = store::by_email(ports, &request.email).await?;
     let SignUp {
         business,
         email,
@@ -43,6 +61,12 @@ pub async fn sign_up(ports: &Ports, request: SignUp, base: &str) -> Result<(), P
         lang,
     } = request;
     let password_hash = blocking(move || hash_password(&password)).await;
+    let squatter = match existing {
+        Some(person) if person.has_password() => {
+            return already_registered(ports, email, base, lang).await;
+        }
+        other => other,
+    };
     let (account, mut writes) = accounts::opening(ports, &business, Plan::Mini, Issuer::default());
     let person = Person {
         id: PersonId::generate(),
@@ -52,94 +76,101 @@ pub async fn sign_up(ports: &Ports, request: SignUp, base: &str) -> Result<(), P
         verified: false,
         lang,
         password_hash,
+        link_generation: 0,
     };
-    writes.extend(store::create(&person, &ports.clock.now().to_rfc3339()));
-    let (secret, link) = links::create(ports, Purpose::Verify, &person.id);
-    writes.push(link);
+    let mut created = store::create(&person, &ports.clock.now().to_rfc3339());
+    if let Some(squatter) = &squatter {
+        replace_claim(&mut created, squatter);
+    }
+    writes.extend(created);
+    writes.push(postbox::post(
+        ports,
+        &Letter::Confirm {
+            person: person.id.clone(),
+        },
+        base,
+        lang,
+    ));
     match ports.table.transact(writes).await {
         Ok(()) => {}
         Err(TableError::ConditionFailed { key, .. }) if key == store::email_key(&person.email) => {
-            return already_registered(ports, &person.email, lang, base).await;
+            return already_registered(ports, person.email, base, lang).await;
         }
         Err(e) => return Err(e.into()),
     }
     tracing::info!(account = %account.id, person = %person.id, "signed up");
-    email_link(
-        ports,
-        &person,
-        Purpose::Verify,
-        &secret,
-        base,
-        &account.name,
-    )
-    .await;
     Ok(())
+}
+
+/// Makes the writes of a new person take the address from a person an old
+/// invitation created (never signed in), removing that person.
+fn replace_claim(writes: &mut Vec<Write>, squatter: &Person) {
+    let claim = store::email_key(&squatter.email);
+    for write in writes.iter_mut() {
+        if let Write::Put { item, condition } = write
+            && item.key == claim
+        {
+            *condition = Some(Condition::equals("person_id", squatter.id.as_str()));
+        }
+    }
+    writes.extend(
+        [
+            store::profile_key(&squatter.id),
+            store::member_key(&squatter.account_id, &squatter.id),
+        ]
+        .map(|key| Write::Delete {
+            key,
+            condition: None,
+        }),
+    );
 }
 
 async fn already_registered(
     ports: &Ports,
-    email: &Email,
-    lang: Lang,
+    email: Email,
     base: &str,
-) -> Result<(), PeopleError> {
-    let sign_in_url = format!("{}/sign-in", base.trim_end_matches('/'));
-    if let Err(e) = mail::send(
-        ports,
-        email,
-        lang,
-        &Notice::AlreadyRegistered {
-            sign_in_url: &sign_in_url,
-        },
-    )
-    .await
-    {
-        tracing::warn!(error = %e, "the notice to an address that signed up again was not sent");
-    }
+    lang: Lang,
+) -> Result<(), SignUpError> {
+    let letter = Letter::AlreadyRegistered { email };
+    ports
+        .table
+        .transact(vec![postbox::post(ports, &letter, base, lang)])
+        .await?;
     Ok(())
 }
 
-/// Emails `person` a link; a failed send is logged, not the caller's error:
-/// the person can ask again (a sign-in sends a new confirmation link, the
-/// reset page a new reset link).
-pub(crate) async fn email_link(
-    ports: &Ports,
-    person: &Person,
-    purpose: Purpose,
-    secret: &str,
-    base: &str,
-    account: &str,
-) {
-    let url = link_url(base, purpose, secret);
-    let notice = Notice::Link {
-        purpose,
-        url: &url,
-        account,
-    };
-    if let Err(e) = mail::send(ports, &person.email, person.lang, &notice).await {
-        tracing::warn!(error = %e, person = %person.id, purpose = purpose.code(), "the link was not emailed");
-    }
-}
-
-/// Sends `person` a new link that confirms their address.
+/// Posts `person` a new link that confirms their address.
 pub async fn send_confirmation(
     ports: &Ports,
     person: &Person,
     base: &str,
 ) -> Result<(), PeopleError> {
-    let (secret, link) = links::create(ports, Purpose::Verify, &person.id);
-    ports.table.transact(vec![link]).await?;
-    let account = accounts::get(ports, &person.account_id).await?;
-    email_link(ports, person, Purpose::Verify, &secret, base, &account.name).await;
+    let letter = Letter::Confirm {
+        person: person.id.clone(),
+    };
+    ports
+        .table
+        .transact(vec![postbox::post(ports, &letter, base, person.lang)])
+        .await?;
     Ok(())
 }
 
 /// Confirms the address of the link's person; false when the link does not
-/// work (used, expired, unknown).
+/// work (used, expired, unknown, or made before the person's last new
+/// password).
 pub async fn confirm(ports: &Ports, secret: &str) -> Result<bool, PeopleError> {
-    let Some(id) = links::consume(ports, Purpose::Verify, secret).await? else {
+    let Some(link) = links::consume(ports, Purpose::Verify, secret).await? else {
         return Ok(false);
     };
-    mark_verified(ports, &id, Vec::new()).await
+    let Ok(id) = link.subject.parse::<PersonId>() else {
+        return Ok(false);
+    };
+    match store::get(ports, &id).await? {
+        Some(person) if person.link_generation == link.generation => {
+            mark_verified(ports, &id, Vec::new()).await
+        }
+        _ => Ok(false),
+    }
 }
 
 /// Marks the person's address confirmed, with `more` changes to the profile.
@@ -175,7 +206,7 @@ pub(crate) mod tests {
             password: Password::parse("contraseña larga").unwrap(),
             lang: Lang::Es,
         };
-        sign_up(ports, request, "http://127.0.0.1:8080")
+        sign_up(ports, request, "http://127.0.0.1:8080", email.as_str())
             .await
             .unwrap();
         let person = store::by_email(ports, &email).await.unwrap().unwrap();
@@ -203,7 +234,7 @@ pub(crate) mod tests {
             password: Password::parse("otra contraseña").unwrap(),
             lang: Lang::Es,
         };
-        sign_up(&ports, again, "http://x").await.unwrap();
+        sign_up(&ports, again, "http://x", "c").await.unwrap();
         assert_eq!(
             store::by_email(&ports, &person.email)
                 .await
@@ -212,5 +243,50 @@ pub(crate) mod tests {
             person,
             "a second sign-up changes nothing"
         );
+    }
+
+    #[tokio::test]
+    async fn a_person_an_old_invitation_created_does_not_hold_the_address() {
+        let (ports, _dir) = test_ports();
+        let owner = verified_person(&ports, "ana@example.com").await;
+        let squatter = Person {
+            id: PersonId::generate(),
+            email: "eva@example.com".parse().unwrap(),
+            account_id: owner.account_id.clone(),
+            role: Role::Member,
+            verified: false,
+            lang: Lang::Es,
+            password_hash: String::new(),
+            link_generation: 0,
+        };
+        ports
+            .table
+            .transact(store::create(&squatter, "2026-01-01T00:00:00Z"))
+            .await
+            .unwrap();
+        let eva = verified_person(&ports, "eva@example.com").await;
+        assert_ne!(eva.account_id, owner.account_id);
+        assert_eq!(eva.role, Role::Owner);
+        assert!(store::get(&ports, &squatter.id).await.unwrap().is_none());
+        let members = store::members(&ports, &owner.account_id).await.unwrap();
+        assert_eq!(members.len(), 1, "the squatter left the account");
+    }
+
+    #[tokio::test]
+    async fn a_client_signs_up_a_limited_number_of_times_an_hour() {
+        let (ports, _dir) = test_ports();
+        for n in 0..=throttle::SIGN_UP_CLIENT.max {
+            let request = SignUp {
+                business: "Taller".into(),
+                email: format!("p{n}@example.com").parse().unwrap(),
+                password: Password::parse("contraseña larga").unwrap(),
+                lang: Lang::Es,
+            };
+            let answer = sign_up(&ports, request, "http://x", "10.0.0.1").await;
+            assert_eq!(
+                matches!(answer, Err(SignUpError::Throttled(_))),
+                n == throttle::SIGN_UP_CLIENT.max
+            );
+        }
     }
 }

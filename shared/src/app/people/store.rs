@@ -5,7 +5,7 @@ use crate::domain::account::AccountId;
 use crate::domain::lang::Lang;
 use crate::domain::person::{Email, PersonId, Role};
 use crate::ports::Ports;
-use crate::ports::table::{Condition, Item, Key, Query, SortKey, Write};
+use crate::ports::table::{Condition, Item, Key, Query, SortKey, UpdateOp, Write};
 
 use super::{PeopleError, Person};
 
@@ -18,7 +18,7 @@ pub fn email_key(email: &Email) -> Key {
     Key::new(format!("EMAIL#{email}"), "PERSON")
 }
 
-fn member_key(account: &AccountId, id: &PersonId) -> Key {
+pub fn member_key(account: &AccountId, id: &PersonId) -> Key {
     Key::new(format!("ACCOUNT#{account}"), format!("MEMBER#{id}"))
 }
 
@@ -32,6 +32,7 @@ pub fn create(person: &Person, now: &str) -> Vec<Write> {
         .with("password_hash", person.password_hash.as_str())
         .with("verified", person.verified)
         .with("lang", person.lang.code())
+        .with("link_generation", person.link_generation)
         .with("created_at", now);
     let claim = Item::new(email_key(&person.email)).with("person_id", person.id.as_str());
     let member = Item::new(member_key(&person.account_id, &person.id))
@@ -62,6 +63,32 @@ pub fn remove(person: &Person) -> Vec<Write> {
     .collect()
 }
 
+/// The writes that move `person` into `account` as a member: the profile
+/// only if it is still in the account it was read in.
+pub fn move_to(person: &Person, account: &AccountId, now: &str) -> Vec<Write> {
+    vec![
+        Write::Delete {
+            key: member_key(&person.account_id, &person.id),
+            condition: None,
+        },
+        Write::Put {
+            item: Item::new(member_key(account, &person.id))
+                .with("email", person.email.as_str())
+                .with("role", Role::Member.code())
+                .with("created_at", now),
+            condition: Some(Condition::Absent),
+        },
+        Write::Update {
+            key: profile_key(&person.id),
+            ops: vec![
+                UpdateOp::set("account_id", account.as_str()),
+                UpdateOp::set("role", Role::Member.code()),
+            ],
+            condition: Some(Condition::equals("account_id", person.account_id.as_str())),
+        },
+    ]
+}
+
 fn decode(id: PersonId, item: &Item) -> Result<Person, PeopleError> {
     let corrupt = |what: &str| PeopleError::Corrupt(format!("{id}: {what}"));
     Ok(Person {
@@ -83,6 +110,7 @@ fn decode(id: PersonId, item: &Item) -> Result<Person, PeopleError> {
         ),
         lang: item.s("lang").and_then(Lang::parse).unwrap_or_default(),
         password_hash: item.s("password_hash").unwrap_or_default().to_string(),
+        link_generation: item.n("link_generation").unwrap_or(0),
         id,
     })
 }
