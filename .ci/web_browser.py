@@ -6,7 +6,7 @@ in, creates a test key and calls the REST API with it, fills in the issuer
 details, creates a webhook whose local receiver then gets the
 `invoice.issued` of the invoice it issues, finds that invoice in the list
 and downloads its PDF, adds an expense by hand (a wrong NIF comes back
-beside its field first), invites a member who accepts and signs in, and signs out. The certificate
+beside its field first), invites a member who signs up with that address and joins, and signs out. The certificate
 upload refuses a wrong password with the CLI's message. Also: a wrong password is throttled, a
 form without its CSRF token gets 403, another account's key is not found,
 another account's invoice URL is a 404, and axe-core reports no serious
@@ -335,20 +335,24 @@ def main():
             refused = ctx.request.post(base + "/developers/keys", form={"mode": "test"})
             assert refused.status == 403, refused.status
 
-            # Members: the owner invites, the member sets a password and signs in.
+            # Members: the owner invites; the member signs up with that
+            # address, signs in, sees the offer and joins.
             page.goto("/members")
             run.accessible(page, "members")
             page.fill("#email", member)
             page.click("main button[type=submit] >> text=Invitar")
             page.wait_for_selector("text=Invitación enviada")
+            run.accessible(page, "members-pending")
+            invitation = link_in_mail(member, "/invitation", 1)
             member_ctx = run.context()
             member_page = member_ctx.new_page()
-            member_page.goto(link_in_mail(member, "/invitation", 1))
-            run.accessible(member_page, "invitation")
-            member_page.fill("#password", PASSWORD)
-            member_page.click("main button[type=submit]")
-            member_page.wait_for_selector("text=Contraseña guardada")
+            member_page.goto(invitation)
+            run.accessible(member_page, "invitation-signed-out")
+            run.sign_up(member_page, "Eva", member, mails_before=1)
             run.sign_in(member_page, member)
+            member_page.goto(invitation)
+            run.accessible(member_page, "invitation")
+            member_page.click("main button[type=submit] >> text=Unirme a Taller Ana")
             member_page.wait_for_selector("h1 >> text=Taller Ana")
             assert member_page.goto(base + "/developers/keys").status == 404
             run.accessible(member_page, "not-found")
