@@ -13,7 +13,9 @@ use infra_aws::DynamoTable;
 use infra_aws::stream_dispatcher::handle;
 use serde_json::{Value, json};
 use shared::app::outbox;
+use shared::app::people::postbox::{self, Letter};
 use shared::domain::account::{AccountId, Mode};
+use shared::domain::lang::Lang;
 use shared::ids::random_token;
 use shared::ports::clock::{Clock, SystemClock};
 use shared::ports::recording_queue::RecordingQueue;
@@ -147,6 +149,16 @@ async fn stream_records_of_created_events_and_jobs_are_dispatched_in_order() {
         .put(job("job_2"), Some(Condition::Absent))
         .await
         .unwrap();
+    let letter = postbox::post(
+        &shared::adapters::ports(table.clone(), clock.clone()),
+        &Letter::Reset {
+            email: "nadie@example.com".parse().unwrap(),
+        },
+        "https://app.example.com",
+        Lang::Es,
+    );
+    let letter_key = letter.key().clone();
+    table.transact(vec![letter]).await.unwrap();
     let marker = |seq: i64| {
         Item::new(Key::new("VERIFACTU#PENDING", "CHAIN#live#B64717838"))
             .with("seq", seq)
@@ -168,8 +180,8 @@ async fn stream_records_of_created_events_and_jobs_are_dispatched_in_order() {
         .collect();
     assert_eq!(
         kinds,
-        ["event", "job", "job", "verifactu_chain"],
-        "the filter passes created events, jobs and pending chains"
+        ["event", "job", "job", "mail", "verifactu_chain"],
+        "the filter passes created events, jobs, letters and pending chains"
     );
 
     let jobs = Arc::new(RecordingQueue::default());
@@ -182,6 +194,10 @@ async fn stream_records_of_created_events_and_jobs_are_dispatched_in_order() {
     let expected = [r#"{"job_id":"job_1"}"#, r#"{"job_id":"job_2"}"#];
     assert_eq!(jobs.sent(), expected);
     assert_eq!(submissions.sent(), [r#"{"chain":"CHAIN#live#B64717838"}"#]);
+    assert!(
+        table.get(&letter_key).await.unwrap().is_none(),
+        "the letter was taken (an address without an account gets no reset)"
+    );
 
     // Unfiltered, the handler still dispatches only what was created.
     let response = handle(&ports, batch(&records)).await;

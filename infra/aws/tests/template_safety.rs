@@ -256,10 +256,11 @@ fn the_web_function_writes_its_own_items_and_what_the_api_writes() {
         .filter(|s| strings(&s["Action"]).contains(&"dynamodb:PutItem"))
         .flat_map(|s| strings(&s["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]))
         .collect();
-    // Its own: accounts (with the issuer's details), keys, people,
-    // sessions, links, failed sign-ins and certificates.
+    // Its own: accounts (with the issuer's details and invitations), keys,
+    // people, sessions, links, attempts, remembered browsers, letters and
+    // certificates.
     assert_eq!(
-        writes[..10],
+        writes[..12],
         [
             "ACCOUNT#*",
             "ACCOUNTS",
@@ -270,6 +271,8 @@ fn the_web_function_writes_its_own_items_and_what_the_api_writes() {
             "SESSION#*",
             "LINK#*",
             "THROTTLE#*",
+            "DEVICE#*",
+            "MAIL#*",
             "CERTIFICATES"
         ]
     );
@@ -284,13 +287,45 @@ fn the_web_function_writes_its_own_items_and_what_the_api_writes() {
     for kind in mcp.iter().chain(&["WEBHOOKS#*", "WEBHOOK#*"]) {
         assert!(writes.contains(kind), "WebFunction cannot write {kind}");
     }
-    assert_eq!(writes.len(), 10 + mcp.len() + 2, "{writes:?}");
+    assert_eq!(writes.len(), 12 + mcp.len() + 2, "{writes:?}");
+}
+
+#[test]
+fn the_dispatcher_takes_the_web_applications_letters_and_writes_their_links() {
+    let template = template();
+    let dispatcher = statements(&template, "DispatcherFunction");
+    let writes: Vec<&str> = dispatcher
+        .iter()
+        .filter(|s| strings(&s["Action"]).contains(&"dynamodb:PutItem"))
+        .flat_map(|s| strings(&s["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]))
+        .collect();
+    assert_eq!(
+        writes,
+        [
+            "WEBHOOKS#*",
+            "WEBHOOK#*",
+            "EVENTS#*",
+            "LINK#*",
+            "THROTTLE#*",
+            "MAIL#*"
+        ]
+    );
+    let filter = template["Resources"]["DispatcherFunction"]["Properties"]["Events"]["TableStream"]
+        ["Properties"]["FilterCriteria"]["Filters"][0]["Pattern"]
+        .as_str()
+        .unwrap();
+    assert!(filter.contains(r#""mail""#), "{filter}");
 }
 
 #[test]
 fn the_functions_that_email_send_as_the_ses_identity_only() {
     let template = template();
-    for function in ["InvoicesFunction", "McpFunction", "WebFunction"] {
+    for function in [
+        "InvoicesFunction",
+        "McpFunction",
+        "WebFunction",
+        "DispatcherFunction",
+    ] {
         let properties = &template["Resources"][function]["Properties"];
         let variables = &properties["Environment"]["Variables"];
         assert!(
