@@ -137,9 +137,7 @@ pub async fn with_ocr(ports: Ports) -> Result<Ports, String> {
 /// `ports` sending webhooks over HTTP, to private addresses only when the
 /// configuration allows it.
 pub fn with_sender(ports: Ports, config: &Config) -> Ports {
-    ports.with_sender(Arc::new(HttpWebhookSender::new(
-        config.webhook_allow_private,
-    )))
+    ports.with_sender(Arc::new(HttpWebhookSender::from_config(config)))
 }
 
 /// `ports` that send live VERI*FACTU records to the configured endpoint

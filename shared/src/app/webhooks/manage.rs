@@ -14,6 +14,7 @@ use crate::ports::table::{Condition, TableError, Write};
 use crate::webhooks::event_type::Subscription;
 use crate::webhooks::health::Health;
 use crate::webhooks::secret::Secret;
+use crate::webhooks::url::UrlError;
 
 /// Webhooks per account and mode (Stripe's limit).
 pub const MAX_WEBHOOKS: usize = 16;
@@ -27,7 +28,10 @@ const UPDATE_ROUNDS: usize = 5;
     "description": "ERP sync"}))]
 pub struct WebhookInput {
     /// Where events are POSTed: https (http only for test-mode webhooks),
-    /// no credentials, no fragment, a public address (see the tag's SSRF rules).
+    /// no credentials, no fragment, a public address, and port 443 or 8443
+    /// (80 for http test-mode URLs; the operator may allow more with
+    /// `SVC_WEBHOOK_PORTS`). Anything else is 400 `url_not_allowed`, which
+    /// never says where the host resolves (see the tag's SSRF rules).
     pub url: String,
     /// Event types to receive, or `["*"]` for every type, present and future.
     pub events: Vec<String>,
@@ -118,13 +122,15 @@ pub(super) async fn record(
 
 /// The URL if it meets the rules and the sender may reach it now.
 async fn checked_url(ports: &Ports, raw: &str, mode: Mode) -> Result<String, WebhookError> {
-    let url = crate::webhooks::url::parse(raw, mode)
-        .map_err(|e| WebhookError::UrlInvalid(e.to_string()))?;
+    let url = crate::webhooks::url::parse(raw, mode, ports.sender.ports()).map_err(|e| match e {
+        UrlError::Invalid(m) => WebhookError::UrlInvalid(m),
+        UrlError::PortNotAllowed(m) => WebhookError::UrlNotAllowed(m),
+    })?;
     ports
         .sender
         .vet(&url)
         .await
-        .map_err(|r| WebhookError::UrlNotAllowed(format!("url is not allowed: {r}")))?;
+        .map_err(|r| WebhookError::UrlNotAllowed(r.to_string()))?;
     Ok(url.to_string())
 }
 

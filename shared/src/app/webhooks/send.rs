@@ -11,10 +11,10 @@ use crate::webhooks::health::Verdict;
 use crate::webhooks::{signature, url};
 
 /// Signs `delivery.body` with the webhook's current secrets and POSTs it.
-/// The stored URL is checked again (rules and addresses) on every send.
+/// The stored URL is checked again (rules, port and addresses) on every send.
 pub async fn post(ports: &Ports, hook: &Record, delivery: &Delivery) -> Outcome {
     let started = std::time::Instant::now();
-    let target = match url::parse(&hook.url, hook.space.mode) {
+    let target = match url::parse(&hook.url, hook.space.mode, ports.sender.ports()) {
         Ok(target) => target,
         Err(e) => return Outcome::failed(format!("not sent: {e}"), started.elapsed()),
     };
