@@ -67,10 +67,12 @@ fn literal_url_on(ip: &str, port: u16) -> Url {
 
 /// Whether `text` names none of the addresses of `REFUSED` or the test names.
 fn names_no_address(text: &str) -> bool {
-    let addresses = REFUSED
-        .iter()
-        .map(|(ip, _)| *ip)
-        .chain(["10.20.30.40", "fd12:3456::1", "192.168.0.1", "93.184.215.14"]);
+    let addresses = REFUSED.iter().map(|(ip, _)| *ip).chain([
+        "10.20.30.40",
+        "fd12:3456::1",
+        "192.168.0.1",
+        "93.184.215.14",
+    ]);
     !addresses
         .filter(|ip| ip.len() > 4)
         .any(|ip| text.contains(ip))
@@ -208,7 +210,10 @@ async fn every_non_public_class_is_refused_at_send() {
         let outcome = sender.post(&literal, &headers, b"{}").await;
         assert_eq!(outcome.status, None, "{ip}");
         let error = outcome.error.unwrap();
-        assert!(error.contains(why) && error.contains("not allowed"), "{ip}: {error}");
+        assert!(
+            error.contains(why) && error.contains("not allowed"),
+            "{ip}: {error}"
+        );
         let named = Url::parse(&format!("http://class{n}.example:{port}/hooks")).unwrap();
         let outcome = sender.post(&named, &headers, b"{}").await;
         assert_eq!(outcome.status, None, "{ip} by name");
@@ -318,7 +323,8 @@ async fn ports_outside_the_rule_are_refused_at_registration_and_at_send() {
     assert!(outcome.error.unwrap().contains("port 22"));
     assert!(sender.vet(&url).await.is_err());
     // The operator's extra ports, and any port where private addresses are allowed.
-    let extra = HttpWebhookSender::with_resolver(resolver.clone(), false).with_extra_ports(vec![22]);
+    let extra =
+        HttpWebhookSender::with_resolver(resolver.clone(), false).with_extra_ports(vec![22]);
     assert_eq!(extra.vet(&url).await, Ok(()));
     let open = HttpWebhookSender::with_resolver(resolver, true);
     assert_eq!(open.vet(&url).await, Ok(()));
@@ -354,7 +360,10 @@ async fn a_name_resolving_to_loopback_is_not_allowed_and_its_address_is_not_said
     .await;
     assert_eq!(moved.code(), "url_not_allowed");
     let body = moved.json.to_string();
-    assert!(body.contains("not allowed") && !body.contains("127.0.0.1"), "{body}");
+    assert!(
+        body.contains("not allowed") && !body.contains("127.0.0.1"),
+        "{body}"
+    );
     // ... and a send fails, its attempt (shown to the account) saying no more.
     let sent = call(
         &h,

@@ -63,7 +63,10 @@ impl Guard {
                 .into_iter()
                 .filter_map(|(ip, c)| c.err().map(|why| format!("{ip} is {why}")))
                 .collect();
-            return Err(refused_name(host, &format!("resolves to [{}]", why.join("; "))));
+            return Err(refused_name(
+                host,
+                &format!("resolves to [{}]", why.join("; ")),
+            ));
         }
         Ok(allowed.into_iter().map(|(ip, _)| ip).collect())
     }

@@ -84,7 +84,10 @@ mod tests {
             "https://example.com:9000/x",
         ] {
             let e = check(&rule, raw).unwrap_err();
-            assert!(e.contains("not allowed") && e.contains("port"), "{raw}: {e}");
+            assert!(
+                e.contains("not allowed") && e.contains("port"),
+                "{raw}: {e}"
+            );
             assert!(e.contains("443 or 8443"), "{raw}: {e}");
         }
     }

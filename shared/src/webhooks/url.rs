@@ -67,10 +67,27 @@ mod tests {
 
     #[test]
     fn https_urls_pass_and_http_only_in_test_mode() {
-        let url = parse("https://hooks.example.com:8443/svc?x=1", Mode::Live, &PortRule::default()).unwrap();
+        let url = parse(
+            "https://hooks.example.com:8443/svc?x=1",
+            Mode::Live,
+            &PortRule::default(),
+        )
+        .unwrap();
         assert_eq!(url.as_str(), "https://hooks.example.com:8443/svc?x=1");
-        assert!(parse("http://hooks.example.com/svc", Mode::Test, &PortRule::default()).is_ok());
-        let e = parse("http://hooks.example.com/svc", Mode::Live, &PortRule::default()).unwrap_err();
+        assert!(
+            parse(
+                "http://hooks.example.com/svc",
+                Mode::Test,
+                &PortRule::default()
+            )
+            .is_ok()
+        );
+        let e = parse(
+            "http://hooks.example.com/svc",
+            Mode::Live,
+            &PortRule::default(),
+        )
+        .unwrap_err();
         assert!(e.message().contains("https"), "{e}");
     }
 
@@ -104,7 +121,10 @@ mod tests {
     #[test]
     fn ports_are_checked_after_the_form() {
         let e = parse("https://example.com:22/x", Mode::Live, &PortRule::default()).unwrap_err();
-        assert!(matches!(&e, UrlError::PortNotAllowed(m) if m.contains("port 22")), "{e}");
+        assert!(
+            matches!(&e, UrlError::PortNotAllowed(m) if m.contains("port 22")),
+            "{e}"
+        );
         assert!(parse("https://example.com:22/x", Mode::Live, &PortRule::any()).is_ok());
         let e = parse("ftp://example.com:22/x", Mode::Live, &PortRule::default()).unwrap_err();
         assert!(matches!(e, UrlError::Invalid(_)));
