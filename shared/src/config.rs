@@ -49,12 +49,17 @@ pub struct Config {
     /// as `svc aeat-simulator`. Always with the issuer's certificate: without
     /// one, live records stay pending (`certificate_missing`).
     pub aeat_endpoint: AeatEndpoint,
-    /// The key that seals the issuers' certificates on the embedded host
-    /// (`SVC_SECRETS_KEY`, 64 hex digits).
+    /// The key that seals the issuers' certificates and the webhooks'
+    /// signing secrets on the embedded host (`SVC_SECRETS_KEY`, 64 hex
+    /// digits).
     pub secrets_key: Option<SecretsKey>,
-    /// The KMS key that seals them on AWS (`SVC_KMS_KEY_ID`); it wins over
-    /// `secrets_key`.
+    /// The KMS key that seals certificates on AWS (`SVC_KMS_KEY_ID`); a KMS
+    /// key wins over `secrets_key`.
     pub kms_key_id: Option<String>,
+    /// The KMS key that seals webhook signing secrets on AWS
+    /// (`SVC_KMS_WEBHOOK_KEY_ID`), apart from the certificates' key, whose
+    /// policy lets only the roles that talk to the AEAT decrypt.
+    pub kms_webhook_key_id: Option<String>,
     /// The AI model that proposes fields besides the parser; off by default.
     pub ai: AiModel,
     /// How long an extraction waits for the AI model
@@ -311,6 +316,7 @@ impl Default for Config {
             aeat_endpoint: AeatEndpoint::Production,
             secrets_key: None,
             kms_key_id: None,
+            kms_webhook_key_id: None,
             ai: AiModel::Off,
             ai_timeout: Duration::from_secs(20),
             email: EmailTransport::Off,
@@ -476,6 +482,7 @@ impl Config {
                 .map(|raw| SecretsKey::parse(&raw))
                 .transpose()?,
             kms_key_id: optional(get, "SVC_KMS_KEY_ID"),
+            kms_webhook_key_id: optional(get, "SVC_KMS_WEBHOOK_KEY_ID"),
             ai: AiModel::from_lookup(get)?,
             ai_timeout: match var(get, "SVC_AI_TIMEOUT_SECONDS", d.ai_timeout.as_secs())? {
                 0 => return Err("SVC_AI_TIMEOUT_SECONDS must be at least 1".into()),

@@ -61,7 +61,7 @@ pub enum WebhookError {
     Busy(String),
     /// The host has no key to seal signing secrets with (as for certificates).
     #[error(
-        "webhooks need the key that seals their secrets: set SVC_SECRETS_KEY (`svc secrets-key` prints one) or SVC_KMS_KEY_ID"
+        "webhooks need the key that seals their secrets: set SVC_SECRETS_KEY (`svc secrets-key` prints one) or, on AWS, SVC_KMS_WEBHOOK_KEY_ID"
     )]
     NoSealingKey,
     #[error("the signing secret cannot be sealed: {0}")]

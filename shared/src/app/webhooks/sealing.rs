@@ -1,7 +1,10 @@
-//! Signing secrets at rest: sealed by the `Secrets` port, with the key that
-//! seals the issuers' certificates (`SVC_SECRETS_KEY`, or `SVC_KMS_KEY_ID`
-//! on AWS), bound to their webhook (the sealing context). Whoever reads the
-//! table cannot sign events as the service.
+//! Signing secrets at rest: sealed by the `Secrets` port, bound to their
+//! webhook (the sealing context, of `Kind::WebhookSecret`): with the key
+//! that seals the issuers' certificates on the embedded engine
+//! (`SVC_SECRETS_KEY`), with a KMS key of their own on AWS
+//! (`SVC_KMS_WEBHOOK_KEY_ID`: the certificates' key opens only for the
+//! roles that talk to the AEAT). Whoever reads the table cannot sign events
+//! as the service.
 //!
 //! Items written before sealing hold the secret in clear (`secret`,
 //! `previous_secret`): they are read as they are and keep signing, and are
@@ -14,7 +17,7 @@
 use super::WebhookError;
 use super::store::Space;
 use crate::ports::Ports;
-use crate::ports::secrets::SecretsError;
+use crate::ports::secrets::{Kind, SecretsError};
 use crate::webhooks::secret::Secret;
 
 /// A signing secret as stored.
@@ -28,7 +31,7 @@ pub enum Stored {
 
 /// The sealing context: a secret opens only for its own webhook.
 fn context(space: &Space, webhook_id: &str) -> String {
-    format!("webhook-secret/{space}/{webhook_id}")
+    format!("{}{space}/{webhook_id}", Kind::WEBHOOK_SECRET_PREFIX)
 }
 
 /// `secret` sealed for the webhook; an error where the host has no key.
@@ -107,6 +110,11 @@ mod tests {
             panic!("sealed: {stored:?}")
         };
         assert!(!text.contains(&secret.expose()[6..]));
+        assert_eq!(
+            Kind::of(&context(&space(), "we_1")),
+            Kind::WebhookSecret,
+            "an adapter tells signing secrets by their context"
+        );
         let opened = open(&ports, &space(), "we_1", &stored).await.unwrap();
         assert_eq!(opened, secret);
         assert!(open(&ports, &space(), "we_2", &stored).await.is_err());
