@@ -50,6 +50,8 @@ def start_svc(binary, data):
         SVC_SMTP_URL=os.environ["SVC_SMTP_TEST_URL"],
         SVC_EMAIL_FROM="svc <app@svc.test>",
         SVC_WEBHOOK_ALLOW_PRIVATE="true",
+        # The key that seals webhook secrets (webhooks are refused without it).
+        SVC_SECRETS_KEY=os.urandom(32).hex(),
     )
     out = open(data / "serve.out", "w")
     proc = subprocess.Popen(

@@ -30,6 +30,13 @@ pub struct Config {
     /// Webhooks may reach loopback and private addresses
     /// (`SVC_WEBHOOK_ALLOW_PRIVATE`, default false): for a developer's own machine.
     pub webhook_allow_private: bool,
+    /// Ports webhook URLs may name besides 443, 8443 and 80 for http
+    /// test-mode URLs (`SVC_WEBHOOK_PORTS`, comma-separated, e.g.
+    /// `9000,9443`; default none). Every other port is refused at
+    /// registration and at each send, so that the delivery worker cannot be
+    /// used to probe ports; with `SVC_WEBHOOK_ALLOW_PRIVATE` every port is
+    /// allowed (local receivers listen on ephemeral ports).
+    pub webhook_ports: Vec<u16>,
     /// The host names (or `host:port`) the service is reached at besides
     /// loopback (`SVC_PUBLIC_HOSTS`, comma-separated, e.g. `api.example.com`):
     /// the agent-tool endpoint answers 403 to any other `Host`, and to a
@@ -42,12 +49,17 @@ pub struct Config {
     /// as `svc aeat-simulator`. Always with the issuer's certificate: without
     /// one, live records stay pending (`certificate_missing`).
     pub aeat_endpoint: AeatEndpoint,
-    /// The key that seals the issuers' certificates on the embedded host
-    /// (`SVC_SECRETS_KEY`, 64 hex digits).
+    /// The key that seals the issuers' certificates and the webhooks'
+    /// signing secrets on the embedded host (`SVC_SECRETS_KEY`, 64 hex
+    /// digits).
     pub secrets_key: Option<SecretsKey>,
-    /// The KMS key that seals them on AWS (`SVC_KMS_KEY_ID`); it wins over
-    /// `secrets_key`.
+    /// The KMS key that seals certificates on AWS (`SVC_KMS_KEY_ID`); a KMS
+    /// key wins over `secrets_key`.
     pub kms_key_id: Option<String>,
+    /// The KMS key that seals webhook signing secrets on AWS
+    /// (`SVC_KMS_WEBHOOK_KEY_ID`), apart from the certificates' key, whose
+    /// policy lets only the roles that talk to the AEAT decrypt.
+    pub kms_webhook_key_id: Option<String>,
     /// The AI model that proposes fields besides the parser; off by default.
     pub ai: AiModel,
     /// How long an extraction waits for the AI model
@@ -299,10 +311,12 @@ impl Default for Config {
             public_url: None,
             verifactu: default_system(),
             webhook_allow_private: false,
+            webhook_ports: Vec::new(),
             public_hosts: Vec::new(),
             aeat_endpoint: AeatEndpoint::Production,
             secrets_key: None,
             kms_key_id: None,
+            kms_webhook_key_id: None,
             ai: AiModel::Off,
             ai_timeout: Duration::from_secs(20),
             email: EmailTransport::Off,
@@ -349,6 +363,21 @@ fn hosts(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Vec<String>
                     "{name}: {host:?} is not a host name (give `api.example.com` or `api.example.com:8443`, without scheme or path)"
                 ))
             }
+        })
+        .collect()
+}
+
+/// A comma-separated list of TCP ports (1 to 65535), blanks ignored.
+fn ports(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Vec<u16>, String> {
+    let raw = get(name).unwrap_or_default();
+    raw.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|port| match port.parse::<u16>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!(
+                "{name}: {port:?} is not a port (give numbers from 1 to 65535, e.g. `9000,9443`)"
+            )),
         })
         .collect()
 }
@@ -443,6 +472,7 @@ impl Config {
                 ..d.verifactu
             },
             webhook_allow_private: flag(get, "SVC_WEBHOOK_ALLOW_PRIVATE")?,
+            webhook_ports: ports(get, "SVC_WEBHOOK_PORTS")?,
             public_hosts: hosts(get, "SVC_PUBLIC_HOSTS")?,
             aeat_endpoint: match optional(get, "SVC_AEAT_ENDPOINT") {
                 Some(raw) => AeatEndpoint::parse(&raw)?,
@@ -452,6 +482,7 @@ impl Config {
                 .map(|raw| SecretsKey::parse(&raw))
                 .transpose()?,
             kms_key_id: optional(get, "SVC_KMS_KEY_ID"),
+            kms_webhook_key_id: optional(get, "SVC_KMS_WEBHOOK_KEY_ID"),
             ai: AiModel::from_lookup(get)?,
             ai_timeout: match var(get, "SVC_AI_TIMEOUT_SECONDS", d.ai_timeout.as_secs())? {
                 0 => return Err("SVC_AI_TIMEOUT_SECONDS must be at least 1".into()),
@@ -523,6 +554,21 @@ mod tests {
         assert_eq!(key(&"0f".repeat(32)), Ok(true));
         assert_eq!(key(""), Ok(false));
         assert!(key("secret").unwrap_err().contains("64 hexadecimal digits"));
+    }
+
+    #[test]
+    fn extra_webhook_ports_are_a_checked_list() {
+        let ports = |v: &str| {
+            let v = v.to_string();
+            Config::from_lookup(&move |n| (n == "SVC_WEBHOOK_PORTS").then(|| v.clone()))
+                .map(|c| c.webhook_ports)
+        };
+        assert_eq!(ports(" 9000, 9443 ,"), Ok(vec![9000, 9443]));
+        assert_eq!(ports(""), Ok(vec![]));
+        for bad in ["0", "65536", "http", "9000;9443", "-1"] {
+            let e = ports(bad).unwrap_err();
+            assert!(e.contains("SVC_WEBHOOK_PORTS"), "{bad}: {e}");
+        }
     }
 
     #[test]

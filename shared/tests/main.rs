@@ -66,5 +66,6 @@ mod web_invoices;
 mod web_pages;
 mod webhooks_api;
 mod webhooks_delivery;
+mod webhooks_sealing;
 mod webhooks_ssrf;
 mod webhooks_stripe;

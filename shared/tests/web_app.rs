@@ -89,6 +89,39 @@ async fn a_person_signs_up_confirms_signs_in_and_gets_a_working_test_key() {
 }
 
 #[tokio::test]
+async fn the_keys_page_refuses_a_21st_active_key_beside_the_form() {
+    let app = app();
+    let mut browser = Browser::new(&app);
+    browser
+        .sign_up_and_in("Taller Ana", "ana@example.com")
+        .await;
+    for _ in 0..20 {
+        browser.create_key("test").await;
+    }
+    let refused = browser
+        .submit("/developers/keys", "/developers/keys", &[("mode", "test")])
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+    assert!(
+        refused.html.contains("role=\"alert\"") && refused.html.contains("20"),
+        "{}",
+        refused.html
+    );
+    assert!(!refused.html.contains("id=\"new-key\""));
+    let key_id = refused.first_key_id();
+    let revoked = browser
+        .submit(
+            "/developers/keys",
+            &format!("/developers/keys/{key_id}/revoke"),
+            &[("confirm", "yes")],
+        )
+        .await;
+    assert_eq!(revoked.status, StatusCode::SEE_OTHER);
+    let key = browser.create_key("test").await;
+    assert_eq!(api_status(&app, &key).await, StatusCode::OK);
+}
+
+#[tokio::test]
 async fn sign_up_shows_errors_beside_fields_and_never_tells_whether_an_address_is_known() {
     let app = app();
     let mut browser = Browser::new(&app);

@@ -2,6 +2,8 @@
 //! is registered and when it is sent to; a name resolving to a private
 //! address is refused; a resolver that changes its answer (DNS rebinding)
 //! cannot make the sender connect to the private address it answers later.
+//! Refusals say "not allowed" and never where a name resolves; ports other
+//! than 443 and 8443 (80 for http) are refused unless the operator allows them.
 
 use crate::support;
 
@@ -48,11 +50,32 @@ const REFUSED: [(&str, &str); 24] = [
     ("::ffff:10.1.1.1", "private"),
 ];
 
+/// An http URL to `ip` on the default port (80, allowed for http).
 fn literal_url(ip: &str) -> String {
     match ip.parse::<IpAddr>().unwrap() {
-        IpAddr::V4(_) => format!("http://{ip}:8080/hooks"),
-        IpAddr::V6(_) => format!("http://[{ip}]:8080/hooks"),
+        IpAddr::V4(_) => format!("http://{ip}/hooks"),
+        IpAddr::V6(_) => format!("http://[{ip}]/hooks"),
     }
+}
+
+/// The URL to `ip` on `port`.
+fn literal_url_on(ip: &str, port: u16) -> Url {
+    let mut url = Url::parse(&literal_url(ip)).unwrap();
+    url.set_port(Some(port)).unwrap();
+    url
+}
+
+/// Whether `text` names none of the addresses of `REFUSED` or the test names.
+fn names_no_address(text: &str) -> bool {
+    let addresses = REFUSED.iter().map(|(ip, _)| *ip).chain([
+        "10.20.30.40",
+        "fd12:3456::1",
+        "192.168.0.1",
+        "93.184.215.14",
+    ]);
+    !addresses
+        .filter(|ip| ip.len() > 4)
+        .any(|ip| text.contains(ip))
 }
 
 /// Answers from a fixed map; unknown names do not resolve.
@@ -132,17 +155,24 @@ async fn every_non_public_class_is_refused_at_registration() {
         let message = r.json["error"]["message"].as_str().unwrap();
         assert!(message.contains(why), "{ip}: {message}");
     }
-    for (host, why) in [
-        ("internal.example", "10.20.30.40 is private"),
-        ("metadata.example", "metadata"),
-        ("v6.example", "unique local"),
-        ("nowhere.example", "does not resolve"),
+    // Names: one answer for every reason, which says nothing of where they
+    // resolve (or whether they resolve at all).
+    let mut messages = Vec::new();
+    for host in [
+        "internal.example",
+        "metadata.example",
+        "v6.example",
+        "nowhere.example",
     ] {
         let r = register(format!("http://{host}/hooks")).await;
         assert_eq!(r.code(), "url_not_allowed", "{host}");
-        let message = r.json["error"]["message"].as_str().unwrap();
-        assert!(message.contains(why), "{host}: {message}");
+        let message = r.json["error"]["message"].as_str().unwrap().to_string();
+        assert!(message.contains("not allowed"), "{host}: {message}");
+        assert!(names_no_address(&r.json.to_string()), "{host}: {}", r.json);
+        messages.push(message);
     }
+    messages.dedup();
+    assert_eq!(messages.len(), 1, "{messages:?}");
     let ok = register("http://mixed.example/hooks".into()).await;
     assert_eq!(
         ok.status,
@@ -172,23 +202,24 @@ async fn every_non_public_class_is_refused_at_send() {
         .iter()
         .map(|(n, ips)| (n.as_str(), ips.as_slice()))
         .collect();
-    let sender = HttpWebhookSender::with_resolver(names(&pairs), false);
+    let sender =
+        HttpWebhookSender::with_resolver(names(&pairs), false).with_extra_ports(vec![port]);
     let headers = [("content-type", "application/json".to_string())];
     for (n, (ip, why)) in REFUSED.iter().enumerate() {
-        let literal = Url::parse(&literal_url(ip).replace("8080", &port.to_string())).unwrap();
+        let literal = literal_url_on(ip, port);
         let outcome = sender.post(&literal, &headers, b"{}").await;
         assert_eq!(outcome.status, None, "{ip}");
+        let error = outcome.error.unwrap();
         assert!(
-            outcome.error.as_deref().unwrap().contains(why),
-            "{ip}: {outcome:?}"
+            error.contains(why) && error.contains("not allowed"),
+            "{ip}: {error}"
         );
         let named = Url::parse(&format!("http://class{n}.example:{port}/hooks")).unwrap();
         let outcome = sender.post(&named, &headers, b"{}").await;
         assert_eq!(outcome.status, None, "{ip} by name");
-        assert!(
-            outcome.error.as_deref().unwrap().contains(why),
-            "{ip} by name: {outcome:?}"
-        );
+        let error = outcome.error.unwrap();
+        assert!(error.contains("not allowed"), "{ip} by name: {error}");
+        assert!(names_no_address(&error), "{ip} by name: {error}");
     }
     let local = Url::parse(&format!("http://localhost.example:{port}/hooks")).unwrap();
     assert!(sender.vet(&local).await.is_err());
@@ -219,18 +250,139 @@ async fn a_rebinding_name_cannot_make_the_sender_connect_to_its_private_answer()
             private: "127.0.0.1".parse().unwrap(),
         }),
         false,
-    );
+    )
+    .with_extra_ports(vec![port]);
     assert_eq!(sender.vet(&url).await, Ok(()));
     let outcome = sender.post(&url, &headers, b"{}").await;
     assert_eq!(outcome.status, None);
-    assert!(outcome.error.unwrap().contains("127.0.0.1 is loopback"));
+    let error = outcome.error.unwrap();
+    assert!(error.contains("not allowed"), "{error}");
+    assert!(!error.contains("127.0.0.1"), "{error}");
 
     // One answer with both: only the public address is tried (and cannot
     // be reached from here), never the private one listed first.
     let sender = HttpWebhookSender::with_resolver(
         names(&[("rebind.example", &["127.0.0.1", "93.184.215.14"])]),
         false,
-    );
+    )
+    .with_extra_ports(vec![port]);
     assert_eq!(sender.post(&url, &headers, b"{}").await.status, None);
     assert!(receiver.received().is_empty());
+}
+
+#[tokio::test]
+async fn ports_outside_the_rule_are_refused_at_registration_and_at_send() {
+    let resolver = names(&[("example.com", &["93.184.215.14"])]);
+    let (h, _) = harness_with(Arc::new(HttpWebhookSender::with_resolver(
+        resolver.clone(),
+        false,
+    )))
+    .await;
+    for (key, url) in [
+        (&h.live, "https://example.com:22/x"),
+        (&h.live, "https://example.com:6379/x"),
+        (&h.live, "https://example.com:80/x"),
+        (&h.test, "http://example.com:8080/x"),
+    ] {
+        let r = call(
+            &h,
+            Method::POST,
+            "/api/v1/webhooks",
+            key,
+            Some(json!({"url": url, "events": ["*"]})),
+        )
+        .await;
+        assert_eq!(
+            (r.status, r.code(), r.param()),
+            (StatusCode::BAD_REQUEST, "url_not_allowed", "url"),
+            "{url}: {}",
+            r.json
+        );
+        let message = r.json["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("not allowed") && message.contains("port") && message.contains("443"),
+            "{url}: {message}"
+        );
+    }
+    for url in ["https://example.com:8443/x", "https://example.com/x"] {
+        let r = call(
+            &h,
+            Method::POST,
+            "/api/v1/webhooks",
+            &h.live,
+            Some(json!({"url": url, "events": ["*"]})),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{url}: {}", r.json);
+    }
+
+    // The sender refuses the port before it resolves or connects.
+    let sender = HttpWebhookSender::with_resolver(resolver.clone(), false);
+    let url = Url::parse("https://example.com:22/x").unwrap();
+    let outcome = sender.post(&url, &[], b"{}").await;
+    assert!(outcome.error.unwrap().contains("port 22"));
+    assert!(sender.vet(&url).await.is_err());
+    // The operator's extra ports, and any port where private addresses are allowed.
+    let extra =
+        HttpWebhookSender::with_resolver(resolver.clone(), false).with_extra_ports(vec![22]);
+    assert_eq!(extra.vet(&url).await, Ok(()));
+    let open = HttpWebhookSender::with_resolver(resolver, true);
+    assert_eq!(open.vet(&url).await, Ok(()));
+}
+
+#[tokio::test]
+async fn a_name_resolving_to_loopback_is_not_allowed_and_its_address_is_not_said() {
+    let resolver = Arc::new(Rebinding {
+        calls: AtomicUsize::new(0),
+        public: "93.184.215.14".parse().unwrap(),
+        private: "127.0.0.1".parse().unwrap(),
+    });
+    let (h, _) = harness_with(Arc::new(HttpWebhookSender::with_resolver(resolver, false))).await;
+    // Registered while the name answered a public address.
+    let created = call(
+        &h,
+        Method::POST,
+        "/api/v1/webhooks",
+        &h.test,
+        Some(json!({"url": "http://localhost.example/hooks", "events": ["*"]})),
+    )
+    .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.json);
+    let id = created.json["id"].as_str().unwrap();
+    // Now the name answers loopback: a change of URL to it is refused ...
+    let moved = call(
+        &h,
+        Method::PATCH,
+        &format!("/api/v1/webhooks/{id}"),
+        &h.test,
+        Some(json!({"url": "http://localhost.example/other"})),
+    )
+    .await;
+    assert_eq!(moved.code(), "url_not_allowed");
+    let body = moved.json.to_string();
+    assert!(
+        body.contains("not allowed") && !body.contains("127.0.0.1"),
+        "{body}"
+    );
+    // ... and a send fails, its attempt (shown to the account) saying no more.
+    let sent = call(
+        &h,
+        Method::POST,
+        &format!("/api/v1/webhooks/{id}/test"),
+        &h.test,
+        None,
+    )
+    .await;
+    let body = sent.json.to_string();
+    assert!(body.contains("not allowed"), "{body}");
+    assert!(!body.contains("127.0.0.1"), "{body}");
+    let log = call(
+        &h,
+        Method::GET,
+        &format!("/api/v1/webhooks/{id}/deliveries"),
+        &h.test,
+        None,
+    )
+    .await;
+    assert!(!log.json.to_string().contains("127.0.0.1"), "{}", log.json);
 }

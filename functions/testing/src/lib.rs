@@ -1,5 +1,5 @@
 //! What the functions' tests share: a scratch embedded store with one
-//! account, and a sample API Gateway event from `events/` (its placeholder
+//! account (and a sealing key), and a sample API Gateway event from `events/` (its placeholder
 //! key replaced) run through a router by lambda_http's adapter, in-process,
 //! as the Lambda runtime would run it.
 
@@ -12,9 +12,10 @@ use serde_json::Value;
 use shared::app::keys::Caller;
 use shared::app::{accounts, keys};
 use shared::domain::account::{AccountId, Issuer, Mode, Plan};
-use shared::embedded::SqliteTable;
+use shared::embedded::{LocalSecrets, SqliteTable};
 use shared::ports::Ports;
 use shared::ports::clock::SystemClock;
+use shared::secrets_key::SecretsKey;
 
 /// The key written in the sample events, replaced by a real one.
 pub const PLACEHOLDER_KEY: &str = "svc_test_000000000000000000000000000000000000000000000000";
@@ -32,7 +33,10 @@ impl Scratch {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(SystemClock);
         let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
-        let ports = shared::adapters::ports(Arc::new(table), clock);
+        // The key that seals webhook secrets and certificates (SVC_SECRETS_KEY).
+        let key = SecretsKey::parse(&SecretsKey::generate()).unwrap();
+        let ports = shared::adapters::ports(Arc::new(table), clock)
+            .with_secrets(Arc::new(LocalSecrets::new(key)));
         let account = accounts::create(&ports, "Lambda", plan, None)
             .await
             .unwrap()

@@ -3,8 +3,10 @@
 //! (as the agent-tool endpoint does: OCR by AWS Textract, the AI model,
 //! staged job inputs, webhooks over HTTP), its emails (confirmation, reset
 //! and invitation links, invoices) go through SES when `SVC_EMAIL_SES` is
-//! set, and its Business page seals the uploaded VERI*FACTU certificate
-//! with KMS (`SVC_KMS_KEY_ID`; it can seal, never open).
+//! set, its Business page seals the uploaded VERI*FACTU certificate with KMS
+//! (`SVC_KMS_KEY_ID`; it can seal, never open), and its webhooks pages seal
+//! and open signing secrets with their own KMS key
+//! (`SVC_KMS_WEBHOOK_KEY_ID`).
 
 use infra_aws::{environment, http_function};
 use shared::config::Config;

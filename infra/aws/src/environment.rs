@@ -5,9 +5,10 @@
 //! watch`), the queues (`with_queues`: SQS `JOBS_QUEUE_URL`,
 //! `DELIVERIES_QUEUE_URL`, `SUBMISSIONS_QUEUE_URL`), the staging blobs
 //! (`with_blobs`: S3 `STAGING_BUCKET`), the OCR engine named by `SVC_OCR`
-//! (`with_ocr`), the webhook sender (`with_sender`) and the VERI*FACTU
-//! endpoint with the key that seals certificates (`with_verifactu`:
-//! `SVC_KMS_KEY_ID` or `SVC_SECRETS_KEY`) and the AI model that proposes
+//! (`with_ocr`), the webhook sender (`with_sender`), the keys that seal
+//! certificates and webhook signing secrets (`with_secrets`:
+//! `SVC_KMS_KEY_ID` and `SVC_KMS_WEBHOOK_KEY_ID`, or `SVC_SECRETS_KEY`), the
+//! VERI*FACTU endpoint with them (`with_verifactu`), the AI model that proposes
 //! extracted fields (`with_ai`: `SVC_AI_BEDROCK_MODEL` or `SVC_AI_URL`),
 //! and the mailer of invoices (`with_mailer`: `SVC_SMTP_URL` or
 //! `SVC_EMAIL_SES`, with `SVC_EMAIL_FROM`).
@@ -32,7 +33,7 @@ use shared::ports::{Blobs, Clock, Ocr, Ports, Queue, Secrets, Table};
 
 use crate::bedrock::BedrockAi;
 use crate::textract::TextractOcr;
-use crate::{DynamoTable, KmsSecrets, S3Blobs, SesEmail, SqsQueue};
+use crate::{DynamoTable, KmsKeys, KmsSecrets, S3Blobs, SesEmail, SqsQueue};
 
 #[cfg(feature = "embedded")]
 mod embedded;
@@ -137,9 +138,7 @@ pub async fn with_ocr(ports: Ports) -> Result<Ports, String> {
 /// `ports` sending webhooks over HTTP, to private addresses only when the
 /// configuration allows it.
 pub fn with_sender(ports: Ports, config: &Config) -> Ports {
-    ports.with_sender(Arc::new(HttpWebhookSender::new(
-        config.webhook_allow_private,
-    )))
+    ports.with_sender(Arc::new(HttpWebhookSender::from_config(config)))
 }
 
 /// `ports` that send live VERI*FACTU records to the configured endpoint
@@ -152,15 +151,27 @@ pub async fn with_verifactu(ports: Ports, config: &Config) -> Ports {
     .await
 }
 
-/// `ports` sealing certificates with KMS (`SVC_KMS_KEY_ID`) or the local
-/// key (`SVC_SECRETS_KEY`), when the configuration names one.
+/// `ports` sealing certificates and webhook signing secrets with KMS (each
+/// kind with its own key: `SVC_KMS_KEY_ID`, `SVC_KMS_WEBHOOK_KEY_ID`; a
+/// kind whose key is not set is refused) or, with neither KMS key, with the
+/// local key (`SVC_SECRETS_KEY`); unchanged when the configuration names no
+/// key.
 pub async fn with_secrets(ports: Ports, config: &Config) -> Ports {
-    let secrets: Arc<dyn Secrets> = match (&config.kms_key_id, &config.secrets_key) {
-        (Some(key_id), _) => Arc::new(KmsSecrets::from_env(key_id).await),
+    let secrets: Arc<dyn Secrets> = match (kms_keys(config), &config.secrets_key) {
+        (Some(keys), _) => Arc::new(KmsSecrets::from_env(keys).await),
         (None, Some(key)) => Arc::new(LocalSecrets::new(key.clone())),
         (None, None) => return ports,
     };
     ports.with_secrets(secrets)
+}
+
+/// The KMS keys the configuration names, if it names any.
+fn kms_keys(config: &Config) -> Option<KmsKeys> {
+    let keys = KmsKeys {
+        certificates: config.kms_key_id.clone(),
+        webhook_secrets: config.kms_webhook_key_id.clone(),
+    };
+    (keys != KmsKeys::default()).then_some(keys)
 }
 
 /// `ports` with the AI model the configuration names (Bedrock, or an
@@ -306,6 +317,37 @@ mod tests {
             let missing = storage(None, None, embedded).unwrap_err();
             assert_eq!(missing.contains("SVC_DATA_DIR"), embedded, "{missing}");
         }
+    }
+
+    #[test]
+    fn each_kind_of_secret_takes_its_own_kms_key() {
+        let config = |certificates: Option<&str>, webhooks: Option<&str>| Config {
+            kms_key_id: certificates.map(String::from),
+            kms_webhook_key_id: webhooks.map(String::from),
+            ..Config::default()
+        };
+        assert_eq!(kms_keys(&config(None, None)), None);
+        assert_eq!(
+            kms_keys(&config(Some("certs"), None)),
+            Some(KmsKeys {
+                certificates: Some("certs".into()),
+                webhook_secrets: None
+            })
+        );
+        assert_eq!(
+            kms_keys(&config(None, Some("hooks"))),
+            Some(KmsKeys {
+                certificates: None,
+                webhook_secrets: Some("hooks".into())
+            })
+        );
+        assert_eq!(
+            kms_keys(&config(Some("certs"), Some("hooks"))),
+            Some(KmsKeys {
+                certificates: Some("certs".into()),
+                webhook_secrets: Some("hooks".into())
+            })
+        );
     }
 
     #[test]

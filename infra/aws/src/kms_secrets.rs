@@ -6,6 +6,13 @@
 //! key policy and the functions' IAM conditions can require. KMS alone
 //! could not hold a certificate: it encrypts at most 4 KB directly.
 //!
+//! Each kind of value (`Kind`, told by its context) has a key and a purpose
+//! of its own: certificates `SVC_KMS_KEY_ID` with `svc-certificate` (only
+//! the roles that talk to the AEAT may decrypt), webhook signing secrets
+//! `SVC_KMS_WEBHOOK_KEY_ID` with `svc-webhook-secret` (only the functions
+//! that create, rotate, test or deliver webhooks may use it). An engine
+//! without the key of a kind refuses its values.
+//!
 //! Stored form: `kms1.<base64 encrypted data key>.<base64 nonce‖ciphertext‖tag>`.
 
 use async_trait::async_trait;
@@ -15,32 +22,68 @@ use aws_sdk_kms::primitives::Blob;
 use aws_sdk_kms::types::DataKeySpec;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use shared::ports::secrets::{Secrets, SecretsError, aead};
+use shared::ports::secrets::{Kind, Secrets, SecretsError, aead};
 use zeroize::Zeroizing;
 
 const PREFIX: &str = "kms1";
-/// The encryption context's fixed member: IAM policies grant decryption for
-/// this purpose only.
+/// The encryption context's fixed member for certificates: the key policy
+/// grants decryption for this purpose only.
 pub const PURPOSE: &str = "svc-certificate";
+/// The encryption context's fixed member for webhook signing secrets.
+pub const WEBHOOK_SECRET_PURPOSE: &str = "svc-webhook-secret";
+
+/// The purpose in the encryption context of values of `kind`.
+pub fn purpose(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Certificate => PURPOSE,
+        Kind::WebhookSecret => WEBHOOK_SECRET_PURPOSE,
+    }
+}
+
+/// The KMS keys (id, ARN or alias) an engine holds, one per kind; a kind
+/// without one is refused.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KmsKeys {
+    /// `SVC_KMS_KEY_ID`.
+    pub certificates: Option<String>,
+    /// `SVC_KMS_WEBHOOK_KEY_ID`.
+    pub webhook_secrets: Option<String>,
+}
+
+impl KmsKeys {
+    /// The key of `kind`, or the refusal that names its variable.
+    fn of(&self, kind: Kind) -> Result<&str, SecretsError> {
+        let (key, what, variable) = match kind {
+            Kind::Certificate => (&self.certificates, "certificates", "SVC_KMS_KEY_ID"),
+            Kind::WebhookSecret => (
+                &self.webhook_secrets,
+                "webhook signing secrets",
+                "SVC_KMS_WEBHOOK_KEY_ID",
+            ),
+        };
+        key.as_deref().ok_or_else(|| {
+            SecretsError::WrongKey(format!(
+                "this host holds no KMS key for {what} ({variable} is not set)"
+            ))
+        })
+    }
+}
 
 pub struct KmsSecrets {
     client: Client,
-    key_id: String,
+    keys: KmsKeys,
 }
 
 impl KmsSecrets {
-    /// The key `key_id` (id, ARN or alias), reached through the SDK's
-    /// standard configuration (`AWS_ENDPOINT_URL[_KMS]` for an emulator).
-    pub async fn from_env(key_id: &str) -> KmsSecrets {
+    /// The engine with `keys`, reached through the SDK's standard
+    /// configuration (`AWS_ENDPOINT_URL[_KMS]` for an emulator).
+    pub async fn from_env(keys: KmsKeys) -> KmsSecrets {
         let config = crate::sdk::config().await;
-        KmsSecrets::new(Client::new(&config), key_id)
+        KmsSecrets::new(Client::new(&config), keys)
     }
 
-    pub fn new(client: Client, key_id: impl Into<String>) -> KmsSecrets {
-        KmsSecrets {
-            client,
-            key_id: key_id.into(),
-        }
+    pub fn new(client: Client, keys: KmsKeys) -> KmsSecrets {
+        KmsSecrets { client, keys }
     }
 }
 
@@ -74,12 +117,13 @@ fn damaged() -> SecretsError {
 #[async_trait]
 impl Secrets for KmsSecrets {
     async fn seal(&self, plaintext: &[u8], context: &str) -> Result<String, SecretsError> {
+        let kind = Kind::of(context);
         let data_key = self
             .client
             .generate_data_key()
-            .key_id(&self.key_id)
+            .key_id(self.keys.of(kind)?)
             .key_spec(DataKeySpec::Aes256)
-            .encryption_context("purpose", PURPOSE)
+            .encryption_context("purpose", purpose(kind))
             .encryption_context("context", context)
             .send()
             .await
@@ -104,14 +148,16 @@ impl Secrets for KmsSecrets {
         else {
             return Err(damaged());
         };
+        let kind = Kind::of(context);
+        let key_id = self.keys.of(kind)?;
         let encrypted_key = STANDARD.decode(encrypted_key).map_err(|_| damaged())?;
         let body = STANDARD.decode(body).map_err(|_| damaged())?;
         let data_key = self
             .client
             .decrypt()
-            .key_id(&self.key_id)
+            .key_id(key_id)
             .ciphertext_blob(Blob::new(encrypted_key))
-            .encryption_context("purpose", PURPOSE)
+            .encryption_context("purpose", purpose(kind))
             .encryption_context("context", context)
             .send()
             .await

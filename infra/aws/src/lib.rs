@@ -15,7 +15,7 @@ pub mod stream_dispatcher;
 pub mod textract;
 
 pub use dynamodb_table::DynamoTable;
-pub use kms_secrets::KmsSecrets;
+pub use kms_secrets::{KmsKeys, KmsSecrets};
 pub use s3_blobs::S3Blobs;
 pub use ses_email::SesEmail;
 pub use sqs_queue::SqsQueue;

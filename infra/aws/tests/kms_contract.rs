@@ -1,15 +1,23 @@
-//! The `Secrets` contract suite against KMS (moto in `bash .ci/run`), and
-//! `template.yaml`'s key: only the roles that talk to the AEAT (the
-//! submitter's, and the API's questions') may decrypt, and only
+//! The `Secrets` contract suite against KMS (moto in `bash .ci/run`), each
+//! kind of secret under its own key and purpose (a webhook signing secret
+//! never opens through the certificates' key or purpose), and
+//! `template.yaml`'s certificates key: only the roles that talk to the AEAT
+//! (the submitter's, and the API's questions') may decrypt, and only
 //! certificates (the encryption context's purpose).
 
 mod support;
 
 use std::sync::Arc;
 
-use infra_aws::KmsSecrets;
-use infra_aws::kms_secrets::PURPOSE;
+use aws_sdk_kms::error::ProvideErrorMetadata;
+use aws_sdk_kms::primitives::Blob;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use infra_aws::kms_secrets::{PURPOSE, WEBHOOK_SECRET_PURPOSE};
+use infra_aws::{KmsKeys, KmsSecrets};
 use serde_norway::Value;
+use shared::ports::Secrets;
+use shared::ports::secrets::SecretsError;
 use shared::ports::secrets_contract;
 
 async fn new_key(kms: &aws_sdk_kms::Client) -> String {
@@ -24,6 +32,13 @@ async fn new_key(kms: &aws_sdk_kms::Client) -> String {
         .to_string()
 }
 
+fn keys(certificates: Option<&str>, webhook_secrets: Option<&str>) -> KmsKeys {
+    KmsKeys {
+        certificates: certificates.map(String::from),
+        webhook_secrets: webhook_secrets.map(String::from),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kms_engine_passes_the_secrets_contract() {
     if !support::emulator_of("KMS", "KMS contract suite") {
@@ -33,10 +48,137 @@ async fn kms_engine_passes_the_secrets_contract() {
     let kms = aws_sdk_kms::Client::new(&config);
     let (one, other) = (new_key(&kms).await, new_key(&kms).await);
     secrets_contract::run(
-        Arc::new(KmsSecrets::from_env(&one).await),
-        Arc::new(KmsSecrets::from_env(&other).await),
+        Arc::new(KmsSecrets::from_env(keys(Some(&one), None)).await),
+        Arc::new(KmsSecrets::from_env(keys(Some(&other), None)).await),
     )
     .await;
+}
+
+/// The encrypted data key of a value sealed by `KmsSecrets`.
+fn data_key(sealed: &str) -> Vec<u8> {
+    let encrypted = sealed.split('.').nth(1).expect("kms1.<data key>.<body>");
+    STANDARD.decode(encrypted).unwrap()
+}
+
+fn refused<T: std::fmt::Debug>(result: Result<T, SecretsError>, naming: &str) {
+    match result {
+        Err(SecretsError::WrongKey(reason)) => assert!(reason.contains(naming), "{reason}"),
+        other => panic!("not refused for want of {naming}: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_secrets_take_their_own_key_and_purpose() {
+    if !support::emulator_of("KMS", "KMS webhook secrets") {
+        return;
+    }
+    let config = infra_aws::sdk::config().await;
+    let kms = aws_sdk_kms::Client::new(&config);
+    let (certificates, webhooks) = (new_key(&kms).await, new_key(&kms).await);
+    let engine = |c: Option<&str>, w: Option<&str>| KmsSecrets::new(kms.clone(), keys(c, w));
+    let both = engine(Some(&certificates), Some(&webhooks));
+    let context = "webhook-secret/acct_1#test/we_1";
+    let secret = b"whsec_0123456789abcdef0123456789abcdef";
+
+    let sealed = both.seal(secret, context).await.unwrap();
+    assert_eq!(
+        both.open(&sealed, context).await.unwrap().as_slice(),
+        secret
+    );
+    // The functions that hold only the webhook secrets' key (webhooks,
+    // deliveries) open it; another webhook's context does not.
+    let webhooks_only = engine(None, Some(&webhooks));
+    assert_eq!(
+        webhooks_only
+            .open(&sealed, context)
+            .await
+            .unwrap()
+            .as_slice(),
+        secret
+    );
+    assert!(matches!(
+        webhooks_only
+            .open(&sealed, "webhook-secret/acct_1#test/we_2")
+            .await,
+        Err(SecretsError::WrongKey(_))
+    ));
+
+    // The data key is the webhook key's, under the webhook purpose.
+    let encrypted = data_key(&sealed);
+    let decrypt = |key: &str, purpose: &str| {
+        kms.decrypt()
+            .key_id(key)
+            .ciphertext_blob(Blob::new(encrypted.clone()))
+            .encryption_context("purpose", purpose)
+            .encryption_context("context", context)
+            .send()
+    };
+    let opened = decrypt(&webhooks, WEBHOOK_SECRET_PURPOSE).await.unwrap();
+    assert!(opened.key_id().unwrap().ends_with(&webhooks), "{opened:?}");
+    // Not through the certificates' purpose (the one their key policy
+    // grants decryption for), nor through the certificates' key.
+    let through_purpose = decrypt(&webhooks, PURPOSE).await.unwrap_err();
+    assert_eq!(
+        through_purpose.code(),
+        Some("InvalidCiphertextException"),
+        "{through_purpose:?}"
+    );
+    let through_key = decrypt(&certificates, WEBHOOK_SECRET_PURPOSE)
+        .await
+        .unwrap_err();
+    // KMS says IncorrectKeyException, moto AccessDeniedException.
+    assert!(
+        matches!(
+            through_key.code(),
+            Some("IncorrectKeyException" | "InvalidCiphertextException" | "AccessDeniedException")
+        ),
+        "{through_key:?}"
+    );
+    // An engine that would open webhook secrets with the certificates' key
+    // cannot.
+    let misconfigured = engine(None, Some(&certificates));
+    assert!(matches!(
+        misconfigured.open(&sealed, context).await,
+        Err(SecretsError::WrongKey(_))
+    ));
+
+    // Certificates keep their key and purpose.
+    let certificate = both
+        .seal(b"-----BEGIN", "certificate/acct_1")
+        .await
+        .unwrap();
+    let opened = kms
+        .decrypt()
+        .key_id(&certificates)
+        .ciphertext_blob(Blob::new(data_key(&certificate)))
+        .encryption_context("purpose", PURPOSE)
+        .encryption_context("context", "certificate/acct_1")
+        .send()
+        .await
+        .unwrap();
+    assert!(opened.key_id().unwrap().ends_with(&certificates));
+
+    // A function with one of the keys refuses the other kind, saying which
+    // key it lacks.
+    let certificates_only = engine(Some(&certificates), None);
+    refused(
+        certificates_only.seal(secret, context).await,
+        "SVC_KMS_WEBHOOK_KEY_ID",
+    );
+    refused(
+        certificates_only.open(&sealed, context).await,
+        "SVC_KMS_WEBHOOK_KEY_ID",
+    );
+    refused(
+        webhooks_only
+            .seal(b"-----BEGIN", "certificate/acct_1")
+            .await,
+        "SVC_KMS_KEY_ID",
+    );
+    refused(
+        webhooks_only.open(&certificate, "certificate/acct_1").await,
+        "SVC_KMS_KEY_ID",
+    );
 }
 
 fn template() -> Value {

@@ -2,7 +2,9 @@
 //! cannot be deleted by accident, the bucket and every queue refuse plain
 //! HTTP, no principal but the roles that talk to the AEAT (the submitter's
 //! and the AEAT questions') may decrypt certificates (the web application
-//! may seal them), every function writes only its own
+//! may seal them), webhook signing secrets have a key of their own that only
+//! the functions that create, rotate, test or deliver webhooks may use,
+//! every function writes only its own
 //! item kinds (accounts, keys and certificates only the web application's),
 //! the API is throttled before Lambda and the costly
 //! functions are capped, email goes out as the SES identity only, scheduled
@@ -185,6 +187,138 @@ fn only_the_roles_that_talk_to_the_aeat_may_decrypt_certificates() {
         &web["Environment"]["Variables"]["SVC_KMS_KEY_ID"],
         "CertificatesKey"
     ));
+}
+
+/// The `!GetAtt` targets in `value` (one or a list).
+fn get_atts(value: &Value) -> Vec<&str> {
+    match value {
+        Value::Sequence(items) => items.iter().flat_map(get_atts).collect(),
+        other => intrinsic(other, "GetAtt")
+            .and_then(Value::as_str)
+            .into_iter()
+            .collect(),
+    }
+}
+
+#[test]
+fn only_the_functions_that_handle_webhooks_may_use_the_webhook_secrets_key() {
+    let template = template();
+    let resources = &template["Resources"];
+    let key = &resources["WebhookSecretsKey"];
+    assert_eq!(key["Type"].as_str(), Some("AWS::KMS::Key"));
+    assert_eq!(key["DeletionPolicy"].as_str(), Some("Retain"));
+    assert_eq!(key["UpdateReplacePolicy"].as_str(), Some("Retain"));
+    assert_eq!(key["Properties"]["EnableKeyRotation"].as_bool(), Some(true));
+    // The functions that create, rotate, test or deliver webhooks: the
+    // webhooks API, the web application's webhooks pages, and the deliveries
+    // worker, which only opens secrets. Their roles are the ones SAM makes
+    // (`<function>Role`), so none of them names a role of its own.
+    const SEAL: [&str; 2] = ["WebhooksFunctionRole.Arn", "WebFunctionRole.Arn"];
+    const OPEN: [&str; 3] = [
+        "WebhooksFunctionRole.Arn",
+        "WebFunctionRole.Arn",
+        "DeliveriesFunctionRole.Arn",
+    ];
+    for function in ["WebhooksFunction", "WebFunction", "DeliveriesFunction"] {
+        let properties = &resources[function]["Properties"];
+        assert_eq!(
+            resources[function]["Type"].as_str(),
+            Some("AWS::Serverless::Function")
+        );
+        assert!(properties["Role"].is_null(), "{function}");
+        assert!(
+            refers_to(
+                &properties["Environment"]["Variables"]["SVC_KMS_WEBHOOK_KEY_ID"],
+                "WebhookSecretsKey"
+            ),
+            "{function} has no SVC_KMS_WEBHOOK_KEY_ID"
+        );
+    }
+    let key_statements = key["Properties"]["KeyPolicy"]["Statement"]
+        .as_sequence()
+        .unwrap();
+    let deny = key_statements
+        .iter()
+        .find(|s| s["Effect"].as_str() == Some("Deny"))
+        .expect("a deny statement");
+    assert_eq!(deny["Principal"].as_str(), Some("*"));
+    let denied = strings(&deny["Action"]);
+    for action in [
+        "kms:Decrypt",
+        "kms:ReEncrypt*",
+        "kms:Encrypt",
+        "kms:GenerateDataKey*",
+    ] {
+        assert!(denied.contains(&action), "{action} not denied: {denied:?}");
+    }
+    assert_eq!(
+        get_atts(&deny["Condition"]["StringNotEquals"]["aws:PrincipalArn"]),
+        OPEN
+    );
+    // Besides the account's administration (through IAM, which the deny
+    // still bounds), one statement seals and one opens, for webhook secrets
+    // only.
+    let allows: Vec<&Value> = key_statements
+        .iter()
+        .filter(|s| s["Effect"].as_str() == Some("Allow"))
+        .collect();
+    assert_eq!(allows.len(), 3, "{allows:?}");
+    let admin = allows
+        .iter()
+        .find(|s| s["Sid"].as_str() == Some("AccountAdministersThroughIam"))
+        .expect("the account administers the key");
+    assert_eq!(
+        intrinsic(&admin["Principal"]["AWS"], "Sub").and_then(Value::as_str),
+        Some("arn:${AWS::Partition}:iam::${AWS::AccountId}:root")
+    );
+    for (action, principals) in [
+        ("kms:GenerateDataKey", &SEAL[..]),
+        ("kms:Decrypt", &OPEN[..]),
+    ] {
+        let statement = allows
+            .iter()
+            .find(|s| strings(&s["Action"]) == [action])
+            .unwrap_or_else(|| panic!("no statement allows {action}"));
+        assert_eq!(get_atts(&statement["Principal"]["AWS"]), principals);
+        assert_eq!(
+            statement["Condition"]["StringEquals"]["kms:EncryptionContext:purpose"].as_str(),
+            Some("svc-webhook-secret"),
+            "{action}"
+        );
+    }
+    // No other function has the key (the MCP function's tools manage no
+    // webhooks), none names it in its own permissions, and the functions of
+    // the webhooks API have no certificates key.
+    for (function, resource) in resources_of(&template, "AWS::Serverless::Function") {
+        let variables = &resource["Properties"]["Environment"]["Variables"];
+        if !OPEN.contains(&format!("{function}Role.Arn").as_str()) {
+            assert!(
+                variables["SVC_KMS_WEBHOOK_KEY_ID"].is_null(),
+                "{function} has the webhook secrets key"
+            );
+        }
+        for statement in statements(&template, function) {
+            let text = serde_norway::to_string(statement).unwrap();
+            assert!(!text.contains("WebhookSecretsKey"), "{function}: {text}");
+        }
+    }
+    for function in ["WebhooksFunction", "DeliveriesFunction"] {
+        let variables = &resources[function]["Properties"]["Environment"]["Variables"];
+        assert!(variables["SVC_KMS_KEY_ID"].is_null(), "{function}");
+    }
+    assert!(
+        template["Globals"]["Function"]["Environment"]["Variables"]["SVC_KMS_WEBHOOK_KEY_ID"]
+            .is_null()
+    );
+    // The certificates key's policy names none of these roles.
+    let certificates =
+        serde_norway::to_string(&resources["CertificatesKey"]["Properties"]["KeyPolicy"]).unwrap();
+    for role in OPEN {
+        assert!(
+            !certificates.contains(role.trim_end_matches(".Arn")),
+            "{role}"
+        );
+    }
 }
 
 #[test]

@@ -229,10 +229,12 @@ fn main() {
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
+    let secrets_key = shared::secrets_key::SecretsKey::generate();
     let server = serve_with(
         &["--data".into(), dir.path().display().to_string()],
         &[
             ("SVC_WEBHOOK_ALLOW_PRIVATE", "true"),
+            ("SVC_SECRETS_KEY", &secrets_key),
             ("SVC_QUOTA_PRO", "100000"),
         ],
     );

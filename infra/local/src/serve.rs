@@ -81,9 +81,7 @@ pub async fn serve(
     addr: &str,
 ) -> Result<(), String> {
     let config = Config::from_env()?;
-    let ports = ports.with_sender(Arc::new(HttpWebhookSender::new(
-        config.webhook_allow_private,
-    )));
+    let ports = ports.with_sender(Arc::new(HttpWebhookSender::from_config(&config)));
     let ports = infra_aws::environment::with_verifactu(ports, &config).await;
     let ports = infra_aws::environment::with_mailer(ports, &config).await?;
     certificates::check_key(&ports).await?;

@@ -5,7 +5,13 @@
 //! IP-literal hosts skip resolvers, so they are checked before the request;
 //! no redirects are followed and no proxy from the environment is used.
 //! `allow_private` (operator setting `SVC_WEBHOOK_ALLOW_PRIVATE`) lifts the
-//! address rule for a developer's own machine and for tests.
+//! address and port rules for a developer's own machine and for tests; the
+//! operator's extra ports (`SVC_WEBHOOK_PORTS`) widen the port rule.
+//!
+//! A refusal says only that the URL is not allowed: which addresses a name
+//! resolves to is the service's network, not the caller's business (an
+//! attacker would map internal DNS with it). The detail is logged, the host
+//! as a short hash.
 
 use std::error::Error as _;
 use std::net::{IpAddr, SocketAddr};
@@ -21,54 +27,74 @@ use crate::ports::webhook_sender::{
     USER_AGENT, WebhookSender,
 };
 use crate::webhooks::address::non_public;
+use crate::webhooks::port::PortRule;
+
+/// What a refused name is told, whatever the reason (no answer, or only
+/// addresses webhooks may not reach): the same words, so they map nothing.
+pub const NAME_REFUSED: &str =
+    "url is not allowed: its host has no address webhooks may reach (public addresses only)";
 
 struct Guard {
     resolver: Arc<dyn Resolver>,
     allow_private: bool,
+    ports: PortRule,
 }
 
 impl Guard {
-    fn check(&self, ip: IpAddr) -> Result<(), String> {
+    fn check(&self, ip: IpAddr) -> Result<(), &'static str> {
         match non_public(ip) {
-            Some(why) if !self.allow_private => Err(format!("{ip} is {why}")),
+            Some(why) if !self.allow_private => Err(why),
             _ => Ok(()),
         }
     }
 
     /// The addresses of `host` that may be reached.
     async fn addresses(&self, host: &str) -> Result<Vec<IpAddr>, Refusal> {
-        let found = self
-            .resolver
-            .resolve(host)
-            .await
-            .map_err(|e| Refusal(format!("the host {host} does not resolve ({e})")))?;
+        let found = match self.resolver.resolve(host).await {
+            Ok(found) => found,
+            Err(e) => return Err(refused_name(host, &format!("does not resolve ({e})"))),
+        };
         let (allowed, refused): (Vec<_>, Vec<_>) = found
             .into_iter()
             .map(|ip| (ip, self.check(ip)))
             .partition(|(_, c)| c.is_ok());
         if allowed.is_empty() {
-            let why: Vec<String> = refused.into_iter().filter_map(|(_, c)| c.err()).collect();
-            return Err(Refusal(if why.is_empty() {
-                format!("the host {host} has no address")
-            } else {
-                format!(
-                    "the host {host} resolves only to addresses webhooks may not reach: {}",
-                    why.join("; ")
-                )
-            }));
+            let why: Vec<String> = refused
+                .into_iter()
+                .filter_map(|(ip, c)| c.err().map(|why| format!("{ip} is {why}")))
+                .collect();
+            return Err(refused_name(
+                host,
+                &format!("resolves to [{}]", why.join("; ")),
+            ));
         }
         Ok(allowed.into_iter().map(|(ip, _)| ip).collect())
     }
 
-    /// The check of an IP-literal host, which no resolver sees; None for names.
+    /// The check of an IP-literal host, which no resolver sees; None for
+    /// names. The caller wrote the address, so its class may be named.
     fn literal(&self, url: &Url) -> Option<Result<(), Refusal>> {
         let ip = match url.host()? {
             Host::Ipv4(ip) => IpAddr::V4(ip),
             Host::Ipv6(ip) => IpAddr::V6(ip),
             Host::Domain(_) => return None,
         };
-        Some(self.check(ip).map_err(Refusal))
+        Some(self.check(ip).map_err(|why| {
+            Refusal(format!(
+                "url is not allowed: its address is {why} (public addresses only)"
+            ))
+        }))
     }
+}
+
+/// The refusal of a name, its detail logged with the host hashed.
+fn refused_name(host: &str, detail: &str) -> Refusal {
+    tracing::info!(
+        host = %crate::redact::short_hash(host),
+        detail,
+        "webhook host refused"
+    );
+    Refusal(NAME_REFUSED.into())
 }
 
 /// reqwest's resolver: the guard's vetted addresses only.
@@ -97,11 +123,38 @@ impl HttpWebhookSender {
         Self::with_resolver(Arc::new(SystemResolver), allow_private)
     }
 
+    /// The sender as the operator configured it: `SVC_WEBHOOK_ALLOW_PRIVATE`
+    /// and `SVC_WEBHOOK_PORTS`.
+    pub fn from_config(config: &crate::config::Config) -> Self {
+        Self::new(config.webhook_allow_private).with_extra_ports(config.webhook_ports.clone())
+    }
+
+    /// Private addresses (and then any port) only with `allow_private`.
     pub fn with_resolver(resolver: Arc<dyn Resolver>, allow_private: bool) -> Self {
+        let ports = match allow_private {
+            true => PortRule::any(),
+            false => PortRule::default(),
+        };
         HttpWebhookSender {
             guard: Arc::new(Guard {
                 resolver,
                 allow_private,
+                ports,
+            }),
+            client: OnceLock::new(),
+        }
+    }
+
+    /// The same sender, also allowing `extra` ports (before any send).
+    pub fn with_extra_ports(self, extra: Vec<u16>) -> Self {
+        if self.guard.allow_private || extra.is_empty() {
+            return self;
+        }
+        HttpWebhookSender {
+            guard: Arc::new(Guard {
+                resolver: self.guard.resolver.clone(),
+                allow_private: false,
+                ports: PortRule::with_extra(extra),
             }),
             client: OnceLock::new(),
         }
@@ -141,7 +194,12 @@ fn chain(e: &reqwest::Error) -> String {
 
 #[async_trait]
 impl WebhookSender for HttpWebhookSender {
+    fn ports(&self) -> &PortRule {
+        &self.guard.ports
+    }
+
     async fn vet(&self, url: &Url) -> Result<(), Refusal> {
+        self.guard.ports.check(url).map_err(Refusal)?;
         match (self.guard.literal(url), url.host_str()) {
             (Some(check), _) => check,
             (None, Some(host)) => self.guard.addresses(host).await.map(drop),
@@ -151,6 +209,9 @@ impl WebhookSender for HttpWebhookSender {
 
     async fn post(&self, url: &Url, headers: &[(&str, String)], body: &[u8]) -> Outcome {
         let started = Instant::now();
+        if let Err(refusal) = self.guard.ports.check(url) {
+            return Outcome::failed(format!("not sent: {refusal}"), started.elapsed());
+        }
         if let Some(Err(refusal)) = self.guard.literal(url) {
             return Outcome::failed(format!("not sent: {refusal}"), started.elapsed());
         }

@@ -1,8 +1,10 @@
 //! API keys: creation, revocation and authentication of a request's key.
+//! An account holds at most `key_count::MAX_ACTIVE_KEYS` unrevoked keys.
 
 use chrono::Duration;
 
 use crate::app::accounts::{self, AccountError};
+use crate::app::key_count::{self, MAX_ACTIVE_KEYS};
 use crate::domain::account::{AccountId, Mode, Plan};
 use crate::domain::api_key::ApiKey;
 use crate::ports::Ports;
@@ -11,6 +13,9 @@ use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, Upda
 /// How stale `last_used_at` may get before a request refreshes it (saves a
 /// write per request); a bookkeeping write, as losing one costs nothing.
 const LAST_USED_RESOLUTION: Duration = Duration::seconds(60);
+/// Rounds a creation or revocation retries after losing the count to
+/// another writer of the same account (one writer wins each round).
+const COUNT_ROUNDS: u32 = 50;
 
 /// Who is calling: established by the key, trusted by everything after auth.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +48,11 @@ pub enum KeyError {
     Account(#[from] AccountError),
     #[error("no API key {0}")]
     NotFound(String),
+    /// The account already holds the most unrevoked keys.
+    #[error(
+        "an account has at most {MAX_ACTIVE_KEYS} active API keys: revoke one to create another"
+    )]
+    LimitReached,
 }
 
 fn key_by_hash(hash: &str) -> Key {
@@ -62,7 +72,8 @@ fn table_error(e: TableError) -> AccountError {
     AccountError::Table(e)
 }
 
-/// Creates a key for an existing account. The returned key is shown once.
+/// Creates a key for an existing account, within its limit of active keys.
+/// The returned key is shown once.
 pub async fn create(
     ports: &Ports,
     account: &AccountId,
@@ -72,7 +83,7 @@ pub async fn create(
     let key_id = crate::ids::new_id("key");
     let hash = key.hash();
     let now = ports.clock.now().to_rfc3339();
-    let writes = vec![
+    let mut writes = vec![
         Write::Check {
             key: accounts::key(account),
             condition: Condition::Present,
@@ -97,18 +108,33 @@ pub async fn create(
             condition: Some(Condition::Absent),
         },
     ];
-    match ports.table.transact(writes).await {
-        Ok(()) => {
-            ports.cache.forget(&key_by_hash(&hash));
-            Ok((key_id, key))
+    let counted = writes.len();
+    for round in 0..COUNT_ROUNDS {
+        let count = key_count::read(ports, account).await.map_err(table_error)?;
+        if count.active >= MAX_ACTIVE_KEYS {
+            return Err(KeyError::LimitReached);
         }
-        Err(TableError::ConditionFailed { index: Some(0), .. }) => {
-            Err(AccountError::NotFound(account.clone()).into())
+        writes.truncate(counted);
+        writes.push(count.change(account, 1));
+        match ports.table.transact(writes.clone()).await {
+            Ok(()) => {
+                ports.cache.forget(&key_by_hash(&hash));
+                return Ok((key_id, key));
+            }
+            Err(TableError::ConditionFailed { index: Some(0), .. }) => {
+                return Err(AccountError::NotFound(account.clone()).into());
+            }
+            Err(TableError::ConditionFailed { index: Some(i), .. }) if i == counted => {}
+            Err(TableError::Conflict) => {}
+            Err(e) => return Err(AccountError::Table(e).into()),
         }
-        Err(e) => Err(AccountError::Table(e).into()),
+        crate::app::race::pause(round).await;
     }
+    Err(AccountError::Table(TableError::Conflict).into())
 }
 
+/// Revokes a key (again: nothing changes). A key in its account's list
+/// gives its place in the count back in the same transaction.
 pub async fn revoke(ports: &Ports, key_id: &str) -> Result<(), KeyError> {
     let pointer = ports
         .table
@@ -119,44 +145,73 @@ pub async fn revoke(ports: &Ports, key_id: &str) -> Result<(), KeyError> {
     let hash = pointer
         .s("hash")
         .ok_or_else(|| KeyError::NotFound(key_id.to_string()))?;
-    let now = ports.clock.now().to_rfc3339();
-    ports
-        .table
-        .update(
-            &key_by_hash(hash),
-            vec![UpdateOp::set("revoked_at", now.clone())],
-            Some(Condition::Present),
-        )
-        .await
-        .map_err(|e| match e {
-            TableError::ConditionFailed { .. } => KeyError::NotFound(key_id.to_string()),
-            other => table_error(other).into(),
-        })?;
-    ports.cache.forget(&key_by_hash(hash));
-    if let Some(account) = stored_account(ports, hash).await? {
-        ports
+    for round in 0..COUNT_ROUNDS {
+        let stored = ports
             .table
-            .update(
-                &listed(&account, key_id),
-                vec![UpdateOp::set("revoked_at", now)],
-                Some(Condition::Present),
-            )
+            .get(&key_by_hash(hash))
             .await
-            .or_else(|e| match e {
-                TableError::ConditionFailed { .. } => Ok(Item::new(listed(&account, key_id))),
-                other => Err(table_error(other)),
-            })?;
+            .map_err(table_error)?
+            .ok_or_else(|| KeyError::NotFound(key_id.to_string()))?;
+        if stored.s("revoked_at").is_some() {
+            return Ok(());
+        }
+        let writes = revocation(ports, key_id, hash, &stored).await?;
+        let counted = writes.len() - 1;
+        match ports.table.transact(writes).await {
+            Ok(()) => {
+                ports.cache.forget(&key_by_hash(hash));
+                return Ok(());
+            }
+            Err(TableError::ConditionFailed { index: Some(0), .. }) => {
+                return Err(KeyError::NotFound(key_id.to_string()));
+            }
+            Err(TableError::ConditionFailed { index: Some(i), .. }) if i >= counted => {}
+            Err(TableError::Conflict) => {}
+            Err(e) => return Err(table_error(e).into()),
+        }
+        crate::app::race::pause(round).await;
     }
-    Ok(())
+    Err(table_error(TableError::Conflict).into())
 }
 
-async fn stored_account(ports: &Ports, hash: &str) -> Result<Option<AccountId>, KeyError> {
-    let stored = ports
+/// The writes that revoke the key `stored`: the key, and when its account
+/// lists it, the listed entry and the count.
+async fn revocation(
+    ports: &Ports,
+    key_id: &str,
+    hash: &str,
+    stored: &Item,
+) -> Result<Vec<Write>, KeyError> {
+    let now = ports.clock.now().to_rfc3339();
+    let mut writes = vec![Write::Update {
+        key: key_by_hash(hash),
+        ops: vec![UpdateOp::set("revoked_at", now.clone())],
+        condition: Some(Condition::Present),
+    }];
+    let account: Option<AccountId> = stored.s("account_id").and_then(|a| a.parse().ok());
+    let Some(account) = account else {
+        return Ok(writes);
+    };
+    let entry = listed(&account, key_id);
+    if ports
         .table
-        .get(&key_by_hash(hash))
+        .get(&entry)
+        .await
+        .map_err(table_error)?
+        .is_none()
+    {
+        return Ok(writes);
+    }
+    let count = key_count::read(ports, &account)
         .await
         .map_err(table_error)?;
-    Ok(stored.and_then(|i| i.s("account_id").and_then(|a| a.parse().ok())))
+    writes.push(Write::Update {
+        key: entry,
+        ops: vec![UpdateOp::set("revoked_at", now)],
+        condition: Some(Condition::Present),
+    });
+    writes.push(count.change(&account, -1));
+    Ok(writes)
 }
 
 /// A key as the account's list shows it; the key itself is never shown again.
@@ -407,5 +462,76 @@ mod tests {
         let revoked = keys.iter().find(|k| k.key_id == live_id).unwrap();
         assert!(revoked.revoked_at.is_some());
         assert!(list(&ports, &other).await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_21st_active_key_is_refused_until_one_is_revoked() {
+        let (ports, _dir, account) = setup(Plan::Pro).await;
+        let mut ids = Vec::new();
+        for n in 0..MAX_ACTIVE_KEYS {
+            let mode = if n % 2 == 0 { Mode::Test } else { Mode::Live };
+            ids.push(create(&ports, &account, mode).await.unwrap().0);
+        }
+        let refused = create(&ports, &account, Mode::Test).await.unwrap_err();
+        assert!(matches!(refused, KeyError::LimitReached));
+        assert!(refused.to_string().contains("at most 20"), "{refused}");
+        revoke_own(&ports, &account, &ids[3]).await.unwrap();
+        // Revoking again gives no second place back.
+        revoke(&ports, &ids[3]).await.unwrap();
+        create(&ports, &account, Mode::Test).await.unwrap();
+        assert!(matches!(
+            create(&ports, &account, Mode::Live).await,
+            Err(KeyError::LimitReached)
+        ));
+        let active = list(&ports, &account)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|k| k.revoked_at.is_none())
+            .count();
+        assert_eq!(active as i64, MAX_ACTIVE_KEYS);
+    }
+
+    #[tokio::test]
+    async fn parallel_creations_cannot_pass_the_limit_together() {
+        let (ports, _dir, account) = setup(Plan::Pro).await;
+        let creations = (0..25).map(|_| {
+            let ports = ports.clone();
+            let account = account.clone();
+            tokio::spawn(async move { create(&ports, &account, Mode::Test).await })
+        });
+        let mut made = 0;
+        let mut refused = 0;
+        for creation in creations.collect::<Vec<_>>() {
+            match creation.await.unwrap() {
+                Ok(_) => made += 1,
+                Err(KeyError::LimitReached) => refused += 1,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!((made, refused), (20, 5));
+        assert_eq!(list(&ports, &account).await.unwrap().len(), 20);
+    }
+
+    #[tokio::test]
+    async fn parallel_revocations_of_one_key_give_back_one_place() {
+        let (ports, _dir, account) = setup(Plan::Pro).await;
+        let mut ids = Vec::new();
+        for _ in 0..MAX_ACTIVE_KEYS {
+            ids.push(create(&ports, &account, Mode::Test).await.unwrap().0);
+        }
+        let revocations = (0..5).map(|_| {
+            let ports = ports.clone();
+            let id = ids[0].clone();
+            tokio::spawn(async move { revoke(&ports, &id).await })
+        });
+        for revocation in revocations.collect::<Vec<_>>() {
+            revocation.await.unwrap().unwrap();
+        }
+        create(&ports, &account, Mode::Test).await.unwrap();
+        assert!(matches!(
+            create(&ports, &account, Mode::Test).await,
+            Err(KeyError::LimitReached)
+        ));
     }
 }

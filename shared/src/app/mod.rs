@@ -23,6 +23,8 @@ pub mod idempotency;
 pub mod invoices;
 /// Async jobs: queuing an extraction or analysis, the worker's run, its end.
 pub mod jobs;
+/// How many keys an account holds unrevoked, for the limit on them.
+pub mod key_count;
 /// API keys: creation, revocation, and resolving a request's key to a `Caller`.
 pub mod keys;
 /// The ledger of live issued invoices that the tax tools read.

@@ -55,6 +55,12 @@ impl From<WebhookError> for ApiError {
             ),
             WebhookError::NotFound(_) => ApiError::not_found(message),
             WebhookError::Storage(t) => t.into(),
+            WebhookError::NoSealingKey | WebhookError::Sealing(_) => {
+                tracing::error!(error = %message, "webhooks");
+                ApiError::unavailable(
+                    "webhooks are unavailable: the service has no key to seal their secrets",
+                )
+            }
             WebhookError::Queue(_) | WebhookError::Malformed(_) | WebhookError::Busy(_) => {
                 tracing::error!(error = %message, "webhooks");
                 ApiError::unavailable("webhooks are temporarily unavailable; retry the request")

@@ -1,19 +1,48 @@
-//! Secrets at rest (the issuers' certificates) as a port: `seal` encrypts a
-//! value bound to a context (whose it is), `open` gives it back only under
-//! the same context. Adapters: `embedded::LocalSecrets` (AES-256-GCM with
-//! `SVC_SECRETS_KEY`) and `infra_aws::KmsSecrets` (a KMS data key per value,
-//! envelope encryption). Both put the value through `aead` below.
+//! Secrets at rest (the issuers' certificates, the webhooks' signing
+//! secrets) as a port: `seal` encrypts a value bound to a context (whose it
+//! is), `open` gives it back only under the same context. Adapters:
+//! `embedded::LocalSecrets` (AES-256-GCM with `SVC_SECRETS_KEY`) and
+//! `infra_aws::KmsSecrets` (a KMS data key per value, envelope encryption,
+//! with a key of its own for each `Kind`). Both put the value through `aead`
+//! below.
 
 use async_trait::async_trait;
 use zeroize::Zeroizing;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SecretsError {
-    /// The value was sealed with another key, for another context, or altered.
+    /// The value was sealed with another key, for another context, or
+    /// altered; or the adapter holds no key for values of its `Kind`.
     #[error("the sealed value does not open with this key and context: {0}")]
     WrongKey(String),
     #[error("the secrets service is unavailable: {0}")]
     Unavailable(String),
+}
+
+/// What a sealed value is, told by its context: an adapter may seal each
+/// kind with a key of its own, which only the functions that need that kind
+/// may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An issuer's certificate (`certificate/<account>`), and any context
+    /// that names no other kind.
+    Certificate,
+    /// A webhook's signing secret (`webhook-secret/<space>/<webhook>`).
+    WebhookSecret,
+}
+
+impl Kind {
+    /// How the contexts of webhook signing secrets begin.
+    pub const WEBHOOK_SECRET_PREFIX: &str = "webhook-secret/";
+
+    /// The kind of the value sealed for `context`.
+    pub fn of(context: &str) -> Kind {
+        if context.starts_with(Kind::WEBHOOK_SECRET_PREFIX) {
+            Kind::WebhookSecret
+        } else {
+            Kind::Certificate
+        }
+    }
 }
 
 #[async_trait]
@@ -90,5 +119,21 @@ pub mod aead {
                 "a fresh nonce each time"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kind;
+
+    #[test]
+    fn the_context_tells_the_kind_of_secret() {
+        assert_eq!(
+            Kind::of("webhook-secret/acct_1#test/we_1"),
+            Kind::WebhookSecret
+        );
+        assert_eq!(Kind::of("certificate/acct_1"), Kind::Certificate);
+        assert_eq!(Kind::of("acct_a"), Kind::Certificate);
+        assert_eq!(Kind::of("certificate/webhook-secret/"), Kind::Certificate);
     }
 }

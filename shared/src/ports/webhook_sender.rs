@@ -10,6 +10,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use url::Url;
 
+use crate::webhooks::port::PortRule;
+
 /// How much of a response body an attempt keeps.
 pub const RESPONSE_KEPT: usize = 2048;
 /// An attempt that has not had its whole answer by then failed.
@@ -47,8 +49,11 @@ pub struct Refusal(pub String);
 
 #[async_trait]
 pub trait WebhookSender: Send + Sync {
-    /// Whether a POST to `url` may go out now (its host resolves to at least
-    /// one address the sender may reach); Err says why not.
+    /// The ports URLs may name, which registration checks too.
+    fn ports(&self) -> &PortRule;
+    /// Whether a POST to `url` may go out now (an allowed port, and a host
+    /// resolving to at least one address the sender may reach); Err says
+    /// that it is not allowed, never where the host resolves.
     async fn vet(&self, url: &Url) -> Result<(), Refusal>;
     /// POSTs `body` with `headers` to `url`; never follows redirects.
     async fn post(&self, url: &Url, headers: &[(&str, String)], body: &[u8]) -> Outcome;

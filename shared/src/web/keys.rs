@@ -1,6 +1,7 @@
 //! Developers → Keys: the account's API keys (prefix, mode, created, last
 //! used), a new key shown once with a copy button, revocation with a
-//! confirmation. The owner's page: a member gets a 404.
+//! confirmation. The owner's page: a member gets a 404. At most 20 active
+//! keys: beyond, 409 and the list with the reason above the form.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -163,6 +164,20 @@ pub async fn create(State(state): State<AppState>, form: Submitted) -> Response 
     }
     let (_, key) = match keys::create(&state.ports, &account_id, mode).await {
         Ok(created) => created,
+        Err(keys::KeyError::LimitReached) => {
+            let error = lang.pick(
+                "Una cuenta tiene como mucho 20 claves activas: revoca una para crear otra.",
+                "An account has at most 20 active keys: revoke one to create another.",
+            );
+            return show_list(
+                &state,
+                visit,
+                &account_id,
+                StatusCode::CONFLICT,
+                Some(error),
+            )
+            .await;
+        }
         Err(e) => return page::failure(lang, &e),
     };
     tracing::info!(account = %account_id, person = %session.person.id, mode = mode.as_str(), "key created on the web");

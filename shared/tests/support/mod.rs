@@ -24,11 +24,12 @@ use tower::ServiceExt;
 use shared::app::{accounts, keys};
 use shared::config::Config;
 use shared::domain::account::{AccountId, Issuer, Mode, Plan};
-use shared::embedded::SqliteTable;
+use shared::embedded::{LocalSecrets, SqliteTable};
 use shared::http::{AppState, all_groups, with_pipeline};
 use shared::mcp;
 use shared::ports::Ports;
 use shared::ports::clock::ManualClock;
+use shared::secrets_key::SecretsKey;
 use shared::tax::nif::Nif;
 
 pub struct Harness {
@@ -66,8 +67,11 @@ pub async fn start_wired(
     let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
     let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
     let feed = table.feed();
+    // The key that seals certificates and webhook secrets (SVC_SECRETS_KEY).
+    let key = SecretsKey::parse(&SecretsKey::generate()).unwrap();
     let ports = wire(
-        shared::adapters::ports(Arc::new(table), clock.clone()),
+        shared::adapters::ports(Arc::new(table), clock.clone())
+            .with_secrets(Arc::new(LocalSecrets::new(key))),
         Wiring {
             data_dir: dir.path(),
             feed,

@@ -43,6 +43,7 @@ impl Svc {
             .env_remove("SVC_DATA_DIR")
             .env_remove("SVC_SECRETS_KEY")
             .env_remove("SVC_KMS_KEY_ID")
+            .env_remove("SVC_KMS_WEBHOOK_KEY_ID")
             .env_remove("SVC_AEAT_ENDPOINT");
         command
     }

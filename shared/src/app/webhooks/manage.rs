@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::WebhookError;
+use super::sealing;
 use super::store::{self, ROTATION_OVERLAP, Record, Space};
 use crate::app::keys::Caller;
 use crate::domain::account::Mode;
@@ -14,6 +15,7 @@ use crate::ports::table::{Condition, TableError, Write};
 use crate::webhooks::event_type::Subscription;
 use crate::webhooks::health::Health;
 use crate::webhooks::secret::Secret;
+use crate::webhooks::url::UrlError;
 
 /// Webhooks per account and mode (Stripe's limit).
 pub const MAX_WEBHOOKS: usize = 16;
@@ -27,7 +29,10 @@ const UPDATE_ROUNDS: usize = 5;
     "description": "ERP sync"}))]
 pub struct WebhookInput {
     /// Where events are POSTed: https (http only for test-mode webhooks),
-    /// no credentials, no fragment, a public address (see the tag's SSRF rules).
+    /// no credentials, no fragment, a public address, and port 443 or 8443
+    /// (80 for http test-mode URLs; the operator may allow more with
+    /// `SVC_WEBHOOK_PORTS`). Anything else is 400 `url_not_allowed`, which
+    /// never says where the host resolves (see the tag's SSRF rules).
     pub url: String,
     /// Event types to receive, or `["*"]` for every type, present and future.
     pub events: Vec<String>,
@@ -118,13 +123,16 @@ pub(super) async fn record(
 
 /// The URL if it meets the rules and the sender may reach it now.
 async fn checked_url(ports: &Ports, raw: &str, mode: Mode) -> Result<String, WebhookError> {
-    let url = crate::webhooks::url::parse(raw, mode)
-        .map_err(|e| WebhookError::UrlInvalid(e.to_string()))?;
+    let url =
+        crate::webhooks::url::parse(raw, mode, ports.sender.ports()).map_err(|e| match e {
+            UrlError::Invalid(m) => WebhookError::UrlInvalid(m),
+            UrlError::PortNotAllowed(m) => WebhookError::UrlNotAllowed(m),
+        })?;
     ports
         .sender
         .vet(&url)
         .await
-        .map_err(|r| WebhookError::UrlNotAllowed(format!("url is not allowed: {r}")))?;
+        .map_err(|r| WebhookError::UrlNotAllowed(r.to_string()))?;
     Ok(url.to_string())
 }
 
@@ -163,8 +171,11 @@ pub async fn create(
         return Err(WebhookError::TooMany);
     }
     let now = ports.clock.now();
+    let id = crate::ids::new_ordered_id("we", now);
+    let secret = Secret::generate();
+    let stored = sealing::seal(ports, &space, &id, &secret).await?;
     let record = Record {
-        id: crate::ids::new_ordered_id("we", now),
+        id,
         space,
         url,
         subscription,
@@ -174,13 +185,13 @@ pub async fn create(
             disabled_reason: None,
             failing_since: None,
         },
-        secret: Secret::generate(),
+        secret: stored,
         previous: None,
         created_at: now,
         version: 1,
     };
     let webhook = Webhook {
-        secret: Some(record.secret.expose().to_string()),
+        secret: Some(secret.expose().to_string()),
         ..view(&record)
     };
     Ok((webhook, vec![store::put_webhook(&record, None)]))
@@ -221,6 +232,7 @@ pub async fn update(
         .transpose()?;
     for _ in 0..UPDATE_ROUNDS {
         let current = record(ports, caller, id).await?;
+        let (secret, previous) = sealed_secrets(ports, &current).await?;
         let health = match patch.enabled {
             Some(true) if !current.health.enabled => Health {
                 enabled: true,
@@ -242,6 +254,8 @@ pub async fn update(
                 .clone()
                 .unwrap_or_else(|| current.description.clone()),
             health,
+            secret,
+            previous,
             version: current.version + 1,
             ..current.clone()
         };
@@ -256,6 +270,24 @@ pub async fn update(
         }
     }
     Err(TableError::Conflict.into())
+}
+
+/// The record's secrets sealed, those written in clear before sealing too
+/// (the migration: at the account's next change of the webhook).
+async fn sealed_secrets(
+    ports: &Ports,
+    current: &Record,
+) -> Result<(sealing::Stored, Option<(sealing::Stored, DateTime<Utc>)>), WebhookError> {
+    let (space, id) = (&current.space, current.id.as_str());
+    let secret = sealing::sealed(ports, space, id, current.secret.clone()).await?;
+    let previous = match &current.previous {
+        Some((stored, until)) => Some((
+            sealing::sealed(ports, space, id, stored.clone()).await?,
+            *until,
+        )),
+        None => None,
+    };
+    Ok((secret, previous))
 }
 
 /// Deletes the webhook; deliveries in flight for it end without a send.
@@ -286,14 +318,16 @@ pub async fn rotate_secret(
 ) -> Result<(Webhook, Vec<Write>), WebhookError> {
     let current = record(ports, caller, id).await?;
     let until = ports.clock.now() + ROTATION_OVERLAP;
+    let secret = Secret::generate();
+    let (old, _) = sealed_secrets(ports, &current).await?;
     let updated = Record {
-        secret: Secret::generate(),
-        previous: Some((current.secret.clone(), until)),
+        secret: sealing::seal(ports, &current.space, id, &secret).await?,
+        previous: Some((old, until)),
         version: current.version + 1,
         ..current.clone()
     };
     let webhook = Webhook {
-        secret: Some(updated.secret.expose().to_string()),
+        secret: Some(secret.expose().to_string()),
         previous_secret_expires_at: Some(until),
         ..view(&updated)
     };

@@ -3,7 +3,8 @@
 //! retries and the delivery log.
 //!
 //! Items (one table; `space` = `<account_id>#<live|test>`):
-//! - webhook: pk `WEBHOOKS#<space>`, sk `we_…` (its secrets, subscription,
+//! - webhook: pk `WEBHOOKS#<space>`, sk `we_…` (its secrets, sealed: see
+//!   `sealing`; subscription,
 //!   health and a `version` for optimistic updates);
 //! - delivery of one event to one webhook: pk `WEBHOOK#<we_id>`, sk
 //!   `DLV#<dlv_id>`, the id derived from (event id, webhook id); it keeps the
@@ -18,10 +19,12 @@ mod fan_out;
 mod log;
 mod manage;
 mod manual;
+mod sealing;
 mod send;
 mod store;
 
 use crate::ports::queue::QueueError;
+use crate::ports::secrets::SecretsError;
 use crate::ports::table::TableError;
 
 pub use deliver::deliver;
@@ -56,6 +59,13 @@ pub enum WebhookError {
     /// back after the queue's visibility timeout.
     #[error("another worker is delivering {0}")]
     Busy(String),
+    /// The host has no key to seal signing secrets with (as for certificates).
+    #[error(
+        "webhooks need the key that seals their secrets: set SVC_SECRETS_KEY (`svc secrets-key` prints one) or, on AWS, SVC_KMS_WEBHOOK_KEY_ID"
+    )]
+    NoSealingKey,
+    #[error("the signing secret cannot be sealed: {0}")]
+    Sealing(SecretsError),
     #[error(transparent)]
     Queue(#[from] QueueError),
     #[error(transparent)]

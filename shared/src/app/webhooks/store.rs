@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::WebhookError;
+use super::sealing::Stored;
 use crate::domain::account::Mode;
 use crate::ports::Ports;
 use crate::ports::table::{
@@ -82,23 +83,33 @@ pub struct Record {
     pub subscription: Subscription,
     pub description: Option<String>,
     pub health: Health,
-    pub secret: Secret,
+    /// Sealed (`secret_sealed`), or in clear (`secret`) in items written
+    /// before sealing (see `super::sealing`).
+    pub secret: Stored,
     /// The secret rotated out, and until when it still signs.
-    pub previous: Option<(Secret, DateTime<Utc>)>,
+    pub previous: Option<(Stored, DateTime<Utc>)>,
     pub created_at: DateTime<Utc>,
     pub version: i64,
 }
 
-impl Record {
-    /// The secrets that sign at `now`: the current one, then the rotated-out one.
-    pub fn signing_secrets(&self, now: DateTime<Utc>) -> Vec<&str> {
-        let mut secrets = vec![self.secret.expose()];
-        if let Some((old, until)) = &self.previous
-            && *until > now
-        {
-            secrets.push(old.expose());
-        }
-        secrets
+/// The attribute that holds a secret in the form it has.
+fn secret_attr(
+    stored: &Stored,
+    sealed: &'static str,
+    clear: &'static str,
+) -> (&'static str, String) {
+    match stored {
+        Stored::Sealed(text) => (sealed, text.clone()),
+        Stored::Clear(secret) => (clear, secret.expose().to_string()),
+    }
+}
+
+/// The secret of whichever of the two attributes the item has.
+fn stored_secret(item: &Item, sealed: &str, clear: &str) -> Option<Stored> {
+    match (item.s(sealed), item.s(clear)) {
+        (Some(text), _) => Some(Stored::Sealed(text.to_string())),
+        (None, Some(text)) => Some(Stored::Clear(Secret::from_stored(text.to_string()))),
+        (None, None) => None,
     }
 }
 
@@ -109,12 +120,13 @@ pub fn webhook_key(space: &Space, id: &str) -> Key {
 /// The write that stores `record` (its `version` already advanced) if the
 /// stored one still has `expected` as version (None: if there is none).
 pub fn put_webhook(record: &Record, expected: Option<i64>) -> Write {
+    let (secret_name, secret) = secret_attr(&record.secret, "secret_sealed", "secret");
     let item = Item::new(webhook_key(&record.space, &record.id))
         .with("id", record.id.as_str())
         .with("url", record.url.as_str())
         .with("events", record.subscription.to_string())
         .with("enabled", record.health.enabled)
-        .with("secret", record.secret.expose())
+        .with(secret_name, secret)
         .with("created_at", stamp(record.created_at))
         .with("version", record.version);
     let item = with_opt(item, "description", record.description.clone());
@@ -129,9 +141,11 @@ pub fn put_webhook(record: &Record, expected: Option<i64>) -> Write {
         record.health.failing_since.map(stamp),
     );
     let item = match &record.previous {
-        Some((secret, until)) => item
-            .with("previous_secret", secret.expose())
-            .with("previous_secret_until", stamp(*until)),
+        Some((stored, until)) => {
+            let (name, secret) = secret_attr(stored, "previous_secret_sealed", "previous_secret");
+            item.with(name, secret)
+                .with("previous_secret_until", stamp(*until))
+        }
         None => item,
     };
     Write::Put {
@@ -146,10 +160,10 @@ pub fn put_webhook(record: &Record, expected: Option<i64>) -> Write {
 fn decode_webhook(item: &Item) -> Result<Record, WebhookError> {
     let space = Space::parse(item.key.pk.strip_prefix("WEBHOOKS#").unwrap_or_default());
     let previous = match (
-        item.s("previous_secret"),
+        stored_secret(item, "previous_secret_sealed", "previous_secret"),
         time(item, "previous_secret_until"),
     ) {
-        (Some(s), Some(until)) => Some((Secret::from_stored(s.to_string()), until)),
+        (Some(stored), Some(until)) => Some((stored, until)),
         _ => None,
     };
     Ok(Record {
@@ -167,11 +181,8 @@ fn decode_webhook(item: &Item) -> Result<Record, WebhookError> {
             disabled_reason: item.s("disabled_reason").map(str::to_string),
             failing_since: time(item, "failing_since"),
         },
-        secret: Secret::from_stored(
-            item.s("secret")
-                .ok_or_else(|| unreadable(item, "webhook"))?
-                .to_string(),
-        ),
+        secret: stored_secret(item, "secret_sealed", "secret")
+            .ok_or_else(|| unreadable(item, "webhook"))?,
         previous,
         created_at: time(item, "created_at").ok_or_else(|| unreadable(item, "webhook"))?,
         version: item.n("version").unwrap_or_default(),
