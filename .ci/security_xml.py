@@ -14,9 +14,9 @@ named by `upload_id`.
 - `extract-three`: three floods in one extraction request, the same.
 
 After each, the server's peak resident memory (VmHWM) must have risen less
-than 200 MB over its resident memory (VmRSS) before the first attack (the
-same request made the server reach 2.0 GB before the limits), and the
-server must still answer. Before the limits, one flood raised it to 2.0 GB.
+than 200 MB over its resident memory (VmRSS) before the first attack, and
+the server must still answer. Before the limits, one flood raised it to
+2.0 GB.
 
 Usage: python3 .ci/security_xml.py SVC_BINARY
 Prints `OK <name>` or `FAIL <name>: why` per check; exits 1 on a failure.

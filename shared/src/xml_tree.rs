@@ -68,7 +68,7 @@ pub struct Limits {
 /// dozen namespaces; the longest names are about 60 bytes; a Facturae or
 /// UBL attachment is base64 text of a few MB. The document may be as large
 /// as an upload (50 MiB). At these limits the tree of an `<a/>` flood is
-/// about 30 MB (`cargo bench -p shared --bench xml`).
+/// about 38 MB (`cargo bench -p shared --bench xml`).
 pub const LIMITS: Limits = Limits {
     bytes: 50 * 1024 * 1024,
     depth: 64,
@@ -534,7 +534,10 @@ mod tests {
                 .join(" ")
         );
         let error = parse(&declarations).unwrap_err().to_string();
-        assert!(error.contains("<r> has more than 100 attributes"), "{error}");
+        assert!(
+            error.contains("<r> has more than 100 attributes"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -543,12 +546,18 @@ mod tests {
         assert_eq!(exceeded("<abcdefghi/>", &SMALL), Some("name_bytes"));
         assert_eq!(exceeded("<r abcdefghi=\"\"/>", &SMALL), Some("name_bytes"));
         assert_eq!(exceeded("<r a=\"0123456789\"/>", &SMALL), None);
-        assert_eq!(exceeded("<r a=\"01234567890\"/>", &SMALL), Some("value_bytes"));
+        assert_eq!(
+            exceeded("<r a=\"01234567890\"/>", &SMALL),
+            Some("value_bytes")
+        );
         let text = |t: &str| format!("<r><t>{t}</t></r>");
         assert_eq!(exceeded(&text(&"x".repeat(20)), &SMALL), None);
         assert_eq!(exceeded(&text(&"x".repeat(21)), &SMALL), Some("text_bytes"));
         assert_eq!(
-            exceeded(&text(&format!("{}&amp;<![CDATA[xx]]>", "x".repeat(18))), &SMALL),
+            exceeded(
+                &text(&format!("{}&amp;<![CDATA[xx]]>", "x".repeat(18))),
+                &SMALL
+            ),
             Some("text_bytes"),
             "text, references and CDATA add up"
         );
@@ -560,7 +569,10 @@ mod tests {
         let attachment = "QUJD".repeat(2 * 1024 * 1024);
         let xml = format!("<r><AttachmentData>{attachment}</AttachmentData></r>");
         let (_, tree) = parse(&xml).unwrap();
-        assert_eq!(tree.text_at(&["AttachmentData"]).map(str::len), Some(8 << 20));
+        assert_eq!(
+            tree.text_at(&["AttachmentData"]).map(str::len),
+            Some(8 << 20)
+        );
     }
 
     #[test]

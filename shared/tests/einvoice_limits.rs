@@ -48,15 +48,24 @@ async fn an_element_flood_is_refused_with_a_clear_error() {
     let files = json!({"files": [{"name": "flood.xml", "mime": "application/xml", "data": data}]});
     let r = send(
         &h.app,
-        post_json("/api/v1/invoices/extract", &h.test, None, &files.to_string()),
+        post_json(
+            "/api/v1/invoices/extract",
+            &h.test,
+            None,
+            &files.to_string(),
+        ),
     )
     .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);
     let error = &r.json["errors"][0];
     assert_eq!(error["code"], "file_too_large", "{}", r.json);
-    assert!(error["message"].as_str().unwrap().contains(&limit), "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains(&limit),
+        "{error}"
+    );
 
-    let expense = json!({"document": {"data": data, "file_name": "flood.xml"}, "category": "other"});
+    let expense =
+        json!({"document": {"data": data, "file_name": "flood.xml"}, "category": "other"});
     let r = send(
         &h.app,
         post_json(

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
-use tokio::io::AsyncWriteExt as _;
 use chrono::{DateTime, Utc};
+use tokio::io::AsyncWriteExt as _;
 
 use super::presigned_put::{Grant, Signer};
 use crate::ids::random_token;

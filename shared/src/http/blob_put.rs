@@ -102,7 +102,11 @@ async fn put_blob(
     // The body goes to the blob frame by frame as it arrives, so an upload
     // of 50 MB is never whole in this process (collected, it was held three
     // times over: the frames, the joined copy, the copy stored).
-    let mut writer = receiver.blobs.writer(&grant.key).await.map_err(not_stored)?;
+    let mut writer = receiver
+        .blobs
+        .writer(&grant.key)
+        .await
+        .map_err(not_stored)?;
     let mut received = 0;
     let mut body = body;
     while let Some(frame) = body.frame().await {

@@ -31,9 +31,7 @@ fn decode_within(xml: &[u8], max: usize) -> Result<Cow<'_, str>, EinvoiceError> 
     let declared = declared_encoding(xml).map(|e| e.to_ascii_lowercase());
     let map = match declared.as_deref() {
         None | Some("utf-8" | "utf8" | "us-ascii" | "ascii") => return utf8(xml),
-        Some("iso-8859-1" | "iso8859-1" | "iso_8859-1" | "latin1" | "latin-1" | "l1") => {
-            char::from
-        }
+        Some("iso-8859-1" | "iso8859-1" | "iso_8859-1" | "latin1" | "latin-1" | "l1") => char::from,
         Some("iso-8859-15" | "iso8859-15" | "iso_8859-15" | "latin9" | "latin-9") => latin9,
         Some("windows-1252" | "cp1252") => windows1252,
         Some(other) => return Err(EinvoiceError::UnsupportedEncoding(other.to_string())),
@@ -75,7 +73,8 @@ fn utf16(
     }
     let chars = || char::decode_utf16(pairs.iter().map(|pair| unit(*pair)));
     let invalid = |_| EinvoiceError::Malformed("the document is not valid UTF-16".to_string());
-    let len = chars().try_fold(0, |len, c| c.map(|c| len + c.len_utf8()))
+    let len = chars()
+        .try_fold(0, |len, c| c.map(|c| len + c.len_utf8()))
         .map_err(invalid)?;
     fits(len, max)?;
     let mut text = String::with_capacity(len);
