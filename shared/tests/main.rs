@@ -20,6 +20,7 @@ mod corpus_generator;
 mod customers_api;
 mod deadline;
 mod documents_api;
+mod einvoice_limits;
 mod einvoice_read;
 mod email_smtp_contract;
 mod error_sanitising;

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use tokio::io::AsyncWriteExt as _;
 
 use super::presigned_put::{Grant, Signer};
 use crate::ids::random_token;
@@ -37,6 +38,20 @@ impl FileBlobs {
             root: data_dir.join("blobs"),
             signer: Signer::new(data_dir),
         }
+    }
+
+    /// A writer of the blob `key`, for bytes that arrive in parts.
+    pub async fn writer(&self, key: &str) -> Result<BlobWriter, BlobError> {
+        let path = self.path(key)?;
+        let temp = temp_path(&path);
+        let created = temp.clone();
+        let file = blocking(move || create_temp(&created)).await?;
+        Ok(BlobWriter {
+            file: tokio::fs::File::from_std(file),
+            temp,
+            path,
+            finished: false,
+        })
     }
 
     /// The signer of this directory's presigned PUTs.
@@ -78,28 +93,77 @@ async fn blocking<T: Send + 'static>(
         .map_err(unavailable)
 }
 
-/// Writes `bytes` durably to `path` through a temporary file: its name has a
-/// `+`, which no key has, so it never shadows a blob.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().expect("a blob path is under the root");
+/// The temporary file a blob is written to before it is renamed over its
+/// path: its name has a `+`, which no key has, so it never shadows a blob.
+fn temp_path(path: &Path) -> PathBuf {
     let name = path.file_name().expect("a blob path names a file");
-    let temp = dir.join(format!("{}+{}", name.to_string_lossy(), random_token(8)));
+    path.with_file_name(format!("{}+{}", name.to_string_lossy(), random_token(8)))
+}
+
+fn create_temp(temp: &Path) -> std::io::Result<std::fs::File> {
+    let dir = temp.parent().expect("a blob path is under the root");
     // A delete of the folder's last blob may remove the folder between
     // creating it and creating the file: then create it again.
-    let create = || std::fs::create_dir_all(dir).and_then(|()| std::fs::File::create(&temp));
-    let mut file = match create() {
-        Err(e) if e.kind() == ErrorKind::NotFound => create()?,
-        other => other?,
-    };
+    let create = || std::fs::create_dir_all(dir).and_then(|()| std::fs::File::create(temp));
+    match create() {
+        Err(e) if e.kind() == ErrorKind::NotFound => create(),
+        other => other,
+    }
+}
+
+/// Renames a written temporary file over the blob's path, durably.
+fn publish(temp: &Path, path: &Path) -> std::io::Result<()> {
+    let dir = path.parent().expect("a blob path is under the root");
+    std::fs::rename(temp, path).and_then(|()| std::fs::File::open(dir)?.sync_all())
+}
+
+/// Writes `bytes` durably to `path` through a temporary file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let temp = temp_path(path);
+    let mut file = create_temp(&temp)?;
     let written = file
         .write_all(bytes)
         .and_then(|()| file.sync_all())
-        .and_then(|()| std::fs::rename(&temp, path))
-        .and_then(|()| std::fs::File::open(dir)?.sync_all());
+        .and_then(|()| publish(&temp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
     written
+}
+
+/// A blob written as it arrives (an upload's PUT, frame by frame), so that
+/// it is never whole in memory. It appears under its key only when
+/// `finish`ed; a writer dropped before (a body cut short, too long, or
+/// unreadable) leaves nothing behind.
+pub struct BlobWriter {
+    file: tokio::fs::File,
+    temp: PathBuf,
+    path: PathBuf,
+    finished: bool,
+}
+
+impl BlobWriter {
+    pub async fn write(&mut self, bytes: &[u8]) -> Result<(), BlobError> {
+        self.file.write_all(bytes).await.map_err(unavailable)
+    }
+
+    /// Makes the blob durable and visible under its key.
+    pub async fn finish(mut self) -> Result<(), BlobError> {
+        self.file.flush().await.map_err(unavailable)?;
+        self.file.sync_all().await.map_err(unavailable)?;
+        let (temp, path) = (self.temp.clone(), self.path.clone());
+        blocking(move || publish(&temp, &path)).await?;
+        self.finished = true;
+        Ok(())
+    }
+}
+
+impl Drop for BlobWriter {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
 }
 
 fn remove_older(

@@ -14,14 +14,14 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::from_fn;
 use axum::routing::put;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use super::error::ApiError;
 use super::observe;
 use crate::embedded::FileBlobs;
 use crate::embedded::presigned_put::GrantError;
-use crate::ports::Blobs;
+use crate::ports::blobs::BlobError;
 use crate::ports::clock::Clock;
 
 #[derive(Clone)]
@@ -98,27 +98,42 @@ async fn put_blob(
     if matches!(declared, Some(Ok(length)) if length != grant.size) {
         return Err(wrong_size());
     }
-    let limit = usize::try_from(grant.size).map_err(|_| wrong_size())?;
-    let bytes = match Limited::new(body, limit).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return Err(wrong_size()),
-        Err(e) => {
-            return Err(ApiError::invalid(
+    let size = usize::try_from(grant.size).map_err(|_| wrong_size())?;
+    // The body goes to the blob frame by frame as it arrives, so an upload
+    // of 50 MB is never whole in this process (collected, it was held three
+    // times over: the frames, the joined copy, the copy stored).
+    let mut writer = receiver
+        .blobs
+        .writer(&grant.key)
+        .await
+        .map_err(not_stored)?;
+    let mut received = 0;
+    let mut body = body;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| {
+            ApiError::invalid(
                 "body_unreadable",
                 format!("the request body could not be read: {e}"),
-            ));
+            )
+        })?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        if data.len() > size - received {
+            return Err(wrong_size());
         }
-    };
-    if bytes.len() != limit {
+        received += data.len();
+        writer.write(&data).await.map_err(not_stored)?;
+    }
+    if received != size {
         return Err(wrong_size());
     }
-    receiver
-        .blobs
-        .put(&grant.key, bytes.to_vec())
-        .await
-        .map_err(|e| {
-            tracing::error!(error = %e, "an upload was not stored");
-            ApiError::unavailable("the upload could not be stored; retry the PUT")
-        })?;
+    writer.finish().await.map_err(not_stored)?;
     Ok(StatusCode::OK)
+}
+
+/// A blob store failure, logged; the client may retry.
+fn not_stored(e: BlobError) -> ApiError {
+    tracing::error!(error = %e, "an upload was not stored");
+    ApiError::unavailable("the upload could not be stored; retry the PUT")
 }

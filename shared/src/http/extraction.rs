@@ -38,7 +38,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// (`pdf_scanned`, `file_unreadable`, `mime_mismatch`, `mime_unsupported`,
 /// `file_too_large` (an image over 5 MiB, a PDF or XML over 50 MiB, a text
 /// over 200,000 characters, an image over the pixel limits, a PDF beyond the
-/// page limits),
+/// page limits, an e-invoice XML beyond its reading limits: 200,000
+/// elements, 64 levels, 100 attributes per element and 200,000 in all),
 /// `pdf_encrypted`, `no_invoice_found`, `ocr_unavailable`, `ocr_failed`).
 /// No items, more than five, malformed JSON or a body over the size limit
 /// (6 MiB by default; 4 MiB on AWS Lambda) are a 400/413 for the whole

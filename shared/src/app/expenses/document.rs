@@ -92,7 +92,10 @@ pub async fn receive(
     }
     let einvoice = read_einvoice_file(&bytes)
         .await
-        .map_err(|e| invalid(e.code, "document", e.message))?
+        .map_err(|e| match e.code {
+            "file_too_large" => ExpenseError::TooLarge(e.message),
+            code => invalid(code, "document", e.message),
+        })?
         .map(|mut invoices| {
             if invoices.len() == 1 {
                 Ok(invoices.remove(0))

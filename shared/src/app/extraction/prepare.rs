@@ -7,6 +7,7 @@
 use base64::Engine;
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use tokio::sync::Semaphore;
 
 use super::request::{ExtractRequest, FileInput, TextInput};
 use crate::extraction::einvoice::{self, EinvoiceError, Format};
@@ -31,6 +32,14 @@ const MIN_USEFUL_CHARS: usize = 20;
 /// Attachment names under which PDFs carry their e-invoice (Factur-X,
 /// ZUGFeRD, XRechnung), compared without case.
 const EINVOICE_ATTACHMENTS: [&str; 3] = ["factur-x.xml", "zugferd-invoice.xml", "xrechnung.xml"];
+
+/// E-invoices are read one at a time in the whole process. Reading one
+/// builds its tree, bounded by `xml_tree::LIMITS` but still tens of MB for
+/// a document at those limits; taking turns keeps that to one tree however
+/// many files a request carries (their reading is otherwise concurrent) and
+/// however many requests arrive. A turn is short: the tree is dropped once
+/// the invoices are read from it.
+static EINVOICE_READER: Semaphore = Semaphore::const_new(1);
 
 /// Why one item gave no invoice: its entry in `errors`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,7 +128,7 @@ pub async fn prepare(request: ExtractRequest) -> Prepared {
     }
     for text in request.texts {
         let file_name = text.name.trim().to_string();
-        let work = prepare_text(text).unwrap_or_else(Work::Failed);
+        let work = prepare_text(text).await.unwrap_or_else(Work::Failed);
         items.push(Item { file_name, work });
     }
     Prepared { items }
@@ -234,7 +243,7 @@ async fn prepare_file(file: FileInput) -> Result<Work, ItemError> {
         ));
     }
     match actual {
-        FileKind::Xml => read_einvoice(&bytes, None),
+        FileKind::Xml => read_einvoice(&bytes, None).await,
         FileKind::Pdf => prepare_pdf(bytes).await,
         FileKind::Png => prepare_image(bytes, ImageFormat::Png),
         FileKind::Jpeg => prepare_image(bytes, ImageFormat::Jpeg),
@@ -257,8 +266,12 @@ fn source_of(format: Format) -> Source {
     }
 }
 
-/// An e-invoice read natively; `source` overrides the format's own (Factur-X).
-fn read_einvoice(xml: &[u8], source: Option<Source>) -> Result<Work, ItemError> {
+/// An e-invoice read natively, in its turn; `source` overrides the format's
+/// own (Factur-X).
+async fn read_einvoice(xml: &[u8], source: Option<Source>) -> Result<Work, ItemError> {
+    // The permit is held until the tree is gone; `acquire` fails only on a
+    // closed semaphore, and this one is never closed.
+    let _turn = EINVOICE_READER.acquire().await.ok();
     match einvoice::read(xml) {
         Ok((format, invoices)) if !invoices.is_empty() => Ok(Work::Einvoice {
             source: source.unwrap_or(source_of(format)),
@@ -272,6 +285,7 @@ fn read_einvoice(xml: &[u8], source: Option<Source>) -> Result<Work, ItemError> 
             "no_invoice_found",
             "the XML is not an e-invoice in a format read here (Facturae 3.x, UBL 2.1 Invoice or CreditNote, UN/CEFACT CII)",
         )),
+        Err(e @ EinvoiceError::TooLarge(_)) => Err(ItemError::new("file_too_large", e.to_string())),
         Err(e) => Err(ItemError::new("file_unreadable", e.to_string())),
     }
 }
@@ -281,13 +295,17 @@ fn read_einvoice(xml: &[u8], source: Option<Source>) -> Result<Work, ItemError> 
 /// for a PDF that cannot be opened.
 pub async fn read_einvoice_file(bytes: &[u8]) -> Result<Option<Vec<Fields>>, ItemError> {
     match sniff(bytes) {
-        Some(FileKind::Xml) => read_einvoice(bytes, None).map(invoices_of),
+        Some(FileKind::Xml) => read_einvoice(bytes, None).await.map(invoices_of),
         Some(FileKind::Pdf) => {
             let Ok(content) = read_pdf(bytes.to_vec()).await else {
                 return Ok(None);
             };
-            Ok(embedded_einvoice(&content)
-                .and_then(|xml| read_einvoice(xml, Some(Source::FacturX)).ok())
+            let Some(xml) = embedded_einvoice(&content) else {
+                return Ok(None);
+            };
+            Ok(read_einvoice(xml, Some(Source::FacturX))
+                .await
+                .ok()
                 .and_then(invoices_of))
         }
         _ => Ok(None),
@@ -330,7 +348,7 @@ async fn prepare_pdf(bytes: Vec<u8>) -> Result<Work, ItemError> {
     })?;
     let mut notes = Vec::new();
     if let Some(xml) = embedded_einvoice(&content) {
-        match read_einvoice(xml, Some(Source::FacturX)) {
+        match read_einvoice(xml, Some(Source::FacturX)).await {
             Ok(work) => return Ok(work),
             Err(e) => notes.push((
                 "einvoice_unreadable".to_string(),
@@ -365,7 +383,7 @@ fn prepare_image(bytes: Vec<u8>, format: ImageFormat) -> Result<Work, ItemError>
     Ok(Work::Image { bytes, format })
 }
 
-fn prepare_text(text: TextInput) -> Result<Work, ItemError> {
+async fn prepare_text(text: TextInput) -> Result<Work, ItemError> {
     if text.text.chars().count() > MAX_TEXT_CHARS {
         return Err(ItemError::new(
             "file_too_large",
@@ -374,7 +392,7 @@ fn prepare_text(text: TextInput) -> Result<Work, ItemError> {
     }
     let trimmed = text.text.trim_start_matches('\u{feff}').trim_start();
     if trimmed.starts_with('<') && einvoice::detect(trimmed.as_bytes()).is_some() {
-        return read_einvoice(trimmed.as_bytes(), None);
+        return read_einvoice(trimmed.as_bytes(), None).await;
     }
     let document = TextDocument::from_plain_text(&text.text);
     if document.useful_chars() < MIN_USEFUL_CHARS {

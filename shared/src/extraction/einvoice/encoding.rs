@@ -1,37 +1,42 @@
 //! XML bytes to text: a byte-order mark wins, then the `encoding` of the XML
 //! declaration, else UTF-8 (the XML default). UTF-8, UTF-16, ISO-8859-1,
 //! ISO-8859-15 and Windows-1252 are read; Spanish software still writes the
-//! Latin ones.
+//! Latin ones. A transcoded copy is measured before it is made: Latin text
+//! may double in UTF-8, and it must fit the tree's byte limit anyway.
 
 use std::borrow::Cow;
 
 use super::EinvoiceError;
+use crate::xml_tree::LIMITS;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The document as text, without its byte-order mark.
 pub fn decode(xml: &[u8]) -> Result<Cow<'_, str>, EinvoiceError> {
+    decode_within(xml, LIMITS.bytes)
+}
+
+/// `decode`, refusing a transcoded copy longer than `max` bytes before
+/// making it.
+fn decode_within(xml: &[u8], max: usize) -> Result<Cow<'_, str>, EinvoiceError> {
     if let Some(rest) = xml.strip_prefix(UTF8_BOM) {
         return utf8(rest);
     }
     if let Some(rest) = xml.strip_prefix(b"\xFF\xFE") {
-        return utf16(rest, u16::from_le_bytes);
+        return utf16(rest, u16::from_le_bytes, max);
     }
     if let Some(rest) = xml.strip_prefix(b"\xFE\xFF") {
-        return utf16(rest, u16::from_be_bytes);
+        return utf16(rest, u16::from_be_bytes, max);
     }
     let declared = declared_encoding(xml).map(|e| e.to_ascii_lowercase());
-    match declared.as_deref() {
-        None | Some("utf-8" | "utf8" | "us-ascii" | "ascii") => utf8(xml),
-        Some("iso-8859-1" | "iso8859-1" | "iso_8859-1" | "latin1" | "latin-1" | "l1") => {
-            Ok(Cow::Owned(single_byte(xml, char::from)))
-        }
-        Some("iso-8859-15" | "iso8859-15" | "iso_8859-15" | "latin9" | "latin-9") => {
-            Ok(Cow::Owned(single_byte(xml, latin9)))
-        }
-        Some("windows-1252" | "cp1252") => Ok(Cow::Owned(single_byte(xml, windows1252))),
-        Some(other) => Err(EinvoiceError::UnsupportedEncoding(other.to_string())),
-    }
+    let map = match declared.as_deref() {
+        None | Some("utf-8" | "utf8" | "us-ascii" | "ascii") => return utf8(xml),
+        Some("iso-8859-1" | "iso8859-1" | "iso_8859-1" | "latin1" | "latin-1" | "l1") => char::from,
+        Some("iso-8859-15" | "iso8859-15" | "iso_8859-15" | "latin9" | "latin-9") => latin9,
+        Some("windows-1252" | "cp1252") => windows1252,
+        Some(other) => return Err(EinvoiceError::UnsupportedEncoding(other.to_string())),
+    };
+    single_byte(xml, map, max).map(Cow::Owned)
 }
 
 /// The `encoding` pseudo-attribute of a leading `<?xml …?>` declaration.
@@ -55,22 +60,42 @@ fn utf8(bytes: &[u8]) -> Result<Cow<'_, str>, EinvoiceError> {
     })
 }
 
-fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<Cow<'static, str>, EinvoiceError> {
+fn utf16(
+    bytes: &[u8],
+    unit: fn([u8; 2]) -> u16,
+    max: usize,
+) -> Result<Cow<'static, str>, EinvoiceError> {
     let (pairs, rest) = bytes.as_chunks::<2>();
     if !rest.is_empty() {
         return Err(EinvoiceError::Malformed(
             "the UTF-16 document has an odd number of bytes".to_string(),
         ));
     }
-    let units = pairs.iter().map(|pair| unit(*pair));
-    char::decode_utf16(units)
-        .collect::<Result<String, _>>()
-        .map(Cow::Owned)
-        .map_err(|_| EinvoiceError::Malformed("the document is not valid UTF-16".to_string()))
+    let chars = || char::decode_utf16(pairs.iter().map(|pair| unit(*pair)));
+    let invalid = |_| EinvoiceError::Malformed("the document is not valid UTF-16".to_string());
+    let len = chars()
+        .try_fold(0, |len, c| c.map(|c| len + c.len_utf8()))
+        .map_err(invalid)?;
+    fits(len, max)?;
+    let mut text = String::with_capacity(len);
+    for c in chars() {
+        text.push(c.map_err(invalid)?);
+    }
+    Ok(Cow::Owned(text))
 }
 
-fn single_byte(bytes: &[u8], map: fn(u8) -> char) -> String {
-    bytes.iter().map(|b| map(*b)).collect()
+fn single_byte(bytes: &[u8], map: fn(u8) -> char, max: usize) -> Result<String, EinvoiceError> {
+    fits(bytes.iter().map(|b| map(*b).len_utf8()).sum(), max)?;
+    Ok(bytes.iter().map(|b| map(*b)).collect())
+}
+
+fn fits(len: usize, max: usize) -> Result<(), EinvoiceError> {
+    if len > max {
+        return Err(EinvoiceError::TooLarge(format!(
+            "the document is larger than {max} bytes once read as UTF-8"
+        )));
+    }
+    Ok(())
 }
 
 /// ISO-8859-15 differs from ISO-8859-1 in eight positions, the euro sign among them.
@@ -146,6 +171,25 @@ mod tests {
         assert!(matches!(
             decode(b"<?xml version=\"1.0\" encoding=\"EBCDIC-ES\"?><a/>"),
             Err(EinvoiceError::UnsupportedEncoding(e)) if e == "ebcdic-es"
+        ));
+    }
+
+    #[test]
+    fn a_transcoded_copy_over_the_limit_is_refused_before_it_is_made() {
+        let latin1 = b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>\xF1\xF1</a>";
+        assert!(decode_within(latin1, latin1.len() + 2).is_ok());
+        assert!(matches!(
+            decode_within(latin1, latin1.len() + 1),
+            Err(EinvoiceError::TooLarge(m)) if m.contains(&format!("{} bytes", latin1.len() + 1))
+        ));
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("<a>ñ</a>".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert!(decode_within(&utf16, 9).is_ok());
+        assert!(matches!(
+            decode_within(&utf16, 8),
+            Err(EinvoiceError::TooLarge(_))
         ));
     }
 }

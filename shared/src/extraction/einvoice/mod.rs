@@ -59,11 +59,17 @@ pub enum EinvoiceError {
     UnsupportedEncoding(String),
     #[error("the e-invoice cannot be read: {0}")]
     Malformed(String),
+    /// Over a limit of `xml_tree::LIMITS`, which no real e-invoice reaches.
+    #[error("the e-invoice is larger than this service reads: {0}")]
+    TooLarge(String),
 }
 
 impl From<XmlError> for EinvoiceError {
     fn from(e: XmlError) -> Self {
-        EinvoiceError::Malformed(e.0)
+        match e {
+            XmlError::Malformed(message) => EinvoiceError::Malformed(message),
+            XmlError::TooLarge { message, .. } => EinvoiceError::TooLarge(message),
+        }
     }
 }
 
