@@ -11,6 +11,7 @@ starts).
 import email
 import email.policy
 import http.client
+import json
 import os
 import pathlib
 import re
@@ -26,7 +27,7 @@ PASSWORD = "una frase bastante larga"
 
 class Svc:
     """`svc serve` on a free loopback port with its own data, mailing to the
-    local receiver; `env` adds or overrides variables."""
+    local receiver; `env` adds or overrides variables (None removes one)."""
 
     def __init__(self, binary, env=None):
         self.dir = tempfile.TemporaryDirectory()
@@ -38,7 +39,11 @@ class Svc:
         )
         if os.environ.get("SVC_SMTP_TEST_URL"):
             variables["SVC_SMTP_URL"] = os.environ["SVC_SMTP_TEST_URL"]
-        variables.update(env or {})
+        for name, value in (env or {}).items():
+            if value is None:
+                variables.pop(name, None)
+            else:
+                variables[name] = value
         self.out = data / "serve.out"
         self.proc = subprocess.Popen(
             [binary, "--data", str(data / "data"), "serve", "--addr", "127.0.0.1:0"],
@@ -51,6 +56,7 @@ class Svc:
                 self.base = found.group(1)
                 self.port = int(self.base.rsplit(":", 1)[1])
                 self.test_key = re.search(r"test key: (\S+)", text).group(1)
+                self.live_key = re.search(r"live key: (\S+)", text).group(1)
                 return
             if self.proc.poll() is not None:
                 break
@@ -145,6 +151,22 @@ class Browser:
     def open_link(self, url, headers=None):
         parsed = urllib.parse.urlsplit(url)
         return self.get(parsed.path + ("?" + parsed.query if parsed.query else ""), headers=headers)
+
+
+def api(svc, key, method, path, body=None):
+    """(status, JSON answer) of an API request with `key`."""
+    connection = http.client.HTTPConnection("127.0.0.1", svc.port, timeout=120)
+    payload = None if body is None else json.dumps(body)
+    connection.request(method, path, body=payload, headers={
+        "Host": f"127.0.0.1:{svc.port}", "Authorization": f"Bearer {key}",
+        "Content-Type": "application/json"})
+    response = connection.getresponse()
+    text = response.read().decode("utf-8", "replace")
+    connection.close()
+    try:
+        return response.status, json.loads(text)
+    except ValueError:
+        return response.status, text
 
 
 def mail_dir():
