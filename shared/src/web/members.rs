@@ -11,7 +11,7 @@ use maud::html;
 
 use crate::app::people::invitations::{self, InvitationError};
 use crate::app::people::members::{self, MemberError};
-use crate::app::people::store;
+use crate::app::people::{Person, store};
 use crate::domain::person::{Email, Role};
 use crate::http::AppState;
 
@@ -104,6 +104,14 @@ async fn show(
     )
 }
 
+/// The signed-in owner, who alone manages members (anyone else gets a 404).
+fn owner(visit: &Visit) -> Option<Person> {
+    visit
+        .signed_in()
+        .map(|s| s.person.clone())
+        .filter(|p| p.role.manages_account())
+}
+
 pub async fn list(State(state): State<AppState>, SignedIn(visit, session): SignedIn) -> Response {
     if !session.person.role.manages_account() {
         return page::not_found(&visit);
@@ -114,11 +122,7 @@ pub async fn list(State(state): State<AppState>, SignedIn(visit, session): Signe
 pub async fn invite(State(state): State<AppState>, form: Submitted) -> Response {
     let visit = &form.visit;
     let lang = visit.lang;
-    let Some(owner) = visit
-        .signed_in()
-        .map(|s| s.person.clone())
-        .filter(|p| p.role.manages_account())
-    else {
+    let Some(owner) = owner(visit) else {
         return page::not_found(visit);
     };
     let Ok(email) = form.text("email").parse::<Email>() else {
@@ -170,11 +174,7 @@ pub async fn revoke_invitation(
     form: Submitted,
 ) -> Response {
     let visit = &form.visit;
-    let Some(owner) = visit
-        .signed_in()
-        .map(|s| s.person.clone())
-        .filter(|p| p.role.manages_account())
-    else {
+    let Some(owner) = owner(visit) else {
         return page::not_found(visit);
     };
     match invitations::revoke(&state.ports, &owner, &id).await {
@@ -190,11 +190,7 @@ pub async fn remove(
     form: Submitted,
 ) -> Response {
     let visit = &form.visit;
-    let Some(owner) = visit
-        .signed_in()
-        .map(|s| s.person.clone())
-        .filter(|p| p.role.manages_account())
-    else {
+    let Some(owner) = owner(visit) else {
         return page::not_found(visit);
     };
     let Ok(id) = id.parse() else {
