@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 use cookie::{Cookie, SameSite};
 
 use crate::app::people::sessions::{self, Session};
@@ -239,7 +239,11 @@ impl FromRequestParts<AppState> for SignedIn {
             None => {
                 let next =
                     url::form_urlencoded::byte_serialize(visit.path.as_bytes()).collect::<String>();
-                Err(Redirect::to(&format!("/sign-in?next={next}")).into_response())
+                Err(page::see_other(
+                    &visit,
+                    format!("/sign-in?next={next}"),
+                    Vec::new(),
+                ))
             }
         }
     }
