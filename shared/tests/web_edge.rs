@@ -127,9 +127,11 @@ async fn language_switches_go_back_only_to_local_paths() {
 #[tokio::test]
 async fn signing_in_goes_on_only_to_local_paths() {
     let app = app();
-    let mut browser = Browser::new(&app);
-    browser.sign_up_and_in("Taller Ana", "ana@example.com").await;
+    Browser::new(&app)
+        .sign_up_and_in("Taller Ana", "ana@example.com")
+        .await;
     for payload in REDIRECTS {
+        let mut browser = Browser::new(&app);
         let page = browser
             .submit(
                 "/sign-in",
@@ -148,7 +150,7 @@ async fn signing_in_goes_on_only_to_local_paths() {
             .await;
         assert_eq!(signed_in.location(), "/", "{payload:?}");
     }
-    let page = browser
+    let page = Browser::new(&app)
         .submit(
             "/sign-in",
             "/sign-in",
