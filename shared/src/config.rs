@@ -392,9 +392,18 @@ fn public_url(raw: &str) -> Result<String, String> {
 /// a browser itself controls or that carry something else are refused, as
 /// naming one would be a mistake that lets clients choose their address.
 fn proxy_header(raw: &str) -> Result<axum::http::HeaderName, String> {
-    let name = axum::http::HeaderName::from_bytes(raw.to_ascii_lowercase().as_bytes())
-        .map_err(|_| format!("SVC_TRUSTED_PROXY_HEADER={raw:?} is not a header name (e.g. X-Forwarded-For)"))?;
-    const NOT_ADDRESSES: [&str; 6] = ["host", "cookie", "authorization", "origin", "referer", "user-agent"];
+    let name =
+        axum::http::HeaderName::from_bytes(raw.to_ascii_lowercase().as_bytes()).map_err(|_| {
+            format!("SVC_TRUSTED_PROXY_HEADER={raw:?} is not a header name (e.g. X-Forwarded-For)")
+        })?;
+    const NOT_ADDRESSES: [&str; 6] = [
+        "host",
+        "cookie",
+        "authorization",
+        "origin",
+        "referer",
+        "user-agent",
+    ];
     if NOT_ADDRESSES.contains(&name.as_str()) {
         return Err(format!(
             "SVC_TRUSTED_PROXY_HEADER={raw:?} does not carry a client address; name the header your proxy sets (X-Forwarded-For, X-Real-IP)"

@@ -54,8 +54,17 @@ async fn a_poisoned_host_is_refused_on_forgot_and_on_the_api() {
         let forgot = browser
             .post("/forgot", &[("email", "ana@example.com")])
             .await;
-        assert_eq!(forgot.status, StatusCode::BAD_REQUEST, "{host}: {}", forgot.html);
-        assert!(forgot.html.contains("\"host_invalid\""), "{host}: {}", forgot.html);
+        assert_eq!(
+            forgot.status,
+            StatusCode::BAD_REQUEST,
+            "{host}: {}",
+            forgot.html
+        );
+        assert!(
+            forgot.html.contains("\"host_invalid\""),
+            "{host}: {}",
+            forgot.html
+        );
         let api = app
             .router
             .clone()
@@ -84,7 +93,9 @@ async fn emailed_links_start_with_the_public_url_whatever_the_host() {
         ..Config::default()
     });
     let mut browser = Browser::new(&app);
-    browser.sign_up_and_in("Taller Ana", "ana@example.com").await;
+    browser
+        .sign_up_and_in("Taller Ana", "ana@example.com")
+        .await;
     for host in ["localhost:8080", "other.example.com"] {
         let mut elsewhere = Browser::new(&app);
         elsewhere.host = host;
@@ -143,7 +154,12 @@ async fn signing_in_goes_on_only_to_local_paths() {
                 ],
             )
             .await;
-        assert_eq!(page.status, StatusCode::SEE_OTHER, "{payload:?}: {}", page.html);
+        assert_eq!(
+            page.status,
+            StatusCode::SEE_OTHER,
+            "{payload:?}: {}",
+            page.html
+        );
         assert_eq!(page.location(), "/", "{payload:?}");
         let signed_in = browser
             .get(&format!("/sign-in?next={}", encoded(payload)))

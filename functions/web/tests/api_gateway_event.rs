@@ -115,10 +115,13 @@ impl shared::ports::email::Email for Kept {
 async fn emailed_links_use_the_gateway_domain_not_the_host_header() {
     let scratch = Scratch::new(Plan::Mini).await;
     let kept = std::sync::Arc::new(Kept::default());
-    let ports = scratch.ports.clone().with_mailer(shared::ports::email::Mailer {
-        email: kept.clone(),
-        from: "svc <app@svc.test>".into(),
-    });
+    let ports = scratch
+        .ports
+        .clone()
+        .with_mailer(shared::ports::email::Mailer {
+            email: kept.clone(),
+            from: "svc <app@svc.test>".into(),
+        });
     let config = Config {
         public_hosts: vec!["*.execute-api.eu-west-1.amazonaws.com".to_string()],
         ..Config::default()
@@ -136,7 +139,10 @@ async fn emailed_links_use_the_gateway_domain_not_the_host_header() {
             "\"host\": \"abcdef1234.execute-api.eu-west-1.amazonaws.com\"",
             &format!("\"host\": \"{other_host}\""),
         );
-    assert!(sign_up.contains(other_host), "the event's Host was replaced");
+    assert!(
+        sign_up.contains(other_host),
+        "the event's Host was replaced"
+    );
     let answered = invoke(&router, &sign_up).await;
     assert_eq!(answered["statusCode"], 200, "{answered}");
     let sent = kept.0.lock().unwrap();

@@ -76,7 +76,9 @@ mod tests {
     #[test]
     fn an_odd_domain_or_stage_gives_no_origin_and_an_odd_ip_no_client() {
         assert_eq!(
-            edge(&context(|c| c["domainName"] = json!("a.example@evil.example"))),
+            edge(&context(
+                |c| c["domainName"] = json!("a.example@evil.example")
+            )),
             None
         );
         assert_eq!(edge(&context(|c| c["stage"] = json!("a/../b"))), None);

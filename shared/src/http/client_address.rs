@@ -74,7 +74,10 @@ mod tests {
         let spoofed = [(XFF, "198.51.100.9")];
         let p = parts(&spoofed, Some("10.0.0.2:5555"), None);
         assert_eq!(client_address(&p, None), "10.0.0.2");
-        assert_eq!(client_address(&parts(&spoofed, None, None), None), "unknown");
+        assert_eq!(
+            client_address(&parts(&spoofed, None, None), None),
+            "unknown"
+        );
     }
 
     #[test]
@@ -92,7 +95,11 @@ mod tests {
         let p = parts(&[("x-real-ip", "203.0.113.8")], Some("10.0.0.2:1"), None);
         assert_eq!(client_address(&p, Some(&real_ip)), "203.0.113.8");
         let garbage = parts(&[(XFF, "not an address")], Some("10.0.0.2:1"), None);
-        assert_eq!(client_address(&garbage, Some(&xff)), "10.0.0.2", "the proxy's own");
+        assert_eq!(
+            client_address(&garbage, Some(&xff)),
+            "10.0.0.2",
+            "the proxy's own"
+        );
     }
 
     #[test]

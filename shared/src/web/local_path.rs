@@ -73,12 +73,6 @@ impl From<&String> for LocalPath {
     }
 }
 
-impl From<String> for LocalPath {
-    fn from(path: String) -> Self {
-        local_path(Some(&path))
-    }
-}
-
 impl From<&LocalPath> for LocalPath {
     fn from(path: &LocalPath) -> Self {
         path.clone()

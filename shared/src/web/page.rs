@@ -263,9 +263,14 @@ impl Errors {
 }
 
 /// A 303 to `to`, setting `cookies` (and the visit's own). It takes only
-/// a `LocalPath`, so its `Location` is always a valid path of this origin;
-/// a text the caller built is parsed on the way in.
-pub fn see_other(visit: &Visit, to: impl Into<LocalPath>, cookies: Vec<HeaderValue>) -> Response {
+/// what becomes a `LocalPath` (a `LocalPath`, or a text the caller built,
+/// parsed on the way in), so its `Location` is always a valid path of this
+/// origin and never a panic.
+pub fn see_other<T>(visit: &Visit, to: &T, cookies: Vec<HeaderValue>) -> Response
+where
+    T: ?Sized,
+    for<'a> &'a T: Into<LocalPath>,
+{
     let mut response = (
         StatusCode::SEE_OTHER,
         [(header::LOCATION, to.into().header_value())],

@@ -228,7 +228,7 @@ impl FromRequestParts<AppState> for SignedIn {
                     url::form_urlencoded::byte_serialize(visit.path.as_bytes()).collect::<String>();
                 Err(page::see_other(
                     &visit,
-                    format!("/sign-in?next={next}"),
+                    &format!("/sign-in?next={next}"),
                     Vec::new(),
                 ))
             }

@@ -54,7 +54,12 @@ impl Kept {
         let sent = self.0.lock().unwrap();
         sent.iter()
             .filter(|m| m.to == [to.to_string()])
-            .flat_map(|m| m.text.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .flat_map(|m| {
+                m.text
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
             .filter(|word| word.starts_with("http://") || word.starts_with("https://"))
             .collect()
     }
