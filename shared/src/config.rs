@@ -21,10 +21,19 @@ pub struct Config {
     /// (`SVC_SYNC_MAX_BYTES`, default 6 MiB); above it the request runs in
     /// async mode, so that its function is not cut by its timeout.
     pub sync_max_bytes: u64,
-    /// The public address of `svc serve` (`SVC_PUBLIC_URL`, e.g.
-    /// `https://svc.example.com`), in the upload URLs it makes; without it,
-    /// the `Host` of the request that created the upload, over `http://`.
+    /// The public origin of the service (`SVC_PUBLIC_URL`, e.g.
+    /// `https://svc.example.com`): the only source of the links the web
+    /// application emails (confirmation, reset, invitation) and of the upload
+    /// URLs `svc serve` makes, never a request's `Host`, which a client
+    /// chooses. `svc serve` defaults it to its own `http://` address; on AWS,
+    /// when it is empty, the API Gateway domain of each request's context.
     pub public_url: Option<String>,
+    /// The header a proxy in front of `svc serve` writes the client's
+    /// address into (`SVC_TRUSTED_PROXY_HEADER`, e.g. `X-Forwarded-For` or
+    /// `X-Real-IP`; off by default): sign-in throttling then counts its
+    /// right-most entry rather than the socket's peer (the proxy). Set it only
+    /// behind such a proxy: otherwise any client writes the header itself.
+    pub trusted_proxy_header: Option<axum::http::HeaderName>,
     /// The invoicing software named in every VERI*FACTU record (`SVC_VERIFACTU_*`).
     pub verifactu: SystemInfo,
     /// Webhooks may reach loopback and private addresses
@@ -309,6 +318,7 @@ impl Default for Config {
             max_body_bytes: 6 * 1024 * 1024,
             sync_max_bytes: 6 * 1024 * 1024,
             public_url: None,
+            trusted_proxy_header: None,
             verifactu: default_system(),
             webhook_allow_private: false,
             webhook_ports: Vec::new(),
@@ -407,6 +417,30 @@ fn public_url(raw: &str) -> Result<String, String> {
     Ok(raw.trim_end_matches('/').to_string())
 }
 
+/// A header name a proxy sets (`X-Forwarded-For`), lowercased. The headers
+/// a browser itself controls or that carry something else are refused, as
+/// naming one would be a mistake that lets clients choose their address.
+fn proxy_header(raw: &str) -> Result<axum::http::HeaderName, String> {
+    let name =
+        axum::http::HeaderName::from_bytes(raw.to_ascii_lowercase().as_bytes()).map_err(|_| {
+            format!("SVC_TRUSTED_PROXY_HEADER={raw:?} is not a header name (e.g. X-Forwarded-For)")
+        })?;
+    const NOT_ADDRESSES: [&str; 6] = [
+        "host",
+        "cookie",
+        "authorization",
+        "origin",
+        "referer",
+        "user-agent",
+    ];
+    if NOT_ADDRESSES.contains(&name.as_str()) {
+        return Err(format!(
+            "SVC_TRUSTED_PROXY_HEADER={raw:?} does not carry a client address; name the header your proxy sets (X-Forwarded-For, X-Real-IP)"
+        ));
+    }
+    Ok(name)
+}
+
 /// An optional value, trimmed; empty counts as unset.
 fn optional(get: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<String> {
     get(name)
@@ -436,6 +470,9 @@ impl Config {
             sync_max_bytes: var(get, "SVC_SYNC_MAX_BYTES", d.sync_max_bytes)?,
             public_url: optional(get, "SVC_PUBLIC_URL")
                 .map(|raw| public_url(&raw))
+                .transpose()?,
+            trusted_proxy_header: optional(get, "SVC_TRUSTED_PROXY_HEADER")
+                .map(|raw| proxy_header(&raw))
                 .transpose()?,
             verifactu: SystemInfo {
                 producer_name: text(
@@ -600,6 +637,25 @@ mod tests {
         );
         assert!(config(&[("SVC_PUBLIC_URL", "svc.example.com")]).is_err());
         assert!(config(&[("SVC_PUBLIC_URL", "ftp://svc.example.com")]).is_err());
+    }
+
+    #[test]
+    fn a_trusted_proxy_header_is_off_unless_named_and_must_be_a_header_name() {
+        let header = |v: &str| {
+            let v = v.to_string();
+            Config::from_lookup(&move |n| (n == "SVC_TRUSTED_PROXY_HEADER").then(|| v.clone()))
+                .map(|c| c.trusted_proxy_header.map(|h| h.to_string()))
+        };
+        assert_eq!(Config::default().trusted_proxy_header, None);
+        assert_eq!(header(""), Ok(None));
+        assert_eq!(
+            header(" X-Forwarded-For "),
+            Ok(Some("x-forwarded-for".into()))
+        );
+        assert_eq!(header("X-Real-IP"), Ok(Some("x-real-ip".into())));
+        for bad in ["X Forwarded For", "x-forwarded-for:", "Host", "Cookie", "é"] {
+            assert!(header(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -62,6 +62,7 @@ mod verifactu_submit;
 mod verifactu_xsd;
 mod web_app;
 mod web_developers;
+mod web_edge;
 mod web_expenses;
 mod web_invoices;
 mod web_pages;

@@ -4,7 +4,9 @@
 //! the response's `cookies`); a sign-in form without its token is refused,
 //! and with it and that cookie (in the event's `cookies`, as HTTP APIs send
 //! them) it reaches the sign-in, which gives an unknown address its one
-//! generic answer. Another Host is refused.
+//! generic answer. Another Host is refused. Through the Lambda adapter, the
+//! link a sign-up emails points at the API Gateway domain of the request
+//! context, whatever Host the request carries.
 
 use function_testing::{Scratch, invoke};
 use serde_json::Value;
@@ -92,4 +94,62 @@ async fn another_host_is_refused() {
     let router = router(&scratch, "app.example.com");
     let page = invoke(&router, include_str!("../../../events/web-get.json")).await;
     assert_eq!(page["statusCode"], 403, "{page}");
+}
+
+/// An email port that keeps the text of every message.
+#[derive(Default)]
+struct Kept(std::sync::Mutex<Vec<String>>);
+
+#[async_trait::async_trait]
+impl shared::ports::email::Email for Kept {
+    async fn send(
+        &self,
+        message: &shared::ports::email::OutgoingEmail,
+    ) -> Result<String, shared::ports::email::EmailError> {
+        self.0.lock().unwrap().push(message.text.clone());
+        Ok("<kept@test>".into())
+    }
+}
+
+#[tokio::test]
+async fn emailed_links_use_the_gateway_domain_not_the_host_header() {
+    let scratch = Scratch::new(Plan::Mini).await;
+    let kept = std::sync::Arc::new(Kept::default());
+    let ports = scratch
+        .ports
+        .clone()
+        .with_mailer(shared::ports::email::Mailer {
+            email: kept.clone(),
+            from: "svc <app@svc.test>".into(),
+        });
+    let config = Config {
+        public_hosts: vec!["*.execute-api.eu-west-1.amazonaws.com".to_string()],
+        ..Config::default()
+    };
+    let router =
+        infra_aws::http_function::adapted(shared::web::router(AppState::new(ports, config)));
+    let page = invoke(&router, include_str!("../../../events/web-get.json")).await;
+    let token = set_cookie(&page, CSRF_COOKIE).to_string();
+    let other_host = "other.execute-api.eu-west-1.amazonaws.com";
+    let sign_up = include_str!("../../../events/web-post.json")
+        .replace(PLACEHOLDER_TOKEN, &token)
+        .replace("/sign-in", "/sign-up")
+        .replace("&next=%2F", "&business=Taller+Ana")
+        .replace(
+            "\"host\": \"abcdef1234.execute-api.eu-west-1.amazonaws.com\"",
+            &format!("\"host\": \"{other_host}\""),
+        );
+    assert!(
+        sign_up.contains(other_host),
+        "the event's Host was replaced"
+    );
+    let answered = invoke(&router, &sign_up).await;
+    assert_eq!(answered["statusCode"], 200, "{answered}");
+    let sent = kept.0.lock().unwrap();
+    let text = sent.last().expect("the confirmation email");
+    assert!(
+        text.contains("https://abcdef1234.execute-api.eu-west-1.amazonaws.com/verify?token="),
+        "{text}"
+    );
+    assert!(!text.contains(other_host), "{text}");
 }

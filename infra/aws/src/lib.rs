@@ -3,6 +3,7 @@
 pub mod bedrock;
 pub mod dynamodb_table;
 pub mod environment;
+pub mod gateway_edge;
 pub mod http_function;
 pub mod kms_secrets;
 pub mod s3_blobs;

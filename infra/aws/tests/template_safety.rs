@@ -497,7 +497,8 @@ fn the_functions_that_email_send_as_the_ses_identity_only() {
         );
     }
     // The web function's links point at AppUrl, else the custom domain,
-    // else each request's own (API Gateway) Host, which it must accept.
+    // else (empty) the API Gateway domain of each request's context, whose
+    // Host it must accept.
     let web = &template["Resources"]["WebFunction"]["Properties"]["Environment"]["Variables"];
     let url = intrinsic(&web["SVC_PUBLIC_URL"], "If").expect("SVC_PUBLIC_URL");
     assert_eq!(url[0].as_str(), Some("HasAppUrl"));

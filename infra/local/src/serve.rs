@@ -4,6 +4,7 @@
 //! blobs' lifecycle; and the receiver of the uploads' presigned PUTs.
 //! And `svc aeat-simulator`.
 
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -80,7 +81,7 @@ pub async fn serve(
     data: &Path,
     addr: &str,
 ) -> Result<(), String> {
-    let config = Config::from_env()?;
+    let mut config = Config::from_env()?;
     let ports = ports.with_sender(Arc::new(HttpWebhookSender::from_config(&config)));
     let ports = infra_aws::environment::with_verifactu(ports, &config).await;
     let ports = infra_aws::environment::with_mailer(ports, &config).await?;
@@ -120,6 +121,13 @@ pub async fn serve(
     say(&format!(
         "  try: curl -H \"Authorization: Bearer <key>\" http://{local}/api/v1/usage"
     ));
+    if config.public_url.is_none() {
+        config.public_url = Some(own_origin(local));
+        say(&format!(
+            "  emailed links point at {}; behind a proxy or on another host, set SVC_PUBLIC_URL",
+            own_origin(local)
+        ));
+    }
     let clock = ports.clock.clone();
     let state = AppState::new(ports, config);
     let mut api = service_router(state.clone());
@@ -131,7 +139,7 @@ pub async fn serve(
     say(&format!("  the application: http://{local}/sign-up"));
     let served = axum::serve(
         listener,
-        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        app.into_make_service_with_connect_info::<SocketAddr>(),
     )
     .with_graceful_shutdown(shutdown())
     .await
@@ -140,6 +148,18 @@ pub async fn serve(
         task.abort();
     }
     served
+}
+
+/// The origin of emailed links and upload URLs when `SVC_PUBLIC_URL` is
+/// unset: the address bound (port 0 resolved), over plain HTTP; an
+/// unspecified address (`0.0.0.0`, `[::]`) is reached at loopback there.
+fn own_origin(local: SocketAddr) -> String {
+    let ip = match local.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    format!("http://{}", SocketAddr::new(ip, local.port()))
 }
 
 /// `svc aeat-simulator`: the AEAT simulator on `addr` until stopped.
@@ -177,5 +197,23 @@ async fn shutdown() {
     tokio::select! {
         () = ctrl_c => {},
         () = term => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::own_origin;
+
+    #[test]
+    fn the_default_origin_is_the_bound_address_reachable_from_this_machine() {
+        for (bound, origin) in [
+            ("127.0.0.1:41234", "http://127.0.0.1:41234"),
+            ("0.0.0.0:8080", "http://127.0.0.1:8080"),
+            ("[::]:8080", "http://[::1]:8080"),
+            ("[::1]:3000", "http://[::1]:3000"),
+            ("192.0.2.10:80", "http://192.0.2.10:80"),
+        ] {
+            assert_eq!(own_origin(bound.parse().unwrap()), origin, "{bound}");
+        }
     }
 }

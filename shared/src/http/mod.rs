@@ -6,10 +6,13 @@ pub mod analyses;
 pub mod analyze_request;
 pub mod async_mode;
 pub mod auth;
+pub mod authority;
 pub mod blob_put;
+pub mod client_address;
 pub mod customers;
 pub mod deadline;
 pub mod documents;
+pub mod edge;
 pub mod error;
 pub mod events;
 pub mod expenses;
@@ -135,11 +138,13 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
 }
 
 /// The request pipeline, outermost first: request id and logs, panic guard,
-/// authentication, rate limit, then the routes' own layers (`core`).
+/// a well-formed `Host`, authentication, rate limit, then the routes' own
+/// layers (`core`).
 pub fn with_pipeline(router: Router<AppState>, state: AppState) -> Router {
     core(router, &state)
         .layer(from_fn_with_state(state.clone(), rate_limit::limit))
         .layer(from_fn_with_state(state.clone(), auth::authenticate))
+        .layer(from_fn(hosts::valid_host))
         .layer(CatchPanicLayer::custom(observe::panic_response))
         .layer(from_fn(observe::observe))
         .with_state(state)

@@ -3,11 +3,12 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{Extensions, StatusCode};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::edge::public_origin;
 use super::error::ApiError;
 use super::json::{self, JsonBody};
 use super::state::AppState;
@@ -45,17 +46,14 @@ impl From<UploadError> for ApiError {
     }
 }
 
-/// Where a path URL of this host is reached: `SVC_PUBLIC_URL`, else the
-/// request's `Host` over plain HTTP (`svc serve` on a developer's machine).
-fn absolute(url: String, public_url: Option<&str>, headers: &HeaderMap) -> String {
-    if !url.starts_with('/') {
-        return url;
-    }
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    match (public_url, host) {
-        (Some(base), _) => format!("{}{url}", base.trim_end_matches('/')),
-        (None, Some(host)) => format!("http://{host}{url}"),
-        (None, None) => url,
+/// Where a path URL of this host is reached: at the public origin
+/// (`http::edge::public_origin`: `SVC_PUBLIC_URL`, which `svc serve`
+/// defaults to its own address), never at the request's `Host`, which the
+/// client chooses; a path where no origin is known.
+fn absolute(url: String, origin: Option<&str>) -> String {
+    match origin {
+        Some(base) if url.starts_with('/') => format!("{}{url}", base.trim_end_matches('/')),
+        _ => url,
     }
 }
 
@@ -79,7 +77,7 @@ fn absolute(url: String, public_url: Option<&str>, headers: &HeaderMap) -> Strin
 ///
 /// On AWS the URL is a presigned S3 URL of the staging bucket. On `svc
 /// serve` it is the server's own `PUT /api/v1/blobs/…` (at `SVC_PUBLIC_URL`,
-/// or the request's `Host`), whose refusals come in the API's error shape:
+/// by default the address it listens on), whose refusals come in the API's error shape:
 /// 403 `signature_invalid`, `upload_url_expired`, `content_type_mismatch` or
 /// `content_length_mismatch`.
 ///
@@ -95,16 +93,13 @@ async fn create_upload(
     State(state): State<AppState>,
     caller: Caller,
     uow: UnitOfWork,
-    headers: HeaderMap,
+    extensions: Extensions,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     let new: NewUpload = json::parse(&body)?;
     let (mut resource, write) = uploads::create(&state.ports, &caller, new).await?;
-    resource.upload_url = absolute(
-        resource.upload_url,
-        state.config.public_url.as_deref(),
-        &headers,
-    );
+    let origin = public_origin(&state.config, &extensions);
+    resource.upload_url = absolute(resource.upload_url, origin.as_deref());
     uow.add(write);
     Ok((StatusCode::CREATED, Json(resource)).into_response())
 }
@@ -114,20 +109,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_path_is_made_absolute_with_the_public_url_or_the_host() {
-        let mut headers = HeaderMap::new();
+    fn a_path_is_made_absolute_with_the_public_origin_only() {
         let path = || "/api/v1/blobs/k?x=1".to_string();
-        assert_eq!(absolute(path(), None, &headers), "/api/v1/blobs/k?x=1");
-        headers.insert(header::HOST, "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(absolute(path(), None), "/api/v1/blobs/k?x=1");
         assert_eq!(
-            absolute(path(), None, &headers),
-            "http://127.0.0.1:8080/api/v1/blobs/k?x=1"
-        );
-        assert_eq!(
-            absolute(path(), Some("https://api.example.com/"), &headers),
+            absolute(path(), Some("https://api.example.com/")),
             "https://api.example.com/api/v1/blobs/k?x=1"
         );
         let s3 = "https://b.s3.amazonaws.com/k?X-Amz-Signature=1".to_string();
-        assert_eq!(absolute(s3.clone(), Some("https://x"), &headers), s3);
+        assert_eq!(absolute(s3.clone(), Some("https://x")), s3);
     }
 }

@@ -23,6 +23,7 @@ mod extraction;
 mod form;
 mod invoices;
 mod keys;
+mod local_path;
 mod members;
 mod overview;
 mod page;

@@ -12,6 +12,7 @@ use crate::domain::account::Mode;
 use crate::domain::lang::Lang;
 
 use super::assets;
+pub use super::local_path::{LocalPath, local_path};
 use super::visit::Visit;
 
 /// A page: `title` in the tab and as its heading, `body` under it.
@@ -261,28 +262,24 @@ impl Errors {
     }
 }
 
-/// A 303 to `path`, setting `cookies` (and the visit's own).
-pub fn see_other(visit: &Visit, path: &str, cookies: Vec<HeaderValue>) -> Response {
+/// A 303 to `to`, setting `cookies` (and the visit's own). It takes only
+/// what becomes a `LocalPath` (a `LocalPath`, or a text the caller built,
+/// parsed on the way in), so its `Location` is always a valid path of this
+/// origin and never a panic.
+pub fn see_other<T>(visit: &Visit, to: &T, cookies: Vec<HeaderValue>) -> Response
+where
+    T: ?Sized,
+    for<'a> &'a T: Into<LocalPath>,
+{
     let mut response = (
         StatusCode::SEE_OTHER,
-        [(header::LOCATION, path.to_string())],
+        [(header::LOCATION, to.into().header_value())],
     )
         .into_response();
     for cookie in visit.cookies_to_set().into_iter().chain(cookies) {
         response.headers_mut().append(header::SET_COOKIE, cookie);
     }
     response
-}
-
-/// A path of this application to go back to, or `/` for anything else (an
-/// open redirect would send a signed-in person anywhere).
-pub fn local_path(candidate: Option<&str>) -> String {
-    match candidate {
-        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => {
-            path.to_string()
-        }
-        _ => "/".into(),
-    }
 }
 
 pub fn not_found(visit: &Visit) -> Response {

@@ -2,18 +2,18 @@
 //! the connection is HTTPS (every host but loopback), where the application
 //! is served, the client's address, and the signed-in session if any.
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 use cookie::{Cookie, SameSite};
 
 use crate::app::people::sessions::{self, Session};
 use crate::domain::lang::Lang;
 use crate::domain::one_time_secret;
 use crate::http::AppState;
+use crate::http::client_address::client_address;
+use crate::http::edge::public_origin;
 use crate::http::hosts::is_loopback;
 
 use super::page;
@@ -24,9 +24,14 @@ pub struct Visit {
     pub lang: Lang,
     /// Served over HTTPS: cookies are `Secure` with the `__Host-` prefix.
     pub secure: bool,
-    /// Where the application is served (`https://app.example.com`), for emailed links.
+    /// Where the application is served (`https://app.example.com`), for
+    /// emailed links: the configured public origin, or on AWS the gateway's
+    /// domain (`http::edge::public_origin`), never the request's `Host`.
+    /// Empty where neither is known (a test router): links are then paths.
     pub base: String,
-    /// The client's address, for sign-in throttling.
+    /// The client's address, for sign-in throttling: the gateway's
+    /// `sourceIp`, the trusted proxy's header, or the socket's peer
+    /// (`http::client_address`); never a header the operator did not trust.
     pub client: String,
     /// The path and query of this request.
     pub path: String,
@@ -174,21 +179,6 @@ fn language(headers: &HeaderMap) -> Lang {
     }
 }
 
-/// The socket's peer under `svc serve`; behind API Gateway, the last
-/// `X-Forwarded-For` entry, which the gateway itself appends.
-fn client(parts: &Parts) -> String {
-    if let Some(ConnectInfo(peer)) = parts.extensions.get::<ConnectInfo<SocketAddr>>() {
-        return peer.ip().to_string();
-    }
-    parts
-        .headers
-        .get("x-forwarded-for")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.rsplit(',').next())
-        .map(|v| v.trim().to_string())
-        .unwrap_or_else(|| "unknown".into())
-}
-
 impl FromRequestParts<AppState> for Visit {
     type Rejection = Response;
 
@@ -199,10 +189,7 @@ impl FromRequestParts<AppState> for Visit {
         let host = host(parts);
         let secure = !is_loopback(&host);
         let lang = language(&parts.headers);
-        let base = match &state.config.public_url {
-            Some(url) => url.trim_end_matches('/').to_string(),
-            None => format!("{}://{host}", if secure { "https" } else { "http" }),
-        };
+        let base = public_origin(&state.config, &parts.extensions).unwrap_or_default();
         let session_name = if secure {
             "__Host-svc_session"
         } else {
@@ -229,7 +216,7 @@ impl FromRequestParts<AppState> for Visit {
             lang,
             secure,
             base,
-            client: client(parts),
+            client: client_address(parts, state.config.trusted_proxy_header.as_ref()),
             path: parts
                 .uri
                 .path_and_query()
@@ -258,7 +245,11 @@ impl FromRequestParts<AppState> for SignedIn {
             None => {
                 let next =
                     url::form_urlencoded::byte_serialize(visit.path.as_bytes()).collect::<String>();
-                Err(Redirect::to(&format!("/sign-in?next={next}")).into_response())
+                Err(page::see_other(
+                    &visit,
+                    &format!("/sign-in?next={next}"),
+                    Vec::new(),
+                ))
             }
         }
     }

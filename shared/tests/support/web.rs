@@ -65,6 +65,21 @@ impl Kept {
             .collect()
     }
 
+    /// Every absolute link (`http://…`, `https://…`) of the messages to `to`.
+    pub fn links_to(&self, to: &str) -> Vec<String> {
+        let sent = self.0.lock().unwrap();
+        sent.iter()
+            .filter(|m| m.to == [to.to_string()])
+            .flat_map(|m| {
+                m.text
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|word| word.starts_with("http://") || word.starts_with("https://"))
+            .collect()
+    }
+
     pub fn count_to(&self, to: &str) -> usize {
         self.0
             .lock()
