@@ -35,7 +35,9 @@ PROXY = {"SVC_TRUSTED_PROXY_HEADER": "X-Forwarded-For"}
 
 
 def forwarded(n):
-    return {"X-Forwarded-For": f"203.0.113.{n % 250 + 1}, 198.51.100.{n // 250 + 1}"}
+    """A request through the trusted proxy from client `n`: the proxy appends
+    the client's address, and only that right-most entry counts."""
+    return {"X-Forwarded-For": f"203.0.113.9, 198.51.{n // 250}.{n % 250 + 1}"}
 
 
 def invitation_squat(svc):
