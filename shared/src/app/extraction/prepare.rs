@@ -8,14 +8,18 @@ use base64::Engine;
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use tokio::sync::Semaphore;
+use tokio::task::{JoinError, JoinHandle};
 
 use super::request::{ExtractRequest, FileInput, TextInput};
+use super::uploaded::{self, Uploads};
+use crate::app::uploads::UploadError;
 use crate::extraction::einvoice::{self, EinvoiceError, Format};
 use crate::extraction::image::ImageFormat;
 use crate::extraction::image::{ImageError, inspect_image};
 use crate::extraction::pdf::{PdfContent, PdfError, read_pdf};
 use crate::extraction::sniff::{FileKind, sniff};
 use crate::extraction::{Fields, Source, TextDocument};
+use crate::ports::Ports;
 
 /// Largest image (Textract's limit for the bytes of a document; the OCR
 /// engines read it whole).
@@ -98,32 +102,43 @@ impl Prepared {
     /// or the OCR; e-invoices read natively and items rejected by the format
     /// checks cost nothing.
     pub fn chargeable(&self) -> bool {
-        self.items
-            .iter()
-            .any(|i| matches!(i.work, Work::Text { .. } | Work::Image { .. }))
+        self.items.iter().any(|i| goes_to_reading(&i.work))
     }
 }
 
-pub async fn prepare(request: ExtractRequest) -> Prepared {
-    let mut items = Vec::with_capacity(request.files.len() + request.texts.len());
-    // The files are read at once (a PDF off the async workers), so a request
-    // takes as long as its slowest file rather than the sum of them all.
-    let reading: Vec<_> = request
-        .files
-        .into_iter()
-        .map(|file| {
-            let file_name = file.name.trim().to_string();
-            (file_name, tokio::spawn(prepare_file(file)))
-        })
-        .collect();
-    for (file_name, read) in reading {
-        let work = match read.await {
-            Ok(prepared) => prepared.unwrap_or_else(Work::Failed),
-            Err(_) => Work::Failed(ItemError::new(
-                "file_unreadable",
-                "the file stopped the reader; it cannot be read",
-            )),
-        };
+/// The first phase of a request whose uploads were found
+/// (`uploaded::find`). The files given as `data` are read at once (a PDF off
+/// the async workers), so a request takes about as long as its slowest
+/// file; beside them, the uploads are read and prepared one at a time, each
+/// read just before its turn and its bytes dropped once prepared, so that a
+/// request holds one upload's bytes at most. An upload that cannot be read
+/// (gone, or not of its declared size) fails the whole request.
+pub async fn prepare(
+    ports: &Ports,
+    uploads: &Uploads,
+    request: ExtractRequest,
+) -> Result<Prepared, UploadError> {
+    let mut names = Vec::with_capacity(request.files.len());
+    let mut inline = Reading::default();
+    let mut uploaded = Vec::new();
+    for (index, file) in request.files.into_iter().enumerate() {
+        names.push(file.name.trim().to_string());
+        match uploads.of(index) {
+            Some(upload) => uploaded.push((index, upload, file)),
+            None => inline.start(index, file),
+        }
+    }
+    let mut works: Vec<Option<Work>> = names.iter().map(|_| None).collect();
+    for (index, upload, mut file) in uploaded {
+        file.uploaded = Some(uploaded::read(ports, upload, index).await?);
+        works[index] = Some(settle(tokio::spawn(prepare_file(file)).await));
+    }
+    for (index, work) in inline.finish().await {
+        works[index] = Some(work);
+    }
+    let mut items = Vec::with_capacity(names.len() + request.texts.len());
+    for (file_name, work) in names.into_iter().zip(works) {
+        let work = work.unwrap_or_else(|| Work::Failed(stopped()));
         items.push(Item { file_name, work });
     }
     for text in request.texts {
@@ -131,7 +146,110 @@ pub async fn prepare(request: ExtractRequest) -> Prepared {
         let work = prepare_text(text).await.unwrap_or_else(Work::Failed);
         items.push(Item { file_name, work });
     }
-    Prepared { items }
+    Ok(Prepared { items })
+}
+
+/// Whether the request would cost a quota unit (`Prepared::chargeable`),
+/// decided with as little of the first phase as that takes, for a request
+/// that goes to a job, where it is prepared again: an XML file (read
+/// natively, or rejected) or a file of a type not accepted never costs, so
+/// it is not read; the others are prepared and dropped, the uploads one at a
+/// time, until one of them would go to the parser or the OCR. Every upload
+/// is still read, one at a time, for the same errors as `prepare` (gone, or
+/// not of its declared size).
+pub async fn chargeable(
+    ports: &Ports,
+    uploads: &Uploads,
+    request: ExtractRequest,
+) -> Result<bool, UploadError> {
+    let mut chargeable = false;
+    for text in request.texts {
+        if !chargeable {
+            chargeable = goes_to_reading(&prepare_text(text).await.unwrap_or_else(Work::Failed));
+        }
+    }
+    let mut inline = Reading::default();
+    let mut uploaded = Vec::new();
+    for (index, file) in request.files.into_iter().enumerate() {
+        match uploads.of(index) {
+            Some(upload) => uploaded.push((index, upload, file)),
+            None if may_charge(&file) => inline.start(index, file),
+            None => {}
+        }
+    }
+    for (index, upload, mut file) in uploaded {
+        let bytes = uploaded::read(ports, upload, index).await?;
+        if !chargeable && may_charge(&file) {
+            file.uploaded = Some(bytes);
+            chargeable = goes_to_reading(&settle(tokio::spawn(prepare_file(file)).await));
+        }
+    }
+    for (_, work) in inline.finish().await {
+        chargeable = chargeable || goes_to_reading(&work);
+    }
+    Ok(chargeable)
+}
+
+/// Files being prepared at once, each off in its own task.
+#[derive(Default)]
+struct Reading {
+    tasks: Vec<(usize, JoinHandle<Result<Work, ItemError>>)>,
+}
+
+impl Reading {
+    fn start(&mut self, index: usize, file: FileInput) {
+        self.tasks.push((index, tokio::spawn(prepare_file(file))));
+    }
+
+    async fn finish(mut self) -> Vec<(usize, Work)> {
+        let mut works = Vec::with_capacity(self.tasks.len());
+        for (index, task) in std::mem::take(&mut self.tasks) {
+            works.push((index, settle(task.await)));
+        }
+        works
+    }
+}
+
+impl Drop for Reading {
+    /// A request given up (an upload that cannot be read) stops the files
+    /// still being read.
+    fn drop(&mut self) {
+        for (_, task) in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// The work of a prepared file; a reader that stopped (panicked) leaves
+/// the file unreadable.
+fn settle(prepared: Result<Result<Work, ItemError>, JoinError>) -> Work {
+    match prepared {
+        Ok(prepared) => prepared.unwrap_or_else(Work::Failed),
+        Err(_) => Work::Failed(stopped()),
+    }
+}
+
+fn stopped() -> ItemError {
+    ItemError::new(
+        "file_unreadable",
+        "the file stopped the reader; it cannot be read",
+    )
+}
+
+/// Whether the second phase reads the item with the field parser or the
+/// OCR, which is what costs a unit.
+fn goes_to_reading(work: &Work) -> bool {
+    matches!(work, Work::Text { .. } | Work::Image { .. })
+}
+
+/// Whether a file may cost a unit, by its declared type: a PDF or an image
+/// may; an XML file is read natively or rejected, and a type not accepted
+/// is rejected, so neither ever does.
+fn may_charge(file: &FileInput) -> bool {
+    matches!(
+        file.mime.as_deref().and_then(declared_kind),
+        Some(FileKind::Pdf | FileKind::Png | FileKind::Jpeg | FileKind::Webp)
+    )
 }
 
 /// A mime type without its parameters, in lower case (`Text/XML;
