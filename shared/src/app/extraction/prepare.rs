@@ -560,3 +560,233 @@ mod tests {
         assert_eq!(declared_kind("image/gif"), None);
     }
 }
+
+/// A request's uploads are read in turn: it holds one upload's bytes at most.
+#[cfg(test)]
+mod turns {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+    use std::collections::HashMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    use async_trait::async_trait;
+    use chrono::{DateTime, Utc};
+
+    use super::*;
+    use crate::app::keys::Caller;
+    use crate::app::test_ports;
+    use crate::app::uploads::{self, NewUpload};
+    use crate::domain::account::{Mode, Plan};
+    use crate::ports::blobs::{BlobError, Blobs, PresignedPut};
+
+    /// The bytes allocated and not yet freed by the thread that counts
+    /// (`held_at_most`), and their peak; other threads are not counted.
+    struct Counting;
+
+    thread_local! {
+        static COUNTING: Cell<bool> = const { Cell::new(false) };
+        static HELD: Cell<usize> = const { Cell::new(0) };
+        static PEAK: Cell<usize> = const { Cell::new(0) };
+    }
+
+    fn count(grown: usize, shrunk: usize) {
+        if COUNTING.try_with(Cell::get) != Ok(true) {
+            return;
+        }
+        let held = HELD.with(Cell::get).saturating_sub(shrunk) + grown;
+        HELD.with(|h| h.set(held));
+        PEAK.with(|p| p.set(p.get().max(held)));
+    }
+
+    // SAFETY: every call is the system allocator's, with its arguments.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            count(layout.size(), 0);
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            count(0, layout.size());
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            count(layout.size(), 0);
+            unsafe { System.alloc_zeroed(layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            count(new_size, layout.size());
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
+
+    #[global_allocator]
+    static ALLOCATOR: Counting = Counting;
+
+    /// The most bytes `work` held at once above what was held before it,
+    /// on this thread (a current-thread runtime runs the spawned tasks
+    /// there too).
+    async fn held_at_most<T>(work: impl Future<Output = T>) -> (T, usize) {
+        COUNTING.with(|c| c.set(true));
+        HELD.with(|h| h.set(0));
+        PEAK.with(|p| p.set(0));
+        let out = work.await;
+        COUNTING.with(|c| c.set(false));
+        (out, PEAK.with(Cell::get))
+    }
+
+    /// Blobs in memory that count their reads; a read copies the bytes on
+    /// the reading thread, as a store's download would.
+    #[derive(Default)]
+    struct MemoryBlobs {
+        blobs: Mutex<HashMap<String, Vec<u8>>>,
+        reads: AtomicUsize,
+    }
+
+    #[async_trait]
+    impl Blobs for MemoryBlobs {
+        async fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), BlobError> {
+            self.blobs.lock().unwrap().insert(key.to_string(), bytes);
+            Ok(())
+        }
+        async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            Ok(self.blobs.lock().unwrap().get(key).cloned())
+        }
+        async fn delete(&self, key: &str) -> Result<(), BlobError> {
+            self.blobs.lock().unwrap().remove(key);
+            Ok(())
+        }
+        async fn presign_put(
+            &self,
+            key: &str,
+            _: &str,
+            _: u64,
+            _: DateTime<Utc>,
+        ) -> Result<PresignedPut, BlobError> {
+            Ok(PresignedPut {
+                url: format!("/blobs/{key}"),
+                headers: Vec::new(),
+            })
+        }
+    }
+
+    const SIZE: usize = 4 * 1024 * 1024;
+
+    fn caller() -> Caller {
+        Caller {
+            account_id: "acct_0123456789abcdef01234567".parse().unwrap(),
+            plan: Plan::Pro,
+            mode: Mode::Live,
+            key_id: "key_1".into(),
+        }
+    }
+
+    /// Three uploads of `SIZE` bytes declared as XML (that are not: they
+    /// are rejected once read, and nothing of them is kept), the second one
+    /// never sent when `second_sent` is false; and the request naming them.
+    async fn three_uploads(
+        second_sent: bool,
+    ) -> (Ports, Arc<MemoryBlobs>, ExtractRequest, tempfile::TempDir) {
+        let (ports, dir) = test_ports();
+        let blobs = Arc::new(MemoryBlobs::default());
+        let ports = ports.with_blobs(blobs.clone());
+        let mut files = Vec::new();
+        for i in 0..3 {
+            let new = NewUpload {
+                name: format!("{i}.xml"),
+                mime: "application/xml".into(),
+                size: SIZE as u64,
+            };
+            let (resource, write) = uploads::create(&ports, &caller(), new).await.unwrap();
+            ports.table.transact(vec![write]).await.unwrap();
+            let upload = uploads::find(&ports, &caller(), &resource.id, "id")
+                .await
+                .unwrap();
+            if i != 1 || second_sent {
+                blobs
+                    .put(&upload.blob_key(), vec![b'x'; SIZE])
+                    .await
+                    .unwrap();
+            }
+            files.push(FileInput {
+                name: format!("{i}.xml"),
+                mime: None,
+                data: None,
+                upload_id: Some(resource.id),
+                uploaded: None,
+            });
+        }
+        let request = ExtractRequest {
+            files,
+            texts: Vec::new(),
+        };
+        (ports, blobs, request, dir)
+    }
+
+    #[tokio::test]
+    async fn uploads_are_read_and_prepared_one_at_a_time() {
+        let (ports, blobs, mut request, _dir) = three_uploads(true).await;
+        let found = uploaded::find(&ports, &caller(), &mut request)
+            .await
+            .unwrap();
+        assert_eq!(found.total(), 3 * SIZE as u64);
+        assert_eq!(
+            blobs.reads.load(Ordering::SeqCst),
+            0,
+            "finding reads nothing"
+        );
+        let (prepared, held) = held_at_most(prepare(&ports, &found, request)).await;
+        let prepared = prepared.unwrap();
+        assert_eq!(blobs.reads.load(Ordering::SeqCst), 3);
+        let codes: Vec<_> = prepared
+            .items
+            .iter()
+            .map(|i| match &i.work {
+                Work::Failed(e) => e.code,
+                _ => "read",
+            })
+            .collect();
+        assert_eq!(codes, ["file_unreadable"; 3]);
+        // Reading them all before preparing any would hold three.
+        assert!(
+            held >= SIZE && held < 2 * SIZE,
+            "held {held} bytes at once for uploads of {SIZE}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_job_bound_request_reads_its_xml_uploads_only_to_check_them() {
+        let (ports, blobs, mut request, _dir) = three_uploads(true).await;
+        let found = uploaded::find(&ports, &caller(), &mut request)
+            .await
+            .unwrap();
+        let (charged, held) = held_at_most(chargeable(&ports, &found, request)).await;
+        assert!(!charged.unwrap(), "XML never costs a unit");
+        assert_eq!(blobs.reads.load(Ordering::SeqCst), 3);
+        assert!(
+            held < 2 * SIZE,
+            "held {held} bytes at once for uploads of {SIZE}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_upload_never_sent_fails_the_request_with_its_param() {
+        for job_bound in [false, true] {
+            let (ports, _blobs, mut request, _dir) = three_uploads(false).await;
+            let found = uploaded::find(&ports, &caller(), &mut request)
+                .await
+                .unwrap();
+            let failed = if job_bound {
+                chargeable(&ports, &found, request).await.map(|_| ())
+            } else {
+                prepare(&ports, &found, request).await.map(|_| ())
+            };
+            match failed {
+                Err(UploadError::Missing { param, .. }) => {
+                    assert_eq!(param, "files[1].upload_id")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+}
