@@ -749,7 +749,7 @@ mod turns {
         assert_eq!(codes, ["file_unreadable"; 3]);
         // Reading them all before preparing any would hold three.
         assert!(
-            held >= SIZE && held < 2 * SIZE,
+            (SIZE..2 * SIZE).contains(&held),
             "held {held} bytes at once for uploads of {SIZE}"
         );
     }
