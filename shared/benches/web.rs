@@ -89,11 +89,17 @@ async fn main() {
         password: shared::domain::person::Password::parse("una frase larga").unwrap(),
         lang: Lang::Es,
     };
-    sign_up(&ports, request, "http://127.0.0.1:8080")
+    sign_up(&ports, request, "http://127.0.0.1:8080", "bench")
         .await
         .unwrap();
     let person = store::by_email(&ports, &email).await.unwrap().unwrap();
-    let (secret, link) = links::create(&ports, Purpose::Verify, &person.id);
+    let (secret, link) = links::create(
+        &ports,
+        Purpose::Verify,
+        person.id.as_str(),
+        // A new person's links are of the first generation.
+        0,
+    );
     ports.table.transact(vec![link]).await.unwrap();
     assert!(confirm(&ports, &secret).await.unwrap());
     let person = store::get(&ports, &person.id).await.unwrap().unwrap();

@@ -19,6 +19,7 @@ use chrono::NaiveDate;
 use real_corpus::{Tally, Truth};
 use serde_json::Value as Json;
 use shared::app::extraction::request::FileInput;
+use shared::app::extraction::uploaded::Uploads;
 use shared::app::extraction::{ExtractRequest, finish, prepare};
 use shared::domain::account::Plan;
 use shared::embedded::tesseract::Tesseract;
@@ -37,7 +38,15 @@ async fn extract(ports: &Ports, name: &str, mime: &str, bytes: &[u8], own: Optio
         texts: Vec::new(),
     };
     let today = NaiveDate::from_ymd_opt(2026, 11, 27).unwrap();
-    let extraction = finish(ports, prepare(request).await, own, today).await;
+    let extraction = finish(
+        ports,
+        prepare(ports, &Uploads::default(), request)
+            .await
+            .expect("no uploads"),
+        own,
+        today,
+    )
+    .await;
     serde_json::to_value(&extraction).unwrap()
 }
 

@@ -87,18 +87,32 @@ async fn extract_invoices(
     request
         .validate()
         .map_err(|e| ApiError::invalid(e.code, e.message).param(e.param))?;
-    let uploaded = extraction::uploaded::read(&state.ports, &caller, &mut request).await?;
-    let prepared = extraction::prepare(request).await;
-    let quota_day = if caller.mode.is_live() && prepared.chargeable() {
-        charge_unit(&state, &caller, &uow).await?
-    } else {
-        None
-    };
-    if mode.requested || uploaded > state.config.sync_max_bytes {
+    let uploads = extraction::uploaded::find(&state.ports, &caller, &mut request).await?;
+    if mode.requested || uploads.total() > state.config.sync_max_bytes {
+        // The job prepares the request itself; here only whether it costs
+        // a unit is needed, and the errors that make it a 400.
+        let chargeable = extraction::chargeable(&state.ports, &uploads, request).await?;
+        let quota_day = charge(&state, &caller, &uow, chargeable).await?;
         return jobs::accept(&state, &caller, &uow, mode, Kind::Extract, body, quota_day).await;
     }
+    let prepared = extraction::prepare(&state.ports, &uploads, request).await?;
+    charge(&state, &caller, &uow, prepared.chargeable()).await?;
     let extraction = extraction::run(&state.ports, &caller, prepared)
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?;
     Ok(Json(extraction).into_response())
+}
+
+/// A unit for a live key's chargeable request: the quota day charged, if any.
+async fn charge(
+    state: &AppState,
+    caller: &Caller,
+    uow: &UnitOfWork,
+    chargeable: bool,
+) -> Result<Option<String>, ApiError> {
+    if caller.mode.is_live() && chargeable {
+        charge_unit(state, caller, uow).await
+    } else {
+        Ok(None)
+    }
 }

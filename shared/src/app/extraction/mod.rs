@@ -27,7 +27,7 @@ use crate::ports::Ports;
 use crate::ports::ai::AiSource;
 use crate::ports::ocr::OcrError;
 use crate::tax::nif::Nif;
-pub use prepare::{Item, ItemError, Prepared, Work, prepare};
+pub use prepare::{Item, ItemError, Prepared, Work, chargeable, prepare};
 pub use request::ExtractRequest;
 
 /// An item that gave no invoice.

@@ -8,14 +8,18 @@ use base64::Engine;
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use tokio::sync::Semaphore;
+use tokio::task::{JoinError, JoinHandle};
 
 use super::request::{ExtractRequest, FileInput, TextInput};
+use super::uploaded::{self, Uploads};
+use crate::app::uploads::UploadError;
 use crate::extraction::einvoice::{self, EinvoiceError, Format};
 use crate::extraction::image::ImageFormat;
 use crate::extraction::image::{ImageError, inspect_image};
 use crate::extraction::pdf::{PdfContent, PdfError, read_pdf};
 use crate::extraction::sniff::{FileKind, sniff};
 use crate::extraction::{Fields, Source, TextDocument};
+use crate::ports::Ports;
 
 /// Largest image (Textract's limit for the bytes of a document; the OCR
 /// engines read it whole).
@@ -98,32 +102,43 @@ impl Prepared {
     /// or the OCR; e-invoices read natively and items rejected by the format
     /// checks cost nothing.
     pub fn chargeable(&self) -> bool {
-        self.items
-            .iter()
-            .any(|i| matches!(i.work, Work::Text { .. } | Work::Image { .. }))
+        self.items.iter().any(|i| goes_to_reading(&i.work))
     }
 }
 
-pub async fn prepare(request: ExtractRequest) -> Prepared {
-    let mut items = Vec::with_capacity(request.files.len() + request.texts.len());
-    // The files are read at once (a PDF off the async workers), so a request
-    // takes as long as its slowest file rather than the sum of them all.
-    let reading: Vec<_> = request
-        .files
-        .into_iter()
-        .map(|file| {
-            let file_name = file.name.trim().to_string();
-            (file_name, tokio::spawn(prepare_file(file)))
-        })
-        .collect();
-    for (file_name, read) in reading {
-        let work = match read.await {
-            Ok(prepared) => prepared.unwrap_or_else(Work::Failed),
-            Err(_) => Work::Failed(ItemError::new(
-                "file_unreadable",
-                "the file stopped the reader; it cannot be read",
-            )),
-        };
+/// The first phase of a request whose uploads were found
+/// (`uploaded::find`). The files given as `data` are read at once (a PDF off
+/// the async workers), so a request takes about as long as its slowest
+/// file; beside them, the uploads are read and prepared one at a time, each
+/// read just before its turn and its bytes dropped once prepared, so that a
+/// request holds one upload's bytes at most. An upload that cannot be read
+/// (gone, or not of its declared size) fails the whole request.
+pub async fn prepare(
+    ports: &Ports,
+    uploads: &Uploads,
+    request: ExtractRequest,
+) -> Result<Prepared, UploadError> {
+    let mut names = Vec::with_capacity(request.files.len());
+    let mut inline = Reading::default();
+    let mut uploaded = Vec::new();
+    for (index, file) in request.files.into_iter().enumerate() {
+        names.push(file.name.trim().to_string());
+        match uploads.of(index) {
+            Some(upload) => uploaded.push((index, upload, file)),
+            None => inline.start(index, file),
+        }
+    }
+    let mut works: Vec<Option<Work>> = names.iter().map(|_| None).collect();
+    for (index, upload, mut file) in uploaded {
+        file.uploaded = Some(uploaded::read(ports, upload, index).await?);
+        works[index] = Some(settle(tokio::spawn(prepare_file(file)).await));
+    }
+    for (index, work) in inline.finish().await {
+        works[index] = Some(work);
+    }
+    let mut items = Vec::with_capacity(names.len() + request.texts.len());
+    for (file_name, work) in names.into_iter().zip(works) {
+        let work = work.unwrap_or_else(|| Work::Failed(stopped()));
         items.push(Item { file_name, work });
     }
     for text in request.texts {
@@ -131,7 +146,110 @@ pub async fn prepare(request: ExtractRequest) -> Prepared {
         let work = prepare_text(text).await.unwrap_or_else(Work::Failed);
         items.push(Item { file_name, work });
     }
-    Prepared { items }
+    Ok(Prepared { items })
+}
+
+/// Whether the request would cost a quota unit (`Prepared::chargeable`),
+/// decided with as little of the first phase as that takes, for a request
+/// that goes to a job, where it is prepared again: an XML file (read
+/// natively, or rejected) or a file of a type not accepted never costs, so
+/// it is not read; the others are prepared and dropped, the uploads one at a
+/// time, until one of them would go to the parser or the OCR. Every upload
+/// is still read, one at a time, for the same errors as `prepare` (gone, or
+/// not of its declared size).
+pub async fn chargeable(
+    ports: &Ports,
+    uploads: &Uploads,
+    request: ExtractRequest,
+) -> Result<bool, UploadError> {
+    let mut chargeable = false;
+    for text in request.texts {
+        if !chargeable {
+            chargeable = goes_to_reading(&prepare_text(text).await.unwrap_or_else(Work::Failed));
+        }
+    }
+    let mut inline = Reading::default();
+    let mut uploaded = Vec::new();
+    for (index, file) in request.files.into_iter().enumerate() {
+        match uploads.of(index) {
+            Some(upload) => uploaded.push((index, upload, file)),
+            None if may_charge(&file) => inline.start(index, file),
+            None => {}
+        }
+    }
+    for (index, upload, mut file) in uploaded {
+        let bytes = uploaded::read(ports, upload, index).await?;
+        if !chargeable && may_charge(&file) {
+            file.uploaded = Some(bytes);
+            chargeable = goes_to_reading(&settle(tokio::spawn(prepare_file(file)).await));
+        }
+    }
+    for (_, work) in inline.finish().await {
+        chargeable = chargeable || goes_to_reading(&work);
+    }
+    Ok(chargeable)
+}
+
+/// Files being prepared at once, each off in its own task.
+#[derive(Default)]
+struct Reading {
+    tasks: Vec<(usize, JoinHandle<Result<Work, ItemError>>)>,
+}
+
+impl Reading {
+    fn start(&mut self, index: usize, file: FileInput) {
+        self.tasks.push((index, tokio::spawn(prepare_file(file))));
+    }
+
+    async fn finish(mut self) -> Vec<(usize, Work)> {
+        let mut works = Vec::with_capacity(self.tasks.len());
+        for (index, task) in std::mem::take(&mut self.tasks) {
+            works.push((index, settle(task.await)));
+        }
+        works
+    }
+}
+
+impl Drop for Reading {
+    /// A request given up (an upload that cannot be read) stops the files
+    /// still being read.
+    fn drop(&mut self) {
+        for (_, task) in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// The work of a prepared file; a reader that stopped (panicked) leaves
+/// the file unreadable.
+fn settle(prepared: Result<Result<Work, ItemError>, JoinError>) -> Work {
+    match prepared {
+        Ok(prepared) => prepared.unwrap_or_else(Work::Failed),
+        Err(_) => Work::Failed(stopped()),
+    }
+}
+
+fn stopped() -> ItemError {
+    ItemError::new(
+        "file_unreadable",
+        "the file stopped the reader; it cannot be read",
+    )
+}
+
+/// Whether the second phase reads the item with the field parser or the
+/// OCR, which is what costs a unit.
+fn goes_to_reading(work: &Work) -> bool {
+    matches!(work, Work::Text { .. } | Work::Image { .. })
+}
+
+/// Whether a file may cost a unit, by its declared type: a PDF or an image
+/// may; an XML file is read natively or rejected, and a type not accepted
+/// is rejected, so neither ever does.
+fn may_charge(file: &FileInput) -> bool {
+    matches!(
+        file.mime.as_deref().and_then(declared_kind),
+        Some(FileKind::Pdf | FileKind::Png | FileKind::Jpeg | FileKind::Webp)
+    )
 }
 
 /// A mime type without its parameters, in lower case (`Text/XML;
@@ -440,5 +558,235 @@ mod tests {
             Some(FileKind::Xml)
         );
         assert_eq!(declared_kind("image/gif"), None);
+    }
+}
+
+/// A request's uploads are read in turn: it holds one upload's bytes at most.
+#[cfg(test)]
+mod turns {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+    use std::collections::HashMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    use async_trait::async_trait;
+    use chrono::{DateTime, Utc};
+
+    use super::*;
+    use crate::app::keys::Caller;
+    use crate::app::test_ports;
+    use crate::app::uploads::{self, NewUpload};
+    use crate::domain::account::{Mode, Plan};
+    use crate::ports::blobs::{BlobError, Blobs, PresignedPut};
+
+    /// The bytes allocated and not yet freed by the thread that counts
+    /// (`held_at_most`), and their peak; other threads are not counted.
+    struct Counting;
+
+    thread_local! {
+        static COUNTING: Cell<bool> = const { Cell::new(false) };
+        static HELD: Cell<usize> = const { Cell::new(0) };
+        static PEAK: Cell<usize> = const { Cell::new(0) };
+    }
+
+    fn count(grown: usize, shrunk: usize) {
+        if COUNTING.try_with(Cell::get) != Ok(true) {
+            return;
+        }
+        let held = HELD.with(Cell::get).saturating_sub(shrunk) + grown;
+        HELD.with(|h| h.set(held));
+        PEAK.with(|p| p.set(p.get().max(held)));
+    }
+
+    // SAFETY: every call is the system allocator's, with its arguments.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            count(layout.size(), 0);
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            count(0, layout.size());
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            count(layout.size(), 0);
+            unsafe { System.alloc_zeroed(layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            count(new_size, layout.size());
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
+
+    #[global_allocator]
+    static ALLOCATOR: Counting = Counting;
+
+    /// The most bytes `work` held at once above what was held before it,
+    /// on this thread (a current-thread runtime runs the spawned tasks
+    /// there too).
+    async fn held_at_most<T>(work: impl Future<Output = T>) -> (T, usize) {
+        COUNTING.with(|c| c.set(true));
+        HELD.with(|h| h.set(0));
+        PEAK.with(|p| p.set(0));
+        let out = work.await;
+        COUNTING.with(|c| c.set(false));
+        (out, PEAK.with(Cell::get))
+    }
+
+    /// Blobs in memory that count their reads; a read copies the bytes on
+    /// the reading thread, as a store's download would.
+    #[derive(Default)]
+    struct MemoryBlobs {
+        blobs: Mutex<HashMap<String, Vec<u8>>>,
+        reads: AtomicUsize,
+    }
+
+    #[async_trait]
+    impl Blobs for MemoryBlobs {
+        async fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), BlobError> {
+            self.blobs.lock().unwrap().insert(key.to_string(), bytes);
+            Ok(())
+        }
+        async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, BlobError> {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            Ok(self.blobs.lock().unwrap().get(key).cloned())
+        }
+        async fn delete(&self, key: &str) -> Result<(), BlobError> {
+            self.blobs.lock().unwrap().remove(key);
+            Ok(())
+        }
+        async fn presign_put(
+            &self,
+            key: &str,
+            _: &str,
+            _: u64,
+            _: DateTime<Utc>,
+        ) -> Result<PresignedPut, BlobError> {
+            Ok(PresignedPut {
+                url: format!("/blobs/{key}"),
+                headers: Vec::new(),
+            })
+        }
+    }
+
+    const SIZE: usize = 4 * 1024 * 1024;
+
+    fn caller() -> Caller {
+        Caller {
+            account_id: "acct_0123456789abcdef01234567".parse().unwrap(),
+            plan: Plan::Pro,
+            mode: Mode::Live,
+            key_id: "key_1".into(),
+        }
+    }
+
+    /// Three uploads of `SIZE` bytes declared as XML (that are not: they
+    /// are rejected once read, and nothing of them is kept), the second one
+    /// never sent when `second_sent` is false; and the request naming them.
+    async fn three_uploads(
+        second_sent: bool,
+    ) -> (Ports, Arc<MemoryBlobs>, ExtractRequest, tempfile::TempDir) {
+        let (ports, dir) = test_ports();
+        let blobs = Arc::new(MemoryBlobs::default());
+        let ports = ports.with_blobs(blobs.clone());
+        let mut files = Vec::new();
+        for i in 0..3 {
+            let new = NewUpload {
+                name: format!("{i}.xml"),
+                mime: "application/xml".into(),
+                size: SIZE as u64,
+            };
+            let (resource, write) = uploads::create(&ports, &caller(), new).await.unwrap();
+            ports.table.transact(vec![write]).await.unwrap();
+            let upload = uploads::find(&ports, &caller(), &resource.id, "id")
+                .await
+                .unwrap();
+            if i != 1 || second_sent {
+                blobs
+                    .put(&upload.blob_key(), vec![b'x'; SIZE])
+                    .await
+                    .unwrap();
+            }
+            files.push(FileInput {
+                name: format!("{i}.xml"),
+                mime: None,
+                data: None,
+                upload_id: Some(resource.id),
+                uploaded: None,
+            });
+        }
+        let request = ExtractRequest {
+            files,
+            texts: Vec::new(),
+        };
+        (ports, blobs, request, dir)
+    }
+
+    #[tokio::test]
+    async fn uploads_are_read_and_prepared_one_at_a_time() {
+        let (ports, blobs, mut request, _dir) = three_uploads(true).await;
+        let found = uploaded::find(&ports, &caller(), &mut request)
+            .await
+            .unwrap();
+        assert_eq!(found.total(), 3 * SIZE as u64);
+        assert_eq!(
+            blobs.reads.load(Ordering::SeqCst),
+            0,
+            "finding reads nothing"
+        );
+        let (prepared, held) = held_at_most(prepare(&ports, &found, request)).await;
+        let prepared = prepared.unwrap();
+        assert_eq!(blobs.reads.load(Ordering::SeqCst), 3);
+        let codes: Vec<_> = prepared
+            .items
+            .iter()
+            .map(|i| match &i.work {
+                Work::Failed(e) => e.code,
+                _ => "read",
+            })
+            .collect();
+        assert_eq!(codes, ["file_unreadable"; 3]);
+        // Reading them all before preparing any would hold three.
+        assert!(
+            (SIZE..2 * SIZE).contains(&held),
+            "held {held} bytes at once for uploads of {SIZE}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_job_bound_request_reads_its_xml_uploads_only_to_check_them() {
+        let (ports, blobs, mut request, _dir) = three_uploads(true).await;
+        let found = uploaded::find(&ports, &caller(), &mut request)
+            .await
+            .unwrap();
+        let (charged, held) = held_at_most(chargeable(&ports, &found, request)).await;
+        assert!(!charged.unwrap(), "XML never costs a unit");
+        assert_eq!(blobs.reads.load(Ordering::SeqCst), 3);
+        assert!(
+            held < 2 * SIZE,
+            "held {held} bytes at once for uploads of {SIZE}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_upload_never_sent_fails_the_request_with_its_param() {
+        for job_bound in [false, true] {
+            let (ports, _blobs, mut request, _dir) = three_uploads(false).await;
+            let found = uploaded::find(&ports, &caller(), &mut request)
+                .await
+                .unwrap();
+            let failed = if job_bound {
+                chargeable(&ports, &found, request).await.map(|_| ())
+            } else {
+                prepare(&ports, &found, request).await.map(|_| ())
+            };
+            match failed {
+                Err(UploadError::Missing { param, .. }) => {
+                    assert_eq!(param, "files[1].upload_id")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
     }
 }

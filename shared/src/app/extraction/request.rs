@@ -31,7 +31,8 @@ pub struct FileInput {
     /// 50 MiB).
     #[serde(default)]
     pub upload_id: Option<String>,
-    /// The bytes of `upload_id`, once read (`uploaded::read`).
+    /// The bytes of `upload_id`, while its turn to be prepared lasts
+    /// (`prepare`).
     #[serde(skip)]
     pub uploaded: Option<Vec<u8>>,
 }

@@ -1,6 +1,6 @@
 //! One run of a job: the use case of the synchronous request (the same
 //! code, as the same caller), on the request body the job staged, with the
-//! uploads it names read now.
+//! uploads it names read now (one at a time, as the request would).
 
 use serde_json::Value as Json;
 
@@ -44,10 +44,12 @@ async fn extract(ports: &Ports, job: &Job, input: &[u8], last: bool) -> Result<O
             "the job's staged request cannot be read ({e}); submit it again"
         )))
     })?;
-    extraction::uploaded::read(ports, &job.caller(), &mut request)
+    let uploads = extraction::uploaded::find(ports, &job.caller(), &mut request)
         .await
         .map_err(upload_failure)?;
-    let prepared = extraction::prepare(request).await;
+    let prepared = extraction::prepare(ports, &uploads, request)
+        .await
+        .map_err(upload_failure)?;
     let extraction = extraction::run(ports, &job.caller(), prepared)
         .await
         .map_err(|e| RunError::Transient(e.to_string()))?;
