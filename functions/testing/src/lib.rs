@@ -23,6 +23,8 @@ pub const PLACEHOLDER_KEY: &str = "svc_test_000000000000000000000000000000000000
 /// An embedded store in a temporary directory with one account.
 pub struct Scratch {
     pub ports: Ports,
+    /// The embedded table's feed: what the dispatcher would hand over.
+    pub feed: shared::embedded::feed::Feed,
     pub account: AccountId,
     pub plan: Plan,
     pub dir: tempfile::TempDir,
@@ -33,6 +35,7 @@ impl Scratch {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(SystemClock);
         let table = SqliteTable::open(&dir.path().join("svc.db"), clock.clone()).unwrap();
+        let feed = table.feed();
         // The key that seals webhook secrets and certificates (SVC_SECRETS_KEY).
         let key = SecretsKey::parse(&SecretsKey::generate()).unwrap();
         let ports = shared::adapters::ports(Arc::new(table), clock)
@@ -43,6 +46,7 @@ impl Scratch {
             .id;
         Scratch {
             ports,
+            feed,
             account,
             plan,
             dir,
