@@ -59,14 +59,15 @@ pub struct SignedIn {
     pub device: Option<String>,
 }
 
-/// The attempts this sign-in is counted against, or how long it must wait.
+/// The attempts this sign-in is counted against, or how long it must wait;
+/// `device` is the remembered browser's digest, if it is one for `email`.
 async fn reserve(
     ports: &Ports,
     email: &str,
     client: &str,
-    device: Option<&str>,
+    device: Option<String>,
 ) -> Result<Result<Vec<Reservation>, i64>, SignInError> {
-    let subjects = match devices::known_for(ports, device, email).await? {
+    let subjects = match device {
         Some(device) => vec![(throttle::SIGN_IN_DEVICE, device)],
         None => vec![
             (throttle::SIGN_IN_CLIENT, client.to_string()),
@@ -86,7 +87,8 @@ async fn reserve(
 /// A new session for the person whose email and password these are.
 pub async fn sign_in(ports: &Ports, attempt: Attempt<'_>) -> Result<SignedIn, SignInError> {
     let typed = attempt.email.trim().to_lowercase();
-    let reservations = reserve(ports, &typed, attempt.client, attempt.device)
+    let remembered = devices::known_for(ports, attempt.device, &typed).await?;
+    let reservations = reserve(ports, &typed, attempt.client, remembered.clone())
         .await?
         .map_err(SignInError::Throttled)?;
     let person = match typed.parse::<Email>() {
@@ -113,7 +115,7 @@ pub async fn sign_in(ports: &Ports, attempt: Attempt<'_>) -> Result<SignedIn, Si
         send_confirmation(ports, &person, attempt.base).await?;
         return Err(SignInError::Unconfirmed);
     }
-    let device = match devices::known_for(ports, attempt.device, &typed).await? {
+    let device = match remembered {
         Some(_) => None,
         None => {
             let (secret, write) = devices::remember(ports, &person.email);
