@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use shared::app::ledger;
 use shared::domain::account::Plan;
 use shared::invoice::kind::Kind;
+use shared::invoice::line::Treatment;
 use shared::tax::ledger_entry::{LedgerEntry, RateGroup};
 use support::{Harness, Reply, assert_error_shape, get, post_json, send};
 
@@ -343,6 +344,9 @@ async fn model_130_takes_missing_income_from_the_ledger() {
     let h = harness().await;
     let entry = |number: &str, date: &str, base| LedgerEntry {
         tax: Default::default(),
+        operation_date: None,
+        accrual_date: None,
+        customer_country: None,
         invoice_id: format!("inv_{number}"),
         number: number.into(),
         kind: Kind::F1,
@@ -353,6 +357,7 @@ async fn model_130_takes_missing_income_from_the_ledger() {
             vat_amount: base * dec!(0.21),
             surcharge_rate: dec!(0),
             surcharge_amount: dec!(0),
+            treatment: Treatment::Taxed,
         }],
         irpf_rate: dec!(15),
         irpf_amount: base * dec!(0.15),
@@ -465,9 +470,13 @@ async fn the_quarter_summary_reads_the_live_ledger() {
         vat_amount: vat,
         surcharge_rate: re_rate,
         surcharge_amount: re,
+        treatment: Treatment::Taxed,
     };
     let entry = |number: &str, kind: &str, date: &str, groups: Vec<RateGroup>, irpf| LedgerEntry {
         tax: Default::default(),
+        operation_date: None,
+        accrual_date: None,
+        customer_country: None,
         invoice_id: format!("inv_{number}"),
         number: number.into(),
         kind: Kind::parse(kind).unwrap(),

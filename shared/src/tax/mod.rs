@@ -1,5 +1,6 @@
 //! Spanish tax rules: pure, one file per concern.
 
+pub mod accrual;
 pub mod calendar;
 pub mod indirect;
 pub mod ledger_entry;

@@ -37,7 +37,7 @@ use crate::invoice::totals::{self, Prices, Totals};
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::indirect::IndirectTax;
-use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
+use crate::tax::ledger_entry::{LedgerEntry, RateGroup, accrual_of};
 use crate::tax::money::{MAX_INTEGER_DIGITS, as_number};
 use crate::tax::money::{Money, Percent};
 use crate::verifactu::aeat::{Operation, RecordError};
@@ -110,6 +110,7 @@ pub fn ledger_groups(totals: &Totals) -> Vec<RateGroup> {
             vat_amount: g.vat_amount,
             surcharge_rate: g.surcharge_rate,
             surcharge_amount: g.surcharge_amount,
+            treatment: g.treatment,
         })
         .collect()
 }
@@ -539,6 +540,14 @@ pub async fn finalize(
             kind: invoice.kind,
             tax: invoice.tax,
             issue_date: invoice.issue_date,
+            operation_date: invoice.operation_date,
+            accrual_date: Some(accrual_of(
+                invoice.kind,
+                invoice.issue_date,
+                invoice.operation_date,
+                &draft.ledger_groups,
+            )),
+            customer_country: invoice.customer.as_ref().map(|c| c.country.clone()),
             groups: draft.ledger_groups,
             irpf_rate: invoice.irpf_rate.value(),
             irpf_amount: draft.ledger_irpf,

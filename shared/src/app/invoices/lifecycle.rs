@@ -17,7 +17,7 @@ use crate::invoice::payments::PaymentStatus;
 use crate::invoice::status::Status;
 use crate::ports::Ports;
 use crate::ports::table::Write;
-use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
+use crate::tax::ledger_entry::{LedgerEntry, RateGroup, accrual_of};
 use crate::verifactu::SystemInfo;
 use crate::verifactu::aeat::Operation;
 use crate::verifactu::status::RecordStatus;
@@ -157,6 +157,7 @@ fn negated(groups: &[RateGroup]) -> Vec<RateGroup> {
             vat_amount: -g.vat_amount,
             surcharge_rate: g.surcharge_rate,
             surcharge_amount: -g.surcharge_amount,
+            treatment: g.treatment,
         })
         .collect()
 }
@@ -172,6 +173,7 @@ pub fn invoice_groups(invoice: &Invoice) -> Vec<RateGroup> {
             vat_amount: g.vat_amount.value(),
             surcharge_rate: g.surcharge_rate.value(),
             surcharge_amount: g.surcharge_amount.value(),
+            treatment: crate::invoice::line::Treatment::of_stored(g.exemption.as_deref()),
         })
         .collect()
 }
@@ -245,6 +247,14 @@ pub async fn cancel(
             kind: invoice.kind,
             tax: invoice.tax,
             issue_date: invoice.issue_date,
+            operation_date: invoice.operation_date,
+            accrual_date: Some(accrual_of(
+                invoice.kind,
+                invoice.issue_date,
+                invoice.operation_date,
+                &groups,
+            )),
+            customer_country: invoice.customer.as_ref().map(|c| c.country.clone()),
             total: (-invoice.total).value(),
             groups,
             irpf_rate: invoice.irpf_rate.value(),

@@ -40,10 +40,11 @@ fn credit_lines(original: &[LineView]) -> Vec<Line> {
 pub(super) fn difference(new: &[RateGroup], old: &[RateGroup]) -> Vec<RateGroup> {
     let mut out: Vec<RateGroup> = new.to_vec();
     for o in old {
-        match out
-            .iter_mut()
-            .find(|g| g.vat_rate == o.vat_rate && g.surcharge_rate == o.surcharge_rate)
-        {
+        match out.iter_mut().find(|g| {
+            g.vat_rate == o.vat_rate
+                && g.surcharge_rate == o.surcharge_rate
+                && g.treatment == o.treatment
+        }) {
             Some(g) => {
                 g.base -= o.base;
                 g.vat_amount -= o.vat_amount;
@@ -55,6 +56,7 @@ pub(super) fn difference(new: &[RateGroup], old: &[RateGroup]) -> Vec<RateGroup>
                 vat_amount: -o.vat_amount,
                 surcharge_rate: o.surcharge_rate,
                 surcharge_amount: -o.surcharge_amount,
+                treatment: o.treatment,
             }),
         }
     }

@@ -108,10 +108,11 @@ pub fn ledger_of(replaced: &Replaced) -> Vec<RateGroup> {
     let mut sum: Vec<RateGroup> = Vec::new();
     for (invoice, _) in &replaced.invoices {
         for g in invoice_groups(invoice) {
-            match sum
-                .iter_mut()
-                .find(|s| s.vat_rate == g.vat_rate && s.surcharge_rate == g.surcharge_rate)
-            {
+            match sum.iter_mut().find(|s| {
+                s.vat_rate == g.vat_rate
+                    && s.surcharge_rate == g.surcharge_rate
+                    && s.treatment == g.treatment
+            }) {
                 Some(s) => {
                     s.base += g.base;
                     s.vat_amount += g.vat_amount;

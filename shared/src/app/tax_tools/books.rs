@@ -13,6 +13,7 @@ use crate::app::keys::Caller;
 use crate::app::ledger;
 use crate::expense::{Expense, Status};
 use crate::ports::Ports;
+use crate::tax::indirect::IndirectTax;
 use crate::tax::ledger_entry::LedgerEntry;
 use crate::tax::model303::deduction_boxes;
 use crate::tax::money::Money;
@@ -24,6 +25,10 @@ pub struct CountedInvoice {
     pub id: String,
     pub number: String,
     pub issue_date: NaiveDate,
+    /// When its VAT accrued (LIVA art. 75: the operation date; an intra-EU
+    /// supply of goods, the 15th of the next month or the earlier invoice
+    /// date): the date that placed it in the period.
+    pub accrual_date: NaiveDate,
     pub base: Money,
     /// VAT, IGIC or IPSI.
     pub vat: Money,
@@ -38,8 +43,9 @@ pub struct CountedExpense {
     pub supplier: String,
     pub supplier_tax_id: String,
     pub number: String,
-    /// The date that placed it in the period: the received date for VAT,
-    /// the operation (else issue) date for IRPF.
+    /// The date that placed it in the period: for VAT the received date, or
+    /// the accrual date of self-assessed VAT; for IRPF the operation (else
+    /// issue) date.
     pub date: NaiveDate,
     /// Modelo 303: the boxes of its deduction (base, quota).
     pub boxes: [&'static str; 2],
@@ -56,6 +62,7 @@ pub fn counted_invoice(e: &LedgerEntry) -> CountedInvoice {
         id: e.invoice_id.clone(),
         number: e.number.clone(),
         issue_date: e.issue_date,
+        accrual_date: e.accrual(),
         base: Money::from(e.base()),
         vat: Money::from(e.groups.iter().map(|g| g.vat_amount).sum::<Decimal>()),
         surcharge: Money::from(e.groups.iter().map(|g| g.surcharge_amount).sum::<Decimal>()),
@@ -82,11 +89,12 @@ pub fn counted_expense(e: &Expense, date: NaiveDate) -> CountedExpense {
 pub struct Books {
     pub from: NaiveDate,
     pub to: NaiveDate,
-    /// Invoices issued in the quarter.
+    /// Invoices that accrued in the quarter.
     pub invoices: Vec<LedgerEntry>,
-    /// Invoices issued from 1 January to the quarter's end.
+    /// Invoices that accrued from 1 January to the quarter's end.
     pub invoices_year: Vec<LedgerEntry>,
-    /// Confirmed expenses whose VAT falls in the quarter (received date).
+    /// Confirmed expenses charged VAT whose VAT falls in the quarter
+    /// (`Expense::vat_date`); those charged IGIC or IPSI are not here.
     pub expenses_vat: Vec<Expense>,
     /// Confirmed expenses whose cost falls in the quarter (operation or issue date).
     pub expenses_quarter: Vec<Expense>,
@@ -133,6 +141,15 @@ pub async fn read(
         .into_iter()
         .filter(|e| e.entry.status == Status::Confirmed)
         .collect();
+    let other_tax = confirmed
+        .iter()
+        .filter(|e| e.entry.tax != IndirectTax::Iva && in_span(e.vat_date(), from))
+        .count();
+    if other_tax > 0 {
+        notes.push(format!(
+            "{other_tax} expense(s) of the quarter charged IGIC or IPSI are left out of Modelo 303: that tax is deducted in the Canary Islands' Modelo 420 or the cities' returns. They still count as cost for IRPF."
+        ));
+    }
     if drafts > 0 {
         notes.push(format!(
             "{drafts} draft expense(s) of the quarter (imported from the AEAT) are not counted until confirmed."
@@ -143,13 +160,13 @@ pub async fn read(
         to,
         invoices: invoices_year
             .iter()
-            .filter(|e| e.issue_date >= from)
+            .filter(|e| e.accrual() >= from)
             .cloned()
             .collect(),
         invoices_year,
         expenses_vat: confirmed
             .iter()
-            .filter(|e| in_span(e.vat_date(), from))
+            .filter(|e| e.entry.tax == IndirectTax::Iva && in_span(e.vat_date(), from))
             .cloned()
             .collect(),
         expenses_quarter: confirmed
