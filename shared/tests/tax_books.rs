@@ -177,11 +177,15 @@ async fn modelo_303_130_111_and_115_equal_the_quarter_worked_by_hand() {
             //   fees 200 / 42 (all of it);
             //   fuel: 60.50 × 21 % = 12.705 → 12.71; 50 % → base 30.25, quota 6.355 → 6.36;
             //   goods with surcharge: nothing (LIVA art. 154.Dos);
-            //   the self-assessed service: 50 / 10.50;
             //   rent 800 / 168.
-            // Base 200 + 30.25 + 50 + 800 = 1,080.25; quota 42 + 6.36 + 10.50 + 168 = 226.86.
-            ("28", 1080.25),
-            ("29", 226.86),
+            // Base 200 + 30.25 + 800 = 1,030.25; quota 42 + 6.36 + 168 = 216.36.
+            ("28", 1030.25),
+            ("29", 216.36),
+            // The self-assessed Irish service: 36/37, "adquisiciones
+            // intracomunitarias de bienes y servicios" (2026 form; OCA map
+            // 2024-10 line 36, p_iva21_sp_in).
+            ("36", 50.0),
+            ("37", 10.5),
             // The laptop, a capital good: 1,200 / 252.
             ("30", 1200.0),
             ("31", 252.0),

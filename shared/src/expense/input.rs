@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 use super::kinds::{Category, Status, Treatment};
 use super::model::Expense;
 use crate::extraction::fields::Fields;
+use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{Money, Percent};
 
 /// One VAT rate of the invoice as sent.
@@ -100,6 +101,10 @@ pub struct ExpenseFields {
     pub category: Option<Category>,
     /// Default `domestic`.
     pub treatment: Option<Treatment>,
+    /// The indirect tax the supplier charged: `iva` (the default), `igic`
+    /// (Canary Islands) or `ipsi` (Ceuta, Melilla). IGIC and IPSI are never
+    /// in Modelo 303; the expense is still a cost for IRPF.
+    pub tax: Option<IndirectTax>,
     /// An investment good (boxes 30/31, 34/35, 38/39); default false.
     pub capital_good: Option<bool>,
     /// One line per VAT rate, 1 to 20.
@@ -146,6 +151,7 @@ impl ExpenseFields {
             received_date: over.received_date.or(self.received_date),
             category: over.category.or(self.category),
             treatment: over.treatment.or(self.treatment),
+            tax: over.tax.or(self.tax),
             capital_good: over.capital_good.or(self.capital_good),
             lines: over.lines.or(self.lines),
             irpf_rate: over.irpf_rate.or(self.irpf_rate),
@@ -245,6 +251,7 @@ impl ExpenseFields {
             received_date: e.entry.received_date,
             category: Some(e.entry.category),
             treatment: Some(e.entry.treatment),
+            tax: Some(e.entry.tax),
             capital_good: Some(e.entry.capital_good),
             lines: Some(
                 e.entry

@@ -107,7 +107,8 @@ pub enum Treatment {
     /// 10/11) and deducts it (36/37; 38/39 for capital goods).
     IntraEuGoods,
     /// Services from another EU state: self-assessed in 10/11, deducted in
-    /// 28/29 (30/31).
+    /// 36/37 (38/39), as the 2026 form's "adquisiciones intracomunitarias de
+    /// bienes y servicios".
     IntraEuServices,
     /// Spanish reverse charge (LIVA art. 84.Uno.2º: construction works,
     /// scrap, gold …): self-assessed in 12/13, deducted in 28/29 (30/31).
@@ -115,6 +116,10 @@ pub enum Treatment {
     /// An import: the VAT paid at customs (the DUA), deducted in 32/33
     /// (34/35 for capital goods).
     Import,
+    /// Services from a supplier established outside the EU (LIVA arts.
+    /// 69.Uno.1º and 84.Uno.2º.a): self-assessed in 12/13, deducted in 28/29
+    /// (30/31).
+    NonEuServices,
 }
 
 impl Treatment {
@@ -122,7 +127,10 @@ impl Treatment {
     pub fn self_assessed(self) -> bool {
         matches!(
             self,
-            Treatment::IntraEuGoods | Treatment::IntraEuServices | Treatment::ReverseCharge
+            Treatment::IntraEuGoods
+                | Treatment::IntraEuServices
+                | Treatment::ReverseCharge
+                | Treatment::NonEuServices
         )
     }
 }

@@ -11,6 +11,8 @@ use utoipa::ToSchema;
 use super::input::{ExpenseFields, LineInput};
 use super::kinds::{Category, Source, Status, Treatment};
 use crate::invoice::party::{in_eu, normalize_tax_id};
+use crate::tax::accrual;
+use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{Money, Percent, cents, percent_of, round2};
 
 /// Stated and computed amounts may differ by this much (rounding per line).
@@ -115,6 +117,9 @@ pub struct Entry {
     pub received_date: Option<NaiveDate>,
     pub category: Category,
     pub treatment: Treatment,
+    /// The tax the supplier charged (expenses from before it was kept: VAT).
+    #[serde(default)]
+    pub tax: IndirectTax,
     pub capital_good: bool,
     pub lines: Vec<ExpenseLine>,
     pub irpf_rate: Option<Percent>,
@@ -211,7 +216,17 @@ fn supplier(fields: &mut ExpenseFields, treatment: Treatment) -> Result<Supplier
     if intra_eu && (country == "ES" || !in_eu(&country)) {
         return Err(err(
             "supplier_country",
-            format!("an intra-EU purchase needs a supplier in another EU state, not {country}"),
+            format!(
+                "an intra-EU purchase needs a supplier established in another EU state, not {country} (LIVA arts. 15 and 84.Uno.2º)"
+            ),
+        ));
+    }
+    if treatment == Treatment::NonEuServices && in_eu(&country) {
+        return Err(err(
+            "supplier_country",
+            format!(
+                "non_eu_services is for suppliers established outside the EU (LIVA arts. 69.Uno.1º and 84.Uno.2º.a); {country} is in the EU: use domestic or intra_eu_services"
+            ),
         ));
     }
     if matches!(treatment, Treatment::Domestic | Treatment::ReverseCharge) && country != "ES" {
@@ -293,6 +308,14 @@ impl Entry {
     /// Checks every field; `today` (Madrid) bounds the dates.
     pub fn parse(mut fields: ExpenseFields, today: NaiveDate) -> Result<Entry, FieldError> {
         let treatment = fields.treatment.unwrap_or_default();
+        let tax = fields.tax.unwrap_or_default();
+        if tax != IndirectTax::Iva && !matches!(treatment, Treatment::Domestic | Treatment::Import)
+        {
+            return Err(err(
+                "tax",
+                "IGIC and IPSI are charged by suppliers in the Canary Islands, Ceuta and Melilla or at their customs; a self-assessed purchase is under the State's VAT (LIVA art. 84.Uno.2º)",
+            ));
+        }
         let category = fields.category.unwrap_or(Category::Other);
         let supplier = supplier(&mut fields, treatment)?;
         let number = text("number", fields.number.take(), 60, true)?.unwrap_or_default();
@@ -395,6 +418,7 @@ impl Entry {
             received_date: fields.received_date,
             category,
             treatment,
+            tax,
             capital_good: fields.capital_good.unwrap_or(false),
             lines,
             irpf_rate,
@@ -420,9 +444,20 @@ impl Expense {
         )
     }
 
-    /// The quarter's VAT: from the day the invoice arrived (LIVA art. 99.Cuatro).
+    /// The quarter's VAT. Charged by the supplier: deducted from the day the
+    /// invoice arrived (LIVA art. 99.Cuatro). Self-assessed: when it accrues
+    /// (intra-EU goods on the 15th of the month after the transport starts,
+    /// or the earlier invoice date, arts. 76 and 75.Uno.8º; services when
+    /// rendered, art. 75.Uno.2º), and deducted in that same return.
     pub fn vat_date(&self) -> NaiveDate {
-        self.entry.received_date.unwrap_or(self.entry.issue_date)
+        let e = &self.entry;
+        match e.treatment {
+            Treatment::IntraEuGoods => accrual::intra_eu_goods(e.issue_date, e.operation_date),
+            Treatment::IntraEuServices | Treatment::ReverseCharge | Treatment::NonEuServices => {
+                accrual::operation(e.issue_date, e.operation_date)
+            }
+            Treatment::Domestic | Treatment::Import => e.received_date.unwrap_or(e.issue_date),
+        }
     }
 
     /// The IRPF accrual: the operation date, else the issue date.
@@ -675,6 +710,130 @@ mod tests {
         assert_eq!(
             duplicate_key(&s, "f 2026/12", d),
             duplicate_key(&s, "F2026/12", d)
+        );
+    }
+
+    #[test]
+    fn the_supplier_country_must_match_the_self_assessed_treatment() {
+        // LIVA arts. 15 and 84.Uno.2º: an intra-EU acquisition comes from
+        // another EU state; arts. 69.Uno.1º and 84.Uno.2º.a: non-EU services
+        // from outside the EU.
+        let (field, message) = failure(ExpenseFields {
+            treatment: Some(Treatment::IntraEuServices),
+            ..fields()
+        });
+        assert_eq!(field, "supplier_country");
+        assert!(message.contains("art"), "{message}");
+        let (field, message) = failure(ExpenseFields {
+            treatment: Some(Treatment::IntraEuGoods),
+            supplier_country: Some("US".into()),
+            supplier_tax_id: Some("US123456789".into()),
+            ..fields()
+        });
+        assert_eq!(field, "supplier_country");
+        assert!(message.contains("LIVA"), "{message}");
+        let (field, message) = failure(ExpenseFields {
+            treatment: Some(Treatment::NonEuServices),
+            supplier_country: Some("DE".into()),
+            supplier_tax_id: Some("DE123456789".into()),
+            ..fields()
+        });
+        assert_eq!(field, "supplier_country");
+        assert!(message.contains("84.Uno.2º.a"), "{message}");
+        assert_eq!(
+            failure(ExpenseFields {
+                treatment: Some(Treatment::NonEuServices),
+                ..fields()
+            })
+            .0,
+            "supplier_country"
+        );
+        let us = Entry::parse(
+            ExpenseFields {
+                treatment: Some(Treatment::NonEuServices),
+                supplier_country: Some("US".into()),
+                supplier_tax_id: Some("US123456789".into()),
+                ..fields()
+            },
+            today(),
+        )
+        .unwrap();
+        // Self-assessed: the invoice charged no VAT.
+        assert_eq!(us.total, Money::from(dec!(200)));
+    }
+
+    #[test]
+    fn igic_is_kept_as_charged_and_never_self_assessed() {
+        let canary = Entry::parse(
+            ExpenseFields {
+                tax: Some(IndirectTax::Igic),
+                lines: Some(vec![line(dec!(7), dec!(100))]),
+                ..fields()
+            },
+            today(),
+        )
+        .unwrap();
+        assert_eq!(canary.tax, IndirectTax::Igic);
+        assert_eq!(canary.total, Money::from(dec!(107)));
+        assert_eq!(
+            failure(ExpenseFields {
+                tax: Some(IndirectTax::Igic),
+                treatment: Some(Treatment::ReverseCharge),
+                ..fields()
+            })
+            .0,
+            "tax"
+        );
+        // Stored before the field existed: VAT.
+        let mut stored = serde_json::to_value(&canary).unwrap();
+        stored.as_object_mut().unwrap().remove("tax");
+        let old: Entry = serde_json::from_value(stored).unwrap();
+        assert_eq!(old.tax, IndirectTax::Iva);
+    }
+
+    #[test]
+    fn self_assessed_vat_falls_in_the_quarter_it_accrues_not_when_received() {
+        let expense = |treatment, country: &str, id: &str, operation: &str| Expense {
+            id: "exp_1".into(),
+            object: "expense".into(),
+            livemode: true,
+            source: Source::Typed,
+            entry: Entry::parse(
+                ExpenseFields {
+                    treatment: Some(treatment),
+                    supplier_country: Some(country.into()),
+                    supplier_tax_id: Some(id.into()),
+                    issue_date: NaiveDate::from_ymd_opt(2026, 10, 20),
+                    operation_date: Some(operation.parse().unwrap()),
+                    received_date: NaiveDate::from_ymd_opt(2026, 11, 2),
+                    ..fields()
+                },
+                today(),
+            )
+            .unwrap(),
+            document: None,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        };
+        // LIVA art. 76 (with 75.Uno.8º): goods sent from Germany on 28-09,
+        // invoiced 20-10 → accrual 15-10.
+        let goods = expense(Treatment::IntraEuGoods, "DE", "DE123456789", "2026-09-28");
+        assert_eq!(
+            goods.vat_date(),
+            NaiveDate::from_ymd_opt(2026, 10, 15).unwrap()
+        );
+        // Art. 75.Uno.2º: a service rendered 30-09 accrues then (Q3), though
+        // invoiced in October and received in November.
+        let service = expense(Treatment::IntraEuServices, "IE", "IE6388047V", "2026-09-30");
+        assert_eq!(
+            service.vat_date(),
+            NaiveDate::from_ymd_opt(2026, 9, 30).unwrap()
+        );
+        // Art. 99.Cuatro: VAT charged by a Spanish supplier, when received.
+        let domestic = expense(Treatment::Domestic, "ES", "B12345674", "2026-09-30");
+        assert_eq!(
+            domestic.vat_date(),
+            NaiveDate::from_ymd_opt(2026, 11, 2).unwrap()
         );
     }
 }

@@ -3,11 +3,14 @@
 //! deducts (28–41, total 45), and the result (46, then 64–71 with the
 //! amounts to offset carried from earlier quarters). The output side from
 //! the issued invoices is `quarter::model_303_boxes`. Box numbers as the
-//! 2026 form numbers them (`tax-depth.md` §5).
+//! 2026 form numbers them (`docs/tax-boxes.md` gives the source of each).
+//! Expenses charged IGIC or IPSI are never here: that tax is deducted in
+//! the Canary Islands' Modelo 420 or the cities' returns.
 
 use rust_decimal::Decimal;
 
-use super::quarter::{QuarterSummary, RateTotals, ReturnBox, model_303_boxes};
+use super::indirect::IndirectTax;
+use super::quarter::{QuarterSummary, RateTotals, ReturnBox, additional_boxes, model_303_boxes};
 use crate::expense::{Expense, Treatment};
 
 /// The VAT self-assessed on purchases: it is output VAT (box 27) and, as far
@@ -16,7 +19,8 @@ use crate::expense::{Expense, Treatment};
 pub struct SelfAssessed {
     /// Intra-EU acquisitions of goods and services (boxes 10/11).
     pub intra_eu: RateTotals,
-    /// Other reverse-charge purchases (LIVA art. 84.Uno.2º; boxes 12/13).
+    /// Other reverse-charge purchases: Spanish ones (LIVA art. 84.Uno.2º.e–g)
+    /// and services from outside the EU (art. 84.Uno.2º.a; boxes 12/13).
     pub reverse_charge: RateTotals,
 }
 
@@ -25,7 +29,7 @@ pub fn self_assessed(expenses: &[&Expense]) -> SelfAssessed {
     for e in expenses {
         let totals = match e.entry.treatment {
             Treatment::IntraEuGoods | Treatment::IntraEuServices => &mut s.intra_eu,
-            Treatment::ReverseCharge => &mut s.reverse_charge,
+            Treatment::ReverseCharge | Treatment::NonEuServices => &mut s.reverse_charge,
             Treatment::Domestic | Treatment::Import => continue,
         };
         totals.base += e.bases();
@@ -34,7 +38,12 @@ pub fn self_assessed(expenses: &[&Expense]) -> SelfAssessed {
     s
 }
 
-/// The (base, quota) boxes where an expense's deduction goes.
+/// The (base, quota) boxes where an expense's deduction goes. Intra-EU
+/// acquisitions of goods and of services deduct in 36/37 (38/39 capital
+/// goods): the 2026 form's "adquisiciones intracomunitarias de bienes y
+/// servicios", OCA map 2024-10 lines 36/37 (`p_iva21_sp_in`, intra-EU
+/// services, with the goods). Domestic, reverse-charge and non-EU services
+/// deduct in 28/29 (30/31), OCA lines 28/29 (`p_iva21_sp_ex`, `p_iva21_isp`).
 pub fn deduction_boxes(e: &Expense) -> [&'static str; 2] {
     if e.bases().is_sign_negative() {
         return ["40", "41"];
@@ -42,8 +51,8 @@ pub fn deduction_boxes(e: &Expense) -> [&'static str; 2] {
     match (e.entry.treatment, e.entry.capital_good) {
         (Treatment::Import, false) => ["32", "33"],
         (Treatment::Import, true) => ["34", "35"],
-        (Treatment::IntraEuGoods, false) => ["36", "37"],
-        (Treatment::IntraEuGoods, true) => ["38", "39"],
+        (Treatment::IntraEuGoods | Treatment::IntraEuServices, false) => ["36", "37"],
+        (Treatment::IntraEuGoods | Treatment::IntraEuServices, true) => ["38", "39"],
         (_, false) => ["28", "29"],
         (_, true) => ["30", "31"],
     }
@@ -65,7 +74,7 @@ const INPUT_ROWS: [(&str, &str, &str); 7] = [
     (
         "36",
         "37",
-        "Input VAT on intra-EU acquisitions of current goods",
+        "Input VAT on intra-EU acquisitions of current goods and services",
     ),
     (
         "38",
@@ -181,7 +190,8 @@ pub struct Model303 {
 }
 
 /// Every box of the return from the quarter's issued invoices (`invoices`)
-/// and the expenses whose VAT falls in it.
+/// and the expenses whose VAT falls in it (those charged IGIC or IPSI are
+/// left out), then the additional information (59, 60, 120, 122).
 pub fn model_303(
     invoices: &QuarterSummary,
     expenses: &[&Expense],
@@ -195,6 +205,12 @@ pub fn model_303(
             .find(|b| b.number == number)
             .map_or(Decimal::ZERO, |b| b.value)
     };
+    let expenses: Vec<&Expense> = expenses
+        .iter()
+        .copied()
+        .filter(|e| e.entry.tax == IndirectTax::Iva)
+        .collect();
+    let expenses = &expenses[..];
     let mut boxes = model_303_boxes(invoices, &self_assessed(expenses), year, quarter);
     let output = value(&boxes, "27");
     let input = input_boxes(expenses);
@@ -203,6 +219,7 @@ pub fn model_303(
     let (result_boxes, outcome) = result_boxes(output, deducted, carried_forward);
     let result = value(&result_boxes, "71");
     boxes.extend(result_boxes);
+    boxes.extend(additional_boxes(invoices));
     Model303 {
         boxes,
         result,
@@ -219,14 +236,15 @@ mod tests {
     use rust_decimal::dec;
 
     fn expense(treatment: Treatment, capital_good: bool, base: Decimal) -> Expense {
-        let foreign = matches!(
-            treatment,
-            Treatment::IntraEuGoods | Treatment::IntraEuServices
-        );
+        let (country, tax_id) = match treatment {
+            Treatment::IntraEuGoods | Treatment::IntraEuServices => ("DE", "DE123456789"),
+            Treatment::NonEuServices => ("US", "US123456789"),
+            _ => ("ES", "B12345674"),
+        };
         let fields = ExpenseFields {
             supplier_name: Some("Proveedor".into()),
-            supplier_tax_id: Some(if foreign { "DE123456789" } else { "B12345674" }.into()),
-            supplier_country: Some(if foreign { "DE" } else { "ES" }.into()),
+            supplier_tax_id: Some(tax_id.into()),
+            supplier_country: Some(country.into()),
             number: Some("1".into()),
             issue_date: NaiveDate::from_ymd_opt(2026, 10, 1),
             category: Some(Category::Other),
@@ -260,11 +278,20 @@ mod tests {
 
     #[test]
     fn each_treatment_deducts_in_its_own_boxes() {
+        // OCA l10n_es_aeat_mod303 map 2024-10: lines 36/37 take intra-EU
+        // goods and services (p_iva21_ic_bc, p_iva21_sp_in), 38/39 intra-EU
+        // capital goods; 28/29 domestic, reverse charge and services from
+        // outside the EU (p_iva21_isp, p_iva21_sp_ex); 30/31 their capital
+        // goods (p_iva21_isp_bi). The 2026 form: box 36 "adquisiciones
+        // intracomunitarias de bienes y servicios corrientes".
         let cases = [
             (Treatment::Domestic, false, ["28", "29"]),
             (Treatment::Domestic, true, ["30", "31"]),
-            (Treatment::IntraEuServices, false, ["28", "29"]),
+            (Treatment::IntraEuServices, false, ["36", "37"]),
+            (Treatment::IntraEuServices, true, ["38", "39"]),
             (Treatment::ReverseCharge, false, ["28", "29"]),
+            (Treatment::NonEuServices, false, ["28", "29"]),
+            (Treatment::NonEuServices, true, ["30", "31"]),
             (Treatment::Import, false, ["32", "33"]),
             (Treatment::Import, true, ["34", "35"]),
             (Treatment::IntraEuGoods, false, ["36", "37"]),
@@ -303,6 +330,38 @@ mod tests {
         // 105 (reverse charge) + 42 (domestic)
         assert_eq!(value(&boxes, "29"), dec!(147));
         assert_eq!(value(&boxes, "45"), dec!(357));
+    }
+
+    #[test]
+    fn services_from_outside_the_eu_are_self_assessed_in_12_13() {
+        // LIVA arts. 69.Uno.1º and 84.Uno.2º.a: the Spanish business buying
+        // a service from a supplier not established in the EU is the taxable
+        // person; OCA map 2024-10 lines 12/13 (p_iva21_sp_ex) and 28/29.
+        let cloud = expense(Treatment::NonEuServices, false, dec!(300));
+        let s = self_assessed(&[&cloud]);
+        assert_eq!(
+            (s.reverse_charge.base, s.reverse_charge.amount),
+            (dec!(300), dec!(63))
+        );
+        assert_eq!(s.intra_eu, RateTotals::default());
+        let form = model_303(&QuarterSummary::default(), &[&cloud], 2026, 4, dec!(0));
+        assert_eq!(
+            (value(&form.boxes, "12"), value(&form.boxes, "13")),
+            (dec!(300), dec!(63))
+        );
+        assert_eq!(value(&form.boxes, "29"), dec!(63));
+        assert_eq!(value(&form.boxes, "71"), dec!(0));
+    }
+
+    #[test]
+    fn an_expense_charged_igic_is_not_in_modelo_303() {
+        // IGIC is deducted in the Canary Islands' Modelo 420 (Ley 20/1991),
+        // never in the State's 303.
+        let mut canary = expense(Treatment::Domestic, false, dec!(100));
+        canary.entry.tax = IndirectTax::Igic;
+        let form = model_303(&QuarterSummary::default(), &[&canary], 2026, 4, dec!(0));
+        assert_eq!(value(&form.boxes, "28"), dec!(0));
+        assert_eq!(value(&form.boxes, "45"), dec!(0));
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub struct Model303Request {
         {"box": "46", "label": "General regime result (27 − 45)", "value": 546.0},
         {"box": "71", "label": "Result of the return", "value": 546.0}],
     "result": 546.0, "outcome": "pay",
-    "invoices": [{"id": "inv_019aa3b7c2e41f0c2a9d8e7b", "number": "F2026-000031", "issue_date": "2026-10-14",
+    "invoices": [{"id": "inv_019aa3b7c2e41f0c2a9d8e7b", "number": "F2026-000031", "issue_date": "2026-10-14", "accrual_date": "2026-10-14",
         "base": 3000.0, "vat": 630.0, "surcharge": 0.0, "irpf_withheld": 450.0}],
     "expenses": [{"id": "exp_019aa3b7c2e41f0c2a9d8e7c", "supplier": "Gestoría López SL", "supplier_tax_id": "B12345674",
         "number": "2026/0412", "date": "2026-10-05", "boxes": ["28", "29"], "deductible_base": 400.0,
@@ -57,17 +57,21 @@ pub struct Model303Response {
     pub from: NaiveDate,
     pub to: NaiveDate,
     pub livemode: bool,
-    /// Output boxes (01–27), input boxes (28–45) and the result (46–71).
+    /// Output boxes (01–27), input boxes (28–45), the result (46–71) and
+    /// the additional information: 59 (intra-EU supplies of goods and
+    /// services), 60 (exports and assimilated), 120 (not subject by the
+    /// place-of-supply rules), 122 (reverse charge); see docs/tax-boxes.md.
     pub boxes: Vec<Box303>,
     /// Box 71.
     pub result: Money,
     /// `pay`, `offset` (negative: carried to later quarters, or refunded on
     /// request in the fourth) or `zero`.
     pub outcome: &'static str,
-    /// The issued invoices counted (issue date in the quarter).
+    /// The issued invoices counted (accrual date in the quarter, LIVA art. 75).
     pub invoices: Vec<CountedInvoice>,
-    /// The confirmed expenses counted (received date in the quarter), with
-    /// the boxes each went to.
+    /// The confirmed expenses counted (VAT charged and received in the
+    /// quarter, or self-assessed VAT accrued in it), with the boxes each
+    /// went to.
     pub expenses: Vec<CountedExpense>,
     pub notes: Vec<String>,
     /// Parts of the form the estimate leaves at 0.

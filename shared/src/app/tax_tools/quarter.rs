@@ -84,13 +84,15 @@ pub struct QuarterResponse {
     pub from: NaiveDate,
     pub to: NaiveDate,
     pub livemode: bool,
-    /// Ordinary invoices (F1, F2) issued in the quarter.
+    /// Ordinary invoices (F1, F2) that accrued in the quarter (LIVA art. 75).
     pub invoice_count: usize,
     /// Rectifying invoices (R1–R5), which go to the modification boxes 14/15 and 25/26.
     pub rectification_count: usize,
     /// Confirmed expenses received in the quarter (input VAT).
     pub expense_count: usize,
-    /// Output VAT of ordinary invoices per rate: base and quota.
+    /// Output VAT of the taxed lines of ordinary invoices per rate: base and
+    /// quota (exempt, not-subject and reverse-charge lines are in boxes 59,
+    /// 60, 120 and 122 of `model_303`).
     pub vat: Vec<RateLine>,
     /// Equivalence surcharge per rate.
     pub surcharge: Vec<RateLine>,
@@ -104,9 +106,10 @@ pub struct QuarterResponse {
     /// Every invoice's base, its VAT, IGIC or IPSI (`vat`), surcharge and IRPF.
     pub totals: Totals,
     /// Modelo 303: output boxes (01–09 per rate, 10–13 self-assessed,
-    /// 14/15, surcharge rows, 25/26, 27 total), input boxes (28–41, 45) and
-    /// the result (46–71, with nothing carried from earlier quarters; see
-    /// `POST /api/v1/tax/model-303`).
+    /// 14/15, surcharge rows, 25/26, 27 total), input boxes (28–41, 45), the
+    /// result (46–71, with nothing carried from earlier quarters; see
+    /// `POST /api/v1/tax/model-303`) and the additional information (59,
+    /// 60, 120, 122).
     pub model_303: Vec<Box303>,
     pub model_130: Model130Inputs,
     /// Modelo 111: IRPF the account withheld from professionals and other

@@ -199,15 +199,20 @@ fn treatment_name(visit: &Visit, t: Treatment) -> &'static str {
             lang.pick("Inversión del sujeto pasivo", "Spanish reverse charge")
         }
         Treatment::Import => lang.pick("Importación (DUA)", "Import (customs)"),
+        Treatment::NonEuServices => lang.pick(
+            "Servicios de fuera de la UE",
+            "Services from outside the EU",
+        ),
     }
 }
 
-const TREATMENTS: [Treatment; 5] = [
+const TREATMENTS: [Treatment; 6] = [
     Treatment::Domestic,
     Treatment::IntraEuGoods,
     Treatment::IntraEuServices,
     Treatment::ReverseCharge,
     Treatment::Import,
+    Treatment::NonEuServices,
 ];
 
 /// The form; `id` is the expense's when it is in the book.
