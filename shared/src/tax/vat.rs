@@ -19,8 +19,12 @@ const fn day(y: i32, m: u32, d: u32) -> Option<NaiveDate> {
 }
 
 /// Spanish VAT rates with the surcharge that goes with each, and the dates
-/// they applied (Ley 37/1992 arts. 90–91, 161; the temporary rates of 2022–2024).
-const RATES: [RateWindow; 11] = [
+/// they applied (Ley 37/1992 arts. 90–91, 161; the temporary rates of
+/// 2022–2024). The 5 % rate carried a 0.5 % surcharge while it applied to
+/// energy alone (RDL 11/2022, 01-07-2022 to 31-12-2022) and 0.62 % from
+/// 2023, when RDL 20/2022 extended it to oils and pasta with that surcharge
+/// (`shared/reference/spanish-tax.md` §2.4).
+const RATES: [RateWindow; 12] = [
     RateWindow {
         rate: dec!(21),
         surcharge: dec!(5.2),
@@ -59,8 +63,14 @@ const RATES: [RateWindow; 11] = [
     },
     RateWindow {
         rate: dec!(5),
-        surcharge: dec!(0.62),
+        surcharge: dec!(0.5),
         from: day(2022, 7, 1),
+        to: day(2022, 12, 31),
+    },
+    RateWindow {
+        rate: dec!(5),
+        surcharge: dec!(0.62),
+        from: day(2023, 1, 1),
         to: day(2024, 9, 30),
     },
     RateWindow {
@@ -240,6 +250,19 @@ mod tests {
             rate_on(dec!(18), today()).unwrap_err(),
             [dec!(21), dec!(10), dec!(4), dec!(0)]
         );
+    }
+
+    #[test]
+    fn the_5_percent_surcharge_was_0_5_in_2022_and_0_62_from_2023() {
+        // spanish-tax.md §2.4: 0.5 % for 5 %-rated energy 01-07→31-12-2022;
+        // 0.62 % from 01-01-2023 (RDL 20/2022) to 30-09-2024.
+        let on = |y, m, d| rate_on(dec!(5), NaiveDate::from_ymd_opt(y, m, d).unwrap());
+        assert_eq!(on(2022, 7, 1).unwrap().surcharge, dec!(0.5));
+        assert_eq!(on(2022, 12, 31).unwrap().surcharge, dec!(0.5));
+        assert_eq!(on(2023, 1, 1).unwrap().surcharge, dec!(0.62));
+        assert_eq!(on(2024, 9, 30).unwrap().surcharge, dec!(0.62));
+        assert!(on(2022, 6, 30).is_err());
+        assert_eq!(all_rates().iter().filter(|r| **r == dec!(5)).count(), 1);
     }
 
     #[test]
