@@ -254,6 +254,26 @@ fn box_303_label(lang: Lang, label: &str) -> String {
         Lang::En => label.to_string(),
         Lang::Es => label
             .replace(
+                "Input VAT on intra-EU acquisitions of current goods and services",
+                "IVA deducible en adquisiciones intracomunitarias de bienes y servicios corrientes",
+            )
+            .replace(
+                "Intra-EU supplies of goods and services",
+                "Entregas intracomunitarias de bienes y servicios",
+            )
+            .replace(
+                "Exports and assimilated operations",
+                "Exportaciones y operaciones asimiladas",
+            )
+            .replace(
+                "Operations not subject by the place-of-supply rules",
+                "Operaciones no sujetas por reglas de localización",
+            )
+            .replace(
+                "Operations subject with reverse charge (the customer accounts for the VAT)",
+                "Operaciones sujetas con inversión del sujeto pasivo",
+            )
+            .replace(
                 "Input VAT on domestic purchases of current goods and services",
                 "IVA deducible en operaciones interiores corrientes",
             )
@@ -727,4 +747,31 @@ pub async fn model_130(
         reply.status
     };
     model_130_page(visit, &page, status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_additional_303_boxes_read_in_spanish_as_the_form_names_them() {
+        assert_eq!(
+            box_303_label(Lang::Es, "Intra-EU supplies of goods and services: base"),
+            "Entregas intracomunitarias de bienes y servicios: base imponible"
+        );
+        assert_eq!(
+            box_303_label(
+                Lang::Es,
+                "Input VAT on intra-EU acquisitions of current goods and services: quota"
+            ),
+            "IVA deducible en adquisiciones intracomunitarias de bienes y servicios corrientes: cuota"
+        );
+        assert_eq!(
+            box_303_label(
+                Lang::Es,
+                "Operations subject with reverse charge (the customer accounts for the VAT): base"
+            ),
+            "Operaciones sujetas con inversión del sujeto pasivo: base imponible"
+        );
+    }
 }
