@@ -80,13 +80,15 @@ pub struct Model303Response {
 }
 
 /// The parts of Modelo 303 no figure here fills.
-pub const NOT_HANDLED: [&str; 6] = [
+pub const NOT_HANDLED: [&str; 8] = [
     "Prorrata: input VAT of businesses with exempt operations (box 44)",
     "Special regime for agriculture, livestock and fishing (box 42)",
     "Regularisation of capital goods (box 43)",
     "Simplified regime and other special regimes (boxes 47–58, 76)",
     "Import VAT deferred to the return (box 77)",
     "Supplementary returns (box 70)",
+    "Cash-accounting regime (boxes 62/63 and 74/75)",
+    "One-stop shop (OSS) sales to consumers in other EU states (boxes 123/124)",
 ];
 
 pub fn boxes_of(boxes: Vec<ReturnBox>) -> Vec<Box303> {
