@@ -64,18 +64,32 @@ fn line(price: u32, rate: u32, exemption: Option<&str>) -> Value {
     l
 }
 
+/// Issues the invoice; its id.
 async fn issue(
     h: &Harness,
     issue_date: &str,
     operation_date: Option<&str>,
     customer: Value,
     l: Value,
-) {
+) -> Value {
     let mut body = json!({"customer": customer, "issue_date": issue_date, "lines": [l]});
     if let Some(d) = operation_date {
         body["operation_date"] = json!(d);
     }
-    post(h, "/api/v1/invoices", body).await;
+    post(h, "/api/v1/invoices", body).await.json["id"].clone()
+}
+
+/// A rectification by differences of one signed line, issued today (21-11-2026).
+async fn credit(h: &Harness, id: &Value, price: u32, rate: u32, exemption: Option<&str>) {
+    let mut l = line(price, rate, exemption);
+    l["quantity"] = json!(-1);
+    post(
+        h,
+        &format!("/api/v1/invoices/{id}/rectify"),
+        json!({"reason_code": "R1", "method": "differences", "description": "Devolución parcial",
+            "lines": [l]}),
+    )
+    .await;
 }
 
 async fn model_303(h: &Harness, year: i32, quarter: u8) -> Value {
@@ -97,7 +111,7 @@ async fn untaxed_operations_fill_59_60_120_122_in_the_quarter_they_accrued() {
     let germany = customer("Werk GmbH", "DE136695976", "DE");
     let usa = customer("Acme Inc", "US123456789", "US");
     // Q3 by its operation date (LIVA art. 75.Uno.2º): rendered 28-09, issued 12-10.
-    issue(
+    let late = issue(
         &h,
         "2026-10-12",
         Some("2026-09-28"),
@@ -116,7 +130,7 @@ async fn untaxed_operations_fill_59_60_120_122_in_the_quarter_they_accrued() {
     )
     .await;
     // Q4: an export (E2, art. 21) → 60.
-    issue(
+    let export = issue(
         &h,
         "2026-10-14",
         None,
@@ -140,6 +154,11 @@ async fn untaxed_operations_fill_59_60_120_122_in_the_quarter_they_accrued() {
     .await;
     // Exempt without the right to deduct (E1, art. 20): no box.
     issue(&h, "2026-10-18", None, spain, line(80, 0, Some("E1"))).await;
+    // Rectifications on 21-11 (art. 89.Cinco: declared in their own period,
+    // Q4): 500 of the export credited lowers 60, never 14; 100 of the
+    // late 21 % invoice credited goes to 14/15.
+    credit(&h, &export, 500, 0, Some("E2")).await;
+    credit(&h, &late, 100, 21, None).await;
 
     let q3 = model_303(&h, 2026, 3).await;
     assert_boxes(
@@ -167,11 +186,12 @@ async fn untaxed_operations_fill_59_60_120_122_in_the_quarter_they_accrued() {
         &q4["boxes"],
         &[
             ("59", 300.0),
-            ("60", 2000.0),
+            ("60", 1500.0),
             ("120", 200.0),
             ("122", 400.0),
-            ("14", 0.0),
-            ("27", 0.0),
+            ("14", -100.0),
+            ("15", -21.0),
+            ("27", -21.0),
         ],
     );
     assert_eq!(
@@ -180,7 +200,7 @@ async fn untaxed_operations_fill_59_60_120_122_in_the_quarter_they_accrued() {
         "nothing taxed at 21 % in Q4"
     );
     assert_eq!(value(&q4["boxes"], "150"), None, "no 0 % taxed line in Q4");
-    assert_eq!(q4["invoices"].as_array().unwrap().len(), 5);
+    assert_eq!(q4["invoices"].as_array().unwrap().len(), 7);
 
     // Modelo 130 counts income in the quarter it accrued too: Q3 holds the
     // late invoice and the intra-EU supply, 1,000 + 1,500.
