@@ -80,7 +80,7 @@ pub const LIMITS: Limits = Limits {
     text_bytes: 32 * 1024 * 1024,
 };
 
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Element {
     pub name: String,
     attributes: Vec<(String, String)>,

@@ -59,6 +59,7 @@ mod uploads_api;
 mod verifactu_certificates;
 mod verifactu_corrections;
 mod verifactu_query_api;
+mod verifactu_rules_api;
 mod verifactu_submit;
 mod verifactu_xsd;
 mod web_app;

@@ -197,7 +197,7 @@ async fn tls_aeat(fixture: &Fixture, seen: Arc<Mutex<Vec<String>>>) -> String {
                 .unwrap()
                 .push(hex::encode(Sha256::digest(presented.as_ref())));
             let request = read_request(&mut tls).await;
-            let now = "2026-11-21T11:00:00+01:00".parse().unwrap();
+            let now = "2026-11-24T11:00:00+01:00".parse().unwrap();
             let answer = Simulator::default()
                 .respond(&request, now)
                 .unwrap_or_else(|fault| fault);

@@ -323,7 +323,7 @@ fn supplier_registration(issuer_nif: &str, number: &str, recipient_nif: &str) ->
         previous: None,
         system: SystemInfo {
             producer_name: "Otro Programa, S.L.".into(),
-            producer_nif: "B87654321".into(),
+            producer_nif: "B77436020".into(),
             system_name: "Facturador".into(),
             system_id: "FX".into(),
             version: "2.0".into(),

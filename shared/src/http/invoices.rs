@@ -141,7 +141,9 @@ fn created(invoice: Invoice) -> (StatusCode, [(header::HeaderName, String); 1], 
 /// (`customer_id`), not both (400 `parameter_invalid`, param `customer_id`).
 /// With a test key, `test_options.verifactu_error` has the AEAT simulator
 /// answer the invoice's record with a chosen AEAT error code, to test how
-/// rejections are handled (400 with a live key).
+/// rejections are handled (400 with a live key). A record that breaks one
+/// of the AEAT's record rules is 400 `aeat_rule_<code>` (the AEAT's error
+/// code; `param` the AEAT element) and nothing is issued.
 #[utoipa::path(post, path = "/api/v1/invoices", tag = "invoices", operation_id = "issue_invoice",
     params(("Idempotency-Key" = String, Header, description = "Required: 1–255 printable ASCII characters",
         min_length = 1, max_length = 255, pattern = "^[ -~]+$")),
@@ -251,7 +253,9 @@ struct CancelRequest {
 ///
 /// Final: state `cancelled`, a reversing ledger entry, a RegistroAnulacion in
 /// the chain, `invoice.cancelled`. An invoice already cancelled or rectified
-/// is 409 `invalid_state` (correct it with a rectifying invoice instead).
+/// is 409 `invalid_state` (correct it with a rectifying invoice instead); a
+/// RegistroAnulacion that breaks one of the AEAT's record rules is 400
+/// `aeat_rule_<code>` and nothing changes.
 #[utoipa::path(post, path = "/api/v1/invoices/{id}/cancel", tag = "invoices", operation_id = "cancel_invoice",
     params(("id" = u64, Path, description = "The invoice id")), request_body = CancelRequest,
     responses((status = 200, description = "The cancelled invoice", body = Invoice)))]

@@ -20,6 +20,7 @@ pub mod status;
 #[cfg(test)]
 mod test_support;
 mod tree;
+pub mod validation;
 mod xml;
 
 pub use chain::{ChainCheck, verify_chain};

@@ -5,14 +5,16 @@
 //!
 //! What it checks, record by record in message order, and the codes it
 //! answers with (the AEAT's codes for these cases):
-//! - the record's issuer NIF is the message's obligado: else `1100`, Incorrecto;
+//! - the record's issuer NIF is the message's obligado: else `1108`, Incorrecto;
 //! - a record it holds, sent again (the same Huella, as after a lost
 //!   answer): `3000` with `RegistroDuplicado`, Incorrecto;
 //! - the chain: the previous Huella is that of the last record of the NIF it
 //!   took in order — registered, or rejected for its content (the issuer's
 //!   system chains every record it makes) — and a NIF it has not seen may
 //!   start anywhere: else `1100`, Incorrecto;
-//! - RechazoPrevio X only with Subsanacion S: else `1153`, Incorrecto;
+//! - the AEAT's record rules (`verifactu::validation`, checked on the day of
+//!   the message): a broken one answers its code, Incorrecto, or for codes
+//!   2000–2999 AceptadoConErrores (registered);
 //! - an alta of an invoice it holds, other than a correction (Subsanacion S)
 //!   of it, and a correction that says the invoice is not there
 //!   (RechazoPrevio X) when it is; a cancellation of a cancelled invoice:
@@ -49,8 +51,9 @@ use super::Recipient;
 use super::aeat::query::{self, HeldData, HeldRecord, HeldState, Query, QueryAnswer, Side};
 use super::aeat::{
     Answer, AnswerLine, Duplicate, Fault, InvoiceKey, Operation, RecordError, RecordState,
-    SendState, Submission, SubmittedRecord, simulated_errors, soap, submission, type_rules,
+    SendState, Submission, SubmittedRecord, simulated_errors, soap, submission,
 };
+use super::validation::{self, Violation};
 
 /// The wait the AEAT asks for at first (Orden HAC/1177/2024 art. 16.2).
 pub const DEFAULT_WAIT_SECONDS: u32 = 60;
@@ -255,8 +258,9 @@ impl Simulator {
             .records
             .iter()
             .map(|record| {
+                let violation = validation::first(&record.record, now.date_naive());
                 let (state, error, duplicate) =
-                    self.verdict(submission, record, (&csv, &at), known);
+                    self.verdict(submission, record, (&csv, &at), known, violation);
                 AnswerLine {
                     invoice: record.invoice.clone(),
                     operation: record.operation,
@@ -288,20 +292,22 @@ impl Simulator {
     }
 
     /// `known`: the simulator had seen the message's NIF before it; `(csv,
-    /// at)`: the message's CSV and time.
+    /// at)`: the message's CSV and time; `violation`: the first AEAT record
+    /// rule the record breaks.
     fn verdict(
         &mut self,
         submission: &Submission,
         record: &SubmittedRecord,
         (csv, at): (&str, &str),
         known: bool,
+        violation: Option<Violation>,
     ) -> Verdict {
         let key = &record.invoice;
         if key.nif != submission.issuer_nif {
             return incorrect(
-                1100,
+                1108,
                 format!(
-                    "Valor o tipo incorrecto del campo: IDEmisorFactura ({} no es el obligado {}).",
+                    "El NIF del IDEmisorFactura debe ser el mismo que el NIF del ObligadoEmision ({} no es {}).",
                     key.nif, submission.issuer_nif
                 ),
             );
@@ -322,13 +328,21 @@ impl Simulator {
             );
         }
         self.heads.insert(key.nif.clone(), record.hash.clone());
+        if let Some(v) = violation.as_ref().filter(|v| !v.accepted_with_errors()) {
+            return incorrect(v.code, v.message.clone());
+        }
         let asked = self.asked(submission, record);
         if let Some(rejection) = rejection(record, held.as_ref(), known, asked.as_ref()) {
             return rejection;
         }
-        let verdict = match asked {
-            Some(asked) => (RecordState::AceptadoConErrores, Some(asked), None),
-            None if record.expected_hash() != record.hash => (
+        let verdict = match (asked, violation) {
+            (Some(asked), _) => (RecordState::AceptadoConErrores, Some(asked), None),
+            (None, Some(v)) => (
+                RecordState::AceptadoConErrores,
+                Some(error(v.code, v.message)),
+                None,
+            ),
+            (None, None) if record.expected_hash() != record.hash => (
                 RecordState::AceptadoConErrores,
                 Some(error(
                     2000,
@@ -336,7 +350,7 @@ impl Simulator {
                 )),
                 None,
             ),
-            None => (RecordState::Correcto, None, None),
+            (None, None) => (RecordState::Correcto, None, None),
         };
         let state = match (record.operation, verdict.0) {
             (Operation::Anulacion, _) => Held::Cancelled,
@@ -385,17 +399,6 @@ fn rejection(
     known: bool,
     asked: Option<&RecordError>,
 ) -> Option<Verdict> {
-    if record.operation == Operation::Alta
-        && let Some(e) = type_rules::check(&record.shape)
-    {
-        return Some((RecordState::Incorrecto, Some(e), None));
-    }
-    if record.operation == Operation::Alta && record.without_registration && !record.correction {
-        return Some(incorrect(
-            1153,
-            "Valor del campo RechazoPrevio no válido, solo podrá incluirse el campo RechazoPrevio con valor X si se ha informado el campo Subsanacion y tiene el valor S.",
-        ));
-    }
     match (record.operation, held) {
         (Operation::Alta, Some(h))
             if h.state != Held::Cancelled
@@ -472,11 +475,36 @@ mod tests {
     use super::super::aeat::simulated_errors::SimulatedError;
     use super::super::test_support::*;
     use super::super::{
-        BuiltRecord, Cancellation, Correction, PreviousRecord, Registration, submission_xml,
+        BreakdownLine, BuiltRecord, Cancellation, Correction, PreviousRecord, Qualification,
+        Registration, Treatment, submission_xml,
     };
     use super::*;
+    use crate::invoice::kind::Kind;
+    use rust_decimal::{Decimal, dec};
 
-    const NIF: &str = "00000000B";
+    const NIF: &str = "00000000T";
+    const RECIPIENT: &str = "11111111H";
+
+    /// The josemmo F1 with NIFs whose check characters hold, as the AEAT's
+    /// record rules require (1219, 1123, 1176, 1269).
+    fn f1() -> Registration {
+        let example = josemmo_f1();
+        Registration {
+            recipients: vec![
+                Recipient::Nif {
+                    name: "El Destinatario, S.L.".into(),
+                    nif: RECIPIENT.into(),
+                },
+                example.recipients[1].clone(),
+            ],
+            previous: Some(PreviousRecord {
+                invoice: invoice(NIF, "PRUEBA-0", date(2025, 6, 1)),
+                hash: "A".repeat(64),
+            }),
+            system: system(&example.issuer_name, NIF),
+            ..example
+        }
+    }
 
     fn now() -> DateTime<FixedOffset> {
         at("2025-06-03T10:00:00+02:00")
@@ -490,7 +518,7 @@ mod tests {
                 let registration = Registration {
                     invoice: invoice(NIF, &format!("PRUEBA-{i}"), date(2025, 6, 2)),
                     previous: previous.clone(),
-                    ..josemmo_f1()
+                    ..f1()
                 };
                 let built = registration.build();
                 previous = head(&registration.invoice, &built);
@@ -530,6 +558,63 @@ mod tests {
         assert_eq!(states(&answer), vec![(RecordState::Correcto, None); 3]);
         assert_eq!(answer.lines[2].invoice.number, "PRUEBA-3");
         assert_eq!(sim.head(NIF), Some(chain[2].1.hash.as_str()));
+    }
+
+    /// D8: the AEAT refuses an S2 line without TipoImpositivo and
+    /// CuotaRepercutida 0 (1198) and an F2 with an S2 line (1197), and takes
+    /// with errors a CuotaTotal more than 10 € off (2006).
+    #[test]
+    fn records_breaking_the_aeats_rules_get_their_codes() {
+        let s2 = |rate: Option<Decimal>| BreakdownLine {
+            treatment: Treatment::Qualified(Qualification::S2),
+            rate,
+            vat: rate,
+            ..s1_line(dec!(21), dec!(100))
+        };
+        let record = |kind, rate, total_vat| {
+            Registration {
+                invoice: invoice(NIF, "PRUEBA-1", date(2025, 6, 2)),
+                kind,
+                recipients: if kind == Kind::F2 {
+                    Vec::new()
+                } else {
+                    f1().recipients
+                },
+                breakdown: vec![s2(rate)],
+                total_vat,
+                total: dec!(100),
+                previous: None,
+                ..f1()
+            }
+            .build()
+        };
+        let zero = Some(Decimal::ZERO);
+        for (built, expected) in [
+            (
+                record(Kind::F1, None, Decimal::ZERO),
+                (RecordState::Incorrecto, Some(1198)),
+            ),
+            (
+                record(Kind::F2, zero, Decimal::ZERO),
+                (RecordState::Incorrecto, Some(1197)),
+            ),
+            (
+                record(Kind::F1, zero, dec!(20)),
+                (RecordState::AceptadoConErrores, Some(2006)),
+            ),
+            (
+                record(Kind::F1, zero, Decimal::ZERO),
+                (RecordState::Correcto, None),
+            ),
+        ] {
+            let mut sim = Simulator::default();
+            assert_eq!(
+                states(&submit(&mut sim, &[&built])),
+                [expected],
+                "{}",
+                built.xml
+            );
+        }
     }
 
     #[test]
@@ -610,7 +695,7 @@ mod tests {
             invoice: invoice(NIF, number, date(2025, 6, 2)),
             correction,
             previous: previous.take(),
-            ..josemmo_f1()
+            ..f1()
         };
         let built = registration.build();
         *previous = head(&registration.invoice, &built);
@@ -628,7 +713,7 @@ mod tests {
             without_registration,
             after_rejection: false,
             previous: previous.take(),
-            system: josemmo_f1().system,
+            system: f1().system,
             generated_at: at("2025-06-03T09:05:00+02:00"),
         };
         let built = cancellation.build();
@@ -865,14 +950,14 @@ mod tests {
             invoice: invoice("A39200019", "PROV-7", date(2025, 5, 20)),
             issuer_name: "Proveedor, S.A.".into(),
             operation_date: None,
-            ..josemmo_f1()
+            ..f1()
         };
         let records = [supplier.build().xml];
         let records: Vec<&str> = records.iter().map(String::as_str).collect();
         let xml = submission_xml("Proveedor, S.A.", "A39200019", &records);
         let message = soap::envelope(xml.split_once("?>").unwrap().1);
         sim.respond(&message, now()).unwrap();
-        let received = ask(&mut sim, Side::Recipient, "11111111B", 5, None);
+        let received = ask(&mut sim, Side::Recipient, RECIPIENT, 5, None);
         assert_eq!(numbers(&received), ["PRUEBA-1", "PROV-7"]);
         assert_eq!(
             received.records[1].data.issuer_name.as_deref(),
@@ -880,7 +965,7 @@ mod tests {
         );
         assert_eq!(received.records[1].invoice.nif, "A39200019");
         assert!(
-            ask(&mut sim, Side::Issuer, "11111111B", 5, None)
+            ask(&mut sim, Side::Issuer, RECIPIENT, 5, None)
                 .records
                 .is_empty()
         );
@@ -899,11 +984,7 @@ mod tests {
             held.records[0].data.hash.as_deref(),
             Some(cancellation.hash.as_str())
         );
-        assert_eq!(
-            held.records[0].data.kind,
-            Some(crate::invoice::kind::Kind::F1),
-            "the alta's data"
-        );
+        assert_eq!(held.records[0].data.kind, Some(Kind::F1), "the alta's data");
         let empty = ask(&mut Simulator::default(), Side::Issuer, NIF, 5, None);
         assert!(empty.records.is_empty() && empty.next.is_none());
     }

@@ -429,6 +429,7 @@ pub async fn finalize(
         now,
     })
     .build();
+    super::record::check(&built, crate::domain::madrid::date(now))?;
     let qr = qr_url(
         &issuer.tax_id,
         &number,

@@ -218,6 +218,7 @@ pub async fn cancel(
         store::chain_owner(ports, caller, &invoice.issuer.tax_id),
     )?;
     let built = record::cancellation(&invoice, false, head.as_ref(), system, now).build();
+    record::check(&built, crate::domain::madrid::date(now))?;
     invoice.status = Status::Cancelled;
     invoice.verifactu.cancellation = Some(built.json.clone());
     invoice.verifactu.cancellation_status = Some(RecordStatus::Pending);

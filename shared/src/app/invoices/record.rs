@@ -5,6 +5,9 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Europe::Madrid;
 
+use rust_decimal::Decimal;
+
+use super::error::InvoiceError;
 use super::store::ChainHead;
 use crate::invoice::kind::Kind;
 use crate::invoice::line::Treatment;
@@ -13,11 +16,25 @@ use crate::invoice::party::{Party, in_eu};
 use crate::invoice::totals::{Group, Totals};
 use crate::tax::indirect::IndirectTax;
 use crate::verifactu::status::RecordStatus;
+use crate::verifactu::validation;
 use crate::verifactu::{
-    BreakdownLine, Cancellation, Correction, Exemption, InvoiceRef, PreviousRecord, Qualification,
-    Recipient, Rectification, RectificationMethod, RectifiedAmounts, Registration, Simplification,
-    SystemInfo, Treatment as RecordTreatment,
+    BreakdownLine, BuiltRecord, Cancellation, Correction, Exemption, InvoiceRef, PreviousRecord,
+    Qualification, Recipient, Rectification, RectificationMethod, RectifiedAmounts, Registration,
+    Simplification, SystemInfo, Treatment as RecordTreatment,
 };
+
+/// ClaveRegimen: 18 with the equivalence surcharge; 02 for exports (E2,
+/// E3), which the AEAT refuses under 01 for IVA and IGIC (error 1199);
+/// 01 otherwise.
+fn regime(g: &Group, tax: IndirectTax) -> &'static str {
+    if !g.surcharge_rate.is_zero() {
+        "18"
+    } else if matches!(g.treatment, Treatment::E2 | Treatment::E3) && tax != IndirectTax::Ipsi {
+        "02"
+    } else {
+        "01"
+    }
+}
 
 fn breakdown_line(g: &Group, tax: IndirectTax) -> BreakdownLine {
     let (treatment, taxed) = match g.treatment {
@@ -33,13 +50,19 @@ fn breakdown_line(g: &Group, tax: IndirectTax) -> BreakdownLine {
         Treatment::E6 => (RecordTreatment::Exempt(Exemption::E6), false),
     };
     let surcharged = !g.surcharge_rate.is_zero();
+    // The AEAT requires an S2 line's TipoImpositivo and CuotaRepercutida,
+    // both 0 (error 1198): the recipient charges the tax.
+    let (rate, vat) = match g.treatment {
+        Treatment::S2 => (Some(Decimal::ZERO), Some(Decimal::ZERO)),
+        _ => (taxed.then_some(g.vat_rate), taxed.then_some(g.vat_amount)),
+    };
     BreakdownLine {
-        regime: if surcharged { "18" } else { "01" }.into(),
+        regime: regime(g, tax).into(),
         tax,
         treatment,
-        rate: taxed.then_some(g.vat_rate),
+        rate,
         base: g.base,
-        vat: taxed.then_some(g.vat_amount),
+        vat,
         surcharge_rate: surcharged.then_some(g.surcharge_rate),
         surcharge: surcharged.then_some(g.surcharge_amount),
     }
@@ -53,14 +76,43 @@ fn recipient(customer: &Party) -> Option<Recipient> {
             nif: id,
         }
     } else {
-        let id_type = if in_eu(&customer.country) { "02" } else { "04" };
+        let eu = in_eu(&customer.country);
         Recipient::Foreign {
             name: customer.name.clone(),
             country: customer.country.clone(),
-            id_type: id_type.into(),
-            id,
+            id_type: if eu { "02" } else { "04" }.into(),
+            id: if eu {
+                vat_number(&customer.country, id)
+            } else {
+                id
+            },
         }
     })
+}
+
+/// An EU customer's tax id as a NIF-IVA: with its country's VAT prefix
+/// (EL for Greece), which the AEAT checks against CodigoPais (error 1122).
+fn vat_number(country: &str, id: String) -> String {
+    let prefix = if country == "GR" { "EL" } else { country };
+    if id.starts_with(prefix) {
+        id
+    } else {
+        format!("{prefix}{id}")
+    }
+}
+
+/// The first AEAT record rule a built record breaks on `today`, as the
+/// request's 400 (`aeat_rule_<code>`, `param` the AEAT element): nothing is
+/// written for a record the AEAT would refuse.
+pub fn check(built: &BuiltRecord, today: NaiveDate) -> Result<(), InvoiceError> {
+    match validation::first_of_xml(&built.xml, today) {
+        None => Ok(()),
+        Some(v) => Err(InvoiceError::invalid(
+            v.api_code,
+            v.element.to_string(),
+            v.message,
+        )),
+    }
 }
 
 /// DescripcionOperacion: the line descriptions, up to 500 characters.

@@ -9,7 +9,6 @@ pub mod query;
 pub mod simulated_errors;
 pub mod soap;
 pub mod submission;
-pub mod type_rules;
 
 pub use answer::{Answer, AnswerLine, Duplicate, RecordError, RecordState, SendState};
 pub use soap::Fault;

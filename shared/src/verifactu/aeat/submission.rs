@@ -5,7 +5,6 @@
 
 use super::query::HeldData;
 use super::simulated_errors::SimulatedError;
-use super::type_rules::Shape;
 use crate::verifactu::{
     CancellationHashInput, RegistrationHashInput, fingerprint_cancellation,
     fingerprint_registration,
@@ -56,8 +55,9 @@ pub struct SubmittedRecord {
     /// The record says the AEAT holds no registration of its invoice:
     /// RechazoPrevio X on an alta, SinRegistroPrevio S on an anulación.
     pub without_registration: bool,
-    /// Alta only: what the invoice-type checks look at.
-    pub shape: Shape,
+    /// The RegistroAlta or RegistroAnulacion element, for the AEAT's record
+    /// rules (`verifactu::validation`).
+    pub record: Element,
     /// Alta only: what a query returns of it.
     pub data: HeldData,
 }
@@ -186,10 +186,7 @@ fn record(entry: &Element) -> Result<SubmittedRecord, String> {
             Operation::Alta => record.text_at(&["RechazoPrevio"]) == Some("X"),
             Operation::Anulacion => record.text_at(&["SinRegistroPrevio"]) == Some("S"),
         },
-        shape: match operation {
-            Operation::Alta => Shape::of(record),
-            Operation::Anulacion => Shape::default(),
-        },
+        record: record.clone(),
         data: match operation {
             Operation::Alta => HeldData::read(record)?,
             Operation::Anulacion => HeldData {
