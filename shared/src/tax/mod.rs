@@ -1,5 +1,6 @@
 //! Spanish tax rules: pure, one file per concern.
 
+pub mod amortisation;
 pub mod calendar;
 pub mod indirect;
 pub mod ledger_entry;
