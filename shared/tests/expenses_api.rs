@@ -313,10 +313,11 @@ async fn extracted_fields_go_under_the_typed_ones() {
     assert_eq!(e["source"], "extraction");
     assert_eq!(e["number"], "T-88812-B", "the typed number wins");
     assert_eq!(e["supplier"]["name"], "Gasolinera Sol SL");
-    // Vehicle: 50 % of 12.71 = 6.355 → 6.36; cost 60.50 + 12.71 − 6.36 = 66.85.
+    // Vehicle: 50 % of 12.71 = 6.355 → 6.36 (LIVA art. 95.Tres); no IRPF cost
+    // without exclusive use stated (LIRPF art. 29.2, RIRPF art. 22.4).
     assert_eq!(
         e["deductible"],
-        json!({"base": 30.25, "vat": 6.36, "expense": 66.85})
+        json!({"base": 30.25, "vat": 6.36, "expense": 0.0})
     );
     let foreign = add(
         &h,

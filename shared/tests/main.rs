@@ -53,6 +53,7 @@ mod simplified_api;
 mod tax_api;
 mod tax_books;
 mod tax_boxes;
+mod tax_irpf;
 mod tenancy;
 mod ubl_cii;
 mod uploads_api;

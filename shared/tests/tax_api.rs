@@ -309,7 +309,7 @@ async fn model_130_reproduces_worked_example_a_over_http() {
             {"income": 12000, "expenses": 3000, "withholdings": 720},
             {"income": 20000, "expenses": 7000, "withholdings": 1200}
         ],
-        "previous_year_net_income": 15000
+        "previous_year_net_income": 15000, "direct_estimation": "normal"
     });
     let r = post(&h, "/api/v1/tax/model-130", body).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);
@@ -372,7 +372,7 @@ async fn model_130_takes_missing_income_from_the_ledger() {
     let r = post(
         &h,
         "/api/v1/tax/model-130",
-        json!({"year": 2026, "quarter": 1, "expenses": 1000}),
+        json!({"year": 2026, "quarter": 1, "expenses": 1000, "direct_estimation": "normal"}),
     )
     .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);

@@ -78,7 +78,7 @@ async fn quarter(h: &Harness) {
             "G-412",
             "2026-10-05",
             json!({
-            "category": "professional_services", "irpf_rate": 15,
+            "category": "professional_services", "irpf_rate": 15, "paid_date": "2026-10-20",
             "lines": [{"rate": 21, "base": 200}]}),
         ),
         expense(
@@ -114,7 +114,7 @@ async fn quarter(h: &Harness) {
             "R-10",
             "2026-10-01",
             json!({
-            "category": "rent", "irpf_rate": 19,
+            "category": "rent", "irpf_rate": 19, "paid_date": "2026-10-01",
             "lines": [{"rate": 21, "base": 800}]}),
         ),
         expense(
@@ -221,7 +221,7 @@ async fn modelo_303_130_111_and_115_equal_the_quarter_worked_by_hand() {
     let m130 = post(
         &h,
         "/api/v1/tax/model-130",
-        json!({"year": 2026, "quarter": 4}),
+        json!({"year": 2026, "quarter": 4, "direct_estimation": "normal"}),
     )
     .await
     .json;
@@ -243,7 +243,7 @@ async fn modelo_303_130_111_and_115_equal_the_quarter_worked_by_hand() {
             //   fuel (60.50 + 12.71 − 6.36) × 50 % = 33.425 → 33.43;
             //   goods 100 + 21 + 5.20 = 126.20 (nothing deducted, all cost);
             //   the service 50 (its VAT deducted in full);
-            //   rent 800; the laptop 0 (its amortisation is not computed);
+            //   rent 800; the laptop 0 (its IRPF share is 0, so its amortisation is 0);
             //   the credit note −50 − 10.50 + 10.50 = −50.
             // 200 + 33.43 + 126.20 + 50 + 800 + 0 − 50 = 1,159.63.
             ("02", 1159.63),
@@ -257,7 +257,9 @@ async fn modelo_303_130_111_and_115_equal_the_quarter_worked_by_hand() {
             ("19", 18.07),
         ],
     );
-    assert_eq!(m130["expenses"].as_array().unwrap().len(), 7);
+    // Six current expenses, and the laptop among the capital goods amortised.
+    assert_eq!(m130["expenses"].as_array().unwrap().len(), 6);
+    assert_eq!(m130["amortisation"].as_array().unwrap().len(), 1);
     assert_eq!(m130["invoices"].as_array().unwrap().len(), 2);
 
     let q = send(

@@ -115,7 +115,11 @@ async fn an_expense_is_added_by_hand_corrected_with_its_history_and_deleted() {
         .submit(
             "/expenses/new",
             "/expenses/new",
-            &[TYPED.as_slice(), &[("irpf_rate", "15")]].concat(),
+            &[
+                TYPED.as_slice(),
+                &[("irpf_rate", "15"), ("paid_date", "2026-10-20")],
+            ]
+            .concat(),
         )
         .await;
     assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.html);
@@ -139,6 +143,7 @@ async fn an_expense_is_added_by_hand_corrected_with_its_history_and_deleted() {
                 TYPED.as_slice(),
                 &[
                     ("irpf_rate", "15"),
+                    ("paid_date", "2026-10-20"),
                     ("description", "Asesoría del tercer trimestre"),
                 ],
             ]
@@ -161,7 +166,7 @@ async fn an_expense_is_added_by_hand_corrected_with_its_history_and_deleted() {
             && taxes
                 .html
                 .contains("Actividades económicas: importe de las retenciones"),
-        "the quarter counts the expense in 303 and 111: {}",
+        "the quarter counts the expense in 303 and, paid on 20-10, in 111: {}",
         taxes.html
     );
     let filtered = browser.get("/expenses?mode=live&category=software").await;

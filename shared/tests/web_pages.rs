@@ -371,12 +371,25 @@ async fn modelo_130_shows_its_boxes_and_a_bad_number_beside_its_field() {
         .submit("/taxes/model-130", "/taxes/model-130", &fields)
         .await;
     assert_eq!(page.status, StatusCode::OK, "{}", page.html);
+    // Simplified estimation by default: 5 % × 9,000 = 450 more expenses
+    // (RIRPF art. 30.2.4ª); 20 % × 8,550 − 720 = 990.
     assert!(
-        page.html.contains("Casilla 19: <strong>1080") && page.html.contains("A ingresar"),
+        page.html.contains("Casilla 19: <strong>990") && page.html.contains("A ingresar"),
         "{}",
         page.html
     );
     assert!(page.html.contains("Rendimiento neto"));
+    let mut normal = fields.to_vec();
+    normal.push(("normal_estimation", "yes"));
+    let page = browser
+        .submit("/taxes/model-130", "/taxes/model-130", &normal)
+        .await;
+    // Normal estimation: 20 % × 9,000 − 720 = 1,080.
+    assert!(
+        page.html.contains("Casilla 19: <strong>1080"),
+        "{}",
+        page.html
+    );
 
     let mut bad = fields;
     bad[4] = ("expenses", "mucho");

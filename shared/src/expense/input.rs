@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 use super::kinds::{Category, Status, Treatment};
 use super::model::Expense;
 use crate::extraction::fields::Fields;
+use crate::tax::amortisation::AssetKind;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{Money, Percent};
 
@@ -105,8 +106,25 @@ pub struct ExpenseFields {
     /// (Canary Islands) or `ipsi` (Ceuta, Melilla). IGIC and IPSI are never
     /// in Modelo 303; the expense is still a cost for IRPF.
     pub tax: Option<IndirectTax>,
-    /// An investment good (boxes 30/31, 34/35, 38/39); default false.
+    /// An investment good (boxes 30/31, 34/35, 38/39); default false. For
+    /// IRPF it is amortised, not expensed at once (LIRPF art. 28, LIS art. 12).
     pub capital_good: Option<bool>,
+    /// The group of the simplified amortisation table of a capital good;
+    /// default `computers` for `software`, `vehicles` for `vehicle`, else
+    /// `furniture` (the table's residual group).
+    pub asset_kind: Option<AssetKind>,
+    /// Annual amortisation percent of a capital good, within its group's
+    /// limits (at most the maximum coefficient, at least 100 / maximum
+    /// years); default the maximum coefficient.
+    pub amortisation_rate: Option<Percent>,
+    /// When the account paid the supplier: IRPF withheld goes to the Modelo
+    /// 111/115 of that quarter (RIRPF art. 78.1). Not given: not paid yet.
+    pub paid_date: Option<NaiveDate>,
+    /// Share of private use, 0–100. It sets the IRPF share when
+    /// `expense_deductible_percent` is not given: 100 − this, but 0 for a
+    /// `vehicle` used privately at all (an indivisible asset, LIRPF art. 29.2;
+    /// RIRPF art. 22.4).
+    pub private_use_percent: Option<Percent>,
     /// One line per VAT rate, 1 to 20.
     pub lines: Option<Vec<LineInput>>,
     /// IRPF the account withheld from the supplier, percent.
@@ -119,7 +137,9 @@ pub struct ExpenseFields {
     /// 0–100; default 100 (50 for `vehicle`). Forced to 0 when the supplier
     /// charged equivalence surcharge (LIVA art. 154.Dos).
     pub vat_deductible_percent: Option<Percent>,
-    /// Share of the cost deductible for IRPF, 0–100; default 100.
+    /// Share of the cost deductible for IRPF, 0–100; default 100 less
+    /// `private_use_percent`; for `vehicle`, 0 unless `private_use_percent` is 0
+    /// (RIRPF art. 22.4: a car counts only if used exclusively for the activity).
     pub expense_deductible_percent: Option<Percent>,
     /// Up to 500 characters.
     pub description: Option<String>,
@@ -153,6 +173,10 @@ impl ExpenseFields {
             treatment: over.treatment.or(self.treatment),
             tax: over.tax.or(self.tax),
             capital_good: over.capital_good.or(self.capital_good),
+            asset_kind: over.asset_kind.or(self.asset_kind),
+            amortisation_rate: over.amortisation_rate.or(self.amortisation_rate),
+            paid_date: over.paid_date.or(self.paid_date),
+            private_use_percent: over.private_use_percent.or(self.private_use_percent),
             lines: over.lines.or(self.lines),
             irpf_rate: over.irpf_rate.or(self.irpf_rate),
             irpf_amount: over.irpf_amount.or(self.irpf_amount),
@@ -253,6 +277,10 @@ impl ExpenseFields {
             treatment: Some(e.entry.treatment),
             tax: Some(e.entry.tax),
             capital_good: Some(e.entry.capital_good),
+            asset_kind: e.entry.amortisation.map(|a| a.kind),
+            amortisation_rate: e.entry.amortisation.map(|a| a.annual_rate),
+            paid_date: e.withholding_date(),
+            private_use_percent: e.entry.private_use_percent,
             lines: Some(
                 e.entry
                     .lines

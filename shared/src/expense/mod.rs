@@ -4,7 +4,11 @@
 pub mod input;
 pub mod kinds;
 pub mod model;
+pub mod payment;
 
 pub use input::{DocumentInput, ExpenseFields, ExtractedFields, LineInput};
 pub use kinds::{Category, Source, Status, Treatment};
-pub use model::{Deductible, Document, Entry, Expense, ExpenseLine, FieldError, Supplier};
+pub use model::{
+    Amortisation, Deductible, Document, Entry, Expense, ExpenseLine, FieldError, Supplier,
+};
+pub use payment::Paid;

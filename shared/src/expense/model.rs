@@ -10,8 +10,10 @@ use utoipa::ToSchema;
 
 use super::input::{ExpenseFields, LineInput};
 use super::kinds::{Category, Source, Status, Treatment};
+use super::payment::Paid;
 use crate::invoice::party::{in_eu, normalize_tax_id};
 use crate::tax::accrual;
+use crate::tax::amortisation::{AssetKind, Plan};
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{Money, Percent, cents, percent_of, round2};
 
@@ -48,9 +50,29 @@ pub struct Deductible {
     pub base: Money,
     /// Input VAT deducted in Modelo 303: the quotas × the VAT share.
     pub vat: Money,
-    /// The cost for IRPF (Modelo 130 box 02): the bases plus the VAT and
-    /// surcharge not deducted, × the expense share.
+    /// The cost for IRPF: the bases plus the VAT and surcharge not deducted,
+    /// × the expense share. Modelo 130 box 02 takes it whole, or for a
+    /// capital good its amortisation (see `amortisation`).
     pub expense: Money,
+}
+
+/// How a capital good is amortised for IRPF (LIRPF art. 28.1, LIS art. 12.1):
+/// linear, from its entry into service, with the simplified table of
+/// estimación directa simplificada (Orden de 27 de marzo de 1998).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
+#[schema(as = ExpenseAmortisation)]
+pub struct Amortisation {
+    pub kind: AssetKind,
+    /// Percent per year.
+    pub annual_rate: Percent,
+    /// The table's maximum coefficient for the kind.
+    pub max_rate: Percent,
+    /// The table's maximum period for the kind, in years.
+    pub max_years: u32,
+    /// Entry into service: the operation date, else the issue date.
+    pub start_date: NaiveDate,
+    /// The amortisable value: the deductible cost (`deductible.expense`).
+    pub base: Money,
 }
 
 /// The stored file of an expense (`GET /api/v1/expenses/{id}/document`).
@@ -71,6 +93,7 @@ pub struct Document {
     "supplier": {"name": "Gestoría López SL", "tax_id": "B12345674", "country": "ES"},
     "number": "2026/0412", "issue_date": "2026-10-05", "operation_date": null, "received_date": null,
     "category": "professional_services", "treatment": "domestic", "capital_good": false,
+    "amortisation": null, "paid_date": "2026-10-20", "private_use_percent": null,
     "lines": [{"rate": 21.0, "base": 200.0, "vat_amount": 42.0}],
     "irpf_rate": 15.0, "irpf_amount": 30.0, "total": 212.0,
     "vat_deductible_percent": 100.0, "expense_deductible_percent": 100.0,
@@ -121,6 +144,19 @@ pub struct Entry {
     #[serde(default)]
     pub tax: IndirectTax,
     pub capital_good: bool,
+    /// A capital good's amortisation (absent on capital goods stored before
+    /// it was recorded: they are amortised at their default kind's maximum).
+    #[serde(default)]
+    pub amortisation: Option<Amortisation>,
+    /// When the account paid the supplier (Modelo 111/115 quarter); `null`:
+    /// not paid yet. Absent on expenses stored before payments were
+    /// recorded: they count as paid on the issue date.
+    #[serde(default, skip_serializing_if = "Paid::not_recorded")]
+    #[schema(value_type = Option<NaiveDate>)]
+    pub paid_date: Paid,
+    /// Share of private use, percent, as sent.
+    #[serde(default)]
+    pub private_use_percent: Option<Percent>,
     pub lines: Vec<ExpenseLine>,
     pub irpf_rate: Option<Percent>,
     pub irpf_amount: Money,
@@ -403,14 +439,49 @@ impl Entry {
                 "Meals: the VAT is deductible only when the expense is deductible for IRPF (LIVA art. 96.Uno.5º).".into(),
             );
         }
+        let private_use = fields
+            .private_use_percent
+            .map(|p| share("private_use_percent", Some(p), Decimal::ZERO))
+            .transpose()?;
         let expense_share = share(
             "expense_deductible_percent",
             fields.expense_deductible_percent,
-            Decimal::ONE_HUNDRED,
+            irpf_share(category, private_use, &mut notes),
         )?;
         let description = text("description", fields.description.take(), 500, false)?;
+        let paid_date = match fields.paid_date {
+            Some(paid) if paid > today => {
+                return Err(err("paid_date", format!("{paid} is after today ({today})")));
+            }
+            paid => Paid::from_date(paid),
+        };
+        let deductible = deductible(&lines, vat_share.value(), expense_share.value());
+        let capital_good = fields.capital_good.unwrap_or(false);
+        let amortisation = if capital_good {
+            let plan = amortisation(
+                &fields,
+                category,
+                fields.operation_date.unwrap_or(issue_date),
+                deductible.expense,
+            )?;
+            notes.push(format!(
+                "A capital good is amortised for IRPF, not expensed at once (LIRPF art. 28.1, LIS art. 12.1): {} % a year from {} ({} in the simplified table, Orden de 27 de marzo de 1998); Modelo 130 counts each year's share.",
+                plan.annual_rate, plan.start_date, plan.kind.code()
+            ));
+            Some(plan)
+        } else if fields.asset_kind.is_some() || fields.amortisation_rate.is_some() {
+            return Err(err(
+                "capital_good",
+                "asset_kind and amortisation_rate apply to capital goods: send capital_good: true",
+            ));
+        } else {
+            None
+        };
         Ok(Entry {
-            deductible: deductible(&lines, vat_share.value(), expense_share.value()),
+            deductible,
+            amortisation,
+            paid_date,
+            private_use_percent: private_use,
             supplier,
             number,
             issue_date,
@@ -419,7 +490,7 @@ impl Entry {
             category,
             treatment,
             tax,
-            capital_good: fields.capital_good.unwrap_or(false),
+            capital_good,
             lines,
             irpf_rate,
             irpf_amount,
@@ -433,7 +504,110 @@ impl Entry {
     }
 }
 
+/// The IRPF share when the request gives none. A car, motorcycle, boat or
+/// aircraft is indivisible: it is part of the activity only if used
+/// exclusively for it (LIRPF art. 29.2; RIRPF art. 22.2 and 22.4), so any
+/// private use, or none stated, makes it and its running costs not deductible.
+fn irpf_share(
+    category: Category,
+    private_use: Option<Percent>,
+    notes: &mut Vec<String>,
+) -> Decimal {
+    match (category, private_use.map(Percent::value)) {
+        (Category::Vehicle, Some(p)) if p.is_zero() => Decimal::ONE_HUNDRED,
+        (Category::Vehicle, Some(_)) => {
+            notes.push(
+                "A vehicle used privately at all is not part of the activity for IRPF (LIRPF art. 29.2, RIRPF art. 22.4): its cost is not deductible; the VAT follows LIVA art. 95.Tres.".into(),
+            );
+            Decimal::ZERO
+        }
+        (Category::Vehicle, None) => {
+            notes.push(
+                "Vehicle: for IRPF a car counts only if used exclusively for the activity (LIRPF art. 29.2, RIRPF art. 22.4), so its cost is 0 by default. Send private_use_percent 0 when it is (or is a goods vehicle, paid passenger transport, a driving school's or a sales agent's: RIRPF art. 22.4), or set expense_deductible_percent.".into(),
+            );
+            Decimal::ZERO
+        }
+        (_, p) => Decimal::ONE_HUNDRED - p.unwrap_or_default(),
+    }
+}
+
+/// The group of the amortisation table a capital good falls in by default.
+pub fn default_asset_kind(category: Category) -> AssetKind {
+    match category {
+        Category::Software => AssetKind::Computers,
+        Category::Vehicle => AssetKind::Vehicles,
+        _ => AssetKind::Furniture,
+    }
+}
+
+fn amortisation(
+    fields: &ExpenseFields,
+    category: Category,
+    start_date: NaiveDate,
+    base: Money,
+) -> Result<Amortisation, FieldError> {
+    let kind = fields
+        .asset_kind
+        .unwrap_or_else(|| default_asset_kind(category));
+    let annual_rate = match fields.amortisation_rate {
+        None => Percent::from(kind.max_rate()),
+        Some(r) => {
+            let r = checked_rate("amortisation_rate".into(), r)?;
+            if !kind.allows(r.value()) {
+                return Err(err(
+                    "amortisation_rate",
+                    format!(
+                        "{r} % is outside the simplified amortisation table for {}: at most {} % a year and written off within {} years (Orden de 27 de marzo de 1998; RIRPF art. 30.1)",
+                        kind.code(),
+                        kind.max_rate(),
+                        kind.max_years()
+                    ),
+                ));
+            }
+            r
+        }
+    };
+    Ok(Amortisation {
+        kind,
+        annual_rate,
+        max_rate: Percent::from(kind.max_rate()),
+        max_years: kind.max_years(),
+        start_date,
+        base,
+    })
+}
+
 impl Expense {
+    /// The date its IRPF withholding falls on (RIRPF art. 78.1: when paid);
+    /// `None` while unpaid. Expenses stored before payments were recorded
+    /// count as paid on their issue date.
+    pub fn withholding_date(&self) -> Option<NaiveDate> {
+        match self.entry.paid_date {
+            Paid::On(date) => Some(date),
+            Paid::Unpaid => None,
+            Paid::NotRecorded => Some(self.entry.issue_date),
+        }
+    }
+
+    /// How a capital good is amortised; `None` for other expenses.
+    pub fn amortisation_plan(&self) -> Option<Plan> {
+        if !self.entry.capital_good {
+            return None;
+        }
+        let (annual_rate, start) = match self.entry.amortisation {
+            Some(a) => (a.annual_rate.value(), a.start_date),
+            None => (
+                default_asset_kind(self.entry.category).max_rate(),
+                self.cost_date(),
+            ),
+        };
+        Some(Plan {
+            base: self.entry.deductible.expense.value(),
+            annual_rate,
+            start,
+        })
+    }
+
     /// The key that makes an invoice unique in the book: the supplier's tax
     /// id, the number and the issue date (upper case, no spaces).
     pub fn duplicate_key(&self) -> String {
@@ -556,22 +730,193 @@ mod tests {
     }
 
     #[test]
-    fn a_vehicle_deducts_half_its_vat_and_the_other_half_is_cost() {
+    fn a_vehicle_used_only_for_the_activity_deducts_half_its_vat_and_the_other_half_is_cost() {
         let c = Entry::parse(
             ExpenseFields {
                 category: Some(Category::Vehicle),
+                private_use_percent: Some(Percent::from(dec!(0))),
                 lines: Some(vec![line(dec!(21), dec!(60.50))]),
                 ..fields()
             },
             today(),
         )
         .unwrap();
+        assert_eq!(c.expense_deductible_percent, Percent::from(dec!(100)));
         // VAT 12.705 → 12.71; half: 6.355 → 6.36 (half away from zero).
         assert_eq!(c.lines[0].vat_amount, Money::from(dec!(12.71)));
         assert_eq!(c.deductible.vat, Money::from(dec!(6.36)));
         assert_eq!(c.deductible.base, Money::from(dec!(30.25)));
         // 60.50 + 12.71 − 6.36
         assert_eq!(c.deductible.expense, Money::from(dec!(66.85)));
+    }
+
+    fn vehicle(private_use: Option<Decimal>) -> Entry {
+        Entry::parse(
+            ExpenseFields {
+                category: Some(Category::Vehicle),
+                private_use_percent: private_use.map(Percent::from),
+                lines: Some(vec![line(dec!(21), dec!(100))]),
+                ..fields()
+            },
+            today(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_vehicle_is_no_irpf_cost_unless_used_only_for_the_activity() {
+        // LIVA art. 95.Tres.2ª presumes 50 % for the VAT; for IRPF a car is
+        // indivisible and counts only if used exclusively (LIRPF art. 29.2,
+        // RIRPF art. 22.4).
+        let default = vehicle(None);
+        assert_eq!(default.vat_deductible_percent, Percent::from(dec!(50)));
+        assert_eq!(default.expense_deductible_percent, Percent::from(dec!(0)));
+        assert_eq!(default.deductible.expense, Money::from(dec!(0)));
+        assert!(default.notes.iter().any(|n| n.contains("RIRPF art. 22.4")));
+        let mixed = vehicle(Some(dec!(20)));
+        assert_eq!(mixed.deductible.expense, Money::from(dec!(0)));
+        // Exclusive use: 100 + 21 − 10.50 deducted = 110.50.
+        let exclusive = vehicle(Some(dec!(0)));
+        assert_eq!(exclusive.deductible.expense, Money::from(dec!(110.5)));
+        // An explicit share wins.
+        let given = Entry::parse(
+            ExpenseFields {
+                category: Some(Category::Vehicle),
+                expense_deductible_percent: Some(Percent::from(dec!(100))),
+                lines: Some(vec![line(dec!(21), dec!(100))]),
+                ..fields()
+            },
+            today(),
+        )
+        .unwrap();
+        assert_eq!(given.deductible.expense, Money::from(dec!(110.5)));
+    }
+
+    #[test]
+    fn a_divisible_good_deducts_its_business_share() {
+        // LIRPF art. 29.2: partial use is the part used in the activity.
+        let phone = Entry::parse(
+            ExpenseFields {
+                category: Some(Category::Telecom),
+                private_use_percent: Some(Percent::from(dec!(30))),
+                ..fields()
+            },
+            today(),
+        )
+        .unwrap();
+        assert_eq!(phone.expense_deductible_percent, Percent::from(dec!(70)));
+        assert_eq!(phone.deductible.expense, Money::from(dec!(140)));
+        assert_eq!(
+            failure(ExpenseFields {
+                private_use_percent: Some(Percent::from(dec!(120))),
+                ..fields()
+            })
+            .0,
+            "private_use_percent"
+        );
+    }
+
+    fn capital(kind: Option<AssetKind>, rate: Option<Decimal>) -> Result<Entry, FieldError> {
+        Entry::parse(
+            ExpenseFields {
+                category: Some(Category::Equipment),
+                capital_good: Some(true),
+                asset_kind: kind,
+                amortisation_rate: rate.map(Percent::from),
+                operation_date: NaiveDate::from_ymd_opt(2026, 10, 1),
+                lines: Some(vec![line(dec!(21), dec!(1200))]),
+                ..fields()
+            },
+            today(),
+        )
+    }
+
+    #[test]
+    fn a_capital_good_carries_its_amortisation_within_the_table() {
+        let laptop = capital(Some(AssetKind::Computers), None).unwrap();
+        let a = laptop.amortisation.unwrap();
+        // Group 5 of the simplified table: 26 %, 10 years; in service from the operation date.
+        assert_eq!(
+            (a.annual_rate, a.max_years, a.start_date, a.base),
+            (
+                Percent::from(dec!(26)),
+                10,
+                NaiveDate::from_ymd_opt(2026, 10, 1).unwrap(),
+                Money::from(dec!(1200))
+            )
+        );
+        // Without a kind: group 2, the residual one, 10 %.
+        let other = capital(None, None).unwrap().amortisation.unwrap();
+        assert_eq!(
+            (other.kind, other.annual_rate),
+            (AssetKind::Furniture, Percent::from(dec!(10)))
+        );
+        assert_eq!(
+            capital(Some(AssetKind::Computers), Some(dec!(15)))
+                .unwrap()
+                .amortisation
+                .unwrap()
+                .annual_rate,
+            Percent::from(dec!(15))
+        );
+        let too_fast = capital(Some(AssetKind::Computers), Some(dec!(30))).unwrap_err();
+        assert_eq!(too_fast.field, "amortisation_rate");
+        assert!(too_fast.message.contains("Orden de 27 de marzo de 1998"));
+        assert_eq!(
+            capital(Some(AssetKind::Computers), Some(dec!(9)))
+                .unwrap_err()
+                .field,
+            "amortisation_rate"
+        );
+        assert_eq!(
+            failure(ExpenseFields {
+                asset_kind: Some(AssetKind::Tools),
+                ..fields()
+            })
+            .0,
+            "capital_good"
+        );
+    }
+
+    #[test]
+    fn the_payment_date_places_the_withholding_and_old_expenses_count_as_paid_on_issue() {
+        let paid = Entry::parse(
+            ExpenseFields {
+                paid_date: NaiveDate::from_ymd_opt(2026, 11, 2),
+                ..fields()
+            },
+            today(),
+        )
+        .unwrap();
+        assert_eq!(
+            paid.paid_date,
+            Paid::On(NaiveDate::from_ymd_opt(2026, 11, 2).unwrap())
+        );
+        let unpaid = Entry::parse(fields(), today()).unwrap();
+        assert_eq!(unpaid.paid_date, Paid::Unpaid);
+        let json = serde_json::to_value(&unpaid).unwrap();
+        assert_eq!(json["paid_date"], serde_json::Value::Null);
+        assert_eq!(serde_json::from_value::<Entry>(json).unwrap(), unpaid);
+        let mut old = serde_json::to_value(&unpaid).unwrap();
+        old.as_object_mut().unwrap().remove("paid_date");
+        old.as_object_mut().unwrap().remove("amortisation");
+        old.as_object_mut().unwrap().remove("private_use_percent");
+        let old: Entry = serde_json::from_value(old).unwrap();
+        assert_eq!(old.paid_date, Paid::NotRecorded);
+        assert!(
+            serde_json::to_value(&old)
+                .unwrap()
+                .get("paid_date")
+                .is_none()
+        );
+        assert_eq!(
+            failure(ExpenseFields {
+                paid_date: NaiveDate::from_ymd_opt(2026, 11, 29),
+                ..fields()
+            })
+            .0,
+            "paid_date"
+        );
     }
 
     #[test]

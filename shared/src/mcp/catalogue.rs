@@ -296,7 +296,7 @@ fn specs() -> Vec<ToolSpec> {
             summary: summary::model_130,
             operation: "estimate_model_130",
             title: "Estimate Modelo 130",
-            description: "Estimate the quarterly IRPF instalment (Modelo 130, direct estimation) of a freelancer: every box 01–19, year to date. Income and withholdings left out are taken from the account's issued invoices, expenses (box 02) from its book of expenses (the deductible cost of the confirmed ones; live keys); `*_source` says which, and `invoices` / `expenses` list what was counted. No quota.",
+            description: "Estimate the quarterly IRPF instalment (Modelo 130, direct estimation) of a freelancer: every box 01–19, year to date. Income and withholdings left out are taken from the account's issued invoices, expenses (box 02) from its book of expenses (the deductible cost of the confirmed ones, capital goods by their amortisation; live keys), boxes 05/15 from its own returns of the earlier quarters; in simplified estimation (the default) box 02 adds 5 % for hard-to-justify expenses. `*_source` says which, and `invoices` / `expenses` / `amortisation` list what was counted. No quota.",
             hints: READ,
             parameters: no_parameters,
         },

@@ -1,6 +1,7 @@
 //! Spanish tax rules: pure, one file per concern.
 
 pub mod accrual;
+pub mod amortisation;
 pub mod calendar;
 pub mod indirect;
 pub mod ledger_entry;

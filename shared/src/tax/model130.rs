@@ -7,12 +7,17 @@
 
 use rust_decimal::Decimal;
 use rust_decimal::dec;
+use serde::Deserialize;
+use utoipa::ToSchema;
 
 use super::money::{percent_of, round2, truncate2};
 
 const INSTALMENT_RATE: Decimal = dec!(20);
 const HOUSING_LOAN_RATE: Decimal = dec!(2);
 const HOUSING_LOAN_MAX_PER_QUARTER: Decimal = dec!(660.14);
+/// Provisions and hard-to-justify expenses of estimación directa
+/// simplificada: at most 2,000 € a year (LIRPF art. 30.2.4ª; RIRPF art. 30.2.4ª).
+const ALLOWANCE_MAX: Decimal = dec!(2000);
 
 /// Box 13 by previous-year net income: (income up to, amount); above the last
 /// ceiling there is no reduction.
@@ -100,6 +105,44 @@ pub enum EarlierQuarters {
     },
 }
 
+/// The modality of estimación directa (RIRPF arts. 28–30).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Estimation {
+    /// Simplified (net turnover up to 600,000 €, unless renounced): box 02
+    /// adds the allowance for provisions and hard-to-justify expenses.
+    #[default]
+    Simplified,
+    Normal,
+}
+
+impl Estimation {
+    /// The allowance's percent of the net income before it, by year: 7 % for
+    /// 2023 only (Ley 31/2022, de Presupuestos Generales del Estado para
+    /// 2023), 5 % otherwise (RIRPF art. 30.2.4ª); none in normal estimation.
+    pub fn code(self) -> &'static str {
+        match self {
+            Estimation::Simplified => "simplified",
+            Estimation::Normal => "normal",
+        }
+    }
+
+    pub fn allowance_rate(self, year: i32) -> Decimal {
+        match self {
+            Estimation::Normal => Decimal::ZERO,
+            Estimation::Simplified if year == 2023 => dec!(7),
+            Estimation::Simplified => dec!(5),
+        }
+    }
+}
+
+/// The allowance for provisions and hard-to-justify expenses on year-to-date
+/// figures: the percent of the positive net income before it, at most 2,000 €.
+pub fn allowance(rate: Decimal, income: Decimal, expenses: Decimal) -> Decimal {
+    let net = positive(income.saturating_sub(expenses));
+    round2(percent(net, rate)).min(ALLOWANCE_MAX)
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Model130Input {
     pub year: i32,
@@ -113,6 +156,7 @@ pub struct Model130Input {
     pub housing_loan: bool,
     /// Box 18 (complementary returns only).
     pub paid_in_earlier_return: Decimal,
+    pub estimation: Estimation,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,6 +222,8 @@ pub struct BoxValue {
 pub struct Model130 {
     /// Boxes 01..=19, in order, each present.
     pub boxes: Vec<BoxValue>,
+    /// The allowance for provisions and hard-to-justify expenses included in box 02.
+    pub allowance: Decimal,
     /// Box 19.
     pub result: Decimal,
     pub outcome: Outcome,
@@ -207,6 +253,7 @@ pub fn compute(input: &Model130Input) -> Model130 {
             .previous_year_net_income
             .map_or(Decimal::ZERO, minoracion),
         housing_loan: input.housing_loan,
+        allowance_rate: input.estimation.allowance_rate(input.year),
     };
     let carry = match &input.earlier {
         EarlierQuarters::Figures(quarters) => carry_through(quarters, &rules),
@@ -231,6 +278,7 @@ pub fn compute(input: &Model130Input) -> Model130 {
 struct Rules {
     minoracion: Decimal,
     housing_loan: bool,
+    allowance_rate: Decimal,
 }
 
 /// What earlier quarters of the year pass on: box 05 and the negative results
@@ -278,7 +326,8 @@ fn settle(
 ) -> Model130 {
     let zero = Decimal::ZERO;
     let b01 = figures.income;
-    let b02 = figures.expenses;
+    let allowance = allowance(rules.allowance_rate, b01, figures.expenses);
+    let b02 = figures.expenses.saturating_add(allowance);
     let b03 = b01.saturating_sub(b02);
     let b04 = truncate2(percent(positive(b03), INSTALMENT_RATE));
     let b05 = carry.previous_payments;
@@ -308,6 +357,7 @@ fn settle(
                 value,
             })
             .collect(),
+        allowance,
         result: b19,
         outcome: Outcome::of(b19, quarter),
     }
@@ -356,6 +406,7 @@ mod tests {
             previous_year_net_income: None,
             housing_loan: false,
             paid_in_earlier_return: Decimal::ZERO,
+            estimation: Estimation::Normal,
         }
     }
 
@@ -555,6 +606,64 @@ mod tests {
         );
     }
 
+    fn simplified(year: i32, quarter: u8, figures: &[YearToDate]) -> Model130 {
+        let done = usize::from(quarter - 1);
+        compute(&Model130Input {
+            year,
+            estimation: Estimation::Simplified,
+            ..input(
+                quarter,
+                figures[done],
+                EarlierQuarters::Figures(figures[..done].to_vec()),
+            )
+        })
+    }
+
+    #[test]
+    fn simplified_estimation_adds_5_percent_of_the_net_income_to_box_02() {
+        // RIRPF art. 30.2.4ª: 5 % of the net income before the allowance.
+        let year = [
+            ytd(dec!(12000), dec!(3000), dec!(720)),
+            ytd(dec!(20000), dec!(7000), dec!(1200)),
+        ];
+        // Q1: 5 % × (12,000 − 3,000) = 450; 02 = 3,450; 03 = 8,550; 04 = 1,710; 07 = 1,710 − 720.
+        let q1 = simplified(2026, 1, &year);
+        assert_eq!(q1.allowance, dec!(450));
+        #[rustfmt::skip]
+        assert_boxes(&q1, &[(2, dec!(3450)), (3, dec!(8550)), (4, dec!(1710)), (7, dec!(990)), (19, dec!(990))]);
+        // Q2: 5 % × 13,000 = 650; 02 = 7,650; 03 = 12,350; 04 = 2,470; 05 = Q1's 990; 07 = 2,470 − 990 − 1,200.
+        let q2 = simplified(2026, 2, &year);
+        #[rustfmt::skip]
+        assert_boxes(&q2, &[(2, dec!(7650)), (3, dec!(12350)), (4, dec!(2470)), (5, dec!(990)), (7, dec!(280))]);
+    }
+
+    #[test]
+    fn the_allowance_is_capped_at_2000_and_was_7_percent_in_2023() {
+        // 5 % × 50,000 = 2,500, capped at 2,000 € a year (LIRPF art. 30.2.4ª).
+        let capped = simplified(2026, 1, &[ytd(dec!(60000), dec!(10000), dec!(0))]);
+        assert_eq!(capped.allowance, dec!(2000));
+        assert_boxes(
+            &capped,
+            &[(2, dec!(12000)), (3, dec!(48000)), (4, dec!(9600))],
+        );
+        // 2023 only: 7 % (Ley 31/2022): 7 % × 10,000 = 700.
+        let y2023 = simplified(2023, 1, &[ytd(dec!(10000), dec!(0), dec!(0))]);
+        assert_eq!(y2023.allowance, dec!(700));
+        assert_eq!(
+            simplified(2024, 1, &[ytd(dec!(10000), dec!(0), dec!(0))]).allowance,
+            dec!(500)
+        );
+        // No allowance on a loss, nor in normal estimation.
+        let loss = simplified(2026, 1, &[ytd(dec!(1000), dec!(3000), dec!(0))]);
+        assert_eq!((loss.allowance, loss.get(2)), (dec!(0), dec!(3000)));
+        let normal = compute(&input(
+            1,
+            ytd(dec!(10000), dec!(0), dec!(0)),
+            EarlierQuarters::Figures(vec![]),
+        ));
+        assert_eq!((normal.allowance, normal.get(2)), (dec!(0), dec!(0)));
+    }
+
     #[test]
     fn minoracion_follows_the_table() {
         for (income, amount) in [
@@ -727,6 +836,7 @@ mod tests {
                             previous_year_net_income: Some(a),
                             housing_loan: true,
                             paid_in_earlier_return: b,
+                            estimation: Estimation::Simplified,
                             ..input(
                                 quarter,
                                 figures,

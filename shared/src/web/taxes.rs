@@ -489,7 +489,7 @@ fn amount_label(lang: Lang, name: &str) -> (&'static str, &'static str) {
         ),
         "expenses" => (
             lang.pick("Gastos deducibles del año (casilla 02)", "Deductible expenses, year to date (box 02)"),
-            lang.pick("Vacío: el gasto deducible de los gastos confirmados de tu libro.", "Empty: the deductible cost of the confirmed expenses in your book."),
+            lang.pick("Sin el 5 % de gastos de difícil justificación, que se suma en estimación directa simplificada. Vacío: el gasto deducible de los gastos confirmados de tu libro, con los bienes de inversión por su amortización.", "Without the 5 % allowance for hard-to-justify expenses, added in simplified direct estimation. Empty: the deductible cost of the confirmed expenses in your book, capital goods by their amortisation."),
         ),
         "withholdings" => (
             lang.pick("Retenciones soportadas del año (casilla 06)", "Withholdings borne, year to date (box 06)"),
@@ -497,11 +497,11 @@ fn amount_label(lang: Lang, name: &str) -> (&'static str, &'static str) {
         ),
         "previous_payments" => (
             lang.pick("Pagos fraccionados de trimestres anteriores (casilla 05)", "Instalments of earlier quarters (box 05)"),
-            lang.pick("Vacío: 0.", "Empty: 0."),
+            lang.pick("Lo que ingresaste. Vacío (con la casilla 15 vacía): tus Modelos 130 de los trimestres anteriores, calculados con tus libros.", "What you paid. Empty (with box 15 empty): your Modelos 130 of the earlier quarters, computed from your books."),
         ),
         "negative_results_pending" => (
             lang.pick("Resultados negativos pendientes de trimestres anteriores (casilla 15)", "Negative results of earlier quarters not yet used (box 15)"),
-            lang.pick("En positivo. Vacío: 0.", "As a positive amount. Empty: 0."),
+            lang.pick("En positivo. Vacío: como la casilla 05.", "As a positive amount. Empty: as box 05."),
         ),
         "previous_year_net_income" => (
             lang.pick("Rendimiento neto del año anterior (casilla 13)", "Previous year's net income (box 13)"),
@@ -572,6 +572,14 @@ fn model_130_page(visit: &Visit, form: &Model130, status: StatusCode) -> Respons
                             " I keep the transitional main-home loan deduction (box 16)"
                         ))
                     }
+                    label for="normal_estimation" {
+                        input id="normal_estimation" name="normal_estimation" type="checkbox" value="yes"
+                            checked[form.value("normal_estimation") == "yes"];
+                        (lang.pick(
+                            " Estoy en estimación directa normal (sin el 5 % de gastos de difícil justificación, art. 30.2.4ª RIRPF)",
+                            " I am in normal direct estimation (no 5 % allowance for hard-to-justify expenses, RIRPF art. 30.2.4ª)"
+                        ))
+                    }
                     button type="submit" { (lang.pick("Calcular", "Calculate")) }
                 }
             }
@@ -596,6 +604,33 @@ fn model_130_result(lang: Lang, result: &Value) -> Markup {
             }
             p { (lang.pick("Ingresos de ", "Income from ")) (source(&result["income_source"]))
                 "; " (lang.pick("retenciones de ", "withholdings from ")) (source(&result["withholdings_source"])) "." }
+            @if result["direct_estimation"] == "simplified" {
+                p { (lang.pick("Estimación directa simplificada: la casilla 02 incluye ", "Simplified direct estimation: box 02 includes "))
+                    (page::euros(lang, &result["hard_to_justify_allowance"]))
+                    (lang.pick(" de gastos de difícil justificación (5 %, máximo 2.000 € al año).", " of hard-to-justify expenses (5 %, at most 2,000 € a year).")) }
+            }
+            @let assets = result["amortisation"].as_array().cloned().unwrap_or_default();
+            @if !assets.is_empty() {
+                table {
+                    caption { (lang.pick("Amortización de bienes de inversión en la casilla 02", "Amortisation of capital goods in box 02")) }
+                    thead { tr {
+                        th scope="col" { (lang.pick("Factura", "Invoice")) }
+                        th scope="col" { (lang.pick("Coeficiente", "Rate")) }
+                        th scope="col" { (lang.pick("Valor", "Value")) }
+                        th scope="col" { (lang.pick("Amortización del año", "Year to date")) }
+                    } }
+                    tbody {
+                        @for a in &assets {
+                            tr {
+                                th scope="row" { (text(&a["supplier"])) " " (text(&a["number"])) }
+                                td { (page::percent(lang, &a["annual_rate"])) }
+                                td { (page::euros(lang, &a["base"])) }
+                                td { (page::euros(lang, &a["year_to_date"])) }
+                            }
+                        }
+                    }
+                }
+            }
             table {
                 thead { tr {
                     th scope="col" { (lang.pick("Casilla", "Box")) }
@@ -679,6 +714,9 @@ fn model_130_request(form: &Model130) -> Value {
     }
     if form.value("housing_loan") == "yes" {
         body.insert("housing_loan".into(), json!(true));
+    }
+    if form.value("normal_estimation") == "yes" {
+        body.insert("direct_estimation".into(), json!("normal"));
     }
     Value::Object(body)
 }

@@ -18,6 +18,7 @@ use crate::tax::ledger_entry::LedgerEntry;
 use crate::tax::model303::deduction_boxes;
 use crate::tax::money::Money;
 use crate::tax::quarter::quarter_dates;
+use crate::tax::withheld::{paid_between, unpaid_with_withholding};
 
 /// An issued invoice a figure counted.
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
@@ -96,10 +97,13 @@ pub struct Books {
     /// Confirmed expenses charged VAT whose VAT falls in the quarter
     /// (`Expense::vat_date`); those charged IGIC or IPSI are not here.
     pub expenses_vat: Vec<Expense>,
-    /// Confirmed expenses whose cost falls in the quarter (operation or issue date).
-    pub expenses_quarter: Vec<Expense>,
     /// Confirmed expenses whose cost falls from 1 January to the quarter's end.
     pub expenses_year: Vec<Expense>,
+    /// Confirmed expenses paid in the quarter (Modelos 111 and 115).
+    pub expenses_paid: Vec<Expense>,
+    /// Confirmed expenses issued up to the quarter's end with IRPF withheld
+    /// and not paid yet.
+    pub unpaid_withholdings: usize,
 }
 
 /// Reads both books. Test keys have neither: every list is empty, and a
@@ -155,9 +159,16 @@ pub async fn read(
             "{drafts} draft expense(s) of the quarter (imported from the AEAT) are not counted until confirmed."
         ));
     }
+    let expenses_paid = paid_between(&confirmed, from, to)
+        .into_iter()
+        .cloned()
+        .collect();
+    let unpaid_withholdings = unpaid_with_withholding(&confirmed, to);
     Ok(Books {
         from,
         to,
+        expenses_paid,
+        unpaid_withholdings,
         invoices: invoices_year
             .iter()
             .filter(|e| e.accrual() >= from)
@@ -167,11 +178,6 @@ pub async fn read(
         expenses_vat: confirmed
             .iter()
             .filter(|e| e.entry.tax == IndirectTax::Iva && in_span(e.vat_date(), from))
-            .cloned()
-            .collect(),
-        expenses_quarter: confirmed
-            .iter()
-            .filter(|e| in_span(e.cost_date(), from))
             .cloned()
             .collect(),
         expenses_year: confirmed

@@ -1,19 +1,27 @@
 //! `estimate_model_130`: the quarterly IRPF instalment, box by box. Income and
 //! withholdings the request leaves out come from the account's ledger of
-//! issued invoices, expenses from its book of expenses; the response lists
-//! what it counted.
+//! issued invoices, expenses from its book of expenses (capital goods by
+//! their amortisation), and boxes 05 and 15 from this service's own returns
+//! of the earlier quarters; the response lists what it counted.
 
+use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::books::{self, CountedExpense, CountedInvoice, counted_expense, counted_invoice};
 use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
+use crate::app::expenses;
 use crate::app::keys::Caller;
+use crate::expense::model::default_asset_kind;
+use crate::expense::{Expense, Status};
 use crate::ports::Ports;
-use crate::tax::model130::{EarlierQuarters, Model130Input, YearToDate, compute};
-use crate::tax::money::Money;
+use crate::tax::amortisation::{self, AssetKind};
+use crate::tax::ledger_entry::LedgerEntry;
+use crate::tax::model130::{EarlierQuarters, Estimation, Model130Input, YearToDate, compute};
 use crate::tax::money::{Amount, MAX_INTEGER_DIGITS, decimal_from_json};
+use crate::tax::money::{Money, Percent};
+use crate::tax::quarter::quarter_dates;
 
 /// Year-to-date figures at the end of an earlier quarter.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -46,8 +54,10 @@ pub struct Model130Request {
     /// Computable income from 1 January to the end of the quarter (box 01); default: the ledger's invoice bases.
     #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub income: Option<Amount>,
-    /// Deductible expenses, year to date (box 02); default: the deductible cost of the confirmed
-    /// expenses in the book, dated (operation, else issue date) from 1 January to the quarter's end.
+    /// Deductible expenses, year to date, without the allowance for hard-to-justify expenses (box 02
+    /// adds it in simplified estimation); default: the deductible cost of the confirmed expenses in
+    /// the book, dated (operation, else issue date) from 1 January to the quarter's end, with capital
+    /// goods at their amortisation of the year so far.
     #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub expenses: Option<Amount>,
     /// Withholdings borne, year to date (box 06); default: the IRPF withheld on the ledger's invoices.
@@ -55,8 +65,10 @@ pub struct Model130Request {
     pub withholdings: Option<Amount>,
     /// The year-to-date figures of each earlier quarter of the year (quarter − 1 entries), from which
     /// boxes 05 and 15 are computed. Alternative to `previous_payments` / `negative_results_pending`.
+    /// When neither is sent, the earlier quarters' figures come from the books, as this service's own
+    /// Modelo 130 of each of them computes them.
     pub previous_quarters: Option<Vec<QuarterFigures>>,
-    /// Box 05 directly: the instalments of earlier quarters.
+    /// Box 05 directly: the instalments of earlier quarters (what was actually filed).
     #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub previous_payments: Option<Amount>,
     /// Negative results (box 19) of earlier quarters not yet used, as a positive amount (box 15 source).
@@ -72,6 +84,10 @@ pub struct Model130Request {
     /// Box 18: paid in an earlier return for the same quarter (complementary returns).
     #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub paid_in_earlier_return: Option<Amount>,
+    /// `simplified` (default: estimación directa simplificada, box 02 adds 5 % of the net income for
+    /// provisions and hard-to-justify expenses, at most 2,000 € a year, RIRPF art. 30.2.4ª; 7 % in
+    /// 2023) or `normal`.
+    pub direct_estimation: Option<Estimation>,
 }
 
 fn signed_amount<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
@@ -95,6 +111,23 @@ pub struct ReturnBoxValue {
     pub value: Money,
 }
 
+/// A capital good whose amortisation box 02 counts.
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct CountedAsset {
+    /// The expense (`exp_…`).
+    pub id: String,
+    pub supplier: String,
+    pub number: String,
+    pub kind: AssetKind,
+    pub annual_rate: Percent,
+    /// Entry into service.
+    pub start_date: NaiveDate,
+    /// The amortisable value.
+    pub base: Money,
+    /// Its amortisation from 1 January (or its entry into service) to the quarter's end.
+    pub year_to_date: Money,
+}
+
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
 #[schema(example = json!({"year": 2026, "quarter": 1, "boxes": [
     {"box": "01", "label": "Ingresos computables", "label_en": "Computable income", "value": 12000.0},
@@ -104,7 +137,9 @@ pub struct ReturnBoxValue {
     {"box": "06", "label": "Retenciones e ingresos a cuenta", "label_en": "Withholdings and payments on account", "value": 720.0},
     {"box": "19", "label": "Resultado de la autoliquidación", "label_en": "Result of the return", "value": 1080.0}],
     "result": 1080.0, "outcome": "pay", "meaning": "To pay", "income_source": "request",
-    "expenses_source": "request", "withholdings_source": "request", "invoices": [], "expenses": [], "notes": [],
+    "expenses_source": "request", "withholdings_source": "request", "previous_quarters_source": "none",
+    "direct_estimation": "normal", "hard_to_justify_allowance": 0.0,
+    "invoices": [], "expenses": [], "amortisation": [], "notes": [],
     "estimate": "Estimate for the general regime, computed from the rules in force; not tax advice."}))]
 pub struct Model130Response {
     pub year: i32,
@@ -121,11 +156,20 @@ pub struct Model130Response {
     /// Where the expenses came from: `request` or `book` (the confirmed expenses).
     pub expenses_source: &'static str,
     pub withholdings_source: &'static str,
+    /// Where boxes 05 and 15 came from: `request` (`previous_quarters` or the boxes), `books` (this
+    /// service's Modelo 130 of each earlier quarter, from the books) or `none` (first quarter).
+    pub previous_quarters_source: &'static str,
+    /// `simplified` or `normal`.
+    pub direct_estimation: &'static str,
+    /// Provisions and hard-to-justify expenses included in box 02 (simplified estimation).
+    pub hard_to_justify_allowance: Money,
     /// The issued invoices of the year so far behind income and withholdings
     /// taken from the ledger.
     pub invoices: Vec<CountedInvoice>,
-    /// The expenses behind box 02 when it comes from the book.
+    /// The current expenses behind box 02 when it comes from the book.
     pub expenses: Vec<CountedExpense>,
+    /// The capital goods behind box 02 when it comes from the book: their amortisation.
+    pub amortisation: Vec<CountedAsset>,
     pub notes: Vec<String>,
     pub estimate: &'static str,
 }
@@ -138,10 +182,91 @@ fn ytd(f: &QuarterFigures) -> YearToDate {
     }
 }
 
-fn earlier_quarters(
-    req: &Model130Request,
-    notes: &mut Vec<String>,
-) -> Result<EarlierQuarters, ToolError> {
+/// What box 02 and the earlier quarters read from the books.
+pub struct IrpfBooks<'a> {
+    /// Issued invoices from 1 January to the quarter's end.
+    pub invoices: &'a [LedgerEntry],
+    /// Confirmed expenses whose cost falls from 1 January to the quarter's end.
+    pub expenses: &'a [Expense],
+    /// Confirmed capital goods in service by the quarter's end, of any year.
+    pub assets: &'a [Expense],
+}
+
+impl IrpfBooks<'_> {
+    /// Year-to-date figures at `at` (a quarter's end).
+    fn figures_at(&self, at: NaiveDate) -> YearToDate {
+        let invoices = self.invoices.iter().filter(|e| e.issue_date <= at);
+        YearToDate {
+            income: invoices.clone().map(LedgerEntry::base).sum(),
+            expenses: self.costs_at(at),
+            withholdings: invoices.map(|e| e.irpf_amount).sum(),
+        }
+    }
+
+    /// Box 02 before the allowance: current expenses in full, capital goods
+    /// by their amortisation of the year to `at`.
+    pub fn costs_at(&self, at: NaiveDate) -> Decimal {
+        let current: Decimal = self
+            .expenses
+            .iter()
+            .filter(|e| !e.entry.capital_good && e.cost_date() <= at)
+            .map(|e| e.entry.deductible.expense.value())
+            .sum();
+        current
+            + self
+                .assets
+                .iter()
+                .map(|e| amortised(e, at))
+                .sum::<Decimal>()
+    }
+}
+
+fn amortised(e: &Expense, at: NaiveDate) -> Decimal {
+    e.amortisation_plan()
+        .map_or(Decimal::ZERO, |plan| amortisation::year_to_date(&plan, at))
+}
+
+/// The oldest year an asset still being amortised can come from (olive
+/// groves: 100 years).
+const ASSET_YEARS: i32 = 100;
+
+/// The account's confirmed capital goods in service by `to`.
+pub async fn assets(
+    ports: &Ports,
+    caller: &Caller,
+    year: i32,
+    to: NaiveDate,
+) -> Result<Vec<Expense>, ToolError> {
+    let earliest = NaiveDate::from_ymd_opt(year - ASSET_YEARS, 1, 1).expect("valid year");
+    let all = expenses::between(ports, caller, earliest, to)
+        .await
+        .map_err(ToolError::storage)?;
+    Ok(all
+        .into_iter()
+        .filter(|e| {
+            e.entry.status == Status::Confirmed && e.entry.capital_good && e.cost_date() <= to
+        })
+        .collect())
+}
+
+fn counted_asset(e: &Expense, at: NaiveDate) -> Option<CountedAsset> {
+    let plan = e.amortisation_plan()?;
+    Some(CountedAsset {
+        id: e.id.clone(),
+        supplier: e.entry.supplier.name.clone(),
+        number: e.entry.number.clone(),
+        kind: e
+            .entry
+            .amortisation
+            .map_or_else(|| default_asset_kind(e.entry.category), |a| a.kind),
+        annual_rate: Percent::from(plan.annual_rate),
+        start_date: plan.start,
+        base: Money::from(plan.base),
+        year_to_date: Money::from(amortisation::year_to_date(&plan, at)),
+    })
+}
+
+fn requested_earlier_quarters(req: &Model130Request) -> Result<Option<EarlierQuarters>, ToolError> {
     let direct = req.previous_payments.is_some() || req.negative_results_pending.is_some();
     match &req.previous_quarters {
         Some(_) if direct => Err(ToolError::invalid(
@@ -157,20 +282,27 @@ fn earlier_quarters(
                 figures.len()
             ),
         )),
-        Some(figures) => Ok(EarlierQuarters::Figures(figures.iter().map(ytd).collect())),
-        None => {
-            if req.quarter > 1 && !direct {
-                notes.push("No earlier quarters given: boxes 05 and 15 are taken as 0.".into());
-            }
-            Ok(EarlierQuarters::Boxes {
-                previous_payments: req.previous_payments.map(Amount::value).unwrap_or_default(),
-                negative_pending: req
-                    .negative_results_pending
-                    .map(Amount::value)
-                    .unwrap_or_default(),
-            })
-        }
+        Some(figures) => Ok(Some(EarlierQuarters::Figures(
+            figures.iter().map(ytd).collect(),
+        ))),
+        None if direct => Ok(Some(EarlierQuarters::Boxes {
+            previous_payments: req.previous_payments.map(Amount::value).unwrap_or_default(),
+            negative_pending: req
+                .negative_results_pending
+                .map(Amount::value)
+                .unwrap_or_default(),
+        })),
+        None => Ok(None),
     }
+}
+
+/// The earlier quarters' year-to-date figures as the books give them.
+fn derived_earlier_quarters(book: &IrpfBooks, year: i32, quarter: u8) -> EarlierQuarters {
+    EarlierQuarters::Figures(
+        (1..quarter)
+            .map(|q| book.figures_at(quarter_dates(year, q).1))
+            .collect(),
+    )
 }
 
 pub async fn estimate_model_130(
@@ -181,50 +313,83 @@ pub async fn estimate_model_130(
     let year = check_year(req.year)?;
     let quarter = check_quarter(req.quarter)?;
     let mut notes = Vec::new();
-    let earlier = earlier_quarters(req, &mut notes)?;
-    let needs_books = req.income.is_none() || req.withholdings.is_none() || req.expenses.is_none();
-    let b = if needs_books {
-        Some(books::read(ports, caller, year, quarter, &mut notes).await?)
+    let requested = requested_earlier_quarters(req)?;
+    let derive_earlier = requested.is_none() && quarter > 1;
+    let needs_books = derive_earlier
+        || req.income.is_none()
+        || req.withholdings.is_none()
+        || req.expenses.is_none();
+    let to = quarter_dates(year, quarter).1;
+    let (b, assets) = if needs_books {
+        let b = books::read(ports, caller, year, quarter, &mut notes).await?;
+        let assets = assets(ports, caller, year, to).await?;
+        (Some(b), assets)
     } else {
-        None
+        (None, Vec::new())
+    };
+    let book = IrpfBooks {
+        invoices: b.as_ref().map_or(&[][..], |b| &b.invoices_year),
+        expenses: b.as_ref().map_or(&[][..], |b| &b.expenses_year),
+        assets: &assets,
     };
     let from_ledger = req.income.is_none() || req.withholdings.is_none();
-    let invoices: Vec<CountedInvoice> = match &b {
-        Some(b) if from_ledger => {
-            if b.invoices_year.is_empty() && caller.mode.is_live() {
-                notes.push(format!(
-                    "The ledger has no invoices from 1 January to {}: ledger figures are 0.",
-                    b.to
-                ));
-            }
-            b.invoices_year.iter().map(counted_invoice).collect()
-        }
-        _ => Vec::new(),
-    };
-    let expenses: Vec<CountedExpense> = match &b {
-        Some(b) if req.expenses.is_none() => {
+    let invoices: Vec<CountedInvoice> = if from_ledger {
+        if book.invoices.is_empty() && caller.mode.is_live() {
             notes.push(format!(
-                "No expenses given: box 02 is the deductible cost of the {} confirmed expense(s) of the book dated from 1 January to {}.",
-                b.expenses_year.len(),
-                b.to
+                "The ledger has no invoices from 1 January to {to}: ledger figures are 0."
             ));
-            b.expenses_year
-                .iter()
-                .map(|e| counted_expense(e, e.cost_date()))
-                .collect()
         }
-        _ => Vec::new(),
+        book.invoices.iter().map(counted_invoice).collect()
+    } else {
+        Vec::new()
     };
-    let income: Decimal = invoices.iter().map(|i| i.base.value()).sum();
-    let withheld: Decimal = invoices.iter().map(|i| i.irpf_withheld.value()).sum();
-    let costs: Decimal = expenses.iter().map(|e| e.deductible_expense.value()).sum();
+    let (expenses, amortisation): (Vec<CountedExpense>, Vec<CountedAsset>) = if req
+        .expenses
+        .is_none()
+    {
+        let current: Vec<&Expense> = book
+            .expenses
+            .iter()
+            .filter(|e| !e.entry.capital_good)
+            .collect();
+        notes.push(format!(
+                "No expenses given: box 02 is the deductible cost of the {} confirmed expense(s) of the book dated from 1 January to {}, and the amortisation of {} capital good(s) (LIRPF art. 28.1, LIS art. 12.1).",
+                current.len(),
+                to,
+                assets.len()
+            ));
+        (
+            current
+                .into_iter()
+                .map(|e| counted_expense(e, e.cost_date()))
+                .collect(),
+            assets.iter().filter_map(|e| counted_asset(e, to)).collect(),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let books_now = book.figures_at(to);
+    let (earlier, previous_quarters_source) = match requested {
+        Some(given) => (given, "request"),
+        None if derive_earlier => {
+            notes.push(format!(
+                "Boxes 05 and 15 come from this service's Modelo 130 of quarters 1 to {}, recomputed from the books; send previous_payments and negative_results_pending to use the amounts actually filed.",
+                quarter - 1
+            ));
+            (derived_earlier_quarters(&book, year, quarter), "books")
+        }
+        None => (EarlierQuarters::Figures(Vec::new()), "none"),
+    };
+    let estimation = req.direct_estimation.unwrap_or_default();
     let input = Model130Input {
         year,
         quarter,
         current: YearToDate {
-            income: req.income.map_or(income, Amount::value),
-            expenses: req.expenses.map_or(costs, Amount::value),
-            withholdings: req.withholdings.map_or(withheld, Amount::value),
+            income: req.income.map_or(books_now.income, Amount::value),
+            expenses: req.expenses.map_or(books_now.expenses, Amount::value),
+            withholdings: req
+                .withholdings
+                .map_or(books_now.withholdings, Amount::value),
         },
         earlier,
         previous_year_net_income: req.previous_year_net_income,
@@ -233,8 +398,16 @@ pub async fn estimate_model_130(
             .paid_in_earlier_return
             .map(Amount::value)
             .unwrap_or_default(),
+        estimation,
     };
     let result = compute(&input);
+    if estimation == Estimation::Simplified {
+        notes.push(format!(
+            "Simplified direct estimation: box 02 includes {} € of provisions and hard-to-justify expenses, {} % of the net income before them, at most 2,000 € a year (RIRPF art. 30.2.4ª); send direct_estimation normal if the activity is in normal direct estimation.",
+            Money::from(result.allowance),
+            estimation.allowance_rate(year)
+        ));
+    }
     let source = |given: bool, book: &'static str| if given { "request" } else { book };
     Ok(Model130Response {
         year,
@@ -255,8 +428,12 @@ pub async fn estimate_model_130(
         income_source: source(req.income.is_some(), "ledger"),
         expenses_source: source(req.expenses.is_some(), "book"),
         withholdings_source: source(req.withholdings.is_some(), "ledger"),
+        previous_quarters_source,
+        direct_estimation: estimation.code(),
+        hard_to_justify_allowance: Money::from(result.allowance),
         invoices,
         expenses,
+        amortisation,
         notes,
         estimate: ESTIMATE_NOTICE,
     })

@@ -8,6 +8,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::books::{self, CountedExpense, CountedInvoice, counted_expense, counted_invoice};
+use super::model130::{IrpfBooks, assets};
 use super::model303::boxes_of;
 use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
 use crate::app::keys::Caller;
@@ -52,7 +53,9 @@ pub struct Totals {
 pub struct Model130Inputs {
     /// Σ invoice bases from 1 January to the quarter's end (box 01).
     pub income_year_to_date: Money,
-    /// Σ deductible cost of the confirmed expenses in the same span (box 02).
+    /// Σ deductible cost of the confirmed expenses in the same span, capital
+    /// goods by their amortisation (box 02 without the simplified
+    /// estimation's allowance for hard-to-justify expenses).
     pub expenses_year_to_date: Money,
     /// Σ IRPF withheld by clients in the same span (box 06).
     pub withholdings_year_to_date: Money,
@@ -113,7 +116,9 @@ pub struct QuarterResponse {
     pub model_303: Vec<Box303>,
     pub model_130: Model130Inputs,
     /// Modelo 111: IRPF the account withheld from professionals and other
-    /// activities, from the expenses dated in the quarter (boxes 07–09, 28, 30).
+    /// activities, from the expenses paid in the quarter (`paid_date`, RIRPF
+    /// art. 78.1; expenses stored before it existed: their issue date)
+    /// (boxes 07–09, 28, 30).
     pub model_111: Vec<Box303>,
     /// Modelo 115: IRPF withheld on rent (boxes 01–03, 05).
     pub model_115: Vec<Box303>,
@@ -162,7 +167,13 @@ pub async fn quarter_summary(
     }
     let vat_expenses: Vec<&Expense> = b.expenses_vat.iter().collect();
     let form = model_303(&s, &vat_expenses, year, quarter, Decimal::ZERO);
-    let paid: Vec<&Expense> = b.expenses_quarter.iter().collect();
+    let paid: Vec<&Expense> = b.expenses_paid.iter().collect();
+    if b.unpaid_withholdings > 0 {
+        notes.push(format!(
+            "{} expense(s) with IRPF withheld are not paid yet: Modelos 111 and 115 declare a withholding in the quarter it is paid (RIRPF art. 78.1); record the paid_date.",
+            b.unpaid_withholdings
+        ));
+    }
     Ok(QuarterResponse {
         year,
         quarter,
@@ -189,10 +200,12 @@ pub async fn quarter_summary(
                 b.invoices_year.iter().map(|e| e.base()).sum::<Decimal>(),
             ),
             expenses_year_to_date: Money::from(
-                b.expenses_year
-                    .iter()
-                    .map(|e| e.entry.deductible.expense.value())
-                    .sum::<Decimal>(),
+                IrpfBooks {
+                    invoices: &b.invoices_year,
+                    expenses: &b.expenses_year,
+                    assets: &assets(ports, caller, year, b.to).await?,
+                }
+                .costs_at(b.to),
             ),
             withholdings_year_to_date: Money::from(
                 b.invoices_year

@@ -26,13 +26,14 @@ use super::{category_name, test_mode_note};
 
 /// Rows of lines the form has: one per VAT rate of the invoice.
 pub const LINES: usize = 3;
-const TEXT_FIELDS: [&str; 11] = [
+const TEXT_FIELDS: [&str; 12] = [
     "supplier_name",
     "supplier_tax_id",
     "supplier_country",
     "number",
     "issue_date",
     "received_date",
+    "paid_date",
     "irpf_rate",
     "vat_deductible_percent",
     "expense_deductible_percent",
@@ -102,6 +103,7 @@ pub fn values_of(expense: &Value) -> HashMap<String, String> {
         "number",
         "issue_date",
         "received_date",
+        "paid_date",
         "irpf_rate",
         "vat_deductible_percent",
         "expense_deductible_percent",
@@ -243,6 +245,7 @@ pub fn form(visit: &Visit, draft: &Draft, id: Option<&str>) -> Markup {
                     (draft.input(lang.pick("Número de factura", "Invoice number"), "number", "text"))
                     (draft.input(lang.pick("Fecha de expedición", "Issue date"), "issue_date", "date"))
                     (draft.input(lang.pick("Fecha de recepción (si es otra)", "Received on (if another day)"), "received_date", "date"))
+                    (draft.input(lang.pick("Fecha de pago (la retención va al 111/115 de ese trimestre)", "Paid on (its withholding goes to that quarter's 111/115)"), "paid_date", "date"))
                 }
                 div class="grid" {
                     label for="category" { (lang.pick("Categoría", "Category"))
@@ -279,8 +282,8 @@ pub fn form(visit: &Visit, draft: &Draft, id: Option<&str>) -> Markup {
                     (draft.input(lang.pick("Gasto deducible (%)", "Deductible expense (%)"), "expense_deductible_percent", "number"))
                 }
                 small { (lang.pick(
-                    "Vacío: el IVA es deducible al 100 % (50 % en vehículos) y el gasto al 100 %.",
-                    "Empty: VAT is 100 % deductible (50 % for vehicles) and the expense 100 %."
+                    "Vacío: el IVA es deducible al 100 % (50 % en vehículos) y el gasto al 100 % (0 % en vehículos: en el IRPF solo cuentan si se usan exclusivamente en la actividad, art. 22.4 RIRPF).",
+                    "Empty: VAT is 100 % deductible (50 % for vehicles) and the expense 100 % (0 % for vehicles: for IRPF they count only if used exclusively for the activity, RIRPF art. 22.4)."
                 )) }
             }
             (draft.input(lang.pick("Descripción", "Description"), "description", "text"))
