@@ -52,6 +52,7 @@ mod series_api;
 mod simplified_api;
 mod tax_api;
 mod tax_books;
+mod tax_oracle;
 mod tax_boxes;
 mod tax_irpf;
 mod tenancy;

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use shared::app::ledger;
 use shared::domain::account::Plan;
 use shared::invoice::kind::Kind;
+use shared::invoice::line::Treatment;
 use shared::tax::ledger_entry::{LedgerEntry, RateGroup};
 use support::{Harness, Reply, get, post_json, send};
 
@@ -70,12 +71,16 @@ async fn invoice(h: &Harness, number: &str, date: &str, base: Decimal, irpf: Dec
         number: number.into(),
         kind: Kind::F1,
         issue_date: date.parse().unwrap(),
+        operation_date: None,
+        accrual_date: None,
+        customer_country: None,
         groups: vec![RateGroup {
             vat_rate: dec!(21),
             base,
             vat_amount: base * dec!(0.21),
             surcharge_rate: dec!(0),
             surcharge_amount: dec!(0),
+            treatment: Treatment::Taxed,
         }],
         irpf_rate: dec!(15),
         irpf_amount: irpf,
