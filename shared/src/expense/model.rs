@@ -269,7 +269,7 @@ fn supplier(fields: &mut ExpenseFields, treatment: Treatment) -> Result<Supplier
         return Err(err(
             "treatment",
             format!(
-                "a supplier in {country} does not charge Spanish VAT: use intra_eu_goods, intra_eu_services or import"
+                "a supplier in {country} does not charge Spanish VAT: use intra_eu_goods, intra_eu_services, non_eu_services or import"
             ),
         ));
     }
