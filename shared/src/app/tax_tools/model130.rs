@@ -195,7 +195,7 @@ pub struct IrpfBooks<'a> {
 impl IrpfBooks<'_> {
     /// Year-to-date figures at `at` (a quarter's end).
     fn figures_at(&self, at: NaiveDate) -> YearToDate {
-        let invoices = self.invoices.iter().filter(|e| e.issue_date <= at);
+        let invoices = self.invoices.iter().filter(|e| e.accrual() <= at);
         YearToDate {
             income: invoices.clone().map(LedgerEntry::base).sum(),
             expenses: self.costs_at(at),
