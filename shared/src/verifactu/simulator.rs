@@ -562,7 +562,8 @@ mod tests {
 
     /// D8: the AEAT refuses an S2 line without TipoImpositivo and
     /// CuotaRepercutida 0 (1198) and an F2 with an S2 line (1197), and takes
-    /// with errors a CuotaTotal more than 10 € off (2006).
+    /// with errors a CuotaTotal more than 10 € off (2006); a record of
+    /// another issuer than the message's obligado is 1108.
     #[test]
     fn records_breaking_the_aeats_rules_get_their_codes() {
         let s2 = |rate: Option<Decimal>| BreakdownLine {
@@ -605,6 +606,15 @@ mod tests {
             (
                 record(Kind::F1, zero, Decimal::ZERO),
                 (RecordState::Correcto, None),
+            ),
+            (
+                Registration {
+                    invoice: invoice("A39200019", "PRUEBA-1", date(2025, 6, 2)),
+                    previous: None,
+                    ..f1()
+                }
+                .build(),
+                (RecordState::Incorrecto, Some(1108)),
             ),
         ] {
             let mut sim = Simulator::default();

@@ -68,9 +68,7 @@ fn total_vat_off(r: &Record) -> bool {
 }
 
 /// A recipient's IDOtro fields: CodigoPais, IDType, ID.
-fn other<'a>(
-    recipient: &'a Element,
-) -> Option<(Option<&'a str>, Option<&'a str>, Option<&'a str>)> {
+fn other(recipient: &Element) -> Option<(Option<&str>, Option<&str>, Option<&str>)> {
     recipient.child("IDOtro").map(|o| {
         (
             o.text_at(&["CodigoPais"]),

@@ -368,10 +368,9 @@ pub static RULES: &[Rule] = &[
         "FechaOperacion",
         "Si ClaveRegimen es 14, FechaOperacion es obligatoria y debe ser posterior a la FechaExpedicionFactura",
         |r| r.any_line(|l| l.regime_is("14"))
-            && !r
-                .operation_date()
+            && r.operation_date()
                 .zip(r.issue_date())
-                .is_some_and(|(op, issued)| op > issued)
+                .is_none_or(|(op, issued)| op <= issued)
     ),
     rule!(
         1148,

@@ -339,6 +339,9 @@ fn each_identity_chaining_and_system_rule_has_its_code() {
     );
 }
 
+/// A rule's code, the record and the edits that break it.
+type EditCase<'a> = (u32, &'a Registration, Vec<(&'static str, String)>);
+
 #[test]
 fn each_type_flag_and_date_rule_has_its_code() {
     let f1 = base();
@@ -347,7 +350,7 @@ fn each_type_flag_and_date_rule_has_its_code() {
     let f2 = simplified(Kind::F2);
     let f1_kind = "<sf:TipoFactura>F1</sf:TipoFactura>";
     let ref_externa = format!("<sf:RefExterna>{}</sf:RefExterna>", "R".repeat(61));
-    let cases: Vec<(u32, &Registration, Vec<(&str, String)>)> = vec![
+    let cases: Vec<EditCase> = vec![
         (
             1106,
             &f1,
