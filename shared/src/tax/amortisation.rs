@@ -18,26 +18,26 @@ use super::money::round2;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AssetKind {
-    /// 1. Buildings and other constructions: 3 %, 68 years.
+    /// Group 1: Buildings and other constructions: 3 %, 68 years.
     Buildings,
-    /// 2. Installations, furniture, fixtures and the rest of tangible fixed
+    /// Group 2: Installations, furniture, fixtures and the rest of tangible fixed
     /// assets: 10 %, 20 years (the table's residual group).
     Furniture,
-    /// 3. Machinery: 12 %, 18 years.
+    /// Group 3: Machinery: 12 %, 18 years.
     Machinery,
-    /// 4. Means of transport: 16 %, 14 years.
+    /// Group 4: Means of transport: 16 %, 14 years.
     Vehicles,
-    /// 5. Data-processing equipment, systems and software: 26 %, 10 years.
+    /// Group 5: Data-processing equipment, systems and software: 26 %, 10 years.
     Computers,
-    /// 6. Tools and implements: 30 %, 8 years.
+    /// Group 6: Tools and implements: 30 %, 8 years.
     Tools,
-    /// 7. Cattle, pigs, sheep and goats: 16 %, 14 years.
+    /// Group 7: Cattle, pigs, sheep and goats: 16 %, 14 years.
     Livestock,
-    /// 8. Horses and non-citrus fruit trees: 8 %, 25 years.
+    /// Group 8: Horses and non-citrus fruit trees: 8 %, 25 years.
     HorsesAndFruitTrees,
-    /// 9. Citrus fruit trees and vineyards: 4 %, 50 years.
+    /// Group 9: Citrus fruit trees and vineyards: 4 %, 50 years.
     CitrusAndVineyards,
-    /// 10. Olive groves: 2 %, 100 years.
+    /// Group 10: Olive groves: 2 %, 100 years.
     OliveGroves,
 }
 
