@@ -16,7 +16,7 @@ use crate::app::keys::Caller;
 use crate::expense::model::default_asset_kind;
 use crate::expense::{Expense, Status};
 use crate::ports::Ports;
-use crate::tax::amortisation::{self, AssetKind};
+use crate::tax::amortisation::{self, Asset, AssetKind};
 use crate::tax::ledger_entry::LedgerEntry;
 use crate::tax::model130::{EarlierQuarters, Estimation, Model130Input, YearToDate, compute};
 use crate::tax::money::{Amount, MAX_INTEGER_DIGITS, decimal_from_json};
@@ -124,6 +124,9 @@ pub struct CountedAsset {
     pub start_date: NaiveDate,
     /// The amortisable value.
     pub base: Money,
+    /// Written off at once in the year it entered service (LIS art. 12.3.e)
+    /// when the year's low-value assets stay within 25,000 €.
+    pub low_value: bool,
     /// Its amortisation from 1 January (or its entry into service) to the quarter's end.
     pub year_to_date: Money,
 }
@@ -212,18 +215,21 @@ impl IrpfBooks<'_> {
             .filter(|e| !e.entry.capital_good && e.cost_date() <= at)
             .map(|e| e.entry.deductible.expense.value())
             .sum();
-        current
-            + self
-                .assets
-                .iter()
-                .map(|e| amortised(e, at))
-                .sum::<Decimal>()
+        current + self.amortised(at).iter().map(|(_, a)| a).sum::<Decimal>()
     }
-}
 
-fn amortised(e: &Expense, at: NaiveDate) -> Decimal {
-    e.amortisation_plan()
-        .map_or(Decimal::ZERO, |plan| amortisation::year_to_date(&plan, at))
+    /// Each capital good with its amortisation of the year to `at`.
+    fn amortised(&self, at: NaiveDate) -> Vec<(&Expense, Decimal)> {
+        let (expenses, assets): (Vec<&Expense>, Vec<Asset>) = self
+            .assets
+            .iter()
+            .filter_map(|e| Some((e, e.asset()?)))
+            .unzip();
+        expenses
+            .into_iter()
+            .zip(amortisation::year_to_date_of(&assets, at))
+            .collect()
+    }
 }
 
 /// The oldest year an asset still being amortised can come from (olive
@@ -249,7 +255,7 @@ pub async fn assets(
         .collect())
 }
 
-fn counted_asset(e: &Expense, at: NaiveDate) -> Option<CountedAsset> {
+fn counted_asset(e: &Expense, year_to_date: Decimal) -> Option<CountedAsset> {
     let plan = e.amortisation_plan()?;
     Some(CountedAsset {
         id: e.id.clone(),
@@ -262,7 +268,8 @@ fn counted_asset(e: &Expense, at: NaiveDate) -> Option<CountedAsset> {
         annual_rate: Percent::from(plan.annual_rate),
         start_date: plan.start,
         base: Money::from(plan.base),
-        year_to_date: Money::from(amortisation::year_to_date(&plan, at)),
+        low_value: e.entry.amortisation.is_some_and(|a| a.low_value),
+        year_to_date: Money::from(year_to_date),
     })
 }
 
@@ -363,7 +370,10 @@ pub async fn estimate_model_130(
                 .into_iter()
                 .map(|e| counted_expense(e, e.cost_date()))
                 .collect(),
-            assets.iter().filter_map(|e| counted_asset(e, to)).collect(),
+            book.amortised(to)
+                .into_iter()
+                .filter_map(|(e, amount)| counted_asset(e, amount))
+                .collect(),
         )
     } else {
         (Vec::new(), Vec::new())
