@@ -11,10 +11,9 @@ use utoipa::ToSchema;
 
 use super::books::{self, CountedExpense, CountedInvoice, counted_expense, counted_invoice};
 use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
-use crate::app::expenses;
 use crate::app::keys::Caller;
+use crate::expense::Expense;
 use crate::expense::model::default_asset_kind;
-use crate::expense::{Expense, Status};
 use crate::ports::Ports;
 use crate::tax::amortisation::{self, Asset, AssetKind};
 use crate::tax::ledger_entry::LedgerEntry;
@@ -232,29 +231,6 @@ impl IrpfBooks<'_> {
     }
 }
 
-/// The oldest year an asset still being amortised can come from (olive
-/// groves: 100 years).
-const ASSET_YEARS: i32 = 100;
-
-/// The account's confirmed capital goods in service by `to`.
-pub async fn assets(
-    ports: &Ports,
-    caller: &Caller,
-    year: i32,
-    to: NaiveDate,
-) -> Result<Vec<Expense>, ToolError> {
-    let earliest = NaiveDate::from_ymd_opt(year - ASSET_YEARS, 1, 1).expect("valid year");
-    let all = expenses::between(ports, caller, earliest, to)
-        .await
-        .map_err(ToolError::storage)?;
-    Ok(all
-        .into_iter()
-        .filter(|e| {
-            e.entry.status == Status::Confirmed && e.entry.capital_good && e.cost_date() <= to
-        })
-        .collect())
-}
-
 fn counted_asset(e: &Expense, year_to_date: Decimal) -> Option<CountedAsset> {
     let plan = e.amortisation_plan()?;
     Some(CountedAsset {
@@ -327,17 +303,15 @@ pub async fn estimate_model_130(
         || req.withholdings.is_none()
         || req.expenses.is_none();
     let to = quarter_dates(year, quarter).1;
-    let (b, assets) = if needs_books {
-        let b = books::read(ports, caller, year, quarter, &mut notes).await?;
-        let assets = assets(ports, caller, year, to).await?;
-        (Some(b), assets)
+    let b = if needs_books {
+        Some(books::read(ports, caller, year, quarter, &mut notes).await?)
     } else {
-        (None, Vec::new())
+        None
     };
     let book = IrpfBooks {
         invoices: b.as_ref().map_or(&[][..], |b| &b.invoices_year),
         expenses: b.as_ref().map_or(&[][..], |b| &b.expenses_year),
-        assets: &assets,
+        assets: b.as_ref().map_or(&[][..], |b| &b.assets),
     };
     let from_ledger = req.income.is_none() || req.withholdings.is_none();
     let invoices: Vec<CountedInvoice> = if from_ledger {
@@ -363,7 +337,7 @@ pub async fn estimate_model_130(
                 "No expenses given: box 02 is the deductible cost of the {} confirmed expense(s) of the book dated from 1 January to {}, and the amortisation of {} capital good(s) (LIRPF art. 28.1, LIS art. 12.1).",
                 current.len(),
                 to,
-                assets.len()
+                book.assets.len()
             ));
         (
             current
