@@ -158,6 +158,38 @@ async fn a_laptop_is_amortised_across_the_quarters_not_expensed_at_once() {
 }
 
 #[tokio::test]
+async fn a_low_value_item_is_written_off_in_the_year_it_enters_service() {
+    let h = harness().await;
+    expense(
+        &h,
+        "S-1",
+        "2026-03-10",
+        json!({"category": "equipment", "capital_good": true, "low_value": true,
+            "lines": [{"rate": 21, "base": 280}]}),
+    )
+    .await;
+    // LIS art. 12.3.e: a new item of at most 300 € is written off at once
+    // (within 25,000 € a year): 280 in Q1, and still 280 year to date in Q2.
+    for quarter in [1, 2] {
+        let m = model_130(
+            &h,
+            json!({"year": 2026, "quarter": quarter, "income": 1000, "withholdings": 0,
+                "direct_estimation": "normal", "previous_payments": 0}),
+        )
+        .await;
+        assert_boxes(&m["boxes"], &[("02", 280.0)]);
+        assert_eq!(m["amortisation"][0]["low_value"], json!(true));
+    }
+    let next_year = model_130(
+        &h,
+        json!({"year": 2027, "quarter": 1, "income": 1000, "withholdings": 0,
+            "direct_estimation": "normal"}),
+    )
+    .await;
+    assert_boxes(&next_year["boxes"], &[("02", 0.0)]);
+}
+
+#[tokio::test]
 async fn a_rate_outside_the_table_is_refused_naming_the_field() {
     let h = harness().await;
     let r = send(

@@ -117,6 +117,10 @@ pub struct ExpenseFields {
     /// limits (at most the maximum coefficient, at least 100 / maximum
     /// years); default the maximum coefficient.
     pub amortisation_rate: Option<Percent>,
+    /// A capital good of new items worth at most 300 € each: written off at
+    /// once in the year it enters service, up to 25,000 € a year (LIS art.
+    /// 12.3.e); default false.
+    pub low_value: Option<bool>,
     /// When the account paid the supplier: IRPF withheld goes to the Modelo
     /// 111/115 of that quarter (RIRPF art. 78.1). Not given: not paid yet.
     pub paid_date: Option<NaiveDate>,
@@ -175,6 +179,7 @@ impl ExpenseFields {
             capital_good: over.capital_good.or(self.capital_good),
             asset_kind: over.asset_kind.or(self.asset_kind),
             amortisation_rate: over.amortisation_rate.or(self.amortisation_rate),
+            low_value: over.low_value.or(self.low_value),
             paid_date: over.paid_date.or(self.paid_date),
             private_use_percent: over.private_use_percent.or(self.private_use_percent),
             lines: over.lines.or(self.lines),
@@ -279,6 +284,7 @@ impl ExpenseFields {
             capital_good: Some(e.entry.capital_good),
             asset_kind: e.entry.amortisation.map(|a| a.kind),
             amortisation_rate: e.entry.amortisation.map(|a| a.annual_rate),
+            low_value: e.entry.amortisation.map(|a| a.low_value),
             paid_date: e.withholding_date(),
             private_use_percent: e.entry.private_use_percent,
             lines: Some(

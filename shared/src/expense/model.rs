@@ -13,7 +13,7 @@ use super::kinds::{Category, Source, Status, Treatment};
 use super::payment::Paid;
 use crate::invoice::party::{in_eu, normalize_tax_id};
 use crate::tax::accrual;
-use crate::tax::amortisation::{AssetKind, Plan};
+use crate::tax::amortisation::{Asset, AssetKind, Plan};
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{Money, Percent, cents, percent_of, round2};
 
@@ -73,6 +73,10 @@ pub struct Amortisation {
     pub start_date: NaiveDate,
     /// The amortisable value: the deductible cost (`deductible.expense`).
     pub base: Money,
+    /// New items worth at most 300 € each: written off at once in the year
+    /// it enters service, up to 25,000 € a year (LIS art. 12.3.e).
+    #[serde(default)]
+    pub low_value: bool,
 }
 
 /// The stored file of an expense (`GET /api/v1/expenses/{id}/document`).
@@ -469,10 +473,13 @@ impl Entry {
                 plan.annual_rate, plan.start_date, plan.kind.code()
             ));
             Some(plan)
-        } else if fields.asset_kind.is_some() || fields.amortisation_rate.is_some() {
+        } else if fields.asset_kind.is_some()
+            || fields.amortisation_rate.is_some()
+            || fields.low_value.is_some()
+        {
             return Err(err(
                 "capital_good",
-                "asset_kind and amortisation_rate apply to capital goods: send capital_good: true",
+                "asset_kind, amortisation_rate and low_value apply to capital goods: send capital_good: true",
             ));
         } else {
             None
@@ -574,6 +581,7 @@ fn amortisation(
         max_years: kind.max_years(),
         start_date,
         base,
+        low_value: fields.low_value.unwrap_or(false),
     })
 }
 
@@ -587,6 +595,14 @@ impl Expense {
             Paid::Unpaid => None,
             Paid::NotRecorded => Some(self.entry.issue_date),
         }
+    }
+
+    /// A capital good as the amortisation takes it; `None` for other expenses.
+    pub fn asset(&self) -> Option<Asset> {
+        Some(Asset {
+            plan: self.amortisation_plan()?,
+            low_value: self.entry.amortisation.is_some_and(|a| a.low_value),
+        })
     }
 
     /// How a capital good is amortised; `None` for other expenses.

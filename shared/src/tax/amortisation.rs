@@ -18,26 +18,26 @@ use super::money::round2;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AssetKind {
-    /// 1. Buildings and other constructions: 3 %, 68 years.
+    /// Group 1: Buildings and other constructions: 3 %, 68 years.
     Buildings,
-    /// 2. Installations, furniture, fixtures and the rest of tangible fixed
+    /// Group 2: Installations, furniture, fixtures and the rest of tangible fixed
     /// assets: 10 %, 20 years (the table's residual group).
     Furniture,
-    /// 3. Machinery: 12 %, 18 years.
+    /// Group 3: Machinery: 12 %, 18 years.
     Machinery,
-    /// 4. Means of transport: 16 %, 14 years.
+    /// Group 4: Means of transport: 16 %, 14 years.
     Vehicles,
-    /// 5. Data-processing equipment, systems and software: 26 %, 10 years.
+    /// Group 5: Data-processing equipment, systems and software: 26 %, 10 years.
     Computers,
-    /// 6. Tools and implements: 30 %, 8 years.
+    /// Group 6: Tools and implements: 30 %, 8 years.
     Tools,
-    /// 7. Cattle, pigs, sheep and goats: 16 %, 14 years.
+    /// Group 7: Cattle, pigs, sheep and goats: 16 %, 14 years.
     Livestock,
-    /// 8. Horses and non-citrus fruit trees: 8 %, 25 years.
+    /// Group 8: Horses and non-citrus fruit trees: 8 %, 25 years.
     HorsesAndFruitTrees,
-    /// 9. Citrus fruit trees and vineyards: 4 %, 50 years.
+    /// Group 9: Citrus fruit trees and vineyards: 4 %, 50 years.
     CitrusAndVineyards,
-    /// 10. Olive groves: 2 %, 100 years.
+    /// Group 10: Olive groves: 2 %, 100 years.
     OliveGroves,
 }
 
@@ -163,6 +163,53 @@ pub fn year_to_date(plan: &Plan, to: NaiveDate) -> Decimal {
     split(plan, to).1
 }
 
+/// LIS art. 12.3.e: new tangible items worth at most 300 € each may be
+/// written off freely, up to 25,000 € a year.
+const LOW_VALUE_LIMIT: Decimal = dec!(25000);
+
+/// An asset, and whether its items are new and worth at most 300 € each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Asset {
+    pub plan: Plan,
+    pub low_value: bool,
+}
+
+/// Which low-value assets are written off at once: in order of entry into
+/// service, while their year's total stays within 25,000 €. An asset that
+/// would pass the limit follows its plan.
+fn written_off(assets: &[Asset]) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..assets.len()).filter(|&i| assets[i].low_value).collect();
+    order.sort_by_key(|&i| (assets[i].plan.start, i));
+    let mut used: std::collections::BTreeMap<i32, Decimal> = std::collections::BTreeMap::new();
+    let mut free = vec![false; assets.len()];
+    for i in order {
+        let plan = assets[i].plan;
+        let year = used.entry(plan.start.year()).or_default();
+        if *year + plan.base <= LOW_VALUE_LIMIT {
+            *year += plan.base;
+            free[i] = true;
+        }
+    }
+    free
+}
+
+/// Each asset's amortisation of `to`'s year from 1 January through `to`; a
+/// low-value asset written off at once counts whole in the year it entered
+/// service.
+pub fn year_to_date_of(assets: &[Asset], to: NaiveDate) -> Vec<Decimal> {
+    assets
+        .iter()
+        .zip(written_off(assets))
+        .map(|(asset, free)| match free {
+            true if asset.plan.start.year() == to.year() && asset.plan.start <= to => {
+                asset.plan.base
+            }
+            true => Decimal::ZERO,
+            false => year_to_date(&asset.plan, to),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,5 +306,39 @@ mod tests {
         };
         assert_eq!(year_to_date(&plan, day(2025, 12, 31)), dec!(-10));
         assert_eq!(accumulated(&plan, day(2040, 12, 31)), dec!(-100));
+    }
+
+    #[test]
+    fn low_value_items_are_written_off_at_once_up_to_25000_a_year() {
+        // LIS art. 12.3.e (via LIRPF art. 28.1): items of at most 300 € each,
+        // up to 25,000 € a year; what passes the limit is amortised as usual.
+        let asset = |base, (m, d), low_value| Asset {
+            plan: Plan {
+                base,
+                annual_rate: dec!(10),
+                start: day(2026, m, d),
+            },
+            low_value,
+        };
+        let assets = [
+            asset(dec!(24000), (3, 1), true),
+            asset(dec!(2000), (5, 1), true),
+            asset(dec!(250), (2, 1), true),
+            asset(dec!(730), (1, 1), false),
+        ];
+        // Q1 (31-03): 250 (1-02) and 24,000 (1-03) written off; 24,250 used, so
+        // the 2,000 of 1-05 does not fit and is amortised: not in service yet.
+        // The 730 at 10 %: 73 × 90 / 365 = 18.
+        assert_eq!(
+            year_to_date_of(&assets, day(2026, 3, 31)),
+            [dec!(24000), dec!(0), dec!(250), dec!(18)]
+        );
+        // Q2 (30-06): 2,000 × 10 % × 61 / 365 = 33.4246… → 33.42; 73 × 181 / 365 = 36.2.
+        assert_eq!(
+            year_to_date_of(&assets, day(2026, 6, 30)),
+            [dec!(24000), dec!(33.42), dec!(250), dec!(36.2)]
+        );
+        // The next year, what was written off counts no more.
+        assert_eq!(year_to_date_of(&assets, day(2027, 3, 31))[0], dec!(0));
     }
 }

@@ -104,7 +104,13 @@ pub struct Books {
     /// Confirmed expenses issued up to the quarter's end with IRPF withheld
     /// and not paid yet.
     pub unpaid_withholdings: usize,
+    /// Confirmed capital goods in service by the quarter's end, of any year.
+    pub assets: Vec<Expense>,
 }
+
+/// The oldest year an asset still being amortised can come from (olive
+/// groves: 100 years, simplified amortisation table).
+const ASSET_YEARS: i32 = 100;
 
 /// Reads both books. Test keys have neither: every list is empty, and a
 /// note says so.
@@ -130,9 +136,11 @@ pub async fn read(
     } else {
         Vec::new()
     };
-    // An invoice received after the year it was issued in still counts for
-    // VAT in the quarter it arrived: read from the year before.
-    let earliest = NaiveDate::from_ymd_opt(year - 1, 1, 1).expect("valid year");
+    // An invoice received or paid after the year it was issued in still
+    // counts in the quarter it arrived (VAT) or was paid (111/115), and a
+    // capital good is amortised for years: read the book as far back as an
+    // asset can still be amortised.
+    let earliest = NaiveDate::from_ymd_opt(year - ASSET_YEARS, 1, 1).expect("valid year");
     let all = expenses::between(ports, caller, earliest, to)
         .await
         .map_err(ToolError::storage)?;
@@ -164,11 +172,17 @@ pub async fn read(
         .cloned()
         .collect();
     let unpaid_withholdings = unpaid_with_withholding(&confirmed, to);
+    let assets = confirmed
+        .iter()
+        .filter(|e| e.entry.capital_good && e.cost_date() <= to)
+        .cloned()
+        .collect();
     Ok(Books {
         from,
         to,
         expenses_paid,
         unpaid_withholdings,
+        assets,
         invoices: invoices_year
             .iter()
             .filter(|e| e.accrual() >= from)

@@ -11,12 +11,11 @@ use utoipa::ToSchema;
 
 use super::books::{self, CountedExpense, CountedInvoice, counted_expense, counted_invoice};
 use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
-use crate::app::expenses;
 use crate::app::keys::Caller;
+use crate::expense::Expense;
 use crate::expense::model::default_asset_kind;
-use crate::expense::{Expense, Status};
 use crate::ports::Ports;
-use crate::tax::amortisation::{self, AssetKind};
+use crate::tax::amortisation::{self, Asset, AssetKind};
 use crate::tax::ledger_entry::LedgerEntry;
 use crate::tax::model130::{EarlierQuarters, Estimation, Model130Input, YearToDate, compute};
 use crate::tax::money::{Amount, MAX_INTEGER_DIGITS, decimal_from_json};
@@ -124,6 +123,9 @@ pub struct CountedAsset {
     pub start_date: NaiveDate,
     /// The amortisable value.
     pub base: Money,
+    /// Written off at once in the year it entered service (LIS art. 12.3.e)
+    /// when the year's low-value assets stay within 25,000 €.
+    pub low_value: bool,
     /// Its amortisation from 1 January (or its entry into service) to the quarter's end.
     pub year_to_date: Money,
 }
@@ -212,44 +214,24 @@ impl IrpfBooks<'_> {
             .filter(|e| !e.entry.capital_good && e.cost_date() <= at)
             .map(|e| e.entry.deductible.expense.value())
             .sum();
-        current
-            + self
-                .assets
-                .iter()
-                .map(|e| amortised(e, at))
-                .sum::<Decimal>()
+        current + self.amortised(at).iter().map(|(_, a)| a).sum::<Decimal>()
+    }
+
+    /// Each capital good with its amortisation of the year to `at`.
+    fn amortised(&self, at: NaiveDate) -> Vec<(&Expense, Decimal)> {
+        let (expenses, assets): (Vec<&Expense>, Vec<Asset>) = self
+            .assets
+            .iter()
+            .filter_map(|e| Some((e, e.asset()?)))
+            .unzip();
+        expenses
+            .into_iter()
+            .zip(amortisation::year_to_date_of(&assets, at))
+            .collect()
     }
 }
 
-fn amortised(e: &Expense, at: NaiveDate) -> Decimal {
-    e.amortisation_plan()
-        .map_or(Decimal::ZERO, |plan| amortisation::year_to_date(&plan, at))
-}
-
-/// The oldest year an asset still being amortised can come from (olive
-/// groves: 100 years).
-const ASSET_YEARS: i32 = 100;
-
-/// The account's confirmed capital goods in service by `to`.
-pub async fn assets(
-    ports: &Ports,
-    caller: &Caller,
-    year: i32,
-    to: NaiveDate,
-) -> Result<Vec<Expense>, ToolError> {
-    let earliest = NaiveDate::from_ymd_opt(year - ASSET_YEARS, 1, 1).expect("valid year");
-    let all = expenses::between(ports, caller, earliest, to)
-        .await
-        .map_err(ToolError::storage)?;
-    Ok(all
-        .into_iter()
-        .filter(|e| {
-            e.entry.status == Status::Confirmed && e.entry.capital_good && e.cost_date() <= to
-        })
-        .collect())
-}
-
-fn counted_asset(e: &Expense, at: NaiveDate) -> Option<CountedAsset> {
+fn counted_asset(e: &Expense, year_to_date: Decimal) -> Option<CountedAsset> {
     let plan = e.amortisation_plan()?;
     Some(CountedAsset {
         id: e.id.clone(),
@@ -262,7 +244,8 @@ fn counted_asset(e: &Expense, at: NaiveDate) -> Option<CountedAsset> {
         annual_rate: Percent::from(plan.annual_rate),
         start_date: plan.start,
         base: Money::from(plan.base),
-        year_to_date: Money::from(amortisation::year_to_date(&plan, at)),
+        low_value: e.entry.amortisation.is_some_and(|a| a.low_value),
+        year_to_date: Money::from(year_to_date),
     })
 }
 
@@ -320,17 +303,15 @@ pub async fn estimate_model_130(
         || req.withholdings.is_none()
         || req.expenses.is_none();
     let to = quarter_dates(year, quarter).1;
-    let (b, assets) = if needs_books {
-        let b = books::read(ports, caller, year, quarter, &mut notes).await?;
-        let assets = assets(ports, caller, year, to).await?;
-        (Some(b), assets)
+    let b = if needs_books {
+        Some(books::read(ports, caller, year, quarter, &mut notes).await?)
     } else {
-        (None, Vec::new())
+        None
     };
     let book = IrpfBooks {
         invoices: b.as_ref().map_or(&[][..], |b| &b.invoices_year),
         expenses: b.as_ref().map_or(&[][..], |b| &b.expenses_year),
-        assets: &assets,
+        assets: b.as_ref().map_or(&[][..], |b| &b.assets),
     };
     let from_ledger = req.income.is_none() || req.withholdings.is_none();
     let invoices: Vec<CountedInvoice> = if from_ledger {
@@ -356,14 +337,17 @@ pub async fn estimate_model_130(
                 "No expenses given: box 02 is the deductible cost of the {} confirmed expense(s) of the book dated from 1 January to {}, and the amortisation of {} capital good(s) (LIRPF art. 28.1, LIS art. 12.1).",
                 current.len(),
                 to,
-                assets.len()
+                book.assets.len()
             ));
         (
             current
                 .into_iter()
                 .map(|e| counted_expense(e, e.cost_date()))
                 .collect(),
-            assets.iter().filter_map(|e| counted_asset(e, to)).collect(),
+            book.amortised(to)
+                .into_iter()
+                .filter_map(|(e, amount)| counted_asset(e, amount))
+                .collect(),
         )
     } else {
         (Vec::new(), Vec::new())

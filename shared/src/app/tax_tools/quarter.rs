@@ -8,7 +8,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::books::{self, CountedExpense, CountedInvoice, counted_expense, counted_invoice};
-use super::model130::{IrpfBooks, assets};
+use super::model130::IrpfBooks;
 use super::model303::boxes_of;
 use super::{ESTIMATE_NOTICE, ToolError, check_quarter, check_year};
 use crate::app::keys::Caller;
@@ -203,7 +203,7 @@ pub async fn quarter_summary(
                 IrpfBooks {
                     invoices: &b.invoices_year,
                     expenses: &b.expenses_year,
-                    assets: &assets(ports, caller, year, b.to).await?,
+                    assets: &b.assets,
                 }
                 .costs_at(b.to),
             ),
