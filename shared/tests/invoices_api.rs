@@ -644,10 +644,15 @@ async fn rectifying_invoices_by_substitution_and_by_differences() {
         (subst.json["number"].clone(), num(&subst.json["total"])),
         (json!("R2026-000002"), 848.0)
     );
+    // D7: the substitution replaces the invoice as the credit of 100 € left
+    // it (900 € + 189 € VAT), and its record reports those amounts as the
+    // ones rectified (art. 15 RD 1619/2012; AEAT record design,
+    // ImporteRectificacion: the amounts of the invoice being replaced).
     let record = &subst.json["verifactu"]["record"];
     assert_eq!(record["TipoRectificativa"], "S");
-    assert_eq!(record["ImporteRectificacion"]["BaseRectificada"], "1000.00");
-    assert_eq!(record["ImporteRectificacion"]["CuotaRectificada"], "210.00");
+    assert_eq!(record["ImporteRectificacion"]["BaseRectificada"], "900.00");
+    assert_eq!(record["ImporteRectificacion"]["CuotaRectificada"], "189.00");
+    assert_eq!(subst.json["rectifies"]["rectified_base"], 900.0);
 
     let original = send(&h.app, get("/api/v1/invoices/1", Some(&h.live)))
         .await
@@ -685,8 +690,8 @@ async fn rectifying_invoices_by_substitution_and_by_differences() {
     .json;
     assert_eq!(
         num(&q["totals"]["base"]),
-        1000.0 - 100.0 - 200.0,
-        "the ledger holds the differences"
+        800.0,
+        "the ledger holds the differences: 1,000 − 100, then 800 − 900 (D7)"
     );
     assert_eq!(q["rectification_count"], 2);
     assert_eq!(events_of(&h, "invoice.issued").await, 3);
@@ -789,6 +794,94 @@ async fn rectifying_invoices_by_substitution_and_by_differences() {
         (chain.json["status"].clone(), chain.json["records"].clone()),
         (json!("ok"), json!(7))
     );
+}
+
+/// D6: a rectification by differences is checked against the invoice's
+/// current amounts per rate group (arts. 80 and 89 Ley 37/1992, art. 15
+/// RD 1619/2012): nothing is credited beyond what was charged, a credit of
+/// the whole invoice credits what is left, and once nothing is left no
+/// credit goes through.
+#[tokio::test]
+async fn rectifications_by_differences_never_credit_more_than_the_invoice() {
+    let h = harness().await;
+    issued(
+        &h,
+        json!({"customer": customer(), "irpf_rate": 15, "lines": [line(json!(1000), json!(21)), line(json!(500), json!(10))]}),
+    )
+    .await;
+    let rectify = |body: Value| {
+        let req = post_json(
+            "/api/v1/invoices/1/rectify",
+            &h.live,
+            Some(&shared::ids::random_token(8)),
+            &body.to_string(),
+        );
+        send(&h.app, req)
+    };
+    let credit = |price: i64, rate: i64| {
+        json!({"reason_code": "R1", "method": "differences", "description": "Abono",
+            "lines": [{"description": "Abono", "quantity": -1, "unit_price": price, "vat_rate": rate}]})
+    };
+    // The 10 % group charged 500 €: 600 € of it is refused although the
+    // invoice's total (1,500 € of bases) would cover it.
+    let beyond = rectify(credit(600, 10)).await;
+    bad(&beyond, "rectification_exceeds_invoice", "lines");
+    assert!(
+        beyond.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("art. 15 RD 1619/2012"),
+        "{}",
+        beyond.json
+    );
+    // A rate the invoice never charged has nothing to credit.
+    bad(
+        &rectify(credit(10, 4)).await,
+        "rectification_exceeds_invoice",
+        "lines",
+    );
+    let partial = rectify(credit(400, 21)).await;
+    assert_eq!(partial.status, StatusCode::CREATED, "{}", partial.json);
+    // 600 € is left at 21 %: 601 € more is refused, checked against what is left.
+    bad(
+        &rectify(credit(601, 21)).await,
+        "rectification_exceeds_invoice",
+        "lines",
+    );
+    // The whole invoice: what is left, 600 € + 126 € and 500 € + 50 €, less
+    // IRPF 15 % of 1,100 € = 165 € → −1,111 €.
+    let rest =
+        rectify(json!({"reason_code": "R1", "method": "differences", "description": "Anulación"}))
+            .await;
+    assert_eq!(rest.status, StatusCode::CREATED, "{}", rest.json);
+    assert_eq!(
+        (
+            num(&rest.json["base"]),
+            num(&rest.json["vat_amount"]),
+            num(&rest.json["irpf_amount"]),
+            num(&rest.json["total"])
+        ),
+        (-1100.0, -176.0, -165.0, -1111.0)
+    );
+    // Credited in full: neither a second full credit nor a cent more.
+    bad(
+        &rectify(json!({"reason_code": "R1", "method": "differences", "description": "Otra vez"}))
+            .await,
+        "rectification_exceeds_invoice",
+        "method",
+    );
+    bad(
+        &rectify(credit(1, 21)).await,
+        "rectification_exceeds_invoice",
+        "lines",
+    );
+    let q = send(
+        &h.app,
+        get("/api/v1/tax/quarter?year=2026&quarter=4", Some(&h.live)),
+    )
+    .await
+    .json;
+    assert_eq!(num(&q["totals"]["base"]), 0.0, "1,500 − 400 − 1,100");
 }
 
 #[tokio::test]

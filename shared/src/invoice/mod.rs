@@ -9,6 +9,7 @@ pub mod model;
 pub mod number;
 pub mod party;
 pub mod payments;
+pub mod rectification;
 pub mod series;
 pub mod status;
 pub mod totals;

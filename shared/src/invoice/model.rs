@@ -280,9 +280,21 @@ pub struct Invoice {
     /// The sum of the payments.
     #[serde(default)]
     pub amount_paid: Money,
-    /// total − amount_paid; 0 once cancelled.
+    /// What is left to collect: total + rectifications_total − amount_paid,
+    /// never below 0; 0 once cancelled and for rectifying invoices (their
+    /// amounts count in the invoice they rectify, whose balance it is).
     #[serde(default)]
     pub amount_due: Money,
+    /// What its rectifications changed the amount to collect by: the credits
+    /// and debits by differences, and a substitution's total less the
+    /// amount it replaced (negative when credited). The invoice's balance
+    /// is `total + rectifications_total`; payments of a rectified invoice
+    /// are recorded against it, not against its rectifying invoices.
+    /// When payments exceed the balance (e.g. a paid invoice credited) it
+    /// is `paid` with nothing due, and the excess is returned to the
+    /// customer by recording a refund (a negative payment).
+    #[serde(default)]
+    pub rectifications_total: Money,
     /// The date of the last payment once fully paid (the effective payment
     /// date of RD 238/2026 art. 10.1.b); null otherwise.
     #[serde(default)]

@@ -467,6 +467,7 @@ pub async fn finalize(
         payment_status: Default::default(),
         amount_paid: Money::from(Decimal::ZERO),
         amount_due: Money::from(Decimal::ZERO),
+        rectifications_total: Money::from(Decimal::ZERO),
         paid_at: None,
         customer: draft.customer,
         customer_id: draft.customer_id,
