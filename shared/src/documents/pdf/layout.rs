@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 
 use crate::invoice::line::Treatment;
 use crate::invoice::model::{GroupView, Invoice, LineView};
+use crate::invoice::party::Party;
 use crate::invoice::status::Status;
 
 use super::canvas::{Face, MM_PER_PT, PAGE_HEIGHT, PAGE_WIDTH, Page, Rgb, Style};
@@ -367,6 +368,25 @@ fn customer_lines(customer: &crate::invoice::party::Party) -> Vec<(Style, String
     lines
 }
 
+/// What a substitution changes, as art. 15.5 RD 1619/2012 lets an invoice
+/// state it: the amount of the rectification, besides the correct and the
+/// rectified amounts.
+fn substitution_change(invoice: &Invoice, r: &crate::invoice::model::Rectifies) -> String {
+    let mut change = format!(
+        "Importe de la rectificación: base imponible {}, cuota de {} {}",
+        format::amount((invoice.base - r.rectified_base).value()),
+        invoice.tax.label(),
+        format::amount((invoice.vat_amount - r.rectified_vat).value())
+    );
+    if !(invoice.surcharge_amount.is_zero() && r.rectified_surcharge.is_zero()) {
+        change += &format!(
+            ", recargo de equivalencia {}",
+            format::amount((invoice.surcharge_amount - r.rectified_surcharge).value())
+        );
+    }
+    change
+}
+
 fn rectification(flow: &mut Flow) {
     let Some(r) = &flow.invoice.rectifies else {
         return;
@@ -402,6 +422,7 @@ fn rectification(flow: &mut Flow) {
             );
         }
         lines.push(body(amounts));
+        lines.push(body(substitution_change(flow.invoice, r)));
     }
     let block = Block::new("FACTURA RECTIFICADA", lines);
     let width = RIGHT - LEFT;
@@ -708,7 +729,7 @@ fn mentions(flow: &mut Flow) {
 }
 
 fn mention_texts(invoice: &Invoice) -> Vec<String> {
-    let mut texts = exemption_wordings(&invoice.lines);
+    let mut texts = exemption_wordings(&invoice.lines, invoice.customer.as_ref());
     let mut payment: Vec<String> = Vec::new();
     if let Some(p) = &invoice.payment {
         payment.push(format!(
@@ -758,7 +779,7 @@ fn mention_texts(invoice: &Invoice) -> Vec<String> {
 }
 
 /// The wording each exemption or reverse-charge code requires, once per code.
-fn exemption_wordings(lines: &[LineView]) -> Vec<String> {
+fn exemption_wordings(lines: &[LineView], customer: Option<&Party>) -> Vec<String> {
     let mut codes: Vec<&str> = Vec::new();
     for code in lines.iter().filter_map(|l| l.exemption.as_deref()) {
         if !codes.contains(&code) {
@@ -768,7 +789,7 @@ fn exemption_wordings(lines: &[LineView]) -> Vec<String> {
     codes
         .into_iter()
         .filter_map(|code| {
-            let wording = Treatment::parse_exemption(code).and_then(|t| t.wording())?;
+            let wording = Treatment::parse_exemption(code).and_then(|t| t.wording_to(customer))?;
             Some(format!("{code}: {wording}."))
         })
         .collect()
