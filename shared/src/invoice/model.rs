@@ -10,6 +10,7 @@ use crate::invoice::kind::Kind;
 use crate::invoice::party::Party;
 use crate::invoice::payments::{Instalment, PaymentEntry, PaymentStatus};
 use crate::invoice::status::Status;
+use crate::invoice::warnings::Warning;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{Money, Percent, as_number, decimal_from_json};
 use crate::verifactu::status::RecordStatus;
@@ -308,6 +309,13 @@ pub struct Invoice {
     #[serde(default)]
     pub replaced_by: Option<InvoiceLink>,
     pub events: Vec<HistoryEvent>,
+    /// What the law leaves room for but should be checked, found when the
+    /// invoice was issued (it was issued): `payment_term_over_60_days`
+    /// (Ley 3/2004 art. 4.3), `r2_conditions` (art. 80.Tres Ley 37/1992),
+    /// `r3_too_early` or `r3_too_late` (art. 80.Cuatro). Messages are in
+    /// English and name the article.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
     pub verifactu: VerifactuView,
     pub created_at: DateTime<Utc>,
 }

@@ -124,7 +124,9 @@ pub fn current(original: &Invoice, rectifications: &[Invoice]) -> Current {
 pub struct Exceeds {
     /// `base`, `vat_amount` or `surcharge_amount`.
     pub amount: &'static str,
-    pub group: Group,
+    /// The group's VAT rate and treatment.
+    pub vat_rate: Decimal,
+    pub treatment: Treatment,
     /// The group's amount before the rectification.
     pub current: Decimal,
     /// What the rectification changes it by.
@@ -133,8 +135,8 @@ pub struct Exceeds {
 
 impl Exceeds {
     pub fn message(&self) -> String {
-        let what = match self.group.treatment {
-            Treatment::Taxed => format!("the {} % group", self.group.vat_rate.normalize()),
+        let what = match self.treatment {
+            Treatment::Taxed => format!("the {} % group", self.vat_rate.normalize()),
             other => format!("the {} group", other.code()),
         };
         format!(
@@ -149,13 +151,16 @@ impl Exceeds {
     }
 }
 
+/// One of a group's amounts.
+type Amount = fn(&Group) -> Decimal;
+
 /// Checks a rectification by differences against the current amounts.
 pub fn check_differences(current: &Current, change: &Totals) -> Result<(), Exceeds> {
     let after = current.plus(change);
     for g in &after.groups {
         let before = current.groups.iter().find(|c| same_group(c, g));
         let was = |f: fn(&Group) -> Decimal| before.map_or(Decimal::ZERO, f);
-        let checks: [(&'static str, fn(&Group) -> Decimal); 3] = [
+        let checks: [(&'static str, Amount); 3] = [
             ("base", |g| g.base),
             ("vat_amount", |g| g.vat_amount),
             ("surcharge_amount", |g| g.surcharge_amount),
@@ -164,7 +169,8 @@ pub fn check_differences(current: &Current, change: &Totals) -> Result<(), Excee
             if of(g) < Decimal::ZERO {
                 return Err(Exceeds {
                     amount,
-                    group: g.clone(),
+                    vat_rate: g.vat_rate,
+                    treatment: g.treatment,
                     current: was(of),
                     change: of(g) - was(of),
                 });

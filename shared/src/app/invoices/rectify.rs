@@ -18,6 +18,7 @@ use super::issue::{Draft, check_totals, finalize, ledger_groups, today};
 use super::request::{self, LineRequest, RectifyRequest};
 use super::{due_index, record, replace, store};
 use crate::app::keys::Caller;
+use crate::invoice::combinations;
 use crate::invoice::kind::Kind;
 use crate::invoice::line::Line;
 use crate::invoice::model::{HistoryEvent, HistoryKind, Invoice, LineView, RectifiedBy, Rectifies};
@@ -26,6 +27,7 @@ use crate::invoice::rectification::{self, Current};
 use crate::invoice::series::Numbered;
 use crate::invoice::status::Status;
 use crate::invoice::totals::{self, Prices, Totals};
+use crate::invoice::warnings;
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::ledger_entry::RateGroup;
@@ -117,19 +119,27 @@ fn whole_credit(
     }
 }
 
+/// The request's lines, checked as the original's were: an R5 rectifies a
+/// simplified invoice, so it carries no E5, N2 or S2 line (art. 4.4
+/// RD 1619/2012), and E5 stays for a customer in another member state.
 fn lines_for(
     requests: &[LineRequest],
     original: &Invoice,
     signed: bool,
 ) -> Result<Vec<Line>, InvoiceError> {
     let surcharge = original.surcharge_amount != Money::from(Decimal::ZERO);
-    request::lines(
+    let lines = request::lines(
         requests,
         original.operation_date.unwrap_or(original.issue_date),
         surcharge,
         signed,
         original.tax,
-    )
+    )?;
+    if original.is_simplified() && !original.qualified_simplified {
+        combinations::simplified_lines(&lines)?;
+    }
+    combinations::intra_eu_supply(&lines, original.customer.as_ref())?;
+    Ok(lines)
 }
 
 /// Issues the rectifying invoice; returns it, the updated original, and the writes.
@@ -283,6 +293,11 @@ pub async fn rectify(
         ledger_groups: ledger,
         ledger_irpf,
         simulated_error: None,
+        warnings: warnings::rectification(
+            reason_code,
+            original.operation_date.unwrap_or(original.issue_date),
+            today(ports),
+        ),
     };
     let (rectifying, mut writes) = finalize(ports, caller, system, draft).await?;
     let open_before = open_instalments(&original);
