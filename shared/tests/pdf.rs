@@ -214,9 +214,17 @@ fn must_show(invoice: &Invoice) -> Vec<String> {
         // D27: a substitution states the amount of the rectification too
         // (art. 15.5 RD 1619/2012), the new base less the rectified one.
         if r.method == "substitution" {
+            let gross = invoice.base + invoice.vat_amount + invoice.surcharge_amount;
+            let rectified = r.rectified_base + r.rectified_vat + r.rectified_surcharge;
+            let change = (gross - rectified).value();
+            let way = if change.is_sign_negative() {
+                "menos"
+            } else {
+                "más"
+            };
             shown.push(format!(
-                "Importe de la rectificación: base imponible {}",
-                euros((invoice.base - r.rectified_base).value())
+                "Importe de la rectificación: {} {way}",
+                euros(change.abs())
             ));
         }
     }

@@ -75,7 +75,9 @@ pub struct Rectifies {
     /// `substitution` or `differences`.
     pub method: String,
     pub description: String,
-    /// For substitution: the rectified invoice's base, VAT and surcharge (ImporteRectificacion).
+    /// The amounts rectified: the rectified invoice's base, VAT and
+    /// surcharge as its earlier rectifications left them (for a
+    /// substitution, its record's ImporteRectificacion).
     pub rectified_base: Money,
     pub rectified_vat: Money,
     pub rectified_surcharge: Money,

@@ -369,22 +369,17 @@ fn customer_lines(customer: &crate::invoice::party::Party) -> Vec<(Style, String
 }
 
 /// What a substitution changes, as art. 15.5 RD 1619/2012 lets an invoice
-/// state it: the amount of the rectification, besides the correct and the
-/// rectified amounts.
+/// state it: the amount of the rectification (base, tax and surcharge),
+/// besides the correct and the rectified amounts. Worded as a rise or a
+/// fall in one sum, so that no figure reads as one of the invoice's own.
 fn substitution_change(invoice: &Invoice, r: &crate::invoice::model::Rectifies) -> String {
-    let mut change = format!(
-        "Importe de la rectificación: base imponible {}, cuota de {} {}",
-        format::amount((invoice.base - r.rectified_base).value()),
-        invoice.tax.label(),
-        format::amount((invoice.vat_amount - r.rectified_vat).value())
-    );
-    if !(invoice.surcharge_amount.is_zero() && r.rectified_surcharge.is_zero()) {
-        change += &format!(
-            ", recargo de equivalencia {}",
-            format::amount((invoice.surcharge_amount - r.rectified_surcharge).value())
-        );
-    }
-    change
+    let new = (invoice.base + invoice.vat_amount + invoice.surcharge_amount).value();
+    let old = (r.rectified_base + r.rectified_vat + r.rectified_surcharge).value();
+    let way = if new < old { "menos" } else { "más" };
+    format!(
+        "Importe de la rectificación: {} {way} que la factura rectificada",
+        format::amount((new - old).abs())
+    )
 }
 
 fn rectification(flow: &mut Flow) {
