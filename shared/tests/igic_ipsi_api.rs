@@ -35,7 +35,7 @@ fn body(rates: &[f64]) -> Value {
             |r| json!({"description": "Material", "quantity": 1, "unit_price": 100, "vat_rate": r}),
         )
         .collect();
-    json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838"}, "lines": lines})
+    json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4"}, "lines": lines})
 }
 
 async fn issue(h: &Harness, key: &str, body: Value) -> Reply {

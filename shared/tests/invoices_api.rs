@@ -379,7 +379,7 @@ async fn bad_issue_requests_get_400_with_the_field() {
         assert_eq!((r.code(), r.param()), (code, param), "{body}: {}", r.json);
         assert_eq!(r.status, StatusCode::BAD_REQUEST);
     }
-    let foreign = issued(&h, json!({"customer": {"name": "Jean", "tax_id": "FR40303265045", "country": "FR"}, "lines": [line(json!(1), json!(21))]})).await;
+    let foreign = issued(&h, json!({"customer": {"name": "Jean", "tax_id": "FR40303265045", "address": "1 rue de la Paix", "country": "FR"}, "lines": [line(json!(1), json!(21))]})).await;
     assert_eq!(
         foreign["verifactu"]["record"]["Destinatarios"]["IDDestinatario"][0]["IDOtro"]["CodigoPais"],
         "FR"
@@ -644,10 +644,15 @@ async fn rectifying_invoices_by_substitution_and_by_differences() {
         (subst.json["number"].clone(), num(&subst.json["total"])),
         (json!("R2026-000002"), 848.0)
     );
+    // D7: the substitution replaces the invoice as the credit of 100 € left
+    // it (900 € + 189 € VAT), and its record reports those amounts as the
+    // ones rectified (art. 15 RD 1619/2012; AEAT record design,
+    // ImporteRectificacion: the amounts of the invoice being replaced).
     let record = &subst.json["verifactu"]["record"];
     assert_eq!(record["TipoRectificativa"], "S");
-    assert_eq!(record["ImporteRectificacion"]["BaseRectificada"], "1000.00");
-    assert_eq!(record["ImporteRectificacion"]["CuotaRectificada"], "210.00");
+    assert_eq!(record["ImporteRectificacion"]["BaseRectificada"], "900.00");
+    assert_eq!(record["ImporteRectificacion"]["CuotaRectificada"], "189.00");
+    assert_eq!(subst.json["rectifies"]["rectified_base"], 900.0);
 
     let original = send(&h.app, get("/api/v1/invoices/1", Some(&h.live)))
         .await
@@ -685,8 +690,8 @@ async fn rectifying_invoices_by_substitution_and_by_differences() {
     .json;
     assert_eq!(
         num(&q["totals"]["base"]),
-        1000.0 - 100.0 - 200.0,
-        "the ledger holds the differences"
+        800.0,
+        "the ledger holds the differences: 1,000 − 100, then 800 − 900 (D7)"
     );
     assert_eq!(q["rectification_count"], 2);
     assert_eq!(events_of(&h, "invoice.issued").await, 3);
@@ -789,6 +794,94 @@ async fn rectifying_invoices_by_substitution_and_by_differences() {
         (chain.json["status"].clone(), chain.json["records"].clone()),
         (json!("ok"), json!(7))
     );
+}
+
+/// D6: a rectification by differences is checked against the invoice's
+/// current amounts per rate group (arts. 80 and 89 Ley 37/1992, art. 15
+/// RD 1619/2012): nothing is credited beyond what was charged, a credit of
+/// the whole invoice credits what is left, and once nothing is left no
+/// credit goes through.
+#[tokio::test]
+async fn rectifications_by_differences_never_credit_more_than_the_invoice() {
+    let h = harness().await;
+    issued(
+        &h,
+        json!({"customer": customer(), "irpf_rate": 15, "lines": [line(json!(1000), json!(21)), line(json!(500), json!(10))]}),
+    )
+    .await;
+    let rectify = |body: Value| {
+        let req = post_json(
+            "/api/v1/invoices/1/rectify",
+            &h.live,
+            Some(&shared::ids::random_token(8)),
+            &body.to_string(),
+        );
+        send(&h.app, req)
+    };
+    let credit = |price: i64, rate: i64| {
+        json!({"reason_code": "R1", "method": "differences", "description": "Abono",
+            "lines": [{"description": "Abono", "quantity": -1, "unit_price": price, "vat_rate": rate}]})
+    };
+    // The 10 % group charged 500 €: 600 € of it is refused although the
+    // invoice's total (1,500 € of bases) would cover it.
+    let beyond = rectify(credit(600, 10)).await;
+    bad(&beyond, "rectification_exceeds_invoice", "lines");
+    assert!(
+        beyond.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("art. 15 RD 1619/2012"),
+        "{}",
+        beyond.json
+    );
+    // A rate the invoice never charged has nothing to credit.
+    bad(
+        &rectify(credit(10, 4)).await,
+        "rectification_exceeds_invoice",
+        "lines",
+    );
+    let partial = rectify(credit(400, 21)).await;
+    assert_eq!(partial.status, StatusCode::CREATED, "{}", partial.json);
+    // 600 € is left at 21 %: 601 € more is refused, checked against what is left.
+    bad(
+        &rectify(credit(601, 21)).await,
+        "rectification_exceeds_invoice",
+        "lines",
+    );
+    // The whole invoice: what is left, 600 € + 126 € and 500 € + 50 €, less
+    // IRPF 15 % of 1,100 € = 165 € → −1,111 €.
+    let rest =
+        rectify(json!({"reason_code": "R1", "method": "differences", "description": "Anulación"}))
+            .await;
+    assert_eq!(rest.status, StatusCode::CREATED, "{}", rest.json);
+    assert_eq!(
+        (
+            num(&rest.json["base"]),
+            num(&rest.json["vat_amount"]),
+            num(&rest.json["irpf_amount"]),
+            num(&rest.json["total"])
+        ),
+        (-1100.0, -176.0, -165.0, -1111.0)
+    );
+    // Credited in full: neither a second full credit nor a cent more.
+    bad(
+        &rectify(json!({"reason_code": "R1", "method": "differences", "description": "Otra vez"}))
+            .await,
+        "rectification_exceeds_invoice",
+        "method",
+    );
+    bad(
+        &rectify(credit(1, 21)).await,
+        "rectification_exceeds_invoice",
+        "lines",
+    );
+    let q = send(
+        &h.app,
+        get("/api/v1/tax/quarter?year=2026&quarter=4", Some(&h.live)),
+    )
+    .await
+    .json;
+    assert_eq!(num(&q["totals"]["base"]), 0.0, "1,500 − 400 − 1,100");
 }
 
 #[tokio::test]
@@ -1220,5 +1313,144 @@ async fn fifty_concurrent_requests_with_one_key_issue_one_invoice() {
         list["data"].as_array().unwrap().len(),
         1,
         "exactly one invoice"
+    );
+}
+
+/// D10, D11, D23: combinations the law refuses, each a 400 naming the field
+/// and the article.
+#[tokio::test]
+async fn full_invoices_name_the_address_e5_goes_abroad_in_the_eu_and_surcharge_excludes_irpf() {
+    let h = harness().await;
+    let zero = |code: &str| json!({"description": "Mercancía", "quantity": 1, "unit_price": 100, "vat_rate": 0, "exemption": code});
+    let message = |r: &Reply| r.json["error"]["message"].as_str().unwrap().to_string();
+    // D10: art. 6.1.e RD 1619/2012, the customer's address on a full invoice.
+    let no_address = issue(
+        &h,
+        json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838"}, "lines": [line(json!(100), json!(21))]}),
+    )
+    .await;
+    bad(&no_address, "parameter_missing", "customer.address");
+    assert!(message(&no_address).contains("art. 6.1.e RD 1619/2012"));
+    // D11: art. 25 Ley 37/1992, E5 only to a business in another member state.
+    let french = json!({"name": "Atelier SARL", "tax_id": "FR40303265045", "address": "1 rue de la Paix",
+        "postal_code": "75002", "city": "Paris", "country": "FR"});
+    let us = json!({"name": "Acme Inc", "tax_id": "123456789", "address": "1 Main St", "city": "Austin", "country": "US"});
+    for customer in [customer(), us] {
+        let r = issue(&h, json!({"customer": customer, "lines": [zero("E5")]})).await;
+        bad(&r, "exemption_not_applicable", "lines[0].exemption");
+        assert!(message(&r).contains("art. 25 Ley 37/1992"), "{}", r.json);
+    }
+    let intra = issue(&h, json!({"customer": french, "lines": [zero("E5")]})).await;
+    assert_eq!(intra.status, StatusCode::CREATED, "{}", intra.json);
+    // D23: arts. 148 and 154 Ley 37/1992 (goods to a retailer) against
+    // art. 101 Ley 35/2006 (withholding on professional income).
+    let both = issue(
+        &h,
+        json!({"customer": customer(), "equivalence_surcharge": true, "irpf_rate": 15, "lines": [line(json!(100), json!(21))]}),
+    )
+    .await;
+    bad(&both, "surcharge_with_withholding", "irpf_rate");
+    assert!(message(&both).contains("154 Ley 37/1992"), "{}", both.json);
+}
+
+/// D14, D19: where the law leaves room the invoice is issued with warnings
+/// naming the field and the article.
+#[tokio::test]
+async fn long_b2b_terms_and_r2_r3_dates_are_warned_about() {
+    let h = harness().await;
+    // Ley 3/2004 art. 4.3: between businesses, at most 60 days from the
+    // operation (here 2026-10-01; the harness's today is 2026-11-21).
+    let late = issued(
+        &h,
+        json!({"customer": customer(), "operation_date": "2026-10-01", "due_date": "2026-12-01",
+            "lines": [line(json!(100), json!(21))]}),
+    )
+    .await;
+    assert_eq!(
+        late["warnings"],
+        json!([{"code": "payment_term_over_60_days", "param": "due_date",
+            "message": late["warnings"][0]["message"]}])
+    );
+    assert!(
+        late["warnings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("art. 4.3 Ley 3/2004")
+    );
+    let in_time = issued(
+        &h,
+        json!({"customer": customer(), "due_date": "2027-01-20", "lines": [line(json!(100), json!(21))]}),
+    )
+    .await;
+    assert!(in_time.get("warnings").is_none(), "{in_time}");
+    let split = issued(
+        &h,
+        json!({"customer": customer(), "due_dates": [{"date": "2026-12-01", "amount": 60}, {"date": "2027-02-01", "amount": 61}],
+            "lines": [line(json!(100), json!(21))]}),
+    )
+    .await;
+    assert_eq!(split["warnings"][0]["param"], "due_dates[1].date");
+
+    // Art. 80.Cuatro Ley 37/1992: a bad debt is rectified no earlier than
+    // six months after the VAT accrued; the invoice of 2026-10-01 is too recent.
+    let rectify = |id: &Value, code: &str| {
+        let path = format!("/api/v1/invoices/{id}/rectify");
+        let body = json!({"reason_code": code, "method": "differences", "description": "Impago"});
+        let idem = shared::ids::random_token(8);
+        let app = h.app.clone();
+        let key = h.live.clone();
+        async move { send(&app, post_json(&path, &key, Some(&idem), &body.to_string())).await }
+    };
+    let r3 = rectify(&late["id"], "R3").await;
+    assert_eq!(r3.status, StatusCode::CREATED, "{}", r3.json);
+    assert_eq!(r3.json["warnings"][0]["code"], "r3_too_early");
+    assert_eq!(r3.json["warnings"][0]["param"], "reason_code");
+    assert!(
+        r3.json["warnings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("art. 80.Cuatro")
+    );
+    let r2 = rectify(&in_time["id"], "R2").await;
+    assert_eq!(
+        r2.json["warnings"][0]["code"], "r2_conditions",
+        "{}",
+        r2.json
+    );
+}
+
+/// D21: tobacco carries a 1.75 % surcharge (art. 161 Ley 37/1992); D22: the
+/// Ceuta and Melilla professional withholding, 15 % and 7 % reduced by 60 %
+/// (art. 68.4 Ley 35/2006), is an IRPF rate.
+#[tokio::test]
+async fn tobacco_surcharge_and_ceuta_melilla_withholding_can_be_issued() {
+    let h = harness().await;
+    let tobacco = issued(
+        &h,
+        json!({"customer": customer(), "equivalence_surcharge": true, "lines": [
+            {"description": "Cigarrillos", "quantity": 1, "unit_price": 100, "vat_rate": 21, "tobacco": true},
+            line(json!(100), json!(21))]}),
+    )
+    .await;
+    let rates: Vec<f64> = tobacco["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| num(&l["surcharge_rate"]))
+        .collect();
+    assert_eq!(rates, [1.75, 5.2]);
+    assert_eq!(num(&tobacco["surcharge_amount"]), 1.75 + 5.2);
+    for (rate, withheld) in [(6.0, 60.0), (2.8, 28.0)] {
+        let inv = issued(
+            &h,
+            json!({"customer": customer(), "irpf_rate": rate, "lines": [line(json!(1000), json!(21))]}),
+        )
+        .await;
+        assert_eq!(num(&inv["irpf_amount"]), withheld);
+    }
+    bad(
+        &issue(&h, json!({"customer": customer(), "irpf_rate": 7.5, "lines": [line(json!(1000), json!(21))]})).await,
+        "parameter_invalid",
+        "irpf_rate",
     );
 }

@@ -611,8 +611,13 @@ async fn concurrent_runs_send_an_overdue_instalment_once() {
     assert_eq!(overdue::run(&h.ports, now).await.unwrap(), 0);
 }
 
+/// D13: one balance per invoice, net of its rectifications. A credit note
+/// lowers the rectified invoice's amount due, a substitution replaces it
+/// (art. 15 RD 1619/2012: the rectifying invoice corrects the original, it
+/// is not a second debt); the rectifying invoices collect nothing
+/// themselves.
 #[tokio::test]
-async fn rectifying_invoices_collect_only_a_positive_total() {
+async fn rectifications_change_the_balance_of_the_invoice_they_rectify() {
     let h = harness().await;
     let id = issued(&h, json!({})).await["id"].clone();
     paid(&h, &id, json!({"amount": 21, "method": "transfer"})).await;
@@ -623,8 +628,10 @@ async fn rectifying_invoices_collect_only_a_positive_total() {
         let key = h.live.clone();
         async move { send(&app, post_json(&path, &key, Some(&idem), &body.to_string())).await }
     };
+    // A credit of 50 € + 10.50 € VAT: 121 − 60.50 = 60.50 to collect, 21 paid.
     let credit = rectify(
-        json!({"reason_code": "R1", "method": "differences", "description": "Anulación parcial"}),
+        json!({"reason_code": "R1", "method": "differences", "description": "Descuento",
+        "lines": [{"description": "Descuento", "quantity": -1, "unit_price": 50, "vat_rate": 21}]}),
     )
     .await;
     assert_eq!(credit.status, StatusCode::CREATED, "{}", credit.json);
@@ -650,7 +657,17 @@ async fn rectifying_invoices_collect_only_a_positive_total() {
         "invalid_request_error",
         "invalid_state",
     );
+    let original = read(&h, &id).await;
+    assert_eq!(state(&original), s("issued", "partially_paid", 21.0, 39.5));
+    assert_eq!(original["rectifications_total"], -60.5);
+    bad(
+        &pay(&h, &id, json!({"amount": 40, "method": "transfer"})).await,
+        "overpayment",
+        "amount",
+    );
 
+    // A substitution by 90 € + 18.90 € VAT replaces the balance: 108.90,
+    // of which 21 is paid; the substitution itself collects nothing.
     let line =
         json!([{"description": "Servicio", "quantity": 1, "unit_price": 90, "vat_rate": 21}]);
     let substitution = rectify(json!({"reason_code": "R1", "method": "substitution", "description": "Precio corregido", "lines": line})).await;
@@ -661,18 +678,58 @@ async fn rectifying_invoices_collect_only_a_positive_total() {
         substitution.json
     );
     let substitution = substitution.json;
-    assert_eq!(state(&substitution), s("issued", "unpaid", 0.0, 108.9));
-    let inv = paid(
-        &h,
-        &substitution["id"],
-        json!({"amount": 108.9, "method": "transfer"}),
+    assert_eq!(state(&substitution), s("issued", "paid", 0.0, 0.0));
+    let original = read(&h, &id).await;
+    assert_eq!(state(&original), s("issued", "partially_paid", 21.0, 87.9));
+    let inv = paid(&h, &id, json!({"amount": 87.9, "method": "transfer"})).await;
+    assert_eq!(state(&inv), s("paid", "paid", 108.9, 0.0));
+    let list = send(
+        &h.app,
+        get(
+            "/api/v1/invoices?payment_status=partially_paid",
+            Some(&h.live),
+        ),
     )
     .await;
-    assert_eq!(state(&inv), s("paid", "paid", 108.9, 0.0));
-    let original = read(&h, &id).await;
+    assert_eq!(list.json["data"], json!([]), "{}", list.json);
+}
+
+/// D13: an invoice credited in full has nothing to collect: no overdue
+/// reminder, and what was paid is refunded as a negative payment.
+#[tokio::test]
+async fn an_invoice_credited_in_full_is_settled_and_never_overdue() {
+    let h = harness().await;
+    let unpaid = issued(&h, json!({"due_date": "2026-11-25"})).await["id"].clone();
+    let prepaid = issued(&h, json!({"due_date": "2026-11-25"})).await["id"].clone();
+    paid(&h, &prepaid, json!({"amount": 21, "method": "transfer"})).await;
+    for id in [&unpaid, &prepaid] {
+        let path = format!("/api/v1/invoices/{id}/rectify");
+        let body =
+            json!({"reason_code": "R1", "method": "differences", "description": "Anulación"});
+        let r = send(
+            &h.app,
+            post_json(
+                &path,
+                &h.live,
+                Some(&shared::ids::random_token(8)),
+                &body.to_string(),
+            ),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    }
+    assert_eq!(every_hour(&h, "2026-12-01T00:00:00Z", 1).await, 0);
+    assert!(overdue_events(&h).await.is_empty());
     assert_eq!(
-        state(&original),
-        s("issued", "partially_paid", 21.0, 100.0),
-        "the rectified invoice keeps its payments"
+        state(&read(&h, &unpaid).await),
+        s("issued", "paid", 0.0, 0.0)
     );
+    assert_eq!(
+        state(&read(&h, &prepaid).await),
+        s("issued", "paid", 21.0, 0.0)
+    );
+    let r = pay(&h, &prepaid, json!({"amount": 1, "method": "transfer"})).await;
+    assert_eq!(r.code(), "invalid_state", "{}", r.json);
+    let refunded = paid(&h, &prepaid, json!({"amount": -21, "method": "transfer"})).await;
+    assert_eq!(state(&refunded).2, 0.0);
 }

@@ -19,14 +19,19 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use axum::Router;
+use axum::http::StatusCode;
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
+use serde_json::json;
 use shared::documents::cii::cii;
 use shared::documents::facturx::facturx_pdf;
 use shared::documents::pdf::pdf;
+use shared::domain::account::Plan;
 use shared::invoice::line::Treatment;
 use shared::invoice::model::Invoice;
 use shared::invoice::status::Status;
+use support::{post_json, send};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/pdf");
 
@@ -206,6 +211,22 @@ fn must_show(invoice: &Invoice) -> Vec<String> {
     }
     if let Some(r) = &invoice.rectifies {
         shown.extend([r.number.clone(), day(r.issue_date), r.description.clone()]);
+        // D27: a substitution states the amount of the rectification too
+        // (art. 15.5 RD 1619/2012), the new base less the rectified one.
+        if r.method == "substitution" {
+            let gross = invoice.base + invoice.vat_amount + invoice.surcharge_amount;
+            let rectified = r.rectified_base + r.rectified_vat + r.rectified_surcharge;
+            let change = (gross - rectified).value();
+            let way = if change.is_sign_negative() {
+                "menos"
+            } else {
+                "más"
+            };
+            shown.push(format!(
+                "Importe de la rectificación: {} {way}",
+                euros(change.abs())
+            ));
+        }
     }
     if let Some(payment) = &invoice.payment {
         shown.extend(payment.iban.iter().map(|iban| {
@@ -431,4 +452,39 @@ async fn the_facturx_pdf_carries_the_cii_xml_as_pdfa3() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// D12: a service to a business in another member state is located there
+/// and reverse charged (art. 69.Uno.1º Ley 37/1992): its invoice says
+/// «inversión del sujeto pasivo» (art. 6.1.m RD 1619/2012); to a customer
+/// outside the EU it does not.
+#[tokio::test]
+async fn an_intra_eu_service_says_reverse_charge() {
+    if !tools("text", &["pdftotext"]) {
+        return;
+    }
+    let h = support::start(support::relaxed(), Plan::Pro, Router::new()).await;
+    h.set_issuer().await;
+    let dir = tempfile::tempdir().unwrap();
+    let german = json!({"name": "Werkstatt GmbH", "tax_id": "DE123456789", "address": "Hauptstr. 1",
+        "postal_code": "10115", "city": "Berlin", "country": "DE"});
+    let american = json!({"name": "Acme Inc", "tax_id": "123456789", "address": "1 Main St",
+        "city": "Austin", "country": "US"});
+    for (name, customer, reverse) in [("de", german, true), ("us", american, false)] {
+        let body = json!({"customer": customer, "lines": [{"description": "Consultoría", "quantity": 1,
+            "unit_price": 1000, "vat_rate": 0, "exemption": "N2"}]});
+        let r = send(
+            &h.app,
+            post_json("/api/v1/invoices", &h.live, Some(name), &body.to_string()),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+        let invoice: Invoice = serde_json::from_value(r.json).unwrap();
+        let text = squash(&text(&write(dir.path(), name, &pdf(&invoice))));
+        assert_eq!(
+            text.contains(&squash("inversión del sujeto pasivo")),
+            reverse,
+            "{name}: {text}"
+        );
+    }
 }

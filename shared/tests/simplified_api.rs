@@ -349,3 +349,67 @@ async fn a_full_invoice_replaces_tickets_which_then_name_it() {
     let chain = send(&h.app, get("/api/v1/verifactu/chain/verify", Some(&h.live))).await;
     assert_eq!(chain.json["status"], "ok");
 }
+
+/// D9: art. 4.4 RD 1619/2012 reserves intra-EU supplies (E5), operations
+/// located abroad (N2) and reverse charge (S2) to full invoices: neither a
+/// ticket, nor a qualified simplified invoice, nor an R5 carries them.
+#[tokio::test]
+async fn simplified_invoices_carry_no_intra_eu_abroad_or_reverse_charge_lines() {
+    let h = harness().await;
+    let zero = |code: &str| json!({"description": "Servicio", "quantity": 1, "unit_price": 100, "vat_rate": 0, "exemption": code});
+    for code in ["E5", "N2", "S2"] {
+        let ticket = post(
+            &h,
+            "/api/v1/invoices",
+            json!({"lines": [item("Pan", 1, 1.0, 4), zero(code)]}),
+        )
+        .await;
+        assert_eq!(
+            (ticket.status, ticket.code(), ticket.param()),
+            (
+                StatusCode::BAD_REQUEST,
+                "simplified_invoice_not_allowed",
+                "lines[1].exemption"
+            ),
+            "{code}: {}",
+            ticket.json
+        );
+        assert!(
+            ticket.json["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("art. 4.4 RD 1619/2012")
+        );
+        let qualified = post(
+            &h,
+            "/api/v1/invoices",
+            json!({"simplified": true, "customer": customer(), "lines": [zero(code)]}),
+        )
+        .await;
+        assert_eq!(
+            qualified.code(),
+            "simplified_invoice_not_allowed",
+            "{code}: {}",
+            qualified.json
+        );
+    }
+    let ticket = created(
+        &h,
+        "/api/v1/invoices",
+        json!({"lines": [item("Pan", 1, 10.0, 4)]}),
+    )
+    .await;
+    let r5 = post(
+        &h,
+        &format!("/api/v1/invoices/{}/rectify", ticket["id"]),
+        json!({"reason_code": "R5", "method": "differences", "description": "Cambio",
+            "lines": [{"description": "Servicio", "quantity": -1, "unit_price": 1, "vat_rate": 0, "exemption": "S2"}]}),
+    )
+    .await;
+    assert_eq!(
+        (r5.code(), r5.param()),
+        ("simplified_invoice_not_allowed", "lines[0].exemption"),
+        "{}",
+        r5.json
+    );
+}

@@ -12,7 +12,7 @@ use shared::ports::table::{Key, UpdateOp, Value as Attr};
 use support::{Harness, get, madrid_issuer, post_json, send};
 
 fn invoice() -> String {
-    json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838"},
+    json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4"},
         "lines": [{"description": "Servicio", "quantity": 1, "unit_price": 100, "vat_rate": 21}]})
     .to_string()
 }

@@ -177,6 +177,36 @@ async fn an_invoice_is_issued_on_the_web_once_listed_and_downloaded() {
         .await;
     assert_eq!(paid.status, StatusCode::SEE_OTHER);
     assert!(browser.get(&location).await.html.contains("pagada"));
+
+    // D6, D13: the page's rectification credits what is left, shown before
+    // it is issued; once credited in full it offers none.
+    let page = browser.get(&location).await;
+    assert!(
+        page.html.contains("<strong>121,00 €</strong>"),
+        "{}",
+        page.html
+    );
+    let credited = browser
+        .submit(
+            &location,
+            "/invoices/1/rectify",
+            &[
+                ("mode", "test"),
+                ("reason_code", "R1"),
+                ("method", "differences"),
+                ("description", "Anulación"),
+            ],
+        )
+        .await;
+    assert_eq!(credited.status, StatusCode::SEE_OTHER, "{}", credited.html);
+    let page = browser.get(&location).await;
+    assert!(
+        page.html.contains("Rectificada por completo"),
+        "{}",
+        page.html
+    );
+    assert!(page.html.contains("-121,00 €"), "{}", page.html);
+    assert!(!page.html.contains("/invoices/1/rectify"));
     let unconfirmed = browser
         .submit(&location, "/invoices/1/cancel", &[("mode", "test")])
         .await;

@@ -599,7 +599,7 @@ fn treatments(invoice: &Invoice) -> Vec<Treatment> {
 fn legal_literals(x: &mut Xml, invoice: &Invoice) {
     let wordings: Vec<&str> = treatments(invoice)
         .into_iter()
-        .filter_map(Treatment::wording)
+        .filter_map(|t| t.wording_to(invoice.customer.as_ref()))
         .collect();
     if wordings.is_empty() {
         return;

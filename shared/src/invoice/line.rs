@@ -4,6 +4,8 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
+use super::party::{Party, in_eu};
+
 /// How a line is taxed. `Taxed` lines carry VAT at their rate; the others are
 /// at rate 0 and say why, as the invoice and the VERI*FACTU record must.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +85,22 @@ impl Treatment {
             Treatment::S2 => "Inversión del sujeto pasivo",
         })
     }
+
+    /// The wording on an invoice to `customer`. A service located in
+    /// another member state whose customer, a business there, owes the VAT
+    /// (N2 to an EU business, arts. 69 and 70 Ley 37/1992, art. 196
+    /// Directive 2006/112/EC) is reverse charged: the invoice says
+    /// «inversión del sujeto pasivo» (RD 1619/2012 art. 6.1.m).
+    pub fn wording_to(self, customer: Option<&Party>) -> Option<&'static str> {
+        let eu_business =
+            customer.is_some_and(|c| c.country != "ES" && in_eu(&c.country) && c.tax_id.is_some());
+        if self == Treatment::N2 && eu_business {
+            return Some(
+                "Operación no sujeta a IVA por reglas de localización; inversión del sujeto pasivo",
+            );
+        }
+        self.wording()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,4 +113,40 @@ pub struct Line {
     /// The equivalence surcharge rate for this line (0 when the customer is not under it).
     pub surcharge_rate: Decimal,
     pub treatment: Treatment,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::invoice::party::PartyInput;
+
+    fn party(country: &str, tax_id: Option<&str>) -> Party {
+        Party::parse(PartyInput {
+            name: Some("Cliente".into()),
+            tax_id: tax_id.map(Into::into),
+            country: Some(country.into()),
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_service_to_an_eu_business_says_reverse_charge() {
+        // Art. 6.1.m RD 1619/2012: «inversión del sujeto pasivo» when the
+        // customer owes the tax, as an EU business does for a service
+        // located in its state (art. 69.Uno.1º Ley 37/1992).
+        let german = party("DE", Some("DE123456789"));
+        let wording = Treatment::N2.wording_to(Some(&german)).unwrap();
+        assert!(wording.contains("inversión del sujeto pasivo"), "{wording}");
+        for other in [party("US", Some("123")), party("DE", None)] {
+            assert_eq!(
+                Treatment::N2.wording_to(Some(&other)),
+                Treatment::N2.wording()
+            );
+        }
+        assert_eq!(
+            Treatment::E1.wording_to(Some(&german)),
+            Treatment::E1.wording()
+        );
+    }
 }

@@ -10,6 +10,7 @@ use crate::invoice::kind::Kind;
 use crate::invoice::party::Party;
 use crate::invoice::payments::{Instalment, PaymentEntry, PaymentStatus};
 use crate::invoice::status::Status;
+use crate::invoice::warnings::Warning;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{Money, Percent, as_number, decimal_from_json};
 use crate::verifactu::status::RecordStatus;
@@ -74,7 +75,9 @@ pub struct Rectifies {
     /// `substitution` or `differences`.
     pub method: String,
     pub description: String,
-    /// For substitution: the rectified invoice's base, VAT and surcharge (ImporteRectificacion).
+    /// The amounts rectified: the rectified invoice's base, VAT and
+    /// surcharge as its earlier rectifications left them (for a
+    /// substitution, its record's ImporteRectificacion).
     pub rectified_base: Money,
     pub rectified_vat: Money,
     pub rectified_surcharge: Money,
@@ -280,9 +283,21 @@ pub struct Invoice {
     /// The sum of the payments.
     #[serde(default)]
     pub amount_paid: Money,
-    /// total − amount_paid; 0 once cancelled.
+    /// What is left to collect: total + rectifications_total − amount_paid,
+    /// never below 0; 0 once cancelled and for rectifying invoices (their
+    /// amounts count in the invoice they rectify, whose balance it is).
     #[serde(default)]
     pub amount_due: Money,
+    /// What its rectifications changed the amount to collect by: the credits
+    /// and debits by differences, and a substitution's total less the
+    /// amount it replaced (negative when credited). The invoice's balance
+    /// is `total + rectifications_total`; payments of a rectified invoice
+    /// are recorded against it, not against its rectifying invoices.
+    /// When payments exceed the balance (e.g. a paid invoice credited) it
+    /// is `paid` with nothing due, and the excess is returned to the
+    /// customer by recording a refund (a negative payment).
+    #[serde(default)]
+    pub rectifications_total: Money,
     /// The date of the last payment once fully paid (the effective payment
     /// date of RD 238/2026 art. 10.1.b); null otherwise.
     #[serde(default)]
@@ -296,6 +311,13 @@ pub struct Invoice {
     #[serde(default)]
     pub replaced_by: Option<InvoiceLink>,
     pub events: Vec<HistoryEvent>,
+    /// What the law leaves room for but should be checked, found when the
+    /// invoice was issued (it was issued): `payment_term_over_60_days`
+    /// (Ley 3/2004 art. 4.3), `r2_conditions` (art. 80.Tres Ley 37/1992),
+    /// `r3_too_early` or `r3_too_late` (art. 80.Cuatro). Messages are in
+    /// English and name the article.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
     pub verifactu: VerifactuView,
     pub created_at: DateTime<Utc>,
 }

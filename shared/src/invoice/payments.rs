@@ -9,8 +9,15 @@
 //! - `paid` once the amount paid reaches the total; otherwise `overdue` when
 //!   an instalment's date has passed (it is before today) and it is not
 //!   covered; otherwise `partially_paid` when something is paid, else `unpaid`.
-//! - An invoice whose total is not positive (a zero invoice, a rectifying
-//!   credit) has nothing to collect: `paid`, nothing due, no payments.
+//! - One balance per invoice, net of its rectifications: what is collected
+//!   is `total + rectifications_total` (a credit by differences lowers it, a
+//!   substitution replaces it). Rectifying invoices collect nothing
+//!   themselves: `paid`, nothing due, no payments (record them against the
+//!   rectified invoice). What a credit takes off covers the instalments as a
+//!   payment would, so a fully credited invoice is never `overdue`.
+//! - An invoice whose balance is not positive (a zero invoice, one credited
+//!   in full) has nothing to collect: `paid`, nothing due, no payments but
+//!   refunds of what was paid.
 //! - A cancelled invoice is no longer due: nothing due, never `overdue`.
 //! - An invoice stored before instalments existed has none: its `due_date`
 //!   (if any) counts as one instalment of the total, and its `paid` status
@@ -128,9 +135,19 @@ pub struct PaymentState {
     pub paid_at: Option<NaiveDate>,
 }
 
+/// The invoice's balance: its total as its rectifications left it.
+pub fn payable(invoice: &Invoice) -> Decimal {
+    (invoice.total + invoice.rectifications_total).value()
+}
+
 /// Whether the invoice has anything to collect.
 pub fn collectible(invoice: &Invoice) -> bool {
-    invoice.total > Money::from(Decimal::ZERO)
+    !invoice.kind.is_rectifying() && payable(invoice) > Decimal::ZERO
+}
+
+/// What covers the instalments: the amount paid and what credits took off.
+fn coverage(invoice: &Invoice) -> Decimal {
+    amount_paid(invoice) + (-invoice.rectifications_total.value()).max(Decimal::ZERO)
 }
 
 /// The instalments that apply: the stored ones, or for an invoice stored
@@ -165,7 +182,7 @@ pub fn legacy_paid_date(invoice: &Invoice) -> Option<NaiveDate> {
 /// instalment not covered yet, else the first; the `due_date` without instalments.
 pub fn next_due_date(invoice: &Invoice) -> Option<NaiveDate> {
     let instalments = instalments(invoice);
-    let paid = amount_paid(invoice);
+    let paid = coverage(invoice);
     (0..instalments.len())
         .find(|&i| !covered(&instalments, i, paid))
         .or((!instalments.is_empty()).then_some(0))
@@ -193,7 +210,7 @@ pub fn open_instalments(invoice: &Invoice) -> Vec<usize> {
     if invoice.status == Status::Cancelled || !collectible(invoice) {
         return Vec::new();
     }
-    let paid = amount_paid(invoice);
+    let paid = coverage(invoice);
     (0..invoice.instalments.len())
         .filter(|&i| {
             invoice.instalments[i].overdue_notified_at.is_none()
@@ -214,23 +231,25 @@ pub fn state(invoice: &Invoice, today: NaiveDate) -> PaymentState {
         };
     }
     let open = invoice.status != Status::Cancelled;
+    let payable = payable(invoice);
     let amount_due = if open {
-        (invoice.total - Money::from(paid)).max(Money::from(Decimal::ZERO))
+        (payable - paid).max(Decimal::ZERO)
     } else {
-        Money::from(Decimal::ZERO)
+        Decimal::ZERO
     };
-    if paid >= invoice.total.value() {
+    if paid >= payable {
         let last = invoice.payments.iter().map(|p| p.date).max();
         return PaymentState {
             status: PaymentStatus::Paid,
             amount_paid: paid,
-            amount_due: amount_due.value(),
+            amount_due,
             paid_at: last.or_else(|| legacy_paid_date(invoice)),
         };
     }
     let instalments = instalments(invoice);
+    let covering = coverage(invoice);
     let late = (0..instalments.len())
-        .any(|i| instalments[i].date < today && !covered(&instalments, i, paid));
+        .any(|i| instalments[i].date < today && !covered(&instalments, i, covering));
     let status = if open && late {
         PaymentStatus::Overdue
     } else if paid > Decimal::ZERO {
@@ -241,7 +260,7 @@ pub fn state(invoice: &Invoice, today: NaiveDate) -> PaymentState {
     PaymentState {
         status,
         amount_paid: paid,
-        amount_due: amount_due.value(),
+        amount_due,
         paid_at: None,
     }
 }
@@ -279,7 +298,9 @@ fn invalid(code: &'static str, field: &'static str, message: String) -> PaymentR
 /// Checks a payment of `amount` dated `date` against the invoice on `today`:
 /// not zero, at most 2 decimals, dated from the issue date to today, never
 /// taking the amount paid below zero (a refund of more than was paid) nor
-/// above the total (an overpayment).
+/// above the balance (an overpayment). A rectifying invoice takes none (its
+/// rectified invoice does); an invoice with nothing to collect takes only
+/// refunds.
 pub fn check(
     invoice: &Invoice,
     amount: Decimal,
@@ -291,10 +312,17 @@ pub fn check(
             "the invoice is cancelled: it takes no payments".into(),
         ));
     }
-    if !collectible(invoice) {
+    if let Some(rectified) = &invoice.rectifies {
         return Err(PaymentRefusal::State(format!(
-            "the invoice's total is {}: there is nothing to collect",
-            invoice.total
+            "a rectifying invoice collects nothing itself: record payments against {}, \
+             whose balance it changed",
+            rectified.number
+        )));
+    }
+    if !collectible(invoice) && !amount.is_sign_negative() {
+        return Err(PaymentRefusal::State(format!(
+            "the invoice's balance is {}: there is nothing to collect",
+            Money::from(payable(invoice))
         )));
     }
     if amount.is_zero() {
@@ -337,14 +365,15 @@ pub fn check(
             format!("a refund of {} is more than the {paid} paid", -amount),
         ));
     }
-    if after > invoice.total.value() {
+    let payable = payable(invoice);
+    if amount > Decimal::ZERO && after > payable {
         return Err(invalid(
             "overpayment",
             "amount",
             format!(
-                "{amount} is more than the {} outstanding (total {}, paid {paid})",
-                invoice.total - Money::from(paid),
-                invoice.total
+                "{amount} is more than the {} outstanding (balance {}, paid {paid})",
+                Money::from(payable - paid),
+                Money::from(payable)
             ),
         ));
     }

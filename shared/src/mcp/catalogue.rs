@@ -400,7 +400,7 @@ fn specs() -> Vec<ToolSpec> {
             summary: summary::issued,
             operation: "issue_invoice",
             title: "Issue an invoice",
-            description: "Issue an invoice in the account's name: numbered without gaps in its series (full invoices F<year>-000001…, simplified ones S<year>-000001…, or the series named in `series`, see list_series; test keys TEST-…), with VAT per rate, IRPF withholding and equivalence surcharge computed by the service, a ledger entry and a VERI*FACTU record. An issued invoice can never be edited or deleted, only cancelled (cancel_invoice) or rectified, so confirm the details with the user first. Give the customer inline (`customer`) or by address-book id (`customer_id`); F1 needs the customer's tax id, without one it is a simplified invoice (F2, up to 400 €). Amounts are euros without VAT (or with it, `prices_include_vat`). An issuer in the Canary Islands charges IGIC, one in Ceuta or Melilla IPSI, instead of VAT (by the issuer's postal code); `vat_rate` is then that tax's rate. `idempotency_key` is required: make up a new unique value (e.g. a UUID) for each new invoice and reuse the same value when retrying this same call after an error or timeout, so the invoice is issued once.",
+            description: "Issue an invoice in the account's name: numbered without gaps in its series (full invoices F<year>-000001…, simplified ones S<year>-000001…, or the series named in `series`, see list_series; test keys TEST-…), with VAT per rate, IRPF withholding and equivalence surcharge computed by the service, a ledger entry and a VERI*FACTU record. An issued invoice can never be edited or deleted, only cancelled (cancel_invoice) or rectified, so confirm the details with the user first. Give the customer inline (`customer`) or by address-book id (`customer_id`); F1 needs the customer's tax id and address, without a tax id it is a simplified invoice (F2, up to 400 €). The answer may carry `warnings` (e.g. a business payment term over 60 days) to tell the user about. Amounts are euros without VAT (or with it, `prices_include_vat`). An issuer in the Canary Islands charges IGIC, one in Ceuta or Melilla IPSI, instead of VAT (by the issuer's postal code); `vat_rate` is then that tax's rate. `idempotency_key` is required: make up a new unique value (e.g. a UUID) for each new invoice and reuse the same value when retrying this same call after an error or timeout, so the invoice is issued once.",
             hints: [false, false, false, true],
             parameters: no_parameters,
         },
@@ -465,7 +465,7 @@ fn specs() -> Vec<ToolSpec> {
             summary: summary::payment,
             operation: "record_payment",
             title: "Record a payment",
-            description: "Record a payment the customer made against an invoice (or a refund, as a negative amount): `amount` in euros, `date` when the money arrived (default today; not in the future, not before the issue date), `method` and an optional `reference`. Partial payments are fine; more than what is outstanding (`amount_due` of get_invoice) or a refund of more than was paid is refused. The answer is the invoice with `payment_status` (unpaid, partially_paid, paid, overdue), `amount_paid`, `amount_due` and `payments`; a payment completing the total marks it paid. Cancelled invoices and credits take no payments. `idempotency_key` is required: a new unique value for each new payment, the same one when retrying this same call, so a payment is never recorded twice.",
+            description: "Record a payment the customer made against an invoice (or a refund, as a negative amount): `amount` in euros, `date` when the money arrived (default today; not in the future, not before the issue date), `method` and an optional `reference`. Partial payments are fine; more than what is outstanding (`amount_due` of get_invoice) or a refund of more than was paid is refused. The answer is the invoice with `payment_status` (unpaid, partially_paid, paid, overdue), `amount_paid`, `amount_due` and `payments`; a payment completing the total marks it paid. Cancelled invoices and rectifying invoices take no payments: a rectified invoice's `amount_due` is net of its rectifications, and its payments are recorded against it. `idempotency_key` is required: a new unique value for each new payment, the same one when retrying this same call, so a payment is never recorded twice.",
             hints: [false, false, false, false],
             parameters: no_parameters,
         },
@@ -824,7 +824,7 @@ mod tests {
             assert_eq!(schema["$defs"][test_only]["additionalProperties"], false);
         }
         assert_eq!(line["properties"]["vat_rate"]["enum"][0], 21);
-        assert_eq!(schema["properties"]["irpf_rate"]["enum"][4], 15.0);
+        assert_eq!(schema["properties"]["irpf_rate"]["enum"][6], 15.0);
         let payment = &schema["$defs"]["PaymentRequest"]["properties"]["method"];
         assert_eq!(
             payment["enum"],

@@ -1,6 +1,7 @@
 //! What can go wrong with an invoice operation.
 
 use crate::app::accounts::AccountError;
+use crate::invoice::combinations::Refusal;
 use crate::ports::table::TableError;
 
 #[derive(Debug)]
@@ -29,6 +30,12 @@ impl InvoiceError {
             param,
             message: message.into(),
         }
+    }
+}
+
+impl From<Refusal> for InvoiceError {
+    fn from(r: Refusal) -> Self {
+        InvoiceError::invalid(r.code, r.field, r.message)
     }
 }
 

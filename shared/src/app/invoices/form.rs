@@ -7,6 +7,7 @@
 use rust_decimal::Decimal;
 
 use super::error::InvoiceError;
+use crate::invoice::combinations;
 use crate::invoice::kind::Kind;
 use crate::invoice::line::{Line, Treatment};
 use crate::invoice::party::Party;
@@ -39,7 +40,21 @@ fn customer_required(message: impl Into<String>) -> InvoiceError {
     InvoiceError::invalid("customer_required", "customer.tax_id".into(), message)
 }
 
+/// The form the request makes, once the lines and the customer fit it: a
+/// simplified invoice carries no E5, N2 or S2 line (art. 4.4), a full one
+/// names the customer's address (art. 6.1.e; not the art. 6.1.d invoice
+/// without the customer's identification, for operations abroad).
 pub fn decide(asked: &Asked) -> Result<Form, InvoiceError> {
+    let form = form_of(asked)?;
+    if form.numbered == Numbered::Simplified {
+        combinations::simplified_lines(asked.lines)?;
+    } else if !form.without_recipient_id {
+        combinations::customer_address(asked.customer)?;
+    }
+    Ok(form)
+}
+
+fn form_of(asked: &Asked) -> Result<Form, InvoiceError> {
     let identified = asked.customer.is_some_and(|c| c.tax_id.is_some());
     let withholds = !asked.irpf_rate.is_zero();
     if withholds && !identified {
@@ -238,7 +253,7 @@ mod tests {
 
     #[test]
     fn a_replacement_is_a_full_invoice_to_an_identified_customer() {
-        let identified = party(Some("B64717838"), None);
+        let identified = party(Some("B64717838"), Some("Calle Real 4"));
         let lines = [line(Treatment::Taxed)];
         let mut asked = Asked {
             customer: Some(&identified),
@@ -250,6 +265,13 @@ mod tests {
             limit: SIMPLIFIED_LIMIT,
         };
         assert_eq!(decide(&asked).unwrap().kind, Kind::F3);
+        let unaddressed = party(Some("B64717838"), None);
+        asked.customer = Some(&unaddressed);
+        assert_eq!(
+            code(decide(&asked)),
+            ("parameter_missing", "customer.address".to_string()),
+            "a full invoice shows the customer's address (art. 6.1.e RD 1619/2012)"
+        );
         asked.customer = None;
         assert_eq!(code(decide(&asked)).0, "customer_required");
     }

@@ -22,6 +22,7 @@ use crate::app::verifactu::reason;
 use crate::app::{accounts, customers, ledger, outbox};
 use crate::domain::account::Account;
 use crate::domain::madrid;
+use crate::invoice::combinations;
 use crate::invoice::kind::Kind;
 use crate::invoice::line::Line;
 use crate::invoice::model::{
@@ -34,6 +35,7 @@ use crate::invoice::payments::{self, Instalment};
 use crate::invoice::series::Numbered;
 use crate::invoice::status::Status;
 use crate::invoice::totals::{self, Prices, Totals};
+use crate::invoice::warnings::{self, Warning};
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::indirect::IndirectTax;
@@ -76,6 +78,7 @@ pub struct Draft {
     pub ledger_irpf: Decimal,
     /// Test invoices only: the AEAT error the simulator answers its record with.
     pub simulated_error: Option<RecordError>,
+    pub warnings: Vec<Warning>,
 }
 
 pub fn today(ports: &Ports) -> NaiveDate {
@@ -192,6 +195,7 @@ pub async fn draft(
             request::prices(req.prices_include_vat, req.equivalence_surcharge)?,
         ),
     };
+    combinations::surcharge_with_withholding(req.equivalence_surcharge, irpf_rate)?;
     let totals = totals::compute_with(&lines, irpf_rate, prices);
     check_totals(&totals)?;
     let form = form::decide(&Asked {
@@ -203,6 +207,7 @@ pub async fn draft(
         irpf_rate,
         limit: account.simplified_limit,
     })?;
+    combinations::intra_eu_supply(&lines, customer.as_ref())?;
     let ledger = match &replaced {
         Some(r) => super::rectify::difference(&ledger_groups(&totals), &replace::ledger_of(r)),
         None => ledger_groups(&totals),
@@ -217,6 +222,7 @@ pub async fn draft(
         ));
     }
     let by_terms = form.numbered == Numbered::Full && replaced.is_none();
+    let by_dates = req.due_dates.is_some();
     let instalments = schedule::instalments(
         req.due_date,
         req.due_dates.take(),
@@ -224,6 +230,8 @@ pub async fn draft(
         totals.total,
         by_terms.then_some(account.payment_terms_days),
     )?;
+    let business = customer.as_ref().is_some_and(|c| c.tax_id.is_some());
+    let warnings = warnings::payment_terms(business, tax_date, &instalments, by_dates);
     let notes = req
         .notes
         .as_deref()
@@ -254,6 +262,7 @@ pub async fn draft(
         rectifies: None,
         rectification: None,
         simulated_error,
+        warnings,
     })
 }
 
@@ -469,6 +478,7 @@ pub async fn finalize(
         payment_status: Default::default(),
         amount_paid: Money::from(Decimal::ZERO),
         amount_due: Money::from(Decimal::ZERO),
+        rectifications_total: Money::from(Decimal::ZERO),
         paid_at: None,
         customer: draft.customer,
         customer_id: draft.customer_id,
@@ -485,6 +495,7 @@ pub async fn finalize(
             at: now,
             detail: None,
         }],
+        warnings: draft.warnings,
         verifactu: VerifactuView {
             status: RecordStatus::Pending,
             status_reason,

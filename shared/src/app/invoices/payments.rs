@@ -9,10 +9,11 @@
 //! - Payments are positive, refunds negative; the amount paid never goes
 //!   below 0 (400 `refund_exceeds_paid`) nor above the total (400
 //!   `overpayment`). Dated from the issue date to today (Madrid).
-//! - Cancelled invoices and invoices with nothing to collect (total 0 or
-//!   negative: credits) take none (409 `invalid_state`). Rectifying invoices
-//!   with a positive total take them like any other; a rectified invoice
-//!   keeps its own payments.
+//! - Cancelled invoices and invoices with nothing to collect (balance 0 or
+//!   negative) take none but refunds of what was paid (409 `invalid_state`).
+//!   The balance is the invoice's net of its rectifications (see
+//!   `invoice::payments`): rectifying invoices take none, their rectified
+//!   invoice does.
 //! - Every payment and refund sends `invoice.payment_received` (refunds with
 //!   a negative `payment.amount`). The payment that completes the total
 //!   sends `invoice.paid` and sets the status `paid` (when the status allows
@@ -87,13 +88,16 @@ pub fn by_status(
     now: DateTime<Utc>,
 ) -> Result<Option<Vec<Write>>, InvoiceError> {
     let settle = match to {
-        Status::Paid => invoice.total - Money::from(rules::amount_paid(invoice)),
+        Status::Paid => {
+            Money::from((rules::payable(invoice) - rules::amount_paid(invoice)).max(Decimal::ZERO))
+        }
         Status::Unpaid => Money::from(-rules::amount_paid(invoice)),
         _ => return Ok(None),
     };
     let before = open_instalments(invoice);
     let mut events = Vec::new();
-    if rules::collectible(invoice) && !settle.is_zero() {
+    let refund = settle.is_sign_negative() && invoice.rectifies.is_none();
+    if (rules::collectible(invoice) || refund) && !settle.is_zero() {
         let payment = NewPayment {
             amount: settle.value(),
             date: None,
@@ -162,7 +166,7 @@ fn apply(
         .transpose()?
         .flatten();
     materialise_legacy(invoice);
-    let was_paid = rules::amount_paid(invoice) >= invoice.total.value();
+    let was_paid = rules::amount_paid(invoice) >= rules::payable(invoice);
     let entry = PaymentEntry {
         id: crate::ids::new_id("pay"),
         amount: Money::from(payment.amount.normalize()),
@@ -191,7 +195,7 @@ fn apply(
     data["amount_paid"] = amount(&invoice.amount_paid.value());
     data["amount_due"] = amount(&invoice.amount_due.value());
     events.push((PAYMENT_RECEIVED, data));
-    let now_paid = rules::amount_paid(invoice) >= invoice.total.value();
+    let now_paid = rules::amount_paid(invoice) >= rules::payable(invoice);
     if now_paid && !was_paid {
         if invoice.status.can_become(Status::Paid) {
             invoice.status = Status::Paid;

@@ -2,21 +2,32 @@
 //! that references the original, by substitution (the correct full amounts,
 //! with the rectified amounts reported) or by differences (the signed
 //! difference). The ledger gets the difference either way.
+//!
+//! Both are measured against the invoice's current amounts — the original
+//! as its earlier rectifications left it (`invoice::rectification`): a
+//! rectification by differences never takes a group's base, VAT or
+//! surcharge below zero (400 `rectification_exceeds_invoice`), a credit of
+//! the whole invoice credits what is left, and a substitution replaces the
+//! current amounts, which its record reports as rectified. The original's
+//! balance (`rectifications_total`) follows, in the same transaction.
 
 use rust_decimal::Decimal;
 
 use super::error::InvoiceError;
 use super::issue::{Draft, check_totals, finalize, ledger_groups, today};
-use super::lifecycle::invoice_groups;
 use super::request::{self, LineRequest, RectifyRequest};
-use super::{record, replace, store};
+use super::{due_index, record, replace, store};
 use crate::app::keys::Caller;
+use crate::invoice::combinations;
 use crate::invoice::kind::Kind;
 use crate::invoice::line::Line;
 use crate::invoice::model::{HistoryEvent, HistoryKind, Invoice, LineView, RectifiedBy, Rectifies};
+use crate::invoice::payments::{self, open_instalments};
+use crate::invoice::rectification::{self, Current};
 use crate::invoice::series::Numbered;
 use crate::invoice::status::Status;
-use crate::invoice::totals;
+use crate::invoice::totals::{self, Prices, Totals};
+use crate::invoice::warnings;
 use crate::ports::Ports;
 use crate::ports::table::Write;
 use crate::tax::ledger_entry::RateGroup;
@@ -63,19 +74,74 @@ pub(super) fn difference(new: &[RateGroup], old: &[RateGroup]) -> Vec<RateGroup>
     out
 }
 
+fn exceeds(param: &str, message: String) -> InvoiceError {
+    InvoiceError::invalid("rectification_exceeds_invoice", param.into(), message)
+}
+
+/// The invoice's rectifications, in the order they were issued.
+async fn rectifications_of(
+    ports: &Ports,
+    caller: &Caller,
+    original: &Invoice,
+) -> Result<Vec<Invoice>, InvoiceError> {
+    let mut read = Vec::with_capacity(original.rectified_by.len());
+    for r in &original.rectified_by {
+        read.push(store::get(ports, caller, r.id).await?.0);
+    }
+    Ok(read)
+}
+
+/// A credit of the whole invoice: its lines negated while it is not
+/// rectified, else exactly what its rectifications left (refused once
+/// nothing is left).
+fn whole_credit(
+    original: &Invoice,
+    current: &Current,
+) -> Result<(Vec<Line>, Prices, Totals), InvoiceError> {
+    if original.rectified_by.is_empty() {
+        let lines = credit_lines(&original.lines);
+        let prices = replace::prices_of(original);
+        let totals = totals::compute_with(&lines, original.irpf_rate.value(), prices);
+        return Ok((lines, prices, totals));
+    }
+    let description = format!(
+        "Abono del importe pendiente de la factura {}",
+        original.number
+    );
+    match rectification::remaining_credit(current, original.irpf_rate.value(), &description) {
+        Some((lines, totals)) => Ok((lines, Prices::WithoutVat, totals)),
+        None => Err(exceeds(
+            "method",
+            format!(
+                "invoice {} is already credited in full: nothing is left to rectify \
+                 (arts. 80 and 89 Ley 37/1992, art. 15 RD 1619/2012)",
+                original.number
+            ),
+        )),
+    }
+}
+
+/// The request's lines, checked as the original's were: an R5 rectifies a
+/// simplified invoice, so it carries no E5, N2 or S2 line (art. 4.4
+/// RD 1619/2012), and E5 stays for a customer in another member state.
 fn lines_for(
     requests: &[LineRequest],
     original: &Invoice,
     signed: bool,
 ) -> Result<Vec<Line>, InvoiceError> {
     let surcharge = original.surcharge_amount != Money::from(Decimal::ZERO);
-    request::lines(
+    let lines = request::lines(
         requests,
         original.operation_date.unwrap_or(original.issue_date),
         surcharge,
         signed,
         original.tax,
-    )
+    )?;
+    if original.is_simplified() && !original.qualified_simplified {
+        combinations::simplified_lines(&lines)?;
+    }
+    combinations::intra_eu_supply(&lines, original.customer.as_ref())?;
+    Ok(lines)
 }
 
 /// Issues the rectifying invoice; returns it, the updated original, and the writes.
@@ -125,7 +191,9 @@ pub async fn rectify(
     };
     let description =
         request::text(&req.description, 500, "description", true)?.unwrap_or_default();
-    let (method, lines) = match (req.method.as_str(), &req.lines) {
+    let rectifications = rectifications_of(ports, caller, &original).await?;
+    let current = rectification::current(&original, &rectifications);
+    let (method, lines, prices, totals) = match (req.method.as_str(), &req.lines) {
         ("substitution", Some(l)) => {
             if original
                 .rectified_by
@@ -136,10 +204,10 @@ pub async fn rectify(
                     "the invoice was already substituted".into(),
                 ));
             }
-            (
-                RectificationMethod::Substitution,
-                lines_for(l, &original, false)?,
-            )
+            let lines = lines_for(l, &original, false)?;
+            let prices = replace::prices_of(&original);
+            let totals = totals::compute_with(&lines, original.irpf_rate.value(), prices);
+            (RectificationMethod::Substitution, lines, prices, totals)
         }
         ("substitution", None) => {
             return Err(InvoiceError::invalid(
@@ -148,14 +216,18 @@ pub async fn rectify(
                 "a substitution needs the correct lines",
             ));
         }
-        ("differences", Some(l)) => (
-            RectificationMethod::Differences,
-            lines_for(l, &original, true)?,
-        ),
-        ("differences", None) => (
-            RectificationMethod::Differences,
-            credit_lines(&original.lines),
-        ),
+        ("differences", Some(l)) => {
+            let lines = lines_for(l, &original, true)?;
+            let prices = replace::prices_of(&original);
+            let totals = totals::compute_with(&lines, original.irpf_rate.value(), prices);
+            rectification::check_differences(&current, &totals)
+                .map_err(|e| exceeds("lines", e.message()))?;
+            (RectificationMethod::Differences, lines, prices, totals)
+        }
+        ("differences", None) => {
+            let (lines, prices, totals) = whole_credit(&original, &current)?;
+            (RectificationMethod::Differences, lines, prices, totals)
+        }
         (other, _) => {
             return Err(bad(
                 "method",
@@ -163,16 +235,22 @@ pub async fn rectify(
             ));
         }
     };
-    let prices = replace::prices_of(&original);
-    let totals = totals::compute_with(&lines, original.irpf_rate.value(), prices);
     check_totals(&totals)?;
-    let original_groups = invoice_groups(&original);
-    let (ledger, ledger_irpf) = match method {
+    let current_totals = current.totals(original.irpf_rate.value());
+    let (ledger, ledger_irpf, after) = match method {
         RectificationMethod::Substitution => (
-            difference(&ledger_groups(&totals), &original_groups),
-            totals.irpf_amount - original.irpf_amount.value(),
+            difference(&ledger_groups(&totals), &ledger_groups(&current_totals)),
+            totals.irpf_amount - current.irpf_amount,
+            Current {
+                groups: totals.groups.clone(),
+                irpf_amount: totals.irpf_amount,
+            },
         ),
-        RectificationMethod::Differences => (ledger_groups(&totals), totals.irpf_amount),
+        RectificationMethod::Differences => (
+            ledger_groups(&totals),
+            totals.irpf_amount,
+            current.plus(&totals),
+        ),
     };
     let method_name = match method {
         RectificationMethod::Substitution => "substitution",
@@ -185,9 +263,9 @@ pub async fn rectify(
         reason_code,
         method: method_name.into(),
         description: description.clone(),
-        rectified_base: original.base,
-        rectified_vat: original.vat_amount,
-        rectified_surcharge: original.surcharge_amount,
+        rectified_base: Money::from(current.base()),
+        rectified_vat: Money::from(current.vat_amount()),
+        rectified_surcharge: Money::from(current.surcharge_amount()),
     };
     let draft = Draft {
         kind: reason_code,
@@ -217,8 +295,19 @@ pub async fn rectify(
         ledger_groups: ledger,
         ledger_irpf,
         simulated_error: None,
+        warnings: warnings::rectification(
+            reason_code,
+            original.operation_date.unwrap_or(original.issue_date),
+            today(ports),
+        ),
     };
     let (rectifying, mut writes) = finalize(ports, caller, system, draft).await?;
+    let open_before = open_instalments(&original);
+    original.rectifications_total = Money::from(after.total()) - original.total;
+    payments::refresh(
+        &mut original,
+        crate::domain::madrid::date(rectifying.created_at),
+    );
     original.rectified_by.push(RectifiedBy {
         id: rectifying.id,
         number: rectifying.number.clone(),
@@ -233,5 +322,11 @@ pub async fn rectify(
         )),
     });
     writes.push(store::replace(caller, &original, version));
+    writes.extend(due_index::changes(
+        &open_before,
+        &original,
+        caller.mode,
+        &caller.account_id,
+    ));
     Ok((rectifying, writes))
 }

@@ -17,17 +17,24 @@ use crate::invoice::totals::Prices;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{MAX_INTEGER_DIGITS, decimal_from_json, optional_decimal_from_json};
 
-/// IRPF rates an invoice may carry (the withholding types' rates).
-pub const IRPF_RATES: [Decimal; 8] = [
+/// IRPF rates an invoice may carry (the withholding types' rates), with
+/// the professional rates 15 % and 7 % reduced by 60 % (6 % and 2.8 %) for
+/// income entitled to the Ceuta and Melilla deduction of art. 68.4 Ley
+/// 35/2006 (RD 439/2007 art. 95).
+pub const IRPF_RATES: [Decimal; 10] = [
     dec!(0),
     dec!(1),
     dec!(2),
+    dec!(2.8),
+    dec!(6),
     dec!(7),
     dec!(15),
     dec!(19),
     dec!(24),
     dec!(35),
 ];
+/// The equivalence surcharge on tobacco products (art. 161 Ley 37/1992).
+pub const TOBACCO_SURCHARGE: Decimal = dec!(1.75);
 pub const MAX_LINES: usize = 500;
 /// VERI*FACTU allows 12 breakdown lines: distinct (rate, surcharge, treatment) groups.
 pub const MAX_GROUPS: usize = 12;
@@ -60,6 +67,11 @@ pub struct LineRequest {
     pub discount_percent: Option<Decimal>,
     /// For 0 % lines: E1–E6 (exempt), N1/N2 (not subject) or S2 (reverse charge).
     pub exemption: Option<String>,
+    /// Tobacco products (labores del tabaco): with `equivalence_surcharge`,
+    /// the line's surcharge is 1.75 % (art. 161 Ley 37/1992) instead of its
+    /// VAT rate's. Default false.
+    #[serde(default)]
+    pub tobacco: bool,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -111,7 +123,10 @@ pub struct IssueRequest {
     /// `replaced_by` and cannot be replaced, rectified or cancelled again.
     /// At most 100.
     pub replaces: Option<Vec<u64>>,
-    /// IRPF withholding percent: 0, 1, 2, 7, 15, 19, 24 or 35; default 0.
+    /// IRPF withholding percent: 0, 1, 2, 7, 15, 19, 24 or 35; 6 or 2.8 for
+    /// professional income entitled to the Ceuta and Melilla deduction (15 %
+    /// and 7 % reduced by 60 %, art. 68.4 Ley 35/2006); default 0. Not with
+    /// `equivalence_surcharge` (400 `surcharge_with_withholding`).
     #[serde(default, deserialize_with = "optional_decimal_from_json")]
     #[schema(value_type = Option<f64>)]
     pub irpf_rate: Option<Decimal>,
@@ -326,6 +341,7 @@ fn line(
     };
     let surcharge_rate = match (surcharge, treatment) {
         (false, _) => Decimal::ZERO,
+        (true, Treatment::Taxed) if r.tobacco => TOBACCO_SURCHARGE,
         (true, Treatment::Taxed) => rate.surcharge,
         (true, _) => {
             return Err(InvoiceError::invalid(

@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 
 use crate::invoice::line::Treatment;
 use crate::invoice::model::{GroupView, Invoice, LineView};
+use crate::invoice::party::Party;
 use crate::invoice::status::Status;
 
 use super::canvas::{Face, MM_PER_PT, PAGE_HEIGHT, PAGE_WIDTH, Page, Rgb, Style};
@@ -367,6 +368,20 @@ fn customer_lines(customer: &crate::invoice::party::Party) -> Vec<(Style, String
     lines
 }
 
+/// What a substitution changes, as art. 15.5 RD 1619/2012 lets an invoice
+/// state it: the amount of the rectification (base, tax and surcharge),
+/// besides the correct and the rectified amounts. Worded as a rise or a
+/// fall in one sum, so that no figure reads as one of the invoice's own.
+fn substitution_change(invoice: &Invoice, r: &crate::invoice::model::Rectifies) -> String {
+    let new = (invoice.base + invoice.vat_amount + invoice.surcharge_amount).value();
+    let old = (r.rectified_base + r.rectified_vat + r.rectified_surcharge).value();
+    let way = if new < old { "menos" } else { "más" };
+    format!(
+        "Importe de la rectificación: {} {way} que la factura rectificada",
+        format::amount((new - old).abs())
+    )
+}
+
 fn rectification(flow: &mut Flow) {
     let Some(r) = &flow.invoice.rectifies else {
         return;
@@ -402,6 +417,7 @@ fn rectification(flow: &mut Flow) {
             );
         }
         lines.push(body(amounts));
+        lines.push(body(substitution_change(flow.invoice, r)));
     }
     let block = Block::new("FACTURA RECTIFICADA", lines);
     let width = RIGHT - LEFT;
@@ -708,7 +724,7 @@ fn mentions(flow: &mut Flow) {
 }
 
 fn mention_texts(invoice: &Invoice) -> Vec<String> {
-    let mut texts = exemption_wordings(&invoice.lines);
+    let mut texts = exemption_wordings(&invoice.lines, invoice.customer.as_ref());
     let mut payment: Vec<String> = Vec::new();
     if let Some(p) = &invoice.payment {
         payment.push(format!(
@@ -758,7 +774,7 @@ fn mention_texts(invoice: &Invoice) -> Vec<String> {
 }
 
 /// The wording each exemption or reverse-charge code requires, once per code.
-fn exemption_wordings(lines: &[LineView]) -> Vec<String> {
+fn exemption_wordings(lines: &[LineView], customer: Option<&Party>) -> Vec<String> {
     let mut codes: Vec<&str> = Vec::new();
     for code in lines.iter().filter_map(|l| l.exemption.as_deref()) {
         if !codes.contains(&code) {
@@ -768,7 +784,7 @@ fn exemption_wordings(lines: &[LineView]) -> Vec<String> {
     codes
         .into_iter()
         .filter_map(|code| {
-            let wording = Treatment::parse_exemption(code).and_then(|t| t.wording())?;
+            let wording = Treatment::parse_exemption(code).and_then(|t| t.wording_to(customer))?;
             Some(format!("{code}: {wording}."))
         })
         .collect()

@@ -28,6 +28,19 @@ fn hidden(visit: &super::super::visit::Visit, mode: &str) -> Markup {
     }
 }
 
+/// What the invoice amounts to after its rectifications (its total plus
+/// `rectifications_total`), as a JSON number for `page::euros`.
+pub(super) fn balance(invoice: &Value) -> Value {
+    use rust_decimal::prelude::ToPrimitive;
+    let of = |v: &Value| {
+        v.to_string()
+            .parse::<rust_decimal::Decimal>()
+            .unwrap_or_default()
+    };
+    let sum = of(&invoice["total"]) + of(&invoice["rectifications_total"]);
+    json!(sum.to_f64().unwrap_or_default())
+}
+
 pub(super) fn forms(visit: &super::super::visit::Visit, invoice: &Value, mode: &str) -> Markup {
     let lang = visit.lang;
     let id = &invoice["id"];
@@ -35,6 +48,11 @@ pub(super) fn forms(visit: &super::super::visit::Visit, invoice: &Value, mode: &
     let cancelled = status == "cancelled";
     let simplified = text(&invoice["kind"]) == "F2";
     let rectifying = text(&invoice["kind"]).starts_with('R');
+    let remaining = balance(invoice);
+    let credited = invoice["rectified_by"]
+        .as_array()
+        .is_some_and(|r| !r.is_empty())
+        && remaining.as_f64().unwrap_or(0.0) == 0.0;
     html! {
         @if !cancelled {
             section aria-labelledby="actions" {
@@ -70,7 +88,10 @@ pub(super) fn forms(visit: &super::super::visit::Visit, invoice: &Value, mode: &
                         button type="submit" class="secondary" { (lang.pick("Reenviar el registro a la AEAT", "Resubmit the record to the AEAT")) }
                     }
                 }
-                @if !rectifying {
+                @if credited {
+                    p { (lang.pick("Rectificada por completo: no queda nada que abonar.", "Credited in full: nothing is left to credit.")) }
+                }
+                @if !rectifying && !credited {
                     form method="post" action={ "/invoices/" (id) "/rectify" } {
                         (hidden(visit, mode))
                         fieldset {
@@ -87,12 +108,12 @@ pub(super) fn forms(visit: &super::super::visit::Visit, invoice: &Value, mode: &
                                     }
                                 }
                             }
-                            label for="method" { (lang.pick("Método", "Method"))
-                                select id="method" name="method" {
-                                    option value="substitution" { (lang.pick("Por sustitución", "Substitution")) }
-                                    option value="differences" { (lang.pick("Por diferencias", "Differences")) }
-                                }
-                            }
+                            // The page has no lines to send: it credits, by
+                            // differences, what the invoice still amounts to
+                            // (rectifications of given amounts go through the API).
+                            input type="hidden" name="method" value="differences";
+                            p { (lang.pick("Abona, por diferencias, lo que la factura aún suma tras sus rectificaciones: ", "Credits, by differences, what the invoice still amounts to after its rectifications: "))
+                                strong { (page::euros(lang, &remaining)) } }
                             label for="description" { (lang.pick("Descripción", "Description"))
                                 input id="description" name="description" type="text" required;
                             }

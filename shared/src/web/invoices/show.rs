@@ -179,6 +179,10 @@ fn lines(lang: Lang, invoice: &Value) -> Markup {
                     tr { th scope="row" { (lang.pick("Retención IRPF", "IRPF withheld")) } td { "−" (page::euros(lang, &invoice["irpf_amount"])) } }
                 }
                 tr { th scope="row" { "Total" } td { strong { (page::euros(lang, &invoice["total"])) } } }
+                @if invoice["rectifications_total"].as_f64().unwrap_or(0.0) != 0.0 {
+                    tr { th scope="row" { (lang.pick("Rectificaciones", "Rectifications")) } td { (page::euros(lang, &invoice["rectifications_total"])) } }
+                    tr { th scope="row" { (lang.pick("Total tras rectificaciones", "Total after rectifications")) } td { (page::euros(lang, &super::actions::balance(invoice))) } }
+                }
                 tr { th scope="row" { (lang.pick("Pendiente", "Due")) } td { (page::euros(lang, &invoice["amount_due"])) } }
             } }
         }
