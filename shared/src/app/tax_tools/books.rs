@@ -10,14 +10,15 @@ use utoipa::ToSchema;
 use super::ToolError;
 use crate::app::expenses;
 use crate::app::keys::Caller;
-use crate::app::ledger;
+use crate::app::{collections, ledger};
 use crate::expense::{Expense, Status};
 use crate::ports::Ports;
+use crate::tax::cash_accounting::uncollected;
 use crate::tax::indirect::IndirectTax;
-use crate::tax::ledger_entry::LedgerEntry;
+use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
 use crate::tax::model303::deduction_boxes;
 use crate::tax::money::Money;
-use crate::tax::quarter::quarter_dates;
+use crate::tax::quarter::{QuarterSummary, add_collected, quarter_dates, summarize};
 use crate::tax::withheld::{paid_between, unpaid_with_withholding};
 
 /// An issued invoice a figure counted.
@@ -92,6 +93,11 @@ pub struct Books {
     pub to: NaiveDate,
     /// Invoices that accrued in the quarter.
     pub invoices: Vec<LedgerEntry>,
+    /// Taxed groups of invoices under the cash-accounting regime whose VAT
+    /// accrued in the quarter: the collections dated in it and, in the
+    /// fourth quarter, what invoices of the year before left unpaid (LIVA
+    /// art. 163 terdecies.Uno).
+    pub cash_collected: Vec<RateGroup>,
     /// Invoices that accrued from 1 January to the quarter's end.
     pub invoices_year: Vec<LedgerEntry>,
     /// Confirmed expenses charged VAT whose VAT falls in the quarter
@@ -104,6 +110,56 @@ pub struct Books {
     /// Confirmed expenses issued up to the quarter's end with IRPF withheld
     /// and not paid yet.
     pub unpaid_withholdings: usize,
+}
+
+/// The output side of the quarter: its invoices, with the VAT collected
+/// under the cash-accounting regime in the output boxes.
+pub fn vat_summary(b: &Books) -> QuarterSummary {
+    let mut s = summarize(&b.invoices);
+    add_collected(&mut s, &b.cash_collected);
+    s
+}
+
+/// The VAT accruing from `from` to `to` (quarter `quarter` of `year`) under
+/// the cash-accounting regime: collections in the span, and in the fourth
+/// quarter the rest of the year before's invoices (their deadline is 31
+/// December of this year). Collections are read from two years before, as
+/// a payment may precede its operation.
+async fn cash_collected(
+    ports: &Ports,
+    caller: &Caller,
+    (year, quarter): (i32, u8),
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<Vec<RateGroup>, ToolError> {
+    if !caller.mode.is_live() {
+        return Ok(Vec::new());
+    }
+    let day = |y: i32, m: u32, d: u32| NaiveDate::from_ymd_opt(y, m, d).expect("valid date");
+    let fourth = quarter == 4;
+    let earliest = if fourth { day(year - 2, 1, 1) } else { from };
+    let all = collections::between(ports, &caller.account_id, earliest, to)
+        .await
+        .map_err(ToolError::storage)?;
+    let mut groups: Vec<RateGroup> = all
+        .iter()
+        .filter(|c| c.date >= from)
+        .flat_map(|c| c.groups.iter().cloned())
+        .collect();
+    if fourth {
+        let year_before = ledger::between(
+            ports,
+            &caller.account_id,
+            day(year - 1, 1, 1),
+            day(year - 1, 12, 31),
+        )
+        .await
+        .map_err(ToolError::storage)?;
+        for entry in year_before.iter().filter(|e| e.defers_vat()) {
+            groups.extend(uncollected(entry, &all));
+        }
+    }
+    Ok(groups)
 }
 
 /// Reads both books. Test keys have neither: every list is empty, and a
@@ -164,7 +220,9 @@ pub async fn read(
         .cloned()
         .collect();
     let unpaid_withholdings = unpaid_with_withholding(&confirmed, to);
+    let cash_collected = cash_collected(ports, caller, (year, quarter), from, to).await?;
     Ok(Books {
+        cash_collected,
         from,
         to,
         expenses_paid,

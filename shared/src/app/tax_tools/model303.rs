@@ -16,7 +16,7 @@ use crate::expense::Expense;
 use crate::ports::Ports;
 use crate::tax::model303::model_303;
 use crate::tax::money::{Amount, Money};
-use crate::tax::quarter::{ReturnBox, summarize};
+use crate::tax::quarter::ReturnBox;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -80,14 +80,13 @@ pub struct Model303Response {
 }
 
 /// The parts of Modelo 303 no figure here fills.
-pub const NOT_HANDLED: [&str; 8] = [
+pub const NOT_HANDLED: [&str; 7] = [
     "Prorrata: input VAT of businesses with exempt operations (box 44)",
     "Special regime for agriculture, livestock and fishing (box 42)",
     "Regularisation of capital goods (box 43)",
     "Simplified regime and other special regimes (boxes 47–58, 76)",
     "Import VAT deferred to the return (box 77)",
     "Supplementary returns (box 70)",
-    "Cash-accounting regime (boxes 62/63 and 74/75)",
     "One-stop shop (OSS) sales to consumers in other EU states (boxes 123/124)",
 ];
 
@@ -113,7 +112,7 @@ pub async fn estimate_model_303(
     let b = books::read(ports, caller, year, quarter, &mut notes).await?;
     let carried = req.carried_forward.map(Amount::value).unwrap_or_default();
     let expenses: Vec<&Expense> = b.expenses_vat.iter().collect();
-    let form = model_303(&summarize(&b.invoices), &expenses, year, quarter, carried);
+    let form = model_303(&books::vat_summary(&b), &expenses, year, quarter, carried);
     if b.invoices
         .iter()
         .any(|e| e.tax != crate::tax::indirect::IndirectTax::Iva)

@@ -18,7 +18,6 @@ use crate::tax::model303::model_303;
 use crate::tax::money::Money;
 use crate::tax::money::Percent;
 use crate::tax::money::as_number;
-use crate::tax::quarter::summarize;
 use crate::tax::withheld::{boxes_111, boxes_115, model_111, model_115};
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
@@ -153,7 +152,7 @@ pub async fn quarter_summary(
     let quarter = check_quarter(quarter)?;
     let mut notes = Vec::new();
     let b = books::read(ports, caller, year, quarter, &mut notes).await?;
-    let s = summarize(&b.invoices);
+    let s = books::vat_summary(&b);
     if b.invoices.is_empty() && caller.mode.is_live() {
         notes.push("The ledger has no invoices in this quarter.".into());
     }
