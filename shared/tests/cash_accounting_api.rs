@@ -197,3 +197,69 @@ async fn vat_accrues_as_collected_and_the_unpaid_rest_on_31_december_of_the_next
     }
     assert_eq!(unpaid["cash_accounting"], true);
 }
+
+fn supplier_invoice(number: &str, date: &str, base: f64, paid: Option<&str>) -> Value {
+    json!({"supplier_name": "Gestoría López SL", "supplier_tax_id": "B12345674",
+        "number": number, "issue_date": date, "category": "professional_services",
+        "supplier_cash_accounting": true, "paid_date": paid,
+        "lines": [{"rate": 21, "base": base}]})
+}
+
+#[tokio::test]
+async fn a_supplier_under_the_regime_is_deducted_when_paid_and_declared_in_74_75() {
+    // LIVA art. 163 quinquiesdecies.Uno: the VAT of a supplier under the
+    // regime is deductible when paid, or on 31-12 of the year after the
+    // operation. Boxes 74/75 take the purchase where the general rule (art.
+    // 99, the day it was received) puts it, paid or not.
+    let h = support::start(support::relaxed(), Plan::Pro, Router::new()).await;
+    // Received 10-09 (Q3), paid 10-11 (Q4): 200 + 42.
+    post(
+        &h,
+        "/api/v1/expenses",
+        supplier_invoice("G-1", "2026-09-10", 200.0, Some("2026-11-10")),
+    )
+    .await;
+    // Received 05-10 (Q4), not paid: 100 + 21, deductible on 31-12-2027.
+    post(
+        &h,
+        "/api/v1/expenses",
+        supplier_invoice("G-2", "2026-10-05", 100.0, None),
+    )
+    .await;
+    assert_boxes(
+        &model_303(&h, 2026, 3).await,
+        &[("28", 0.0), ("29", 0.0), ("74", 200.0), ("75", 42.0)],
+    );
+    assert_boxes(
+        &model_303(&h, 2026, 4).await,
+        &[("28", 200.0), ("29", 42.0), ("74", 100.0), ("75", 21.0)],
+    );
+    assert_boxes(
+        &model_303(&h, 2027, 4).await,
+        &[("28", 100.0), ("29", 21.0), ("74", 0.0)],
+    );
+    // Only domestic purchases: an intra-EU acquisition is self-assessed.
+    let mut eu = supplier_invoice("E-1", "2026-10-05", 100.0, None);
+    eu["supplier_tax_id"] = json!("IE6388047V");
+    eu["supplier_country"] = json!("IE");
+    eu["treatment"] = json!("intra_eu_services");
+    let r = send(
+        &h.app,
+        post_json("/api/v1/expenses", &h.live, Some("eu-1"), &eu.to_string()),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.json);
+    assert_eq!(
+        r.json["error"]["param"], "supplier_cash_accounting",
+        "{}",
+        r.json
+    );
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("art. 163 nonies"),
+        "{}",
+        r.json
+    );
+}

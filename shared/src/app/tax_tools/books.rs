@@ -16,9 +16,9 @@ use crate::ports::Ports;
 use crate::tax::cash_accounting::uncollected;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
-use crate::tax::model303::deduction_boxes;
+use crate::tax::model303::{cash_purchase_boxes, deduction_boxes};
 use crate::tax::money::Money;
-use crate::tax::quarter::{QuarterSummary, add_collected, quarter_dates, summarize};
+use crate::tax::quarter::{QuarterSummary, ReturnBox, add_collected, quarter_dates, summarize};
 use crate::tax::withheld::{paid_between, unpaid_with_withholding};
 
 /// An issued invoice a figure counted.
@@ -103,6 +103,9 @@ pub struct Books {
     /// Confirmed expenses charged VAT whose VAT falls in the quarter
     /// (`Expense::vat_date`); those charged IGIC or IPSI are not here.
     pub expenses_vat: Vec<Expense>,
+    /// Confirmed expenses from suppliers under the cash-accounting regime
+    /// whose VAT the general rule places in the quarter (boxes 74/75).
+    pub expenses_cash_regime: Vec<Expense>,
     /// Confirmed expenses whose cost falls from 1 January to the quarter's end.
     pub expenses_year: Vec<Expense>,
     /// Confirmed expenses paid in the quarter (Modelos 111 and 115).
@@ -118,6 +121,12 @@ pub fn vat_summary(b: &Books) -> QuarterSummary {
     let mut s = summarize(&b.invoices);
     add_collected(&mut s, &b.cash_collected);
     s
+}
+
+/// Boxes 74/75 of the quarter.
+pub fn cash_purchases(b: &Books) -> Vec<ReturnBox> {
+    let expenses: Vec<&Expense> = b.expenses_cash_regime.iter().collect();
+    cash_purchase_boxes(&expenses)
 }
 
 /// The VAT accruing from `from` to `to` (quarter `quarter` of `year`) under
@@ -233,6 +242,15 @@ pub async fn read(
             .cloned()
             .collect(),
         invoices_year,
+        expenses_cash_regime: confirmed
+            .iter()
+            .filter(|e| {
+                e.entry.supplier_cash_accounting
+                    && e.entry.tax == IndirectTax::Iva
+                    && in_span(e.general_vat_date(), from)
+            })
+            .cloned()
+            .collect(),
         expenses_vat: confirmed
             .iter()
             .filter(|e| e.entry.tax == IndirectTax::Iva && in_span(e.vat_date(), from))

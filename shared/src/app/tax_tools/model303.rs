@@ -60,7 +60,12 @@ pub struct Model303Response {
     /// Output boxes (01–27), input boxes (28–45), the result (46–71) and
     /// the additional information: 59 (intra-EU supplies of goods and
     /// services), 60 (exports and assimilated), 120 (not subject by the
-    /// place-of-supply rules), 122 (reverse charge); see docs/tax-boxes.md.
+    /// place-of-supply rules), 122 (reverse charge), 62/63 (supplies under
+    /// the cash-accounting regime by the general accrual rule) and 74/75
+    /// (purchases from suppliers under it); see docs/tax-boxes.md. Under the
+    /// cash-accounting regime 01–09 carry the VAT collected in the quarter
+    /// and, in the fourth, what was left unpaid from the year before's
+    /// operations (LIVA art. 163 terdecies).
     pub boxes: Vec<Box303>,
     /// Box 71.
     pub result: Money,
@@ -131,7 +136,12 @@ pub async fn estimate_model_303(
         from: b.from,
         to: b.to,
         livemode: caller.mode.is_live(),
-        boxes: boxes_of(form.boxes),
+        boxes: boxes_of(
+            form.boxes
+                .into_iter()
+                .chain(books::cash_purchases(&b))
+                .collect(),
+        ),
         result: Money::from(form.result),
         outcome: form.outcome.code(),
         invoices: b.invoices.iter().map(counted_invoice).collect(),

@@ -111,7 +111,7 @@ pub struct QuarterResponse {
     /// 14/15, surcharge rows, 25/26, 27 total), input boxes (28–41, 45), the
     /// result (46–71, with nothing carried from earlier quarters; see
     /// `POST /api/v1/tax/model-303`) and the additional information (59,
-    /// 60, 120, 122).
+    /// 60, 120, 122, 62/63 and 74/75 of the cash-accounting regime).
     pub model_303: Vec<Box303>,
     pub model_130: Model130Inputs,
     /// Modelo 111: IRPF the account withheld from professionals and other
@@ -193,7 +193,12 @@ pub async fn quarter_summary(
             irpf_withheld: Money::from(s.irpf_withheld),
             total: Money::from(s.total),
         },
-        model_303: boxes_of(form.boxes),
+        model_303: boxes_of(
+            form.boxes
+                .into_iter()
+                .chain(books::cash_purchases(&b))
+                .collect(),
+        ),
         model_130: Model130Inputs {
             income_year_to_date: Money::from(
                 b.invoices_year.iter().map(|e| e.base()).sum::<Decimal>(),
