@@ -196,6 +196,22 @@ async fn vat_accrues_as_collected_and_the_unpaid_rest_on_31_december_of_the_next
         Err(_) => eprintln!("NOT RUN: pdftotext is not installed"),
     }
     assert_eq!(unpaid["cash_accounting"], true);
+
+    // The account under the regime deducts its own domestic purchases when
+    // it pays them (LIVA art. 163 quaterdecies.Uno), and declares them in
+    // 74/75 where the general rule puts them: received 10-09 (Q3), paid
+    // 10-11 (Q4), 100 + 21 %, the supplier not under the regime.
+    let mut bought = supplier_invoice("S-1", "2026-09-10", 100.0, Some("2026-11-10"));
+    bought["supplier_cash_accounting"] = json!(false);
+    post(&h, "/api/v1/expenses", bought).await;
+    assert_boxes(
+        &model_303(&h, 2026, 3).await,
+        &[("29", 0.0), ("74", 100.0), ("75", 21.0)],
+    );
+    assert_boxes(
+        &model_303(&h, 2026, 4).await,
+        &[("28", 100.0), ("29", 21.0), ("74", 0.0), ("75", 0.0)],
+    );
 }
 
 fn supplier_invoice(number: &str, date: &str, base: f64, paid: Option<&str>) -> Value {

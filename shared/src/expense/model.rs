@@ -641,8 +641,26 @@ impl Expense {
     /// 31 December of the year after the operation if unpaid by then (LIVA
     /// art. 163 quinquiesdecies.Uno), never before the invoice arrived.
     pub fn vat_date(&self) -> NaiveDate {
+        self.vat_date_as(false)
+    }
+
+    /// Whether the cash-accounting regime applies to or affects the
+    /// purchase: a domestic purchase with VAT charged from a supplier under
+    /// the regime, or any such purchase of a buyer under it (`buyer_in_regime`,
+    /// art. 163 quaterdecies.Uno). Imports, intra-EU acquisitions and reverse
+    /// charge are outside the regime (art. 163 nonies.Cuatro).
+    pub fn under_cash_regime(&self, buyer_in_regime: bool) -> bool {
+        self.entry.treatment == Treatment::Domestic
+            && self.entry.tax == IndirectTax::Iva
+            && (self.entry.supplier_cash_accounting || buyer_in_regime)
+    }
+
+    /// `vat_date` for a buyer that is (`true`) or is not under the regime:
+    /// under it, every domestic purchase is deducted when paid, or on 31
+    /// December of the year after the operation (art. 163 quaterdecies.Uno).
+    pub fn vat_date_as(&self, buyer_in_regime: bool) -> NaiveDate {
         let general = self.general_vat_date();
-        if !self.entry.supplier_cash_accounting {
+        if !self.under_cash_regime(buyer_in_regime) {
             return general;
         }
         let deadline = cash_accounting::deadline(self.cost_date());

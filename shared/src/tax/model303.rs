@@ -118,13 +118,15 @@ pub fn input_boxes(expenses: &[&Expense]) -> Vec<ReturnBox> {
 /// Boxes 74/75 (additional information): base and quota of the purchases
 /// the cash-accounting regime applies to or affects that would have been
 /// deductible in the quarter by the general rule, paid or not. `expenses`:
-/// those whose `general_vat_date` is in the quarter; only the ones from a
-/// supplier under the regime count (2026 form and its instructions).
-pub fn cash_purchase_boxes(expenses: &[&Expense]) -> Vec<ReturnBox> {
+/// those whose `general_vat_date` is in the quarter; only the ones the
+/// regime applies to or affects count (`Expense::under_cash_regime`: from a
+/// supplier under it, or any domestic purchase of a buyer under it; 2026
+/// form and its instructions).
+pub fn cash_purchase_boxes(expenses: &[&Expense], buyer_in_regime: bool) -> Vec<ReturnBox> {
     let mut t = RateTotals::default();
     for e in expenses
         .iter()
-        .filter(|e| e.entry.supplier_cash_accounting && e.entry.tax == IndirectTax::Iva)
+        .filter(|e| e.under_cash_regime(buyer_in_regime))
     {
         t.base += e.bases();
         t.amount += e.vat();
@@ -406,13 +408,25 @@ mod tests {
         e.entry.paid_date = crate::expense::Paid::from_date(Some(day("2027-02-03")));
         assert_eq!(e.vat_date(), day("2027-02-03"));
         // Boxes 74/75 of Q4 2026, by the general rule: 100 / 21.
-        let boxes = cash_purchase_boxes(&[&e]);
+        let boxes = cash_purchase_boxes(&[&e], false);
         assert_eq!(
             (value(&boxes, "74"), value(&boxes, "75")),
             (dec!(100), dec!(21))
         );
-        let other = expense(Treatment::Domestic, false, dec!(50));
-        assert_eq!(value(&cash_purchase_boxes(&[&other]), "74"), dec!(0));
+        let mut other = expense(Treatment::Domestic, false, dec!(50));
+        assert_eq!(value(&cash_purchase_boxes(&[&other], false), "74"), dec!(0));
+        // A buyer under the regime (art. 163 quaterdecies.Uno): every
+        // domestic purchase waits for its payment and is in 74/75; an
+        // intra-EU acquisition is outside the regime (art. 163 nonies.Cuatro).
+        other.entry.paid_date = crate::expense::Paid::from_date(Some(day("2026-11-20")));
+        assert_eq!(other.vat_date_as(true), day("2026-11-20"));
+        let eu = expense(Treatment::IntraEuServices, false, dec!(10));
+        assert_eq!(eu.vat_date_as(true), eu.general_vat_date());
+        let boxes = cash_purchase_boxes(&[&other, &eu], true);
+        assert_eq!(
+            (value(&boxes, "74"), value(&boxes, "75")),
+            (dec!(50), dec!(10.50))
+        );
     }
 
     #[test]

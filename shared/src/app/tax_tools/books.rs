@@ -8,11 +8,13 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::ToolError;
+use crate::app::accounts::{self, AccountError};
 use crate::app::expenses;
 use crate::app::keys::Caller;
 use crate::app::{collections, ledger};
 use crate::expense::{Expense, Status};
 use crate::ports::Ports;
+use crate::ports::table::TableError;
 use crate::tax::cash_accounting::uncollected;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
@@ -103,9 +105,13 @@ pub struct Books {
     /// Confirmed expenses charged VAT whose VAT falls in the quarter
     /// (`Expense::vat_date`); those charged IGIC or IPSI are not here.
     pub expenses_vat: Vec<Expense>,
-    /// Confirmed expenses from suppliers under the cash-accounting regime
+    /// Confirmed expenses the cash-accounting regime applies to or affects
     /// whose VAT the general rule places in the quarter (boxes 74/75).
     pub expenses_cash_regime: Vec<Expense>,
+    /// The account is opted into the cash-accounting regime (as now: the
+    /// option binds for three years, LIVA art. 163 undecies): its domestic
+    /// purchases are deducted when paid (art. 163 quaterdecies.Uno).
+    pub cash_accounting: bool,
     /// Confirmed expenses whose cost falls from 1 January to the quarter's end.
     pub expenses_year: Vec<Expense>,
     /// Confirmed expenses paid in the quarter (Modelos 111 and 115).
@@ -126,7 +132,7 @@ pub fn vat_summary(b: &Books) -> QuarterSummary {
 /// Boxes 74/75 of the quarter.
 pub fn cash_purchases(b: &Books) -> Vec<ReturnBox> {
     let expenses: Vec<&Expense> = b.expenses_cash_regime.iter().collect();
-    cash_purchase_boxes(&expenses)
+    cash_purchase_boxes(&expenses, b.cash_accounting)
 }
 
 /// The VAT accruing from `from` to `to` (quarter `quarter` of `year`) under
@@ -201,10 +207,17 @@ pub async fn read(
     let all = expenses::between(ports, caller, earliest, to)
         .await
         .map_err(ToolError::storage)?;
+    let cash_accounting = match accounts::get(ports, &caller.account_id).await {
+        Ok(account) => account.cash_accounting,
+        Err(AccountError::Table(e)) => return Err(ToolError::storage(e)),
+        Err(e) => return Err(ToolError::storage(TableError::Unavailable(e.to_string()))),
+    };
     let in_span = |d: NaiveDate, start: NaiveDate| d >= start && d <= to;
     let drafts = all
         .iter()
-        .filter(|e| e.entry.status == Status::Draft && in_span(e.vat_date(), from))
+        .filter(|e| {
+            e.entry.status == Status::Draft && in_span(e.vat_date_as(cash_accounting), from)
+        })
         .count();
     let confirmed: Vec<Expense> = all
         .into_iter()
@@ -212,7 +225,9 @@ pub async fn read(
         .collect();
     let other_tax = confirmed
         .iter()
-        .filter(|e| e.entry.tax != IndirectTax::Iva && in_span(e.vat_date(), from))
+        .filter(|e| {
+            e.entry.tax != IndirectTax::Iva && in_span(e.vat_date_as(cash_accounting), from)
+        })
         .count();
     if other_tax > 0 {
         notes.push(format!(
@@ -232,6 +247,7 @@ pub async fn read(
     let cash_collected = cash_collected(ports, caller, (year, quarter), from, to).await?;
     Ok(Books {
         cash_collected,
+        cash_accounting,
         from,
         to,
         expenses_paid,
@@ -244,16 +260,14 @@ pub async fn read(
         invoices_year,
         expenses_cash_regime: confirmed
             .iter()
-            .filter(|e| {
-                e.entry.supplier_cash_accounting
-                    && e.entry.tax == IndirectTax::Iva
-                    && in_span(e.general_vat_date(), from)
-            })
+            .filter(|e| e.under_cash_regime(cash_accounting) && in_span(e.general_vat_date(), from))
             .cloned()
             .collect(),
         expenses_vat: confirmed
             .iter()
-            .filter(|e| e.entry.tax == IndirectTax::Iva && in_span(e.vat_date(), from))
+            .filter(|e| {
+                e.entry.tax == IndirectTax::Iva && in_span(e.vat_date_as(cash_accounting), from)
+            })
             .cloned()
             .collect(),
         expenses_year: confirmed

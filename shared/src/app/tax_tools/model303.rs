@@ -148,7 +148,7 @@ pub async fn estimate_model_303(
         expenses: b
             .expenses_vat
             .iter()
-            .map(|e| counted_expense(e, e.vat_date()))
+            .map(|e| counted_expense(e, e.vat_date_as(b.cash_accounting)))
             .collect(),
         notes,
         not_handled: NOT_HANDLED.to_vec(),

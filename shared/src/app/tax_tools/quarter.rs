@@ -224,7 +224,7 @@ pub async fn quarter_summary(
         expenses: b
             .expenses_vat
             .iter()
-            .map(|e| counted_expense(e, e.vat_date()))
+            .map(|e| counted_expense(e, e.vat_date_as(b.cash_accounting)))
             .collect(),
         notes,
         estimate: ESTIMATE_NOTICE,
