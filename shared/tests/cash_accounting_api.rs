@@ -279,3 +279,38 @@ async fn a_supplier_under_the_regime_is_deducted_when_paid_and_declared_in_74_75
         r.json
     );
 }
+
+#[tokio::test]
+async fn the_business_page_opts_the_account_in_and_out() {
+    use crate::support::web::{Browser, ISSUER, app};
+    let app = app();
+    let mut browser = Browser::new(&app);
+    browser
+        .sign_up_and_in("Taller Ana", "ana@example.com")
+        .await;
+    let page = browser.get("/business").await;
+    assert!(
+        page.html.contains("criterio de caja") && !page.html.contains("checked"),
+        "{}",
+        page.html
+    );
+    let mut opted = ISSUER.to_vec();
+    opted.push(("cash_accounting", "yes"));
+    let saved = browser.submit("/business", "/business", &opted).await;
+    assert_eq!(saved.location(), "/business?saved=1");
+    let page = browser.get("/business").await;
+    assert!(
+        page.html
+            .contains(r#"name="cash_accounting" type="checkbox" value="yes" checked"#),
+        "{}",
+        page.html
+    );
+    let saved = browser.submit("/business", "/business", &ISSUER).await;
+    assert_eq!(saved.location(), "/business?saved=1");
+    let page = browser.get("/business").await;
+    assert!(
+        !page.html.contains(r#"value="yes" checked"#),
+        "opted out: {}",
+        page.html
+    );
+}
