@@ -141,6 +141,11 @@ async fn vat_accrues_as_collected_and_the_unpaid_rest_on_31_december_of_the_next
     // Q2 and Q3: each half, 605 ÷ 1,210 of 1,000 / 210 = 500 / 105.
     for quarter in [2, 3] {
         let q = model_303(&h, 2026, quarter).await;
+        assert!(
+            q["notes"].to_string().contains("art. 163 terdecies"),
+            "{}",
+            q["notes"]
+        );
         assert_boxes(
             &q,
             &[

@@ -85,12 +85,16 @@ fn same_rates(a: &RateGroup, b: &RateGroup) -> bool {
 }
 
 /// What of an entry's taxed groups its collections up to the deadline left
-/// uncollected: it accrues on the deadline.
+/// uncollected: it accrues on the deadline. The reversing entry of a
+/// cancelled invoice (negative total; nothing negative is ever collected)
+/// takes none of the invoice's collections: with the invoice's own rest it
+/// gives back, on the deadline, the VAT its payments made accrue.
 pub fn uncollected(entry: &LedgerEntry, collections: &[Collection]) -> Vec<RateGroup> {
     let until = deadline(entry.accrual());
+    let reverses = entry.total.is_sign_negative();
     let counted: Vec<&RateGroup> = collections
         .iter()
-        .filter(|c| c.invoice_id == entry.invoice_id && c.date <= until)
+        .filter(|c| !reverses && c.invoice_id == entry.invoice_id && c.date <= until)
         .flat_map(|c| &c.groups)
         .collect();
     entry
@@ -222,6 +226,19 @@ mod tests {
         assert_eq!(
             figures(&uncollected(&entry, &collections)),
             [(dec!(750), dec!(157.50))]
+        );
+        // Cancelled (issued by mistake) after the first payment: its
+        // reversing entry gives back 1,000/210, so with the rest 750/157.50
+        // the deadline returns the 250/52.50 collected: nothing accrued.
+        let reversal = LedgerEntry {
+            number: "F2026-1-ANULADA".into(),
+            total: dec!(-1210),
+            groups: vec![taxed(dec!(21), dec!(-1000), dec!(-210))],
+            ..entry.clone()
+        };
+        assert_eq!(
+            figures(&uncollected(&reversal, &collections)),
+            [(dec!(-1000), dec!(-210))]
         );
     }
 }

@@ -124,6 +124,9 @@ pub async fn estimate_model_303(
     {
         notes.push("IGIC and IPSI invoices are declared to the Canary Islands or to Ceuta and Melilla, not in Modelo 303; they are left out of the boxes.".into());
     }
+    if !b.cash_collected.is_empty() {
+        notes.push("Cash-accounting regime: boxes 01–09 carry the VAT collected in the quarter (and, in the fourth, what invoices of the year before left unpaid on 31 December), not the VAT of the invoices issued under it, which is in 62/63 (LIVA art. 163 terdecies).".into());
+    }
     if b.expenses_vat
         .iter()
         .any(|e| e.surcharge() != Decimal::ZERO)
