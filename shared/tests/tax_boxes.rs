@@ -228,6 +228,7 @@ async fn a_taxed_line_at_0_percent_fills_150_to_152() {
         operation_date: None,
         accrual_date: None,
         customer_country: None,
+        cash_accounting: false,
         groups: vec![RateGroup {
             vat_rate: dec!(0),
             base: dec!(35.50),

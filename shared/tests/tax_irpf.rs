@@ -74,6 +74,7 @@ async fn invoice(h: &Harness, number: &str, date: &str, base: Decimal, irpf: Dec
         operation_date: None,
         accrual_date: None,
         customer_country: None,
+        cash_accounting: false,
         groups: vec![RateGroup {
             vat_rate: dec!(21),
             base,

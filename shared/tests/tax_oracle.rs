@@ -163,13 +163,22 @@ async fn issue_the_quarter(h: &Harness) {
 /// Three rectifications by differences, issued today.
 async fn rectify(h: &Harness) {
     for (id, body) in [
-        (1, json!({"reason_code": "R1", "method": "differences", "description": "Descuento",
-            "lines": [{"description": "Descuento", "quantity": -1, "unit_price": 500, "vat_rate": 21}]})),
-        (3, json!({"reason_code": "R1", "method": "differences", "description": "Devolución",
-            "lines": [{"description": "Devolución", "quantity": -1, "unit_price": 200, "vat_rate": 21}]})),
-        (5, json!({"reason_code": "R1", "method": "differences", "description": "Rebaja",
+        (
+            1,
+            json!({"reason_code": "R1", "method": "differences", "description": "Descuento",
+            "lines": [{"description": "Descuento", "quantity": -1, "unit_price": 500, "vat_rate": 21}]}),
+        ),
+        (
+            3,
+            json!({"reason_code": "R1", "method": "differences", "description": "Devolución",
+            "lines": [{"description": "Devolución", "quantity": -1, "unit_price": 200, "vat_rate": 21}]}),
+        ),
+        (
+            5,
+            json!({"reason_code": "R1", "method": "differences", "description": "Rebaja",
             "lines": [{"description": "Rebaja", "quantity": -1, "unit_price": 300, "vat_rate": 0,
-                "exemption": "E2"}]})),
+                "exemption": "E2"}]}),
+        ),
     ] {
         post(h, &format!("/api/v1/invoices/{id}/rectify"), body).await;
     }
@@ -385,7 +394,10 @@ async fn a_quarter_worked_by_hand_fills_modelo_303_as_the_form_says() {
         ],
     );
     let q3_again = model_303(&h, 2026, 3).await;
-    assert_eq!(q3, q3_again, "a rectification issued later leaves Q3 as filed");
+    assert_eq!(
+        q3, q3_again,
+        "a rectification issued later leaves Q3 as filed"
+    );
 }
 
 /// One 100 € line per code, one invoice each, in its own quarter: the box
@@ -399,12 +411,26 @@ async fn every_exemption_and_qualification_code_lands_in_its_box() {
         ("E2", outside(), Some("60")),
         ("E3", outside(), Some("60")),
         ("E4", domestic(), Some("60")),
-        ("E5", party("Dupont SARL", "FR40303265045", "FR", "Paris", "75001"), Some("59")),
+        (
+            "E5",
+            party("Dupont SARL", "FR40303265045", "FR", "Paris", "75001"),
+            Some("59"),
+        ),
         ("E6", domestic(), None),
         ("N1", domestic(), None),
         ("N2", eu(), Some("59")),
         ("N2", outside(), Some("120")),
-        ("S2", party("Construcciones Norte SA", "A28017895", "ES", "Madrid", "28001"), Some("122")),
+        (
+            "S2",
+            party(
+                "Construcciones Norte SA",
+                "A28017895",
+                "ES",
+                "Madrid",
+                "28001",
+            ),
+            Some("122"),
+        ),
     ];
     let informative = ["59", "60", "120", "122", "150", "14", "07"];
     for (code, customer, expected) in cases {

@@ -14,6 +14,8 @@ const INDEX_PK: &str = "ACCOUNTS";
 const PAYMENT_TERMS: &str = "payment_terms_days";
 /// The account's simplified-invoice limit in euros (absent: 400).
 const SIMPLIFIED_LIMIT: &str = "simplified_limit";
+/// 1 when the account opted into the cash-accounting regime; absent: no.
+const CASH_ACCOUNTING: &str = "cash_accounting";
 
 #[derive(Debug, thiserror::Error)]
 pub enum AccountError {
@@ -85,6 +87,7 @@ fn decode(id: AccountId, item: &Item) -> Result<Account, AccountError> {
         id,
         payment_terms_days,
         simplified_limit,
+        cash_accounting: item.n(CASH_ACCOUNTING) == Some(1),
     })
 }
 
@@ -117,6 +120,7 @@ pub fn opening(ports: &Ports, name: &str, plan: Plan, issuer: Issuer) -> (Accoun
         issuer,
         payment_terms_days: DEFAULT_TERMS_DAYS,
         simplified_limit: account::SIMPLIFIED_LIMIT,
+        cash_accounting: false,
     };
     (account, writes)
 }
@@ -195,6 +199,21 @@ pub async fn set_simplified_limit(
     use rust_decimal::prelude::ToPrimitive;
     let euros = limit.to_i64().unwrap_or(i64::MAX);
     set_setting(ports, id, UpdateOp::set(SIMPLIFIED_LIMIT, euros)).await
+}
+
+/// Opts the account into the cash-accounting regime, or out of it (see
+/// `Account::cash_accounting`): invoices issued afterwards follow it.
+pub async fn set_cash_accounting(
+    ports: &Ports,
+    id: &AccountId,
+    opted_in: bool,
+) -> Result<(), AccountError> {
+    set_setting(
+        ports,
+        id,
+        UpdateOp::set(CASH_ACCOUNTING, i64::from(opted_in)),
+    )
+    .await
 }
 
 /// Sets the issuer details, claiming the issuer NIF for this account (and

@@ -71,6 +71,7 @@ mod tests {
             operation_date: None,
             accrual_date: None,
             customer_country: None,
+            cash_accounting: false,
             invoice_id: format!("inv_{number}"),
             number: number.into(),
             kind: Kind::F1,

@@ -4,6 +4,8 @@
 pub mod accounts;
 /// Running an analysis, and listing and reading the stored ones.
 pub mod analyses;
+/// The VAT each payment of an invoice under the cash-accounting regime made accrue.
+pub mod collections;
 /// The customer address book of an account and mode, one customer per tax id.
 pub mod customers;
 /// What happens after a commit: jobs to the jobs queue, events to webhook

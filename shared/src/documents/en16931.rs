@@ -346,6 +346,7 @@ fn notes(invoice: &Invoice, sign: Decimal) -> Vec<String> {
         notes.push("Factura simplificada.".to_owned());
     }
     notes.extend(crate::documents::replacement_note(invoice));
+    notes.extend(crate::documents::cash_accounting_note(invoice));
     if let Some(r) = &invoice.rectifies {
         let method = if r.method == "substitution" {
             "sustitución"

@@ -597,10 +597,13 @@ fn treatments(invoice: &Invoice) -> Vec<Treatment> {
 }
 
 fn legal_literals(x: &mut Xml, invoice: &Invoice) {
-    let wordings: Vec<&str> = treatments(invoice)
+    let mut wordings: Vec<&str> = treatments(invoice)
         .into_iter()
         .filter_map(|t| t.wording_to(invoice.customer.as_ref()))
         .collect();
+    if invoice.cash_accounting {
+        wordings.push(crate::documents::CASH_ACCOUNTING_MENTION);
+    }
     if wordings.is_empty() {
         return;
     }

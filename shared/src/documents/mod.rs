@@ -12,6 +12,16 @@ pub mod pdf;
 pub mod ubl;
 mod xml;
 
+/// The mention of an invoice issued under the special cash-accounting
+/// regime (RD 1619/2012 art. 6.1.n).
+pub(crate) fn cash_accounting_note(invoice: &Invoice) -> Option<String> {
+    invoice
+        .cash_accounting
+        .then(|| CASH_ACCOUNTING_MENTION.to_owned())
+}
+
+pub(crate) const CASH_ACCOUNTING_MENTION: &str = "Régimen especial del criterio de caja";
+
 /// An F3's statement of the simplified invoices it replaces.
 pub(crate) fn replacement_note(invoice: &Invoice) -> Option<String> {
     if invoice.replaces.is_empty() {

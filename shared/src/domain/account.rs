@@ -227,6 +227,14 @@ pub struct Account {
     /// 3,000 € when the account carries on an activity RD 1619/2012 art.
     /// 4.2 lists (retail, restaurants, hospitality, …) (`simplified_limit`).
     pub simplified_limit: Decimal,
+    /// The account opted into the special cash-accounting regime (régimen
+    /// especial del criterio de caja, LIVA arts. 163 decies–163
+    /// sexiesdecies): its output VAT accrues when customers pay, or on 31
+    /// December of the year after the operation. Open to businesses whose
+    /// volume of operations was at most 2,000,000 € the year before (art.
+    /// 163 undecies); the option is made in the census declaration (Modelo
+    /// 036/037) and binds for three years. Not checked here. Default false.
+    pub cash_accounting: bool,
 }
 
 /// The simplified-invoice limit by default (RD 1619/2012 art. 4.1).

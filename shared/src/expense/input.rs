@@ -124,6 +124,13 @@ pub struct ExpenseFields {
     /// When the account paid the supplier: IRPF withheld goes to the Modelo
     /// 111/115 of that quarter (RIRPF art. 78.1). Not given: not paid yet.
     pub paid_date: Option<NaiveDate>,
+    /// The supplier is under the special cash-accounting regime (its invoice
+    /// says "Régimen especial del criterio de caja"): the VAT it charges is
+    /// deductible when paid (`paid_date`), or on 31 December of the year
+    /// after the operation if unpaid (LIVA art. 163 quinquiesdecies.Uno),
+    /// and counts in boxes 74/75 of Modelo 303. Domestic purchases only;
+    /// default false.
+    pub supplier_cash_accounting: Option<bool>,
     /// Share of private use, 0–100. It sets the IRPF share when
     /// `expense_deductible_percent` is not given: 100 − this, but 0 for a
     /// `vehicle` used privately at all (an indivisible asset, LIRPF art. 29.2;
@@ -181,6 +188,9 @@ impl ExpenseFields {
             amortisation_rate: over.amortisation_rate.or(self.amortisation_rate),
             low_value: over.low_value.or(self.low_value),
             paid_date: over.paid_date.or(self.paid_date),
+            supplier_cash_accounting: over
+                .supplier_cash_accounting
+                .or(self.supplier_cash_accounting),
             private_use_percent: over.private_use_percent.or(self.private_use_percent),
             lines: over.lines.or(self.lines),
             irpf_rate: over.irpf_rate.or(self.irpf_rate),
@@ -286,6 +296,7 @@ impl ExpenseFields {
             amortisation_rate: e.entry.amortisation.map(|a| a.annual_rate),
             low_value: e.entry.amortisation.map(|a| a.low_value),
             paid_date: e.withholding_date(),
+            supplier_cash_accounting: Some(e.entry.supplier_cash_accounting),
             private_use_percent: e.entry.private_use_percent,
             lines: Some(
                 e.entry

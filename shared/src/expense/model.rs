@@ -14,6 +14,7 @@ use super::payment::Paid;
 use crate::invoice::party::{in_eu, normalize_tax_id};
 use crate::tax::accrual;
 use crate::tax::amortisation::{Asset, AssetKind, Plan};
+use crate::tax::cash_accounting;
 use crate::tax::indirect::IndirectTax;
 use crate::tax::money::{Money, Percent, cents, percent_of, round2};
 
@@ -158,6 +159,11 @@ pub struct Entry {
     #[serde(default, skip_serializing_if = "Paid::not_recorded")]
     #[schema(value_type = Option<NaiveDate>)]
     pub paid_date: Paid,
+    /// The supplier is under the cash-accounting regime: the VAT is
+    /// deducted when paid (LIVA art. 163 quinquiesdecies) and the purchase
+    /// is in boxes 74/75. Absent: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub supplier_cash_accounting: bool,
     /// Share of private use, percent, as sent.
     #[serde(default)]
     pub private_use_percent: Option<Percent>,
@@ -459,6 +465,13 @@ impl Entry {
             }
             paid => Paid::from_date(paid),
         };
+        let supplier_cash_accounting = fields.supplier_cash_accounting.unwrap_or(false);
+        if supplier_cash_accounting && treatment != Treatment::Domestic {
+            return Err(err(
+                "supplier_cash_accounting",
+                "the cash-accounting regime applies to domestic purchases with VAT charged, not to imports, intra-EU acquisitions or reverse charge (LIVA art. 163 nonies.Cuatro)",
+            ));
+        }
         let deductible = deductible(&lines, vat_share.value(), expense_share.value());
         let capital_good = fields.capital_good.unwrap_or(false);
         let amortisation = if capital_good {
@@ -488,6 +501,7 @@ impl Entry {
             deductible,
             amortisation,
             paid_date,
+            supplier_cash_accounting,
             private_use_percent: private_use,
             supplier,
             number,
@@ -639,7 +653,40 @@ impl Expense {
     /// (intra-EU goods on the 15th of the month after the transport starts,
     /// or the earlier invoice date, arts. 76 and 75.Uno.8º; services when
     /// rendered, art. 75.Uno.2º), and deducted in that same return.
+    /// A supplier under the cash-accounting regime: the day it was paid, or
+    /// 31 December of the year after the operation if unpaid by then (LIVA
+    /// art. 163 quinquiesdecies.Uno), never before the invoice arrived.
     pub fn vat_date(&self) -> NaiveDate {
+        self.vat_date_as(false)
+    }
+
+    /// Whether the cash-accounting regime applies to or affects the
+    /// purchase: a domestic purchase with VAT charged from a supplier under
+    /// the regime, or any such purchase of a buyer under it (`buyer_in_regime`,
+    /// art. 163 quaterdecies.Uno). Imports, intra-EU acquisitions and reverse
+    /// charge are outside the regime (art. 163 nonies.Cuatro).
+    pub fn under_cash_regime(&self, buyer_in_regime: bool) -> bool {
+        self.entry.treatment == Treatment::Domestic
+            && self.entry.tax == IndirectTax::Iva
+            && (self.entry.supplier_cash_accounting || buyer_in_regime)
+    }
+
+    /// `vat_date` for a buyer that is (`true`) or is not under the regime:
+    /// under it, every domestic purchase is deducted when paid, or on 31
+    /// December of the year after the operation (art. 163 quaterdecies.Uno).
+    pub fn vat_date_as(&self, buyer_in_regime: bool) -> NaiveDate {
+        let general = self.general_vat_date();
+        if !self.under_cash_regime(buyer_in_regime) {
+            return general;
+        }
+        let deadline = cash_accounting::deadline(self.cost_date());
+        let paid = self.withholding_date().unwrap_or(deadline).min(deadline);
+        paid.max(general)
+    }
+
+    /// The quarter its VAT would fall in by the general rules (without the
+    /// cash-accounting regime): boxes 74/75 count a purchase there.
+    pub fn general_vat_date(&self) -> NaiveDate {
         let e = &self.entry;
         match e.treatment {
             Treatment::IntraEuGoods => accrual::intra_eu_goods(e.issue_date, e.operation_date),

@@ -52,6 +52,11 @@ pub struct LedgerEntry {
     /// one: an N2 service to another EU state goes to box 59, any other to 120.
     #[serde(default)]
     pub customer_country: Option<String>,
+    /// Issued under the cash-accounting regime: its taxed groups' VAT
+    /// accrues as it is collected (`tax::cash_accounting`), and here only
+    /// feeds boxes 62/63. Entries from before the regime: false.
+    #[serde(default)]
+    pub cash_accounting: bool,
     pub groups: Vec<RateGroup>,
     pub irpf_rate: Decimal,
     pub irpf_amount: Decimal,
@@ -84,6 +89,12 @@ impl LedgerEntry {
         self.groups.iter().map(|g| g.base).sum()
     }
 
+    /// Whether its taxed groups' VAT waits for collection (rectifying
+    /// invoices and other taxes follow the general rule).
+    pub fn defers_vat(&self) -> bool {
+        self.cash_accounting && !self.is_rectification() && self.tax == IndirectTax::Iva
+    }
+
     /// The date that places the entry in a VAT return and in Modelo 130.
     pub fn accrual(&self) -> NaiveDate {
         self.accrual_date.unwrap_or(self.issue_date)
@@ -103,5 +114,6 @@ mod tests {
         assert_eq!(entry.groups[0].treatment, Treatment::Taxed);
         assert_eq!(entry.accrual(), "2026-05-05".parse().unwrap());
         assert_eq!(entry.customer_country, None);
+        assert!(!entry.cash_accounting);
     }
 }

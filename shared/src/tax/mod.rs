@@ -3,6 +3,7 @@
 pub mod accrual;
 pub mod amortisation;
 pub mod calendar;
+pub mod cash_accounting;
 pub mod indirect;
 pub mod ledger_entry;
 pub mod model130;

@@ -115,6 +115,36 @@ pub fn input_boxes(expenses: &[&Expense]) -> Vec<ReturnBox> {
     boxes
 }
 
+/// Boxes 74/75 (additional information): base and quota of the purchases
+/// the cash-accounting regime applies to or affects that would have been
+/// deductible in the quarter by the general rule, paid or not. `expenses`:
+/// those whose `general_vat_date` is in the quarter; only the ones the
+/// regime applies to or affects count (`Expense::under_cash_regime`: from a
+/// supplier under it, or any domestic purchase of a buyer under it; 2026
+/// form and its instructions).
+pub fn cash_purchase_boxes(expenses: &[&Expense], buyer_in_regime: bool) -> Vec<ReturnBox> {
+    let mut t = RateTotals::default();
+    for e in expenses
+        .iter()
+        .filter(|e| e.under_cash_regime(buyer_in_regime))
+    {
+        t.base += e.bases();
+        t.amount += e.vat();
+    }
+    vec![
+        row(
+            "74",
+            "Purchases under the cash-accounting regime, by the general accrual rule: base".into(),
+            t.base,
+        ),
+        row(
+            "75",
+            "Purchases under the cash-accounting regime, by the general accrual rule: quota".into(),
+            t.amount,
+        ),
+    ]
+}
+
 /// What the return ends in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -362,6 +392,41 @@ mod tests {
         let form = model_303(&QuarterSummary::default(), &[&canary], 2026, 4, dec!(0));
         assert_eq!(value(&form.boxes, "28"), dec!(0));
         assert_eq!(value(&form.boxes, "45"), dec!(0));
+    }
+
+    #[test]
+    fn a_supplier_under_the_cash_regime_is_deducted_when_paid_and_in_74_75() {
+        // LIVA art. 163 quinquiesdecies.Uno: the buyer deducts the VAT of a
+        // supplier under the regime when it pays, or on 31 December of the
+        // year after the operation. Received 01-10-2026 (Q4), 100 + 21 %.
+        let mut e = expense(Treatment::Domestic, false, dec!(100));
+        e.entry.supplier_cash_accounting = true;
+        let day = |s: &str| s.parse::<NaiveDate>().unwrap();
+        e.entry.paid_date = crate::expense::Paid::from_date(None);
+        assert_eq!(e.general_vat_date(), day("2026-10-01"));
+        assert_eq!(e.vat_date(), day("2027-12-31"));
+        e.entry.paid_date = crate::expense::Paid::from_date(Some(day("2027-02-03")));
+        assert_eq!(e.vat_date(), day("2027-02-03"));
+        // Boxes 74/75 of Q4 2026, by the general rule: 100 / 21.
+        let boxes = cash_purchase_boxes(&[&e], false);
+        assert_eq!(
+            (value(&boxes, "74"), value(&boxes, "75")),
+            (dec!(100), dec!(21))
+        );
+        let mut other = expense(Treatment::Domestic, false, dec!(50));
+        assert_eq!(value(&cash_purchase_boxes(&[&other], false), "74"), dec!(0));
+        // A buyer under the regime (art. 163 quaterdecies.Uno): every
+        // domestic purchase waits for its payment and is in 74/75; an
+        // intra-EU acquisition is outside the regime (art. 163 nonies.Cuatro).
+        other.entry.paid_date = crate::expense::Paid::from_date(Some(day("2026-11-20")));
+        assert_eq!(other.vat_date_as(true), day("2026-11-20"));
+        let eu = expense(Treatment::IntraEuServices, false, dec!(10));
+        assert_eq!(eu.vat_date_as(true), eu.general_vat_date());
+        let boxes = cash_purchase_boxes(&[&other, &eu], true);
+        assert_eq!(
+            (value(&boxes, "74"), value(&boxes, "75")),
+            (dec!(50), dec!(10.50))
+        );
     }
 
     #[test]

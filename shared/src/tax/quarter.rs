@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 use rust_decimal::dec;
 
 use super::indirect::IndirectTax;
-use super::ledger_entry::LedgerEntry;
+use super::ledger_entry::{LedgerEntry, RateGroup};
 use super::model303::SelfAssessed;
 use crate::invoice::line::Treatment;
 use crate::invoice::party::in_eu;
@@ -51,6 +51,10 @@ pub struct QuarterSummary {
     /// Modelo 303 (59, 60, 120, 122), rectifying invoices signed in; the
     /// groups with no box (E1, E6, N1) are only in `base`.
     pub untaxed: BTreeMap<&'static str, Decimal>,
+    /// Taxed groups of invoices under the cash-accounting regime that
+    /// accrued in the quarter by the general rule (LIVA art. 75), collected
+    /// or not: boxes 62/63. Their VAT is in `vat` as it is collected.
+    pub cash_regime: RateTotals,
     /// IGIC of every invoice (rectifying ones signed) per rate: Modelo 420 of
     /// the Canary Islands, not 303.
     pub igic: BTreeMap<Decimal, RateTotals>,
@@ -113,6 +117,8 @@ pub fn summarize(entries: &[LedgerEntry]) -> QuarterSummary {
                 if let Some(number) = untaxed_box(g.treatment, entry.customer_country.as_deref()) {
                     *s.untaxed.entry(number).or_default() += g.base;
                 }
+            } else if entry.defers_vat() {
+                add(&mut s.cash_regime, g.base, g.vat_amount);
             } else if entry.is_rectification() {
                 add(&mut s.rectified_vat, g.base, g.vat_amount);
                 if !g.surcharge_rate.is_zero() {
@@ -140,6 +146,26 @@ pub fn summarize(entries: &[LedgerEntry]) -> QuarterSummary {
         s.total += entry.total;
     }
     s
+}
+
+/// Adds the taxed groups whose VAT accrued in the quarter under the
+/// cash-accounting regime (collections, and what was left unpaid on its
+/// deadline: `tax::cash_accounting`) to the output VAT and surcharge per rate.
+pub fn add_collected(s: &mut QuarterSummary, groups: &[RateGroup]) {
+    for g in groups.iter().filter(|g| g.treatment == Treatment::Taxed) {
+        add(
+            s.vat.entry(g.vat_rate.normalize()).or_default(),
+            g.base,
+            g.vat_amount,
+        );
+        if !g.surcharge_rate.is_zero() {
+            add(
+                s.surcharge.entry(g.surcharge_rate.normalize()).or_default(),
+                g.base,
+                g.surcharge_amount,
+            );
+        }
+    }
 }
 
 /// One box of a return.
@@ -319,9 +345,29 @@ pub fn model_303_boxes(
 }
 
 /// The additional information of the form (not part of the result): the
-/// bases of the operations that bear no Spanish VAT, rectifications signed in.
+/// bases of the operations that bear no Spanish VAT, rectifications signed
+/// in, and 62/63: base and quota of the supplies under the cash-accounting
+/// regime that accrued in the quarter by the general rule (art. 75),
+/// whether collected or not (2026 form and its instructions).
 pub fn additional_boxes(s: &QuarterSummary) -> Vec<ReturnBox> {
-    [
+    let cash = [
+        (
+            "62",
+            "Supplies under the cash-accounting regime, by the general accrual rule: base",
+            s.cash_regime.base,
+        ),
+        (
+            "63",
+            "Supplies under the cash-accounting regime, by the general accrual rule: quota",
+            s.cash_regime.amount,
+        ),
+    ]
+    .map(|(number, label, value)| ReturnBox {
+        number,
+        label: label.into(),
+        value,
+    });
+    let untaxed = [
         ("59", "Intra-EU supplies of goods and services"),
         ("60", "Exports and assimilated operations"),
         ("120", "Operations not subject by the place-of-supply rules"),
@@ -335,8 +381,8 @@ pub fn additional_boxes(s: &QuarterSummary) -> Vec<ReturnBox> {
         number,
         label: format!("{label}: base"),
         value: s.untaxed.get(number).copied().unwrap_or_default(),
-    })
-    .collect()
+    });
+    untaxed.chain(cash).collect()
 }
 
 #[cfg(test)]
@@ -373,6 +419,7 @@ mod tests {
             operation_date: None,
             accrual_date: None,
             customer_country: None,
+            cash_accounting: false,
             invoice_id: "inv_1".into(),
             number: "F2026-1".into(),
             kind: Kind::parse(kind).unwrap(),
@@ -615,6 +662,41 @@ mod tests {
             (dec!(-50), dec!(-2.6))
         );
         assert_eq!(value(&additional_boxes(&s), "60"), dec!(-100));
+    }
+
+    #[test]
+    fn an_invoice_under_the_cash_regime_fills_62_63_and_its_collections_07_09() {
+        // LIVA art. 163 terdecies: 1,000 + 21 % issued under the regime
+        // accrues nothing in 07/09 until collected; boxes 62/63 of its
+        // quarter take 1,000/210 (what art. 75 would have made accrue).
+        // Half collected: 500/105 in 07/09 of the quarter of the payment.
+        let mut e = entry(
+            "F1",
+            vec![group(dec!(21), dec!(1000), dec!(210), dec!(0), dec!(0))],
+            dec!(0),
+        );
+        e.cash_accounting = true;
+        let s = summarize(&[e]);
+        let boxes = model_303_boxes(&s, &SelfAssessed::default(), 2026, 1);
+        let extra = additional_boxes(&s);
+        assert_eq!(
+            (value(&extra, "62"), value(&extra, "63")),
+            (dec!(1000), dec!(210))
+        );
+        assert!(boxes.iter().all(|b| b.number != "07"));
+        assert_eq!(value(&boxes, "27"), dec!(0));
+
+        let mut later = summarize(&[]);
+        add_collected(
+            &mut later,
+            &[group(dec!(21), dec!(500), dec!(105), dec!(0), dec!(0))],
+        );
+        let boxes = model_303_boxes(&later, &SelfAssessed::default(), 2026, 2);
+        assert_eq!(
+            (value(&boxes, "07"), value(&boxes, "09")),
+            (dec!(500), dec!(105))
+        );
+        assert_eq!(value(&additional_boxes(&later), "62"), dec!(0));
     }
 
     #[test]

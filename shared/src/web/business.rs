@@ -35,10 +35,12 @@ struct Values {
     city: String,
     province: String,
     country: String,
+    /// Opted into the cash-accounting regime (`Account::cash_accounting`).
+    cash_accounting: bool,
 }
 
 impl Values {
-    fn stored(issuer: &Issuer) -> Self {
+    fn stored(issuer: &Issuer, cash_accounting: bool) -> Self {
         let text = |v: &Option<String>| v.clone().unwrap_or_default();
         Values {
             name: text(&issuer.name),
@@ -52,6 +54,7 @@ impl Values {
             city: text(&issuer.city),
             province: text(&issuer.province),
             country: issuer.country.clone().unwrap_or_else(|| "ES".into()),
+            cash_accounting,
         }
     }
 
@@ -65,6 +68,7 @@ impl Values {
             city: text("city"),
             province: text("province"),
             country: text("country"),
+            cash_accounting: form.text("cash_accounting") == "yes",
         }
     }
 }
@@ -183,6 +187,13 @@ async fn show(state: &AppState, visit: &Visit, account: &Account, shown: Shown<'
                         input id="province" name="province" type="text" value=(v.province) autocomplete="address-level1";
                     }
                     (Field { label: lang.pick("País (código ISO)", "Country (ISO code)"), name: "country", kind: "text", value: &v.country, autocomplete: "country", error: e.get("country") }.render())
+                    label for="cash_accounting" {
+                        input id="cash_accounting" name="cash_accounting" type="checkbox" value="yes" checked[v.cash_accounting];
+                        " " (lang.pick(
+                            "Régimen especial del criterio de caja (art. 163 decies LIVA): el IVA de tus facturas se devenga al cobrarlas, o el 31 de diciembre del año siguiente. Para un volumen de operaciones de hasta 2.000.000 €; la opción se ejerce en la declaración censal (modelo 036/037).",
+                            "Cash-accounting regime (art. 163 decies LIVA): the VAT of your invoices accrues when they are paid, or on 31 December of the next year. For a volume of operations up to 2,000,000 €; the option is made in the census declaration (Modelo 036/037).",
+                        ))
+                    }
                     button type="submit" { (lang.pick("Guardar", "Save")) }
                 }
             }
@@ -228,7 +239,7 @@ pub async fn view(
         &account,
         Shown {
             saved,
-            ..shown(Values::stored(&account.issuer))
+            ..shown(Values::stored(&account.issuer, account.cash_accounting))
         },
     )
     .await
@@ -253,7 +264,7 @@ pub async fn save(State(state): State<AppState>, form: Submitted) -> Response {
     };
     let mut errors = Errors::default();
     match Issuer::parse(&typed) {
-        Ok(issuer) => match accounts::set_issuer(&state.ports, &account.id, &issuer).await {
+        Ok(issuer) => match save_details(&state, &account, &issuer, values.cash_accounting).await {
             Ok(()) => return see_other(visit, "/business?saved=1", Vec::new()),
             Err(AccountError::NifTaken(_)) => errors.add(
                 "nif",
@@ -276,6 +287,20 @@ pub async fn save(State(state): State<AppState>, form: Submitted) -> Response {
         ..shown(values)
     };
     show(&state, visit, &account, shown).await
+}
+
+/// The issuer details, then the regime when it changed.
+async fn save_details(
+    state: &AppState,
+    account: &Account,
+    issuer: &Issuer,
+    cash_accounting: bool,
+) -> Result<(), AccountError> {
+    accounts::set_issuer(&state.ports, &account.id, issuer).await?;
+    if cash_accounting != account.cash_accounting {
+        accounts::set_cash_accounting(&state.ports, &account.id, cash_accounting).await?;
+    }
+    Ok(())
 }
 
 /// The upload: a multipart form with its CSRF token, the file and its password.
@@ -351,7 +376,7 @@ pub async fn upload(
             Err(e) => return page::failure(lang, &e),
         }
     };
-    let values = Values::stored(&account.issuer);
+    let values = Values::stored(&account.issuer, account.cash_accounting);
     match problem {
         None => {
             let message = lang.pick(

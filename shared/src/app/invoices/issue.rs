@@ -370,8 +370,12 @@ pub async fn finalize(
 ) -> Result<(Invoice, Vec<Write>), InvoiceError> {
     let year = draft.issue_date.year();
     // Independent reads, at once: one round trip's wait instead of four.
-    let (issuer, ids, chosen, status_reason) = tokio::try_join!(
-        account_issuer(ports, caller),
+    let (account, ids, chosen, status_reason) = tokio::try_join!(
+        async {
+            accounts::get(ports, &caller.account_id)
+                .await
+                .map_err(InvoiceError::from)
+        },
         store::counter(ports, caller, "ID"),
         series::choose(ports, caller, draft.series.as_deref(), draft.numbered),
         async {
@@ -380,6 +384,8 @@ pub async fn finalize(
                 .map_err(InvoiceError::from)
         },
     )?;
+    let issuer = issuer_view(&account)?;
+    let cash_accounting = account.cash_accounting && draft.tax == IndirectTax::Iva;
     if IndirectTax::of_postal_code(&issuer.postal_code) != draft.tax {
         return Err(InvoiceError::InvalidState(
             "the issuer's address changed while the invoice was being issued; send it again".into(),
@@ -421,6 +427,7 @@ pub async fn finalize(
         descriptions,
         totals: &draft.totals,
         tax: draft.tax,
+        cash_accounting,
         rectification: draft.rectification.clone(),
         simplification: Simplification {
             qualified: draft.qualified_simplified,
@@ -456,6 +463,7 @@ pub async fn finalize(
         without_recipient_id: draft.without_recipient_id,
         prices_include_vat: draft.prices == Prices::VatIncluded,
         tax: draft.tax,
+        cash_accounting,
         status: Status::Issued,
         livemode: caller.mode.is_live(),
         issue_date: draft.issue_date,
@@ -560,6 +568,7 @@ pub async fn finalize(
                 &draft.ledger_groups,
             )),
             customer_country: invoice.customer.as_ref().map(|c| c.country.clone()),
+            cash_accounting: invoice.cash_accounting,
             groups: draft.ledger_groups,
             irpf_rate: invoice.irpf_rate.value(),
             irpf_amount: draft.ledger_irpf,

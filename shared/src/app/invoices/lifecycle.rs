@@ -256,6 +256,7 @@ pub async fn cancel(
                 &groups,
             )),
             customer_country: invoice.customer.as_ref().map(|c| c.country.clone()),
+            cash_accounting: invoice.cash_accounting,
             total: (-invoice.total).value(),
             groups,
             irpf_rate: invoice.irpf_rate.value(),

@@ -72,9 +72,11 @@ pub async fn record(
     let (mut invoice, version) = store::get(ports, caller, id).await?;
     let now = ports.clock.now();
     let before = open_instalments(&invoice);
+    let paid_before = rules::amount_paid(&invoice);
     let mut events = Vec::new();
     apply(&mut invoice, payment, now, &mut events)?;
-    let writes = commit(caller, &mut invoice, version, &before, events, now);
+    let mut writes = commit(caller, &mut invoice, version, &before, events, now);
+    writes.extend(collection(caller, &invoice, paid_before));
     Ok((invoice, writes))
 }
 
@@ -95,7 +97,9 @@ pub fn by_status(
         _ => return Ok(None),
     };
     let before = open_instalments(invoice);
+    let paid_before = rules::amount_paid(invoice);
     let mut events = Vec::new();
+    let mut collected = None;
     let refund = settle.is_sign_negative() && invoice.rectifies.is_none();
     if (rules::collectible(invoice) || refund) && !settle.is_zero() {
         let payment = NewPayment {
@@ -105,13 +109,26 @@ pub fn by_status(
             reference: None,
         };
         apply(invoice, payment, now, &mut events)?;
+        collected = collection(caller, invoice, paid_before);
     }
     if invoice.status != to {
         invoice.status = to;
         history(invoice, to.into(), now, None);
         events.push((super::lifecycle::status_event(to), event_data(invoice)));
     }
-    Ok(Some(commit(caller, invoice, version, &before, events, now)))
+    let mut writes = commit(caller, invoice, version, &before, events, now);
+    writes.extend(collected);
+    Ok(Some(writes))
+}
+
+/// The VAT the invoice's last payment made accrue, when it is a live
+/// invoice under the cash-accounting regime (see `app::collections`).
+fn collection(caller: &Caller, invoice: &Invoice, paid_before: Decimal) -> Option<Write> {
+    if !caller.mode.is_live() {
+        return None;
+    }
+    crate::app::collections::of_last_payment(invoice, paid_before)
+        .map(|c| crate::app::collections::record(&caller.account_id, &c))
 }
 
 fn history(invoice: &mut Invoice, kind: HistoryKind, at: DateTime<Utc>, detail: Option<String>) {

@@ -25,18 +25,28 @@ use crate::verifactu::{
 
 /// ClaveRegimen: 18 with the equivalence surcharge; 02 for exports (E2,
 /// E3), which the AEAT refuses under 01 for IVA and IGIC (error 1199);
-/// 01 otherwise.
-fn regime(g: &Group, tax: IndirectTax) -> &'static str {
+/// 07 for the taxed (S1) and domestic exempt (E1, E6) lines of an invoice
+/// under the cash-accounting regime (the only ones 07 admits, error 1203;
+/// the regime excludes exports, intra-EU supplies and reverse charge, LIVA
+/// art. 163 nonies.Cuatro); 01 otherwise.
+fn regime(g: &Group, tax: IndirectTax, cash_accounting: bool) -> &'static str {
     if !g.surcharge_rate.is_zero() {
         "18"
     } else if matches!(g.treatment, Treatment::E2 | Treatment::E3) && tax != IndirectTax::Ipsi {
         "02"
+    } else if cash_accounting
+        && matches!(
+            g.treatment,
+            Treatment::Taxed | Treatment::E1 | Treatment::E6
+        )
+    {
+        "07"
     } else {
         "01"
     }
 }
 
-fn breakdown_line(g: &Group, tax: IndirectTax) -> BreakdownLine {
+fn breakdown_line(g: &Group, tax: IndirectTax, cash_accounting: bool) -> BreakdownLine {
     let (treatment, taxed) = match g.treatment {
         Treatment::Taxed => (RecordTreatment::Qualified(Qualification::S1), true),
         Treatment::S2 => (RecordTreatment::Qualified(Qualification::S2), false),
@@ -57,7 +67,7 @@ fn breakdown_line(g: &Group, tax: IndirectTax) -> BreakdownLine {
         _ => (taxed.then_some(g.vat_rate), taxed.then_some(g.vat_amount)),
     };
     BreakdownLine {
-        regime: regime(g, tax).into(),
+        regime: regime(g, tax, cash_accounting).into(),
         tax,
         treatment,
         rate,
@@ -132,6 +142,8 @@ pub struct RecordInput<'a> {
     pub descriptions: Vec<&'a str>,
     pub totals: &'a Totals,
     pub tax: IndirectTax,
+    /// Issued under the cash-accounting regime: ClaveRegimen 07.
+    pub cash_accounting: bool,
     pub rectification: Option<Rectification>,
     pub simplification: Simplification,
     pub previous: Option<&'a ChainHead>,
@@ -171,7 +183,7 @@ pub fn registration(input: RecordInput) -> Registration {
             .totals
             .groups
             .iter()
-            .map(|g| breakdown_line(g, input.tax))
+            .map(|g| breakdown_line(g, input.tax, input.cash_accounting))
             .collect(),
         total_vat: input.totals.vat_amount + input.totals.surcharge_amount,
         total: input.totals.gross(),
@@ -267,6 +279,7 @@ pub fn registration_of(
             .collect(),
         totals: &stored_totals(invoice),
         tax: invoice.tax,
+        cash_accounting: invoice.cash_accounting,
         rectification: invoice
             .rectifies
             .as_ref()

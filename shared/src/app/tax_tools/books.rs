@@ -8,16 +8,19 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::ToolError;
+use crate::app::accounts::{self, AccountError};
 use crate::app::expenses;
 use crate::app::keys::Caller;
-use crate::app::ledger;
+use crate::app::{collections, ledger};
 use crate::expense::{Expense, Status};
 use crate::ports::Ports;
+use crate::ports::table::TableError;
+use crate::tax::cash_accounting::uncollected;
 use crate::tax::indirect::IndirectTax;
-use crate::tax::ledger_entry::LedgerEntry;
-use crate::tax::model303::deduction_boxes;
+use crate::tax::ledger_entry::{LedgerEntry, RateGroup};
+use crate::tax::model303::{cash_purchase_boxes, deduction_boxes};
 use crate::tax::money::Money;
-use crate::tax::quarter::quarter_dates;
+use crate::tax::quarter::{QuarterSummary, ReturnBox, add_collected, quarter_dates, summarize};
 use crate::tax::withheld::{paid_between, unpaid_with_withholding};
 
 /// An issued invoice a figure counted.
@@ -92,11 +95,23 @@ pub struct Books {
     pub to: NaiveDate,
     /// Invoices that accrued in the quarter.
     pub invoices: Vec<LedgerEntry>,
+    /// Taxed groups of invoices under the cash-accounting regime whose VAT
+    /// accrued in the quarter: the collections dated in it and, in the
+    /// fourth quarter, what invoices of the year before left unpaid (LIVA
+    /// art. 163 terdecies.Uno).
+    pub cash_collected: Vec<RateGroup>,
     /// Invoices that accrued from 1 January to the quarter's end.
     pub invoices_year: Vec<LedgerEntry>,
     /// Confirmed expenses charged VAT whose VAT falls in the quarter
     /// (`Expense::vat_date`); those charged IGIC or IPSI are not here.
     pub expenses_vat: Vec<Expense>,
+    /// Confirmed expenses the cash-accounting regime applies to or affects
+    /// whose VAT the general rule places in the quarter (boxes 74/75).
+    pub expenses_cash_regime: Vec<Expense>,
+    /// The account is opted into the cash-accounting regime (as now: the
+    /// option binds for three years, LIVA art. 163 undecies): its domestic
+    /// purchases are deducted when paid (art. 163 quaterdecies.Uno).
+    pub cash_accounting: bool,
     /// Confirmed expenses whose cost falls from 1 January to the quarter's end.
     pub expenses_year: Vec<Expense>,
     /// Confirmed expenses paid in the quarter (Modelos 111 and 115).
@@ -111,6 +126,62 @@ pub struct Books {
 /// The oldest year an asset still being amortised can come from (olive
 /// groves: 100 years, simplified amortisation table).
 const ASSET_YEARS: i32 = 100;
+
+/// The output side of the quarter: its invoices, with the VAT collected
+/// under the cash-accounting regime in the output boxes.
+pub fn vat_summary(b: &Books) -> QuarterSummary {
+    let mut s = summarize(&b.invoices);
+    add_collected(&mut s, &b.cash_collected);
+    s
+}
+
+/// Boxes 74/75 of the quarter.
+pub fn cash_purchases(b: &Books) -> Vec<ReturnBox> {
+    let expenses: Vec<&Expense> = b.expenses_cash_regime.iter().collect();
+    cash_purchase_boxes(&expenses, b.cash_accounting)
+}
+
+/// The VAT accruing from `from` to `to` (quarter `quarter` of `year`) under
+/// the cash-accounting regime: collections in the span, and in the fourth
+/// quarter the rest of the year before's invoices (their deadline is 31
+/// December of this year). Collections are read from two years before, as
+/// a payment may precede its operation.
+async fn cash_collected(
+    ports: &Ports,
+    caller: &Caller,
+    (year, quarter): (i32, u8),
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<Vec<RateGroup>, ToolError> {
+    if !caller.mode.is_live() {
+        return Ok(Vec::new());
+    }
+    let day = |y: i32, m: u32, d: u32| NaiveDate::from_ymd_opt(y, m, d).expect("valid date");
+    let fourth = quarter == 4;
+    let earliest = if fourth { day(year - 2, 1, 1) } else { from };
+    let all = collections::between(ports, &caller.account_id, earliest, to)
+        .await
+        .map_err(ToolError::storage)?;
+    let mut groups: Vec<RateGroup> = all
+        .iter()
+        .filter(|c| c.date >= from)
+        .flat_map(|c| c.groups.iter().cloned())
+        .collect();
+    if fourth {
+        let year_before = ledger::between(
+            ports,
+            &caller.account_id,
+            day(year - 1, 1, 1),
+            day(year - 1, 12, 31),
+        )
+        .await
+        .map_err(ToolError::storage)?;
+        for entry in year_before.iter().filter(|e| e.defers_vat()) {
+            groups.extend(uncollected(entry, &all));
+        }
+    }
+    Ok(groups)
+}
 
 /// Reads both books. Test keys have neither: every list is empty, and a
 /// note says so.
@@ -144,10 +215,17 @@ pub async fn read(
     let all = expenses::between(ports, caller, earliest, to)
         .await
         .map_err(ToolError::storage)?;
+    let cash_accounting = match accounts::get(ports, &caller.account_id).await {
+        Ok(account) => account.cash_accounting,
+        Err(AccountError::Table(e)) => return Err(ToolError::storage(e)),
+        Err(e) => return Err(ToolError::storage(TableError::Unavailable(e.to_string()))),
+    };
     let in_span = |d: NaiveDate, start: NaiveDate| d >= start && d <= to;
     let drafts = all
         .iter()
-        .filter(|e| e.entry.status == Status::Draft && in_span(e.vat_date(), from))
+        .filter(|e| {
+            e.entry.status == Status::Draft && in_span(e.vat_date_as(cash_accounting), from)
+        })
         .count();
     let confirmed: Vec<Expense> = all
         .into_iter()
@@ -155,7 +233,9 @@ pub async fn read(
         .collect();
     let other_tax = confirmed
         .iter()
-        .filter(|e| e.entry.tax != IndirectTax::Iva && in_span(e.vat_date(), from))
+        .filter(|e| {
+            e.entry.tax != IndirectTax::Iva && in_span(e.vat_date_as(cash_accounting), from)
+        })
         .count();
     if other_tax > 0 {
         notes.push(format!(
@@ -177,7 +257,10 @@ pub async fn read(
         .filter(|e| e.entry.capital_good && e.cost_date() <= to)
         .cloned()
         .collect();
+    let cash_collected = cash_collected(ports, caller, (year, quarter), from, to).await?;
     Ok(Books {
+        cash_collected,
+        cash_accounting,
         from,
         to,
         expenses_paid,
@@ -189,9 +272,16 @@ pub async fn read(
             .cloned()
             .collect(),
         invoices_year,
+        expenses_cash_regime: confirmed
+            .iter()
+            .filter(|e| e.under_cash_regime(cash_accounting) && in_span(e.general_vat_date(), from))
+            .cloned()
+            .collect(),
         expenses_vat: confirmed
             .iter()
-            .filter(|e| e.entry.tax == IndirectTax::Iva && in_span(e.vat_date(), from))
+            .filter(|e| {
+                e.entry.tax == IndirectTax::Iva && in_span(e.vat_date_as(cash_accounting), from)
+            })
             .cloned()
             .collect(),
         expenses_year: confirmed

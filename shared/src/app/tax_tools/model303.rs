@@ -16,7 +16,7 @@ use crate::expense::Expense;
 use crate::ports::Ports;
 use crate::tax::model303::model_303;
 use crate::tax::money::{Amount, Money};
-use crate::tax::quarter::{ReturnBox, summarize};
+use crate::tax::quarter::ReturnBox;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -60,7 +60,12 @@ pub struct Model303Response {
     /// Output boxes (01–27), input boxes (28–45), the result (46–71) and
     /// the additional information: 59 (intra-EU supplies of goods and
     /// services), 60 (exports and assimilated), 120 (not subject by the
-    /// place-of-supply rules), 122 (reverse charge); see docs/tax-boxes.md.
+    /// place-of-supply rules), 122 (reverse charge), 62/63 (supplies under
+    /// the cash-accounting regime by the general accrual rule) and 74/75
+    /// (purchases from suppliers under it); see docs/tax-boxes.md. Under the
+    /// cash-accounting regime 01–09 carry the VAT collected in the quarter
+    /// and, in the fourth, what was left unpaid from the year before's
+    /// operations (LIVA art. 163 terdecies).
     pub boxes: Vec<Box303>,
     /// Box 71.
     pub result: Money,
@@ -80,14 +85,13 @@ pub struct Model303Response {
 }
 
 /// The parts of Modelo 303 no figure here fills.
-pub const NOT_HANDLED: [&str; 8] = [
+pub const NOT_HANDLED: [&str; 7] = [
     "Prorrata: input VAT of businesses with exempt operations (box 44)",
     "Special regime for agriculture, livestock and fishing (box 42)",
     "Regularisation of capital goods (box 43)",
     "Simplified regime and other special regimes (boxes 47–58, 76)",
     "Import VAT deferred to the return (box 77)",
     "Supplementary returns (box 70)",
-    "Cash-accounting regime (boxes 62/63 and 74/75)",
     "One-stop shop (OSS) sales to consumers in other EU states (boxes 123/124)",
 ];
 
@@ -113,12 +117,15 @@ pub async fn estimate_model_303(
     let b = books::read(ports, caller, year, quarter, &mut notes).await?;
     let carried = req.carried_forward.map(Amount::value).unwrap_or_default();
     let expenses: Vec<&Expense> = b.expenses_vat.iter().collect();
-    let form = model_303(&summarize(&b.invoices), &expenses, year, quarter, carried);
+    let form = model_303(&books::vat_summary(&b), &expenses, year, quarter, carried);
     if b.invoices
         .iter()
         .any(|e| e.tax != crate::tax::indirect::IndirectTax::Iva)
     {
         notes.push("IGIC and IPSI invoices are declared to the Canary Islands or to Ceuta and Melilla, not in Modelo 303; they are left out of the boxes.".into());
+    }
+    if !b.cash_collected.is_empty() {
+        notes.push("Cash-accounting regime: boxes 01–09 carry the VAT collected in the quarter (and, in the fourth, what invoices of the year before left unpaid on 31 December), not the VAT of the invoices issued under it, which is in 62/63 (LIVA art. 163 terdecies).".into());
     }
     if b.expenses_vat
         .iter()
@@ -132,14 +139,19 @@ pub async fn estimate_model_303(
         from: b.from,
         to: b.to,
         livemode: caller.mode.is_live(),
-        boxes: boxes_of(form.boxes),
+        boxes: boxes_of(
+            form.boxes
+                .into_iter()
+                .chain(books::cash_purchases(&b))
+                .collect(),
+        ),
         result: Money::from(form.result),
         outcome: form.outcome.code(),
         invoices: b.invoices.iter().map(counted_invoice).collect(),
         expenses: b
             .expenses_vat
             .iter()
-            .map(|e| counted_expense(e, e.vat_date()))
+            .map(|e| counted_expense(e, e.vat_date_as(b.cash_accounting)))
             .collect(),
         notes,
         not_handled: NOT_HANDLED.to_vec(),

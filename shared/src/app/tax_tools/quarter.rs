@@ -18,7 +18,6 @@ use crate::tax::model303::model_303;
 use crate::tax::money::Money;
 use crate::tax::money::Percent;
 use crate::tax::money::as_number;
-use crate::tax::quarter::summarize;
 use crate::tax::withheld::{boxes_111, boxes_115, model_111, model_115};
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
@@ -112,7 +111,7 @@ pub struct QuarterResponse {
     /// 14/15, surcharge rows, 25/26, 27 total), input boxes (28–41, 45), the
     /// result (46–71, with nothing carried from earlier quarters; see
     /// `POST /api/v1/tax/model-303`) and the additional information (59,
-    /// 60, 120, 122).
+    /// 60, 120, 122, 62/63 and 74/75 of the cash-accounting regime).
     pub model_303: Vec<Box303>,
     pub model_130: Model130Inputs,
     /// Modelo 111: IRPF the account withheld from professionals and other
@@ -153,7 +152,7 @@ pub async fn quarter_summary(
     let quarter = check_quarter(quarter)?;
     let mut notes = Vec::new();
     let b = books::read(ports, caller, year, quarter, &mut notes).await?;
-    let s = summarize(&b.invoices);
+    let s = books::vat_summary(&b);
     if b.invoices.is_empty() && caller.mode.is_live() {
         notes.push("The ledger has no invoices in this quarter.".into());
     }
@@ -194,7 +193,12 @@ pub async fn quarter_summary(
             irpf_withheld: Money::from(s.irpf_withheld),
             total: Money::from(s.total),
         },
-        model_303: boxes_of(form.boxes),
+        model_303: boxes_of(
+            form.boxes
+                .into_iter()
+                .chain(books::cash_purchases(&b))
+                .collect(),
+        ),
         model_130: Model130Inputs {
             income_year_to_date: Money::from(
                 b.invoices_year.iter().map(|e| e.base()).sum::<Decimal>(),
@@ -220,7 +224,7 @@ pub async fn quarter_summary(
         expenses: b
             .expenses_vat
             .iter()
-            .map(|e| counted_expense(e, e.vat_date()))
+            .map(|e| counted_expense(e, e.vat_date_as(b.cash_accounting)))
             .collect(),
         notes,
         estimate: ESTIMATE_NOTICE,

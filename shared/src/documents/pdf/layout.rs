@@ -757,6 +757,7 @@ fn mention_texts(invoice: &Invoice) -> Vec<String> {
         texts.push(payment.join(" · "));
     }
     texts.extend(crate::documents::replacement_note(invoice));
+    texts.extend(crate::documents::cash_accounting_note(invoice).map(|m| format!("{m}.")));
     if invoice.prices_include_vat {
         texts.push(
             format!(
