@@ -180,7 +180,7 @@ async fn vat_accrues_as_collected_and_the_unpaid_rest_on_31_december_of_the_next
         summary.json
     );
 
-    // The mention of RD 1619/2012 art. 6.1.n in the e-invoices and the PDF.
+    // The mention of RD 1619/2012 art. 6.1.p in the e-invoices and the PDF.
     let mention = "Régimen especial del criterio de caja";
     for format in ["facturae", "ubl"] {
         let xml = bytes(&h, &format!("/api/v1/invoices/{id}/xml?format={format}")).await;

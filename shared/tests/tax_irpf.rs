@@ -2,7 +2,7 @@
 //! the law: a laptop amortised across the quarters (LIRPF art. 28.1, LIS
 //! art. 12.1, simplified table), a car's IRPF share (RIRPF art. 22.4), box 05
 //! derived from the earlier quarters (RIRPF art. 110.3), the simplified
-//! estimation's allowance (RIRPF art. 30.2.4ª) and withholdings declared
+//! estimation's allowance (RIRPF art. 30, rule 2.ª) and withholdings declared
 //! when paid (RIRPF art. 78.1).
 
 use crate::support;
@@ -315,7 +315,7 @@ async fn box_05_comes_from_the_earlier_quarters_of_the_books_unless_given() {
 #[tokio::test]
 async fn the_simplified_allowance_is_5_percent_capped_at_2000() {
     let h = harness().await;
-    // RIRPF art. 30.2.4ª: 5 % × (12,000 − 3,000) = 450; 02 = 3,450; 03 = 8,550;
+    // RIRPF art. 30, rule 2.ª: 5 % × (12,000 − 3,000) = 450; 02 = 3,450; 03 = 8,550;
     // 04 = 1,710; 19 = 1,710 − 720 = 990.
     let m = model_130(
         &h,

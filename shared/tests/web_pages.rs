@@ -372,7 +372,7 @@ async fn modelo_130_shows_its_boxes_and_a_bad_number_beside_its_field() {
         .await;
     assert_eq!(page.status, StatusCode::OK, "{}", page.html);
     // Simplified estimation by default: 5 % × 9,000 = 450 more expenses
-    // (RIRPF art. 30.2.4ª); 20 % × 8,550 − 720 = 990.
+    // (RIRPF art. 30, rule 2.ª); 20 % × 8,550 − 720 = 990.
     assert!(
         page.html.contains("Casilla 19: <strong>990") && page.html.contains("A ingresar"),
         "{}",

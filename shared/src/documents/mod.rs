@@ -13,7 +13,7 @@ pub mod ubl;
 mod xml;
 
 /// The mention of an invoice issued under the special cash-accounting
-/// regime (RD 1619/2012 art. 6.1.n).
+/// regime (RD 1619/2012 art. 6.1.p).
 pub(crate) fn cash_accounting_note(invoice: &Invoice) -> Option<String> {
     invoice
         .cash_accounting

@@ -128,7 +128,7 @@ async fn post_withholding(
 /// of the confirmed expenses dated (operation, else issue date) from 1
 /// January to the quarter's end, capital goods by their amortisation (live
 /// keys); in simplified direct estimation box 02 adds 5 % for hard-to-justify
-/// expenses (RIRPF art. 30.2.4ª). Boxes 05 and 15 not given come from this
+/// expenses (RIRPF art. 30, rule 2.ª). Boxes 05 and 15 not given come from this
 /// service's returns of the earlier quarters. `*_source` says where each came
 /// from, and `invoices` / `expenses` / `amortisation` list what was counted.
 #[utoipa::path(post, path = "/api/v1/tax/model-130", tag = "tax", operation_id = "estimate_model_130",

@@ -243,7 +243,7 @@ pub struct Invoice {
     pub tax: IndirectTax,
     /// Issued under the special cash-accounting regime (the account had
     /// opted in, LIVA art. 163 decies; IVA only): the invoice says so (RD
-    /// 1619/2012 art. 6.1.n), its record's ClaveRegimen is 07 and its output
+    /// 1619/2012 art. 6.1.p), its record's ClaveRegimen is 07 and its output
     /// VAT accrues as it is collected, or on 31 December of the year after
     /// the operation (art. 163 terdecies). Absent when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -16,7 +16,7 @@ const INSTALMENT_RATE: Decimal = dec!(20);
 const HOUSING_LOAN_RATE: Decimal = dec!(2);
 const HOUSING_LOAN_MAX_PER_QUARTER: Decimal = dec!(660.14);
 /// Provisions and hard-to-justify expenses of estimación directa
-/// simplificada: at most 2,000 € a year (LIRPF art. 30.2.4ª; RIRPF art. 30.2.4ª).
+/// simplificada: at most 2,000 € a year (RIRPF art. 30, rule 2.ª).
 const ALLOWANCE_MAX: Decimal = dec!(2000);
 
 /// Box 13 by previous-year net income: (income up to, amount); above the last
@@ -119,7 +119,7 @@ pub enum Estimation {
 impl Estimation {
     /// The allowance's percent of the net income before it, by year: 7 % for
     /// 2023 only (Ley 31/2022, de Presupuestos Generales del Estado para
-    /// 2023), 5 % otherwise (RIRPF art. 30.2.4ª); none in normal estimation.
+    /// 2023), 5 % otherwise (RIRPF art. 30, rule 2.ª); none in normal estimation.
     pub fn code(self) -> &'static str {
         match self {
             Estimation::Simplified => "simplified",
@@ -621,7 +621,7 @@ mod tests {
 
     #[test]
     fn simplified_estimation_adds_5_percent_of_the_net_income_to_box_02() {
-        // RIRPF art. 30.2.4ª: 5 % of the net income before the allowance.
+        // RIRPF art. 30, rule 2.ª: 5 % of the net income before the allowance.
         let year = [
             ytd(dec!(12000), dec!(3000), dec!(720)),
             ytd(dec!(20000), dec!(7000), dec!(1200)),
@@ -639,7 +639,7 @@ mod tests {
 
     #[test]
     fn the_allowance_is_capped_at_2000_and_was_7_percent_in_2023() {
-        // 5 % × 50,000 = 2,500, capped at 2,000 € a year (LIRPF art. 30.2.4ª).
+        // 5 % × 50,000 = 2,500, capped at 2,000 € a year (RIRPF art. 30, rule 2.ª).
         let capped = simplified(2026, 1, &[ytd(dec!(60000), dec!(10000), dec!(0))]);
         assert_eq!(capped.allowance, dec!(2000));
         assert_boxes(

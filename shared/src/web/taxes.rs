@@ -576,8 +576,8 @@ fn model_130_page(visit: &Visit, form: &Model130, status: StatusCode) -> Respons
                         input id="normal_estimation" name="normal_estimation" type="checkbox" value="yes"
                             checked[form.value("normal_estimation") == "yes"];
                         (lang.pick(
-                            " Estoy en estimación directa normal (sin el 5 % de gastos de difícil justificación, art. 30.2.4ª RIRPF)",
-                            " I am in normal direct estimation (no 5 % allowance for hard-to-justify expenses, RIRPF art. 30.2.4ª)"
+                            " Estoy en estimación directa normal (sin el 5 % de gastos de difícil justificación, art. 30, regla 2.ª, RIRPF)",
+                            " I am in normal direct estimation (no 5 % allowance for hard-to-justify expenses, RIRPF art. 30, rule 2.ª)"
                         ))
                     }
                     button type="submit" { (lang.pick("Calcular", "Calculate")) }

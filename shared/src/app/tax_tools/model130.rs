@@ -84,7 +84,7 @@ pub struct Model130Request {
     #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999999.999999)]
     pub paid_in_earlier_return: Option<Amount>,
     /// `simplified` (default: estimación directa simplificada, box 02 adds 5 % of the net income for
-    /// provisions and hard-to-justify expenses, at most 2,000 € a year, RIRPF art. 30.2.4ª; 7 % in
+    /// provisions and hard-to-justify expenses, at most 2,000 € a year, RIRPF art. 30, rule 2.ª; 7 % in
     /// 2023) or `normal`.
     pub direct_estimation: Option<Estimation>,
 }
@@ -387,7 +387,7 @@ pub async fn estimate_model_130(
     let result = compute(&input);
     if estimation == Estimation::Simplified {
         notes.push(format!(
-            "Simplified direct estimation: box 02 includes {} € of provisions and hard-to-justify expenses, {} % of the net income before them, at most 2,000 € a year (RIRPF art. 30.2.4ª); send direct_estimation normal if the activity is in normal direct estimation.",
+            "Simplified direct estimation: box 02 includes {} € of provisions and hard-to-justify expenses, {} % of the net income before them, at most 2,000 € a year (RIRPF art. 30, rule 2.ª); send direct_estimation normal if the activity is in normal direct estimation.",
             Money::from(result.allowance),
             estimation.allowance_rate(year)
         ));
