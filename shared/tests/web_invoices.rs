@@ -529,3 +529,30 @@ async fn an_invoice_is_emailed_from_its_page_and_a_test_invoice_only_says_what_w
         "the send is in the history"
     );
 }
+
+#[tokio::test]
+async fn a_payment_term_over_60_days_is_issued_with_a_warning_in_spanish() {
+    let app = app();
+    let mut browser = with_issuer(&app, "ana@example.com").await;
+    let form = browser.get("/invoices/new").await;
+    let today = chrono::Utc::now().date_naive();
+    let due = (today + chrono::Days::new(90)).to_string();
+    let mut fields = vec![
+        ("_csrf", form.csrf()),
+        ("_idem", "web-warning-1".to_string()),
+        ("due_date", due),
+    ];
+    fields.extend(LINE.iter().map(|(k, v)| (*k, v.to_string())));
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let issued = browser.post("/invoices/new", &fields).await;
+    assert_eq!(issued.status, StatusCode::SEE_OTHER, "{}", issued.html);
+    let page = browser.get(issued.location()).await;
+    assert!(
+        page.html.contains("Avisos")
+            && page
+                .html
+                .contains("no puede superar 60 días naturales (art. 4.3 Ley 3/2004)"),
+        "{}",
+        page.html
+    );
+}

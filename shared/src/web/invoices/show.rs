@@ -87,6 +87,7 @@ pub(super) fn render(
             @if let Some(notice) = notice { p role="status" class="notice" { (notice) } }
             @if let Some(problem) = problem { p role="alert" class="error" { (problem) } }
             (summary(lang, invoice))
+            (warnings(lang, invoice))
             (lines(lang, invoice))
             section aria-labelledby="verifactu" {
                 h2 id="verifactu" { "VERI*FACTU" }
@@ -125,6 +126,38 @@ fn notice_text(lang: Lang, notice: &str) -> &'static str {
         "issued" => lang.pick("Factura emitida.", "Invoice issued."),
         "sent" => lang.pick("Factura enviada.", "Invoice sent."),
         _ => lang.pick("Hecho.", "Done."),
+    }
+}
+
+/// What an adviser would point out on the invoice (`warnings` of the
+/// API): in Spanish by code, since the API writes them in English.
+fn warnings(lang: Lang, invoice: &Value) -> Markup {
+    let list = invoice["warnings"].as_array().cloned().unwrap_or_default();
+    html! {
+        @if !list.is_empty() {
+            section aria-labelledby="warnings" {
+                h2 id="warnings" { (lang.pick("Avisos", "Warnings")) }
+                ul {
+                    @for w in &list {
+                        li { (warning_text(lang, w)) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn warning_text(lang: Lang, warning: &Value) -> String {
+    let english = text(&warning["message"]).to_string();
+    if lang == Lang::En {
+        return english;
+    }
+    match warning["code"].as_str().unwrap_or_default() {
+        "payment_term_over_60_days" => "Un vencimiento cae más de 60 días después de la operación: entre empresas el plazo de pago no puede superar 60 días naturales (art. 4.3 Ley 3/2004).".into(),
+        "r2_conditions" => "Rectificación por concurso: el auto de declaración de concurso debe ser posterior al devengo y la rectificación hacerse en los tres meses siguientes al fin del plazo de un mes para comunicar los créditos (art. 80.Tres Ley 37/1992).".into(),
+        "r3_too_early" => "Rectificación por impago: aún no ha pasado el plazo de seis meses (un año si la facturación supera 6.010.121,04 €) desde el devengo (art. 80.Cuatro Ley 37/1992).".into(),
+        "r3_too_late" => "Rectificación por impago fuera de plazo: debe hacerse en los seis meses siguientes al fin del plazo de seis meses o un año desde el devengo (art. 80.Cuatro Ley 37/1992).".into(),
+        _ => english,
     }
 }
 
