@@ -42,7 +42,7 @@ async fn fifty_concurrent_issues_on_dynamodb_are_gap_free_in_each_series() {
             tokio::spawn(async move {
                 let lines = json!([{"description": "Servicio", "quantity": 1, "unit_price": 100 + i, "vat_rate": 21}]);
                 let body = if i % 5 < 3 {
-                    json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838"}, "irpf_rate": 15, "lines": lines})
+                    json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4", "postal_code": "10003", "city": "Cáceres"}, "irpf_rate": 15, "lines": lines})
                 } else {
                     json!({"lines": lines})
                 };

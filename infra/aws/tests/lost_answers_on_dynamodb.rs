@@ -147,7 +147,7 @@ async fn lost_answers_to_commits_are_answered_from_the_commit() {
     for i in 0..REQUESTS {
         // Invoices need an Idempotency-Key (its record tells whether the
         // commit landed); customers are created without one (a receipt tells).
-        let invoice = json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838"},
+        let invoice = json!({"customer": {"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4", "postal_code": "10003", "city": "Cáceres"},
             "lines": [{"description": "Servicio", "quantity": 1, "unit_price": 100 + i, "vat_rate": 21}]});
         let (status, answer) = call(
             &app,

@@ -35,7 +35,7 @@ async fn the_due_date_index_and_overdue_runs_on_dynamodb() {
     let clock = Arc::new(ManualClock::new("2026-11-21T10:00:00Z".parse().unwrap()));
     let (ports, app, key) = support::issuing_service("payments", clock.clone()).await;
 
-    let customer = json!({"name": "Taller Ana SL", "tax_id": "B64717838"});
+    let customer = json!({"name": "Taller Ana SL", "tax_id": "B64717838", "address": "Calle Real 4", "postal_code": "10003", "city": "Cáceres"});
     let lines =
         json!([{"description": "Servicio", "quantity": 1, "unit_price": 100, "vat_rate": 21}]);
     let mut ids = Vec::new();
