@@ -113,7 +113,7 @@ fn at(minute: u32) -> DateTime<FixedOffset> {
 fn system() -> SystemInfo {
     SystemInfo {
         producer_name: "Facturas Rápidas, S.L.".to_owned(),
-        producer_nif: "B87654321".to_owned(),
+        producer_nif: "B87654323".to_owned(),
         system_name: "Facturas API".to_owned(),
         system_id: "FA".to_owned(),
         version: "1.0.0".to_owned(),
