@@ -125,18 +125,7 @@ pub fn summarize(entries: &[LedgerEntry]) -> QuarterSummary {
                     add(&mut s.rectified_surcharge, g.base, g.surcharge_amount);
                 }
             } else {
-                add(
-                    s.vat.entry(g.vat_rate.normalize()).or_default(),
-                    g.base,
-                    g.vat_amount,
-                );
-                if !g.surcharge_rate.is_zero() {
-                    add(
-                        s.surcharge.entry(g.surcharge_rate.normalize()).or_default(),
-                        g.base,
-                        g.surcharge_amount,
-                    );
-                }
+                add_taxed(&mut s, g);
             }
             s.base += g.base;
             s.vat_amount += g.vat_amount;
@@ -153,18 +142,23 @@ pub fn summarize(entries: &[LedgerEntry]) -> QuarterSummary {
 /// deadline: `tax::cash_accounting`) to the output VAT and surcharge per rate.
 pub fn add_collected(s: &mut QuarterSummary, groups: &[RateGroup]) {
     for g in groups.iter().filter(|g| g.treatment == Treatment::Taxed) {
+        add_taxed(s, g);
+    }
+}
+
+/// A taxed group into the output VAT per rate, and its surcharge per rate.
+fn add_taxed(s: &mut QuarterSummary, g: &RateGroup) {
+    add(
+        s.vat.entry(g.vat_rate.normalize()).or_default(),
+        g.base,
+        g.vat_amount,
+    );
+    if !g.surcharge_rate.is_zero() {
         add(
-            s.vat.entry(g.vat_rate.normalize()).or_default(),
+            s.surcharge.entry(g.surcharge_rate.normalize()).or_default(),
             g.base,
-            g.vat_amount,
+            g.surcharge_amount,
         );
-        if !g.surcharge_rate.is_zero() {
-            add(
-                s.surcharge.entry(g.surcharge_rate.normalize()).or_default(),
-                g.base,
-                g.surcharge_amount,
-            );
-        }
     }
 }
 
