@@ -12,7 +12,7 @@ use crate::domain::account::AccountId;
 use crate::invoice::model::Invoice;
 use crate::invoice::payments::amount_paid;
 use crate::ports::Ports;
-use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, Write};
+use crate::ports::table::{Condition, Item, Key, TableError, Write};
 use crate::tax::cash_accounting::{Collection, collected, deadline};
 use crate::tax::ledger_entry::accrual_of;
 
@@ -72,21 +72,12 @@ pub async fn between(
     from: NaiveDate,
     to: NaiveDate,
 ) -> Result<Vec<Collection>, TableError> {
-    let range = SortKey::Between(format!("{from}#"), format!("{to}#\u{10FFFF}"));
-    let mut query = Query::new(partition(account), range).limit(500);
-    let mut found = Vec::new();
-    loop {
-        let page = ports.table.query(&query).await?;
-        for item in &page.items {
-            let json = item.s("collection").unwrap_or_default();
-            let c = serde_json::from_str(json).map_err(|e| {
-                TableError::Unavailable(format!("unreadable collection {}: {e}", item.key))
-            })?;
-            found.push(c);
-        }
-        match page.next {
-            Some(next) => query.cursor = Some(next),
-            None => return Ok(found),
-        }
-    }
+    crate::app::dated_items::between(
+        ports,
+        partition(account),
+        (from, to),
+        "collection",
+        "collection",
+    )
+    .await
 }

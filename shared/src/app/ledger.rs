@@ -13,7 +13,7 @@ use chrono::NaiveDate;
 
 use crate::domain::account::AccountId;
 use crate::ports::Ports;
-use crate::ports::table::{Condition, Item, Key, Query, SortKey, TableError, Write};
+use crate::ports::table::{Condition, Item, Key, TableError, Write};
 use crate::tax::ledger_entry::LedgerEntry;
 
 fn partition(account: &AccountId) -> String {
@@ -37,23 +37,14 @@ pub async fn between(
     from: NaiveDate,
     to: NaiveDate,
 ) -> Result<Vec<LedgerEntry>, TableError> {
-    let range = SortKey::Between(format!("{from}#"), format!("{to}#\u{10FFFF}"));
-    let mut query = Query::new(partition(account), range).limit(500);
-    let mut entries = Vec::new();
-    loop {
-        let page = ports.table.query(&query).await?;
-        for item in &page.items {
-            let json = item.s("entry").unwrap_or_default();
-            let entry = serde_json::from_str(json).map_err(|e| {
-                TableError::Unavailable(format!("unreadable ledger entry {}: {e}", item.key))
-            })?;
-            entries.push(entry);
-        }
-        match page.next {
-            Some(next) => query.cursor = Some(next),
-            None => return Ok(entries),
-        }
-    }
+    crate::app::dated_items::between(
+        ports,
+        partition(account),
+        (from, to),
+        "entry",
+        "ledger entry",
+    )
+    .await
 }
 
 #[cfg(test)]

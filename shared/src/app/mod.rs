@@ -8,6 +8,7 @@ pub mod analyses;
 pub mod collections;
 /// The customer address book of an account and mode, one customer per tax id.
 pub mod customers;
+pub mod dated_items;
 /// What happens after a commit: jobs to the jobs queue, events to webhook
 /// deliveries, chains to the VERI*FACTU submission queue.
 pub mod dispatch;
