@@ -11,39 +11,8 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use shared::domain::account::Plan;
-use support::{Harness, Reply, get, post_json, send};
-
-async fn post(h: &Harness, path: &str, body: Value) -> Reply {
-    let idem = shared::ids::random_token(8);
-    let r = send(
-        &h.app,
-        post_json(path, &h.live, Some(&idem), &body.to_string()),
-    )
-    .await;
-    assert!(r.status.is_success(), "{path}: {}", r.json);
-    r
-}
-
-fn value(boxes: &Value, number: &str) -> f64 {
-    boxes
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["box"] == number)
-        .unwrap_or_else(|| panic!("no box {number} in {boxes}"))["value"]
-        .as_f64()
-        .unwrap()
-}
-
-fn assert_boxes(boxes: &Value, expected: &[(&str, f64)]) {
-    for (number, want) in expected {
-        let got = value(boxes, number);
-        assert!(
-            (got - want).abs() < 0.001,
-            "box {number}: {got}, by hand {want}"
-        );
-    }
-}
+use support::boxes::{assert_boxes, box_value as value, post_ok as post};
+use support::{Harness, get, post_json, send};
 
 fn expense(supplier: &str, nif: &str, number: &str, date: &str, rest: Value) -> Value {
     let mut body = json!({"supplier_name": supplier, "supplier_tax_id": nif,

@@ -15,18 +15,8 @@ use shared::domain::account::Plan;
 use shared::invoice::kind::Kind;
 use shared::invoice::line::Treatment;
 use shared::tax::ledger_entry::{LedgerEntry, RateGroup};
-use support::{Harness, Reply, post_json, send};
-
-async fn post(h: &Harness, path: &str, body: Value) -> Reply {
-    let idem = shared::ids::random_token(8);
-    let r = send(
-        &h.app,
-        post_json(path, &h.live, Some(&idem), &body.to_string()),
-    )
-    .await;
-    assert!(r.status.is_success(), "{path}: {}", r.json);
-    r
-}
+use support::Harness;
+use support::boxes::post_ok as post;
 
 fn value(boxes: &Value, number: &str) -> Option<f64> {
     let found: Vec<f64> = boxes

@@ -28,18 +28,8 @@ use chrono::Datelike;
 use serde_json::{Value, json};
 
 use shared::domain::account::Plan;
-use support::{Harness, Reply, post_json, send};
-
-async fn post(h: &Harness, path: &str, body: Value) -> Reply {
-    let idem = shared::ids::random_token(8);
-    let r = send(
-        &h.app,
-        post_json(path, &h.live, Some(&idem), &body.to_string()),
-    )
-    .await;
-    assert!(r.status.is_success(), "{path} {body}: {}", r.json);
-    r
-}
+use support::Harness;
+use support::boxes::post_ok as post;
 
 /// A box's value; a box the return leaves out is 0.
 fn value(boxes: &Value, number: &str) -> f64 {

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod aeat;
+pub mod boxes;
 pub mod invoice_fixtures;
 pub mod jobs;
 pub mod nif_corpus;
